@@ -1,0 +1,1 @@
+/// Strict CTAP2-canonical CBOR.

@@ -1,0 +1,1 @@
+/// WebAuthn relying-party library.

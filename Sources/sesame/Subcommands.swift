@@ -1,0 +1,6 @@
+import ArgumentParser
+
+/// Every `sesame` subcommand, in the order `--help` lists them.
+enum SesameSubcommands {
+    static let all: [any ParsableCommand.Type] = []
+}
