@@ -1,1 +1,0 @@
-/// WebAuthn relying-party library.

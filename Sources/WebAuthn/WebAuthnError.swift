@@ -1,0 +1,100 @@
+/// Why a WebAuthn response, option or key was refused.
+///
+/// One error type for the whole library. `code` is opaque and extensible (compare with `==`, which looks at the
+/// code only, or switch over the static members); `step` names the ceremony step that failed, using the step
+/// numbers of W3C WebAuthn Level 3 §7.1 (registration) and §7.2 (authentication) where one applies. The
+/// description never contains challenges, signatures, keys or other response bytes.
+public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A stable machine-readable name, e.g. `rpIdHashMismatch`.
+        public let name: String
+        private init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        // Encoding of the response itself.
+        public static let invalidBase64URL = Code("invalidBase64URL")
+        public static let invalidJSON = Code("invalidJSON")
+        public static let invalidCBOR = Code("invalidCBOR")
+        public static let credentialIdMismatch = Code("credentialIdMismatch")
+        public static let invalidCredentialType = Code("invalidCredentialType")
+
+        // Authenticator data.
+        public static let authenticatorDataTooShort = Code("authenticatorDataTooShort")
+        public static let authenticatorDataLengthMismatch = Code("authenticatorDataLengthMismatch")
+        public static let credentialIdTooLong = Code("credentialIdTooLong")
+        public static let attestedCredentialDataMissing = Code("attestedCredentialDataMissing")
+        public static let unexpectedAttestedCredentialData = Code("unexpectedAttestedCredentialData")
+        public static let extensionDataMissing = Code("extensionDataMissing")
+
+        // COSE keys.
+        public static let invalidCOSEKey = Code("invalidCOSEKey")
+        public static let unsupportedAlgorithm = Code("unsupportedAlgorithm")
+        public static let algorithmNotAllowed = Code("algorithmNotAllowed")
+        public static let invalidSignature = Code("invalidSignature")
+
+        // Client data.
+        public static let clientDataTypeMismatch = Code("clientDataTypeMismatch")
+        public static let challengeMismatch = Code("challengeMismatch")
+        public static let originNotAllowed = Code("originNotAllowed")
+        public static let crossOriginNotAllowed = Code("crossOriginNotAllowed")
+        public static let topOriginNotAllowed = Code("topOriginNotAllowed")
+
+        // Authenticator data checks.
+        public static let rpIdHashMismatch = Code("rpIdHashMismatch")
+        public static let userPresenceRequired = Code("userPresenceRequired")
+        public static let userVerificationRequired = Code("userVerificationRequired")
+        public static let backupStateInvalid = Code("backupStateInvalid")
+        public static let backupEligibilityChanged = Code("backupEligibilityChanged")
+        public static let signCountRegression = Code("signCountRegression")
+
+        // Credential binding (authentication).
+        public static let credentialNotAllowed = Code("credentialNotAllowed")
+        public static let userHandleMismatch = Code("userHandleMismatch")
+        public static let userHandleMissing = Code("userHandleMissing")
+
+        // Attestation.
+        public static let unsupportedAttestationFormat = Code("unsupportedAttestationFormat")
+        public static let invalidAttestationStatement = Code("invalidAttestationStatement")
+        public static let attestationSignatureInvalid = Code("attestationSignatureInvalid")
+        public static let attestationCertificateInvalid = Code("attestationCertificateInvalid")
+        public static let attestationAAGUIDMismatch = Code("attestationAAGUIDMismatch")
+        public static let attestationNonceMismatch = Code("attestationNonceMismatch")
+        public static let attestationPublicKeyMismatch = Code("attestationPublicKeyMismatch")
+        public static let attestationUntrusted = Code("attestationUntrusted")
+        public static let attestationTypeNotAllowed = Code("attestationTypeNotAllowed")
+
+        // Options and configuration.
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        public static let invalidOptions = Code("invalidOptions")
+
+        /// A code defined outside this file (for formats and policies added by extensions).
+        public static func custom(_ name: String) -> Code { Code(name) }
+    }
+
+    public let code: Code
+    /// The ceremony step that failed, e.g. `"7.1 step 13: rpIdHash"`; empty when not in a ceremony.
+    public let step: String
+    /// Extra context that is safe to show (never secret or response bytes).
+    public let detail: String
+    public let file: String
+    public let line: Int
+
+    public init(_ code: Code, step: String = "", detail: String = "", file: String = #fileID, line: Int = #line) {
+        self.code = code
+        self.step = step
+        self.detail = detail
+        self.file = file
+        self.line = line
+    }
+
+    public static func == (lhs: WebAuthnError, rhs: WebAuthnError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String {
+        var s = "WebAuthnError.\(code.name)"
+        if !step.isEmpty { s += " (\(step))" }
+        if !detail.isEmpty { s += ": \(detail)" }
+        return s
+    }
+}
