@@ -20,6 +20,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(name: "CBOR", swiftSettings: strict),
@@ -53,6 +61,7 @@ let package = Package(
             dependencies: [
                 "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SesameServer",
             ],
             swiftSettings: strict
         ),
@@ -67,6 +76,32 @@ let package = Package(
         .testTarget(
             name: "VirtualAuthenticatorTests",
             dependencies: ["VirtualAuthenticator", "WebAuthn", "CBOR"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SesameServer",
+            dependencies: [
+                "CBOR", "WebAuthn", "OneTimeCode",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SesameServerTests",
+            dependencies: [
+                "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strict
         ),
     ]

@@ -2,5 +2,10 @@ import ArgumentParser
 
 /// Every `sesame` subcommand, in the order `--help` lists them.
 enum SesameSubcommands {
-    static let all: [any ParsableCommand.Type] = []
+    static let all: [any ParsableCommand.Type] = [
+        ServeCommand.self,
+        MigrateCommand.self,
+        UsersCommand.self,
+        AuditCommand.self,
+    ]
 }

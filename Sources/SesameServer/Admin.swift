@@ -1,0 +1,96 @@
+import Foundation
+import WebAuthn
+
+public struct AdminError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// What the admin commands (`sesame users`, `sesame audit`) do, over the same store as the server.
+/// Output is plain text lines; nothing secret (no hashes, keys or tokens) is printed.
+public struct Admin: Sendable {
+    let store: any Store
+
+    public init(store: any Store) {
+        self.store = store
+    }
+
+    private static let dateFormat = Date.ISO8601FormatStyle()
+
+    /// Finds an account by username (any case) or by id.
+    func find(_ reference: String) async throws -> User {
+        if let user = try await store.user(usernameKey: Usernames.key(reference)) { return user }
+        if let user = try await store.user(id: reference) { return user }
+        throw AdminError(description: "no account \"\(reference.prefix(64))\"")
+    }
+
+    public func listUsers() async throws -> [String] {
+        var lines: [String] = []
+        for user in try await store.users() {
+            let passkeys = try await store.credentials(userID: user.id).count
+            let password = try await store.password(userID: user.id) != nil
+            lines.append(
+                "\(user.id)  \(user.username)  passkeys=\(passkeys) password=\(password ? "yes" : "no")\(user.disabled ? "  DISABLED" : "")"
+            )
+        }
+        return lines
+    }
+
+    public func showUser(_ reference: String) async throws -> String {
+        let user = try await find(reference)
+        var lines = [
+            "id:           \(user.id)",
+            "username:     \(user.username)",
+            "display name: \(user.displayName)",
+            "created:      \(user.createdAt.formatted(Self.dateFormat))",
+            "disabled:     \(user.disabled ? "yes" : "no")",
+            "password:     \(try await store.password(userID: user.id) != nil ? "yes" : "no")",
+            "second factors: \((try await SecondFactors.available(for: user, store: store)).joined(separator: ", "))",
+            "passkeys:",
+        ]
+        for credential in try await store.credentials(userID: user.id) {
+            lines.append(
+                "  \(Base64URL.encode(credential.id))  \(credential.name)  created \(credential.createdAt.formatted(Self.dateFormat))"
+                    + "  last used \(credential.lastUsedAt.map { $0.formatted(Self.dateFormat) } ?? "never")"
+                    + "  synced=\(credential.backedUp ? "yes" : "no")"
+            )
+        }
+        lines.append("sessions:")
+        for session in try await store.sessions(userID: user.id, now: Date()) {
+            lines.append("  \(session.id)  \(session.method)  since \(session.createdAt.formatted(Self.dateFormat))  \(session.userAgent.prefix(60))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    public func setDisabled(_ reference: String, _ disabled: Bool) async throws -> String {
+        let user = try await find(reference)
+        _ = try await store.setDisabled(userID: user.id, disabled)
+        try await store.appendAudit(
+            AuditEvent(at: Date(), kind: disabled ? "admin.disabled" : "admin.enabled", outcome: "success", userID: user.id, username: user.username, clientAddress: "cli", detail: "")
+        )
+        return "\(user.username) \(disabled ? "disabled and signed out everywhere" : "enabled")"
+    }
+
+    public func deleteUser(_ reference: String) async throws -> String {
+        let user = try await find(reference)
+        _ = try await store.deleteUser(id: user.id)
+        try await store.appendAudit(
+            AuditEvent(at: Date(), kind: "admin.deleted", outcome: "success", userID: user.id, username: user.username, clientAddress: "cli", detail: "")
+        )
+        return "\(user.username) deleted"
+    }
+
+    public func auditLines(user reference: String?, limit: Int, json: Bool) async throws -> [String] {
+        var userID: String?
+        if let reference { userID = try await find(reference).id }
+        let events = try await store.auditEvents(userID: userID, limit: limit)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys]
+            return try events.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        }
+        return events.map {
+            "\($0.at.formatted(Self.dateFormat))  \($0.kind)  \($0.outcome)  \($0.username ?? "-")  \($0.clientAddress)  \($0.detail)"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// What the process supplies besides the settings: clock, logger, SMS delivery, metrics registry. Tests replace
+/// these; `sesame serve` uses the defaults.
+public struct ServerEnvironment: Sendable {
+    public var clock: ServerClock = .system
+    public var logger: Logger?
+    /// Overrides the sender the configuration names (tests capture messages here).
+    public var smsSender: (any SMSSender)?
+    public var metrics = ServerMetrics()
+    public var rateLimits = RateLimitPolicy()
+    /// PostgreSQL schema to use instead of the default one (tests isolate runs this way).
+    public var postgresSchema: String?
+
+    public init() {}
+}
+
+/// Opens the store the configuration names and brings its schema up to date (under the migration lock).
+public func openStore(
+    _ configuration: ServerConfiguration, environment: ServerEnvironment = .init(), logger: Logger
+) async throws -> (engine: SQLEngine, store: SQLStore) {
+    let location = try DatabaseLocation(parsing: configuration.database)
+    let engine = try await SQLEngine.open(location, searchPath: environment.postgresSchema, logger: logger)
+    do {
+        let applied = try await Migrations.run(on: engine, now: environment.clock.now())
+        if !applied.isEmpty {
+            logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
+        }
+        return (engine, SQLStore(engine: engine))
+    } catch {
+        try? await engine.shutdown()
+        throw error
+    }
+}
+
+/// The composition root: opens and migrates the store, loads the server secret, builds the router with its
+/// middleware and routes, and returns the application whose service group also closes the database and purges
+/// expired rows. Run it with `runService()` for graceful shutdown on SIGTERM/SIGINT.
+public func buildApplication(
+    configuration: ServerConfiguration, environment: ServerEnvironment = .init()
+) async throws -> some ApplicationProtocol {
+    try configuration.validate()
+    var logger = environment.logger ?? Logger(label: "sesame")
+    if environment.logger == nil { logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info }
+
+    let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
+    let sesame: Sesame
+    do {
+        let secret = try await store.serverSecret(named: "server", generate: { Secrets.random(32) }, now: environment.clock.now())
+        sesame = Sesame(
+            configuration: configuration,
+            store: store,
+            clock: environment.clock,
+            logger: logger,
+            passwords: PasswordHasher(logN: configuration.passwordScryptLogN),
+            rateLimiter: RateLimiter(store: store, policy: environment.rateLimits, clock: environment.clock),
+            sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger),
+            serverSecret: secret,
+            metrics: environment.metrics
+        )
+    } catch {
+        try? await engine.shutdown()
+        throw error
+    }
+
+    let router = buildRouter(sesame)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sesame"),
+        logger: logger
+    )
+    app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame))
+    return app
+}
+
+/// Routes and middleware, in the order requests pass through them.
+func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
+    let router = Router(context: SesameRequestContext.self)
+    router.add(middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger))
+    router.add(middleware: SessionMiddleware(sesame: sesame))
+    OperationalRoutes(sesame: sesame).register(on: router)
+    PasswordRoutes(sesame: sesame).register(on: router)
+    AccountRoutes(sesame: sesame).register(on: router)
+    return router
+}
+
+/// Deletes expired challenges, sessions and rate-limit windows once a minute.
+struct PurgeService: Service {
+    let sesame: Sesame
+
+    func run() async throws {
+        // Sleeping is cancelled by graceful shutdown, so the service never delays it.
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: .seconds(60))
+                do {
+                    try await sesame.store.purgeExpired(now: sesame.now, rateLimitWindow: sesame.rateLimiter.policy.window)
+                } catch {
+                    sesame.logger.warning("purging expired rows failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
+                }
+            }
+        }
+    }
+}

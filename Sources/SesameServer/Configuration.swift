@@ -1,0 +1,276 @@
+import Foundation
+
+/// Every setting of `sesame serve`. Each one can come from four places, in increasing precedence:
+/// built-in default < config file (JSON, `--config` / `SESAME_CONFIG`) < `SESAME_*` environment variable < flag.
+/// `ServerConfiguration.settings` is the single table of names; `docs/configuration.md` and
+/// `sesame serve --help` are generated from the same facts.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Address to bind.
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// WebAuthn relying party identifier (a registrable domain suffix of every web origin).
+    public var rpID: String = "localhost"
+    /// Human-readable relying party name shown by authenticators.
+    public var rpName: String = "Sesame"
+    /// The web origin the server is reached at (scheme, host, port). Its scheme decides cookie security.
+    public var origin: String = "http://localhost:8080"
+    /// More origins allowed in client data: related origins (`/.well-known/webauthn`) and native app origins
+    /// such as `android:apk-key-hash:<base64url sha256 of the signing certificate>`.
+    public var relatedOrigins: [String] = []
+    public var nativeAppOrigins: [String] = []
+    /// `sqlite:<path>`, a bare path, or `postgres://user:password@host:port/database`.
+    public var database: String = "sesame.sqlite"
+    /// Apple app identifiers (`TEAMID.bundle.id`) listed as webcredentials apps.
+    public var appleAppIDs: [String] = []
+    /// Android apps listed in assetlinks.json.
+    public var androidApps: [AndroidApp] = []
+    /// Where SMS messages go: `console` (printed to standard output, for development) or an https webhook URL that
+    /// receives `{"to": "+15551234567", "message": "..."}` as a JSON POST.
+    public var smsSender: String = "console"
+    /// Challenge lifetime in seconds (ceremonies, pending second steps, SMS codes).
+    public var challengeTimeout: Int = 300
+    /// Session lifetime in seconds (absolute, from sign-in).
+    public var sessionLifetime: Int = 14 * 24 * 3600
+    /// scrypt cost: N = 2^passwordScryptLogN, r = 8, p = 1.
+    public var passwordScryptLogN: Int = 15
+    /// Take the client address from the first `X-Forwarded-For` entry (only behind a proxy you trust).
+    public var trustForwardedFor: Bool = false
+    /// Log level: trace, debug, info, notice, warning, error, critical.
+    public var logLevel: String = "info"
+
+    public struct AndroidApp: Sendable, Equatable, Codable {
+        public var packageName: String
+        /// SHA-256 fingerprints of the signing certificates, `AB:CD:...` as `keytool` prints them.
+        public var sha256CertFingerprints: [String]
+
+        public init(packageName: String, sha256CertFingerprints: [String]) {
+            self.packageName = packageName
+            self.sha256CertFingerprints = sha256CertFingerprints
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case packageName = "package_name"
+            case sha256CertFingerprints = "sha256_cert_fingerprints"
+        }
+    }
+
+    public init() {}
+
+    /// Whether cookies get `Secure` and the `__Host-` prefix.
+    public var isSecureOrigin: Bool { origin.lowercased().hasPrefix("https://") }
+
+    /// Every origin a browser or app may send in client data or the `Origin` header.
+    public var allowedOrigins: [String] { [origin] + relatedOrigins + nativeAppOrigins }
+
+    /// Web origins only (what an `Origin` request header can carry).
+    public var allowedWebOrigins: [String] { [origin] + relatedOrigins }
+}
+
+/// One row of the settings table.
+public struct Setting: Sendable {
+    public let key: String
+    public let flag: String
+    public let environment: String
+    public let defaultValue: String
+    public let help: String
+    let apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension ServerConfiguration {
+    private static func int(_ key: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+        guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+            throw ConfigurationError("\(key): expected an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return number
+    }
+
+    private static func bool(_ key: String, _ value: String) throws(ConfigurationError) -> Bool {
+        switch value.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off", "": return false
+        default: throw ConfigurationError("\(key): expected true or false")
+        }
+    }
+
+    private static func list(_ value: String) -> [String] {
+        value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Android apps on the command line / environment: `package=FP1|FP2,package2=FP3`.
+    private static func androidApps(_ value: String) throws(ConfigurationError) -> [AndroidApp] {
+        var apps: [AndroidApp] = []
+        for entry in list(value) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ConfigurationError("android-apps: expected package=FINGERPRINT[|FINGERPRINT...]")
+            }
+            let prints = parts[1].split(separator: "|").map(String.init)
+            guard !prints.isEmpty else { throw ConfigurationError("android-apps: \(parts[0]) has no fingerprint") }
+            apps.append(AndroidApp(packageName: parts[0], sha256CertFingerprints: prints))
+        }
+        return apps
+    }
+
+    /// The settings table: key (config file), flag, environment variable, default, meaning.
+    public static let settings: [Setting] = [
+        Setting(key: "host", flag: "--host", environment: "SESAME_HOST", defaultValue: "127.0.0.1", help: "Address to listen on.") { c, v throws(ConfigurationError) in c.host = v },
+        Setting(key: "port", flag: "--port", environment: "SESAME_PORT", defaultValue: "8080", help: "TCP port to listen on (0 picks a free one).") { c, v throws(ConfigurationError) in c.port = try int("port", v, 0...65535) },
+        Setting(key: "rpID", flag: "--rp-id", environment: "SESAME_RP_ID", defaultValue: "localhost", help: "WebAuthn relying party ID (your registrable domain).") { c, v throws(ConfigurationError) in c.rpID = v },
+        Setting(key: "rpName", flag: "--rp-name", environment: "SESAME_RP_NAME", defaultValue: "Sesame", help: "Relying party name shown by authenticators.") { c, v throws(ConfigurationError) in c.rpName = v },
+        Setting(key: "origin", flag: "--origin", environment: "SESAME_ORIGIN", defaultValue: "http://localhost:8080", help: "Public web origin; https turns on Secure __Host- cookies.") { c, v throws(ConfigurationError) in c.origin = v },
+        Setting(key: "relatedOrigins", flag: "--related-origins", environment: "SESAME_RELATED_ORIGINS", defaultValue: "(none)", help: "Comma-separated related web origins, listed in /.well-known/webauthn.") { c, v throws(ConfigurationError) in c.relatedOrigins = list(v) },
+        Setting(key: "nativeAppOrigins", flag: "--native-app-origins", environment: "SESAME_NATIVE_APP_ORIGINS", defaultValue: "(none)", help: "Comma-separated native app origins, e.g. android:apk-key-hash:<hash>.") { c, v throws(ConfigurationError) in c.nativeAppOrigins = list(v) },
+        Setting(key: "database", flag: "--database", environment: "SESAME_DATABASE", defaultValue: "sesame.sqlite", help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db.") { c, v throws(ConfigurationError) in c.database = v },
+        Setting(key: "appleAppIDs", flag: "--apple-app-ids", environment: "SESAME_APPLE_APP_IDS", defaultValue: "(none)", help: "Comma-separated TEAMID.bundle.id values for apple-app-site-association.") { c, v throws(ConfigurationError) in c.appleAppIDs = list(v) },
+        Setting(key: "androidApps", flag: "--android-apps", environment: "SESAME_ANDROID_APPS", defaultValue: "(none)", help: "package=FP[|FP],... for assetlinks.json (config file: list of {package_name, sha256_cert_fingerprints}).") { c, v throws(ConfigurationError) in c.androidApps = try androidApps(v) },
+        Setting(key: "smsSender", flag: "--sms-sender", environment: "SESAME_SMS_SENDER", defaultValue: "console", help: "console, or an https:// webhook URL receiving {to, message} JSON.") { c, v throws(ConfigurationError) in c.smsSender = v },
+        Setting(key: "challengeTimeout", flag: "--challenge-timeout", environment: "SESAME_CHALLENGE_TIMEOUT", defaultValue: "300", help: "Seconds a challenge, pending second step or SMS code lives.") { c, v throws(ConfigurationError) in c.challengeTimeout = try int("challenge-timeout", v, 30...3600) },
+        Setting(key: "sessionLifetime", flag: "--session-lifetime", environment: "SESAME_SESSION_LIFETIME", defaultValue: "1209600", help: "Seconds a session lives after sign-in.") { c, v throws(ConfigurationError) in c.sessionLifetime = try int("session-lifetime", v, 60...31_536_000) },
+        Setting(key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N", defaultValue: "15", help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in.") { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
+        Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Use X-Forwarded-For for the client address (only behind your own proxy).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
+        Setting(key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info", help: "trace, debug, info, notice, warning, error or critical.") { c, v throws(ConfigurationError) in c.logLevel = v },
+    ]
+
+    /// Resolves the configuration: defaults, then the config file, then environment, then flags.
+    /// - Parameters:
+    ///   - flags: values given on the command line, by setting key.
+    ///   - environment: the process environment (`SESAME_*` variables are read; `SESAME_CONFIG` names the file).
+    ///   - configFile: path of a JSON config file given with `--config` (wins over `SESAME_CONFIG`).
+    public static func resolve(
+        flags: [String: String],
+        environment: [String: String],
+        configFile: String?
+    ) throws(ConfigurationError) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let path = configFile ?? environment["SESAME_CONFIG"] {
+            try configuration.apply(fileAt: path)
+        }
+        for setting in settings {
+            if let value = environment[setting.environment] { try setting.apply(&configuration, value) }
+        }
+        for setting in settings {
+            if let value = flags[setting.key] { try setting.apply(&configuration, value) }
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Applies a JSON config file: an object whose keys are the setting keys. Lists are JSON arrays;
+    /// `androidApps` is a list of `{package_name, sha256_cert_fingerprints}`.
+    public mutating func apply(fileAt path: String) throws(ConfigurationError) {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ConfigurationError("config file \(path): cannot be read")
+        }
+        try apply(json: data, source: path)
+    }
+
+    public mutating func apply(json data: Data, source: String = "config") throws(ConfigurationError) {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ConfigurationError("\(source): expected a JSON object")
+        }
+        let known = Set(Self.settings.map(\.key))
+        for key in object.keys.sorted() where !known.contains(key) {
+            throw ConfigurationError("\(source): unknown setting \"\(key)\"")
+        }
+        for setting in Self.settings {
+            guard let value = object[setting.key] else { continue }
+            switch value {
+            case let string as String:
+                try setting.apply(&self, string)
+            case let number as NSNumber where setting.key == "trustForwardedFor":
+                self.trustForwardedFor = number.boolValue
+            case let number as NSNumber:
+                try setting.apply(&self, number.stringValue)
+            case let strings as [String]:
+                try setting.apply(&self, strings.joined(separator: ","))
+            case let apps as [Any] where setting.key == "androidApps":
+                guard let encoded = try? JSONSerialization.data(withJSONObject: apps),
+                    let decoded = try? JSONDecoder().decode([AndroidApp].self, from: encoded)
+                else { throw ConfigurationError("\(source): androidApps must be a list of {package_name, sha256_cert_fingerprints}") }
+                self.androidApps = decoded
+            default:
+                throw ConfigurationError("\(source): \(setting.key) has the wrong type")
+            }
+        }
+    }
+
+    /// Checks values that each source may set independently but must agree.
+    public func validate() throws(ConfigurationError) {
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host?.lowercased(), url.path.isEmpty || url.path == "/", url.query == nil
+        else { throw ConfigurationError("origin: expected scheme://host[:port], e.g. https://example.com") }
+        let rp = rpID.lowercased()
+        guard !rp.isEmpty, host == rp || host.hasSuffix("." + rp) else {
+            throw ConfigurationError("rp-id: \(rpID) must equal the origin's host or be a suffix of it")
+        }
+        for related in relatedOrigins {
+            guard let url = URL(string: related), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ConfigurationError("related-origins: \(related) is not a web origin")
+            }
+        }
+        for native in nativeAppOrigins where !native.hasPrefix("android:apk-key-hash:") && !native.hasPrefix("ios:bundle-id:") {
+            throw ConfigurationError("native-app-origins: \(native) is not android:apk-key-hash:… or ios:bundle-id:…")
+        }
+        if smsSender != "console" {
+            guard let url = URL(string: smsSender), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+                url.host != nil
+            else { throw ConfigurationError("sms-sender: expected console or an http(s) URL") }
+        }
+        _ = try DatabaseLocation(parsing: database)
+    }
+
+    /// The settings table as Markdown (docs/configuration.md embeds it; a test keeps them equal).
+    public static var markdownTable: String {
+        var lines = [
+            "| key (config file) | flag | environment | default | meaning |",
+            "|---|---|---|---|---|",
+        ]
+        for s in settings {
+            lines.append("| `\(s.key)` | `\(s.flag)` | `\(s.environment)` | `\(s.defaultValue)` | \(s.help) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Where the store lives.
+public enum DatabaseLocation: Sendable, Equatable {
+    case sqlite(path: String)
+    case postgres(url: String)
+
+    public init(parsing value: String) throws(ConfigurationError) {
+        let lower = value.lowercased()
+        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") {
+            guard let url = URL(string: value), url.host != nil, url.user != nil else {
+                throw ConfigurationError("database: expected postgres://user[:password]@host[:port]/database")
+            }
+            self = .postgres(url: value)
+        } else if lower.hasPrefix("sqlite:") {
+            let path = String(value.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ConfigurationError("database: sqlite: needs a file path") }
+            self = .sqlite(path: path)
+        } else if value.contains("://") {
+            throw ConfigurationError("database: only SQLite paths and postgres:// URLs are supported")
+        } else {
+            guard !value.isEmpty else { throw ConfigurationError("database: empty") }
+            self = .sqlite(path: value)
+        }
+    }
+
+    /// A description safe to log (no password).
+    public var redacted: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .postgres(let url):
+            guard var components = URLComponents(string: url) else { return "postgres://(unparseable)" }
+            if components.password != nil { components.password = "redacted" }
+            components.query = nil
+            return components.string ?? "postgres://(unparseable)"
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Prometheus
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Prometheus metrics: one registry per application, served at `/metrics`.
+public struct ServerMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+    }
+
+    static var requests: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "sesame", subsystem: "http", metricName: "requests", unitName: "total", helpText: "HTTP requests answered"
+    ) }
+    static var duration: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "sesame", subsystem: "http", metricName: "request_duration", unitName: "seconds", helpText: "Time to answer HTTP requests"
+    ) }
+    static var authEvents: MetricNameDescriptor { MetricNameDescriptor(
+        namespace: "sesame", subsystem: "auth", metricName: "events", unitName: "total", helpText: "Sign-in and account events"
+    ) }
+
+    func request(method: String, route: String, status: Int, duration: Duration) {
+        let labels = [("method", method), ("route", route), ("status", String(status))]
+        registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
+        registry.makeDurationHistogram(
+            descriptor: Self.duration, labels: [("route", route)],
+            buckets: [.milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
+        ).record(duration)
+    }
+
+    func auditEvent(kind: String, outcome: String) {
+        registry.makeCounter(descriptor: Self.authEvents, labels: [("kind", kind), ("outcome", outcome)]).increment()
+    }
+}
+
+/// Turns every error into the JSON error shape, counts requests, and adds headers every answer carries.
+/// Unexpected errors are logged by type only (their descriptions can contain SQL binds) and answered with 500.
+struct ErrorAndMetricsMiddleware: RouterMiddleware {
+    typealias Context = SesameRequestContext
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = try error.response(from: request, context: context)
+        } catch let error as HTTPError {
+            let mapped: APIError
+            switch error.status {
+            case .notFound: mapped = .notFound
+            case .methodNotAllowed: mapped = APIError(.methodNotAllowed, "method_not_allowed", "This method is not allowed here.")
+            case .contentTooLarge: mapped = .bodyTooLarge
+            case let status where status.code < 500:
+                mapped = APIError(status, "bad_request", "The request is not acceptable.")
+            default:
+                mapped = .internalError
+            }
+            response = try mapped.response(from: request, context: context)
+        } catch {
+            context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
+            response = try APIError.internalError.response(from: request, context: context)
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        let route = context.endpointPath ?? "unmatched"
+        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: ContinuousClock.now - start)
+        return response
+    }
+}
+
+/// Finds the session (cookie or bearer token), applies the forwarded-address policy, and guards writes:
+/// unsafe methods with an `Origin` header from elsewhere are refused (bearer requests excepted), and
+/// cookie-authenticated unsafe requests need the `X-CSRF-Token` header that sign-in returned (without it the
+/// request is treated as signed out, and endpoints that need a session say why).
+struct SessionMiddleware: RouterMiddleware {
+    typealias Context = SesameRequestContext
+    let sesame: Sesame
+
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if sesame.configuration.trustForwardedFor, let forwarded = request.headers[.init("X-Forwarded-For")!] {
+            let first = forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            if !first.isEmpty, first.count <= 64 { context.clientAddress = first }
+        }
+        let unsafe = ![.get, .head, .options].contains(request.method)
+        var carrier: Authentication.Carrier?
+        var token: String?
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw APIError(.unauthorized, "unauthenticated", "Use Authorization: Bearer <session token>.")
+            }
+            token = String(parts[1])
+            carrier = .bearer
+        } else if let cookie = request.cookies[Sessions.cookieName(sesame.configuration)] {
+            token = cookie.value
+            carrier = .cookie
+        }
+        if unsafe, carrier != .bearer, let origin = request.headers[.origin] {
+            guard sesame.configuration.allowedWebOrigins.contains(where: { $0.lowercased() == origin.lowercased() }) else {
+                throw APIError.originNotAllowed
+            }
+        }
+        if let token, let carrier, let authentication = try await Sessions.authenticate(token: token, carrier: carrier, sesame: sesame) {
+            var csrfOK = true
+            if unsafe, carrier == .cookie {
+                let expected = Sessions.csrfToken(for: authentication.tokenHash, sesame: sesame)
+                let given = request.headers[Self.csrfHeader] ?? ""
+                csrfOK = Secrets.constantTimeEqual(Array(given.utf8), Array(expected.utf8))
+            }
+            if csrfOK {
+                context.authentication = authentication
+                context.logger[metadataKey: "session"] = .string(authentication.session.id)
+            } else {
+                // Not signed in for this request; endpoints that need a session answer with the CSRF error.
+                context.csrfFailed = true
+            }
+        } else if carrier == .bearer {
+            // A bearer token that names no live session is an error, not an anonymous request.
+            throw APIError.unauthenticated
+        }
+        return try await next(request, context)
+    }
+}
+
+/// Minimal HTTP POST for the SMS webhook, with a timeout.
+enum HTTPPost {
+    struct Failed: Error {}
+
+    static func send(url: URL, body: Data) async throws {
+        var request = URLRequest(url: url, timeoutInterval: 10)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let (_, response) = try await URLSession.shared.data(for: request)
+        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else { throw Failed() }
+    }
+}

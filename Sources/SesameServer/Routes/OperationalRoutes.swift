@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// `/health`, `/metrics`, `/openapi.yaml` and the well-known files.
+struct OperationalRoutes {
+    let sesame: Sesame
+
+    func register(on router: Router<SesameRequestContext>) {
+        router.get("/health") { _, _ -> JSONResponse<[String: String]> in
+            do {
+                try await sesame.store.ping()
+                return JSONResponse(["status": "ok", "database": "ok"])
+            } catch {
+                sesame.logger.warning("health check: database unreachable")
+                return JSONResponse(["status": "unavailable", "database": "unreachable"], status: .serviceUnavailable)
+            }
+        }
+
+        router.get("/metrics") { _, _ -> Response in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: sesame.metrics.registry.emitToBuffer()))
+            )
+        }
+
+        router.get("/openapi.yaml") { _, _ -> Response in
+            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources"),
+                let data = try? Data(contentsOf: url)
+            else { throw APIError.notFound }
+            return Response(
+                status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data))
+            )
+        }
+
+        let configuration = sesame.configuration
+        router.get("/.well-known/apple-app-site-association") { _, _ in
+            wellKnown(AppleAppSiteAssociation(webcredentials: .init(apps: configuration.appleAppIDs)))
+        }
+        router.get("/.well-known/assetlinks.json") { _, _ in
+            wellKnown(configuration.androidApps.map(AssetLink.init))
+        }
+        router.get("/.well-known/passkey-endpoints") { _, _ in
+            wellKnown(["enroll": configuration.origin + "/account#passkeys", "manage": configuration.origin + "/account#passkeys"])
+        }
+        router.get("/.well-known/webauthn") { _, _ in
+            wellKnown(["origins": [configuration.origin] + configuration.relatedOrigins])
+        }
+        router.get("/.well-known/change-password") { _, _ -> Response in
+            Response(status: .found, headers: [.location: "/account#password"])
+        }
+    }
+
+    /// Well-known files are public and cacheable for an hour.
+    private func wellKnown<Value: Encodable & Sendable>(_ value: Value) -> JSONResponse<Value> {
+        var response = JSONResponse(value)
+        response.headers[.cacheControl] = "public, max-age=3600"
+        return response
+    }
+}
+
+/// `/.well-known/apple-app-site-association`: the webcredentials section only.
+struct AppleAppSiteAssociation: Codable, Sendable {
+    struct Apps: Codable, Sendable { let apps: [String] }
+    let webcredentials: Apps
+}
+
+/// One Digital Asset Links statement per Android app: passkeys/passwords sharing and app links.
+struct AssetLink: Codable, Sendable {
+    struct Target: Codable, Sendable {
+        let namespace: String
+        let package_name: String
+        let sha256_cert_fingerprints: [String]
+    }
+    let relation: [String]
+    let target: Target
+
+    init(_ app: ServerConfiguration.AndroidApp) {
+        relation = ["delegate_permission/common.get_login_creds", "delegate_permission/common.handle_all_urls"]
+        target = Target(namespace: "android_app", package_name: app.packageName, sha256_cert_fingerprints: app.sha256CertFingerprints)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import NIOPosix
+
+/// Where the current time comes from. Read at each check; tests move it.
+public struct ServerClock: Sendable {
+    public var now: @Sendable () -> Date
+    public init(now: @escaping @Sendable () -> Date) { self.now = now }
+    public static let system = ServerClock { Date() }
+}
+
+/// Something that delivers an SMS message.
+public protocol SMSSender: Sendable {
+    func send(to phone: String, message: String) async throws
+}
+
+/// Development sender: prints the message to standard output (and hands it to `observer`, for tests).
+public struct ConsoleSMSSender: SMSSender {
+    let observer: (@Sendable (String, String) -> Void)?
+    public init(observer: (@Sendable (String, String) -> Void)? = nil) { self.observer = observer }
+    public func send(to phone: String, message: String) async throws {
+        if let observer { observer(phone, message) } else { print("SMS to \(phone):\n\(message)") }
+    }
+}
+
+/// The rate-limit rules: at most `maxFailures` failures per bucket in a fixed window; past that, 429 until the
+/// window ends. Counters live in the database, so every node sees the same counts.
+public struct RateLimitPolicy: Sendable, Equatable {
+    public var window: TimeInterval = 15 * 60
+    /// Per account (password, TOTP, SMS code, recovery code: each guessable secret has its own bucket).
+    public var perAccount = 5
+    /// Per client address, across accounts and secrets.
+    public var perAddress = 50
+    public init() {}
+}
+
+/// Which rate-limit buckets an attempt falls in.
+struct RateLimitKey: Sendable {
+    let buckets: [(name: String, limit: Int)]
+}
+
+struct RateLimiter: Sendable {
+    let store: any Store
+    let policy: RateLimitPolicy
+    let clock: ServerClock
+
+    /// Bucket names carry no usernames or addresses in clear: they are SHA-256 hex of the subject.
+    static func bucket(_ secret: String, account: String) -> String {
+        "\(secret):acct:" + Secrets.sha256(account).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func bucket(address: String) -> String {
+        "addr:" + Secrets.sha256(address).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    func key(secret: String, account: String, address: String) -> RateLimitKey {
+        RateLimitKey(buckets: [
+            (Self.bucket(secret, account: account), policy.perAccount),
+            (Self.bucket(address: address), policy.perAddress),
+        ])
+    }
+
+    /// Throws 429 with Retry-After when any bucket is full.
+    func check(_ key: RateLimitKey) async throws {
+        let now = clock.now()
+        for bucket in key.buckets {
+            let state = try await store.failures(bucket: bucket.name, now: now, window: policy.window)
+            if state.count >= bucket.limit {
+                let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
+                throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
+            }
+        }
+    }
+
+    func recordFailure(_ key: RateLimitKey) async throws {
+        let now = clock.now()
+        for bucket in key.buckets {
+            _ = try await store.recordFailure(bucket: bucket.name, now: now, window: policy.window)
+        }
+    }
+
+    /// A success clears the account's bucket (not the address's).
+    func recordSuccess(_ key: RateLimitKey) async throws {
+        if let account = key.buckets.first { try await store.clearFailures(bucket: account.name) }
+    }
+}
+
+/// Everything a handler needs, built once by `buildApplication`.
+struct Sesame: Sendable {
+    let configuration: ServerConfiguration
+    let store: any Store
+    let clock: ServerClock
+    let logger: Logger
+    let passwords: PasswordHasher
+    let rateLimiter: RateLimiter
+    let sms: any SMSSender
+    /// Keys the CSRF tokens (HMAC of the session token hash) and the fake credential IDs of unknown users.
+    let serverSecret: [UInt8]
+    let metrics: ServerMetrics
+
+    var now: Date { clock.now() }
+
+    func audit(
+        _ kind: String, _ outcome: String, user: User?, username: String? = nil, context: SesameRequestContext, detail: String = ""
+    ) async {
+        let event = AuditEvent(
+            at: now, kind: kind, outcome: outcome, userID: user?.id, username: user?.username ?? username,
+            clientAddress: context.clientAddress, detail: detail
+        )
+        do { try await store.appendAudit(event) } catch {
+            logger.error("audit event not stored", metadata: ["kind": .string(kind), "error": .string(String(describing: type(of: error)))])
+        }
+        metrics.auditEvent(kind: kind, outcome: outcome)
+    }
+
+    /// Runs CPU-heavy work (scrypt) off the event loops.
+    func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
+    }
+}
+
+/// Builds the SMS sender the configuration names.
+func makeSMSSender(_ configuration: ServerConfiguration, logger: Logger) -> any SMSSender {
+    if configuration.smsSender == "console" { return ConsoleSMSSender() }
+    if let url = URL(string: configuration.smsSender) { return WebhookSMSSender(url: url, logger: logger) }
+    return ConsoleSMSSender()
+}
+
+/// POSTs `{"to": ..., "message": ...}` as JSON to the configured URL.
+struct WebhookSMSSender: SMSSender {
+    let url: URL
+    let logger: Logger
+
+    func send(to phone: String, message: String) async throws {
+        let body = try JSONEncoder().encode(["to": phone, "message": message])
+        try await HTTPPost.send(url: url, body: body)
+    }
+}

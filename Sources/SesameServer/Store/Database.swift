@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+import ServiceLifecycle
+
+/// The two SQL engines behind the one store. Everything above this file speaks sql-kit; the only
+/// engine-specific parts are connection setup, the migration lock and a few column type names.
+public enum SQLEngineKind: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+public struct DatabaseError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// An open database: a single serialised SQLite connection (WAL, busy timeout) or a PostgreSQL connection pool.
+/// Queries never log their binds (`queryLogLevel: nil`): binds carry hashes, codes and keys.
+public final class SQLEngine: Sendable {
+    public let kind: SQLEngineKind
+    public let sql: any SQLDatabase
+    let location: DatabaseLocation
+    private let close: @Sendable () async throws -> Void
+    private let postgresConfiguration: SQLPostgresConfiguration?
+    private let postgresPool: PoolBox?
+    private let logger: Logger
+
+    private init(
+        kind: SQLEngineKind, sql: any SQLDatabase, location: DatabaseLocation,
+        postgresConfiguration: SQLPostgresConfiguration?,
+        postgresPool: PoolBox? = nil, logger: Logger,
+        close: @escaping @Sendable () async throws -> Void
+    ) {
+        self.postgresPool = postgresPool
+        self.kind = kind
+        self.sql = sql
+        self.location = location
+        self.postgresConfiguration = postgresConfiguration
+        self.logger = logger
+        self.close = close
+    }
+
+    /// Opens the database. SQLite files are created if missing and switched to WAL.
+    /// - Parameter searchPath: PostgreSQL schema to use (tests give each run its own).
+    public static func open(_ location: DatabaseLocation, searchPath: String? = nil, logger: Logger) async throws -> SQLEngine {
+        switch location {
+        case .sqlite(let path):
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            let sql = connection.sql(queryLogLevel: nil)
+            // Closing must happen even when the opening task was cancelled, or the handle leaks.
+            let close: @Sendable () async throws -> Void = { try await Task { try await connection.close() }.value }
+            do {
+                // The busy timeout first: switching to WAL takes a lock other starting processes may hold, and
+                // SQLite answers that lock request with SQLITE_BUSY at once, so it is retried.
+                try await sql.raw("PRAGMA busy_timeout = 5000").run()
+                try await retryingWhileBusy { try await sql.raw("PRAGMA journal_mode = WAL").run() }
+                try await sql.raw("PRAGMA foreign_keys = ON").run()
+                try await sql.raw("PRAGMA synchronous = NORMAL").run()
+            } catch {
+                try? await close()
+                throw error
+            }
+            return SQLEngine(kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil, logger: logger, close: close)
+        case .postgres(let url):
+            var configuration: SQLPostgresConfiguration
+            do { configuration = try SQLPostgresConfiguration(url: url) } catch {
+                // The URL error would carry the password; say only what is wrong.
+                throw DatabaseError("database URL is not a valid postgres:// URL (\(location.redacted))")
+            }
+            if let searchPath { configuration.searchPath = [searchPath] }
+            let pool = EventLoopGroupConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: configuration),
+                maxConnectionsPerEventLoop: 4,
+                logger: logger,
+                on: MultiThreadedEventLoopGroup.singleton
+            )
+            let sql = pool.database(logger: logger).sql(queryLogLevel: nil)
+            return SQLEngine(
+                kind: .postgres, sql: sql, location: location, postgresConfiguration: configuration,
+                postgresPool: PoolBox(pool: pool), logger: logger,
+                close: { [box = PoolBox(pool: pool)] in try await box.pool.shutdownAsync() }
+            )
+        }
+    }
+
+    /// Migration versions recorded in this database.
+    public func appliedMigrations() async throws -> [Int] {
+        try await Migrations.appliedVersions(on: self)
+    }
+
+    public func shutdown() async throws {
+        try await close()
+    }
+
+    /// Runs `body` while holding the migration lock, on a database handle that is one connection.
+    /// PostgreSQL: a session-level advisory lock on a dedicated connection, so several nodes starting at once
+    /// migrate one after the other. SQLite: the one connection, inside `BEGIN IMMEDIATE` taken by the migrator.
+    func withMigrationLock<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        switch kind {
+        case .sqlite:
+            return try await body(sql)
+        case .postgres:
+            guard let configuration = postgresConfiguration else { throw DatabaseError("no PostgreSQL configuration") }
+            let connection = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(),
+                configuration: configuration.coreConfiguration,
+                id: 1,
+                logger: logger
+            )
+            let db = connection.sql(queryLogLevel: nil)
+            do {
+                try await db.raw("SELECT pg_advisory_lock(\(literal: Self.migrationLockKey))").run()
+                // Inside the lock: CREATE SCHEMA IF NOT EXISTS is not safe against itself running concurrently.
+                if let path = configuration.searchPath, let schema = path.first {
+                    try await db.raw("CREATE SCHEMA IF NOT EXISTS \(ident: schema)").run()
+                    try await db.raw("SET search_path TO \(ident: schema)").run()
+                }
+                let result: T
+                do {
+                    result = try await body(db)
+                } catch {
+                    _ = try? await db.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLockKey))").run()
+                    throw error
+                }
+                try await db.raw("SELECT pg_advisory_unlock(\(literal: Self.migrationLockKey))").run()
+                try await connection.close()
+                return result
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction on one pooled connection (PostgreSQL). On SQLite every statement already runs
+    /// one at a time on the single connection, so callers there rely on single-statement atomicity and `body` runs
+    /// without BEGIN (an explicit transaction on a shared connection would absorb other requests' statements).
+    func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        guard kind == .postgres, let box = postgresPool else { return try await body(sql) }
+        let logger = self.logger
+        return try await box.pool.withConnection(logger: logger) { connection in
+            connection.eventLoop.makeFutureWithTask {
+                let db = connection.sql(queryLogLevel: nil)
+                try await db.raw("BEGIN").run()
+                do {
+                    let result = try await body(db)
+                    try await db.raw("COMMIT").run()
+                    return result
+                } catch {
+                    _ = try? await db.raw("ROLLBACK").run()
+                    throw error
+                }
+            }
+        }.get()
+    }
+
+    /// Arbitrary constant naming Sesame's migration lock among other users of the same PostgreSQL database.
+    static let migrationLockKey = 0x5E5A_3E00_0000_0001
+
+    /// Column type for byte strings.
+    var bytes: String { kind == .postgres ? "BYTEA" : "BLOB" }
+}
+
+/// Runs `body` again while SQLite reports the database busy (up to about ten seconds).
+func retryingWhileBusy<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    var attempt = 0
+    while true {
+        do {
+            return try await body()
+        } catch let error as SQLiteError where error.reason == .busy && attempt < 100 {
+            attempt += 1
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}
+
+/// AsyncKit's pool synchronises its own state (a lock per event loop pool) but is not annotated `Sendable`;
+/// this box states that it is shared across tasks.
+struct PoolBox: @unchecked Sendable {
+    let pool: EventLoopGroupConnectionPool<PostgresConnectionSource>
+}
+
+/// Closes the database after the HTTP server has stopped (services shut down in reverse order).
+struct DatabaseService: Service {
+    let engine: SQLEngine
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await engine.shutdown()
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import SQLKit
+
+/// Numbered schema migrations. A migration that has landed on main is never edited: change the schema by
+/// appending a new one. Each runs once, in order, inside a transaction, under the migration lock
+/// (PostgreSQL advisory lock / SQLite `BEGIN IMMEDIATE`), and is recorded in `sesame_migrations`.
+///
+/// Column conventions (the same on both engines): times are BIGINT Unix milliseconds, booleans are BIGINT 0/1,
+/// byte strings are BLOB (SQLite) / BYTEA (PostgreSQL), identifiers are TEXT.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    /// Statements; `{bytes}` is replaced by the engine's byte string type.
+    let statements: [String]
+}
+
+enum Migrations {
+    static let all: [Migration] = [
+        Migration(
+            version: 1,
+            name: "accounts, factors, sessions, challenges, rate limits, audit, secrets",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    username TEXT NOT NULL,
+                    username_key TEXT NOT NULL UNIQUE,
+                    display_name TEXT NOT NULL,
+                    user_handle {bytes} NOT NULL UNIQUE,
+                    disabled BIGINT NOT NULL DEFAULT 0,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE credentials (
+                    id {bytes} PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    public_key {bytes} NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid {bytes},
+                    backup_eligible BIGINT NOT NULL,
+                    backed_up BIGINT NOT NULL,
+                    user_verified BIGINT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT
+                )
+                """,
+                "CREATE INDEX credentials_user ON credentials(user_id)",
+                """
+                CREATE TABLE passwords (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    hash {bytes} NOT NULL,
+                    salt {bytes} NOT NULL,
+                    log_n BIGINT NOT NULL,
+                    r BIGINT NOT NULL,
+                    p BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE totp (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    secret {bytes} NOT NULL,
+                    last_step BIGINT NOT NULL DEFAULT -1,
+                    confirmed BIGINT NOT NULL DEFAULT 0,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE recovery_codes (
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    code_hash {bytes} NOT NULL,
+                    used_at BIGINT,
+                    PRIMARY KEY (user_id, code_hash)
+                )
+                """,
+                """
+                CREATE TABLE sms (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    phone TEXT NOT NULL,
+                    confirmed BIGINT NOT NULL DEFAULT 0,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE sessions (
+                    token_hash {bytes} PRIMARY KEY,
+                    id TEXT NOT NULL UNIQUE,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    last_seen_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    user_agent TEXT NOT NULL,
+                    method TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_user ON sessions(user_id)",
+                """
+                CREATE TABLE challenges (
+                    id {bytes} PRIMARY KEY,
+                    purpose TEXT NOT NULL,
+                    binding {bytes} NOT NULL,
+                    user_id TEXT,
+                    payload TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX challenges_expiry ON challenges(expires_at)",
+                """
+                CREATE TABLE rate_limits (
+                    bucket TEXT PRIMARY KEY,
+                    window_start BIGINT NOT NULL,
+                    failures BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE audit_events (
+                    id TEXT PRIMARY KEY,
+                    at BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    user_id TEXT,
+                    username TEXT,
+                    client_address TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX audit_events_at ON audit_events(at)",
+                "CREATE INDEX audit_events_user ON audit_events(user_id)",
+                """
+                CREATE TABLE server_secrets (
+                    name TEXT PRIMARY KEY,
+                    value {bytes} NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+            ]
+        ),
+    ]
+
+    /// Applies every migration not yet recorded. Returns the versions applied by this call.
+    @discardableResult
+    static func run(on engine: SQLEngine, now: Date) async throws -> [Int] {
+        let bytes = engine.bytes
+        let kind = engine.kind
+        return try await engine.withMigrationLock { db in
+            try await run(on: db, kind: kind, bytes: bytes, now: now)
+        }
+    }
+
+    private static func run(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date) async throws -> [Int] {
+        // SQLite: another process may hold the write lock; BEGIN IMMEDIATE waits for it (busy timeout) and
+        // the whole attempt is retried if SQLite gives up at once.
+        if kind == .sqlite {
+            return try await retryingWhileBusy { try await apply(on: db, kind: kind, bytes: bytes, now: now) }
+        }
+        return try await apply(on: db, kind: kind, bytes: bytes, now: now)
+    }
+
+    private static func apply(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date) async throws -> [Int] {
+        try await db.raw(
+            "CREATE TABLE IF NOT EXISTS sesame_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+        ).run()
+        var applied: [Int] = []
+        for migration in all {
+            try await db.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            do {
+                let done = try await db.raw("SELECT version FROM sesame_migrations WHERE version = \(bind: migration.version)").all()
+                if done.isEmpty {
+                    for statement in migration.statements {
+                        let text = statement.replacingOccurrences(of: "{bytes}", with: bytes)
+                        try await db.raw(SQLQueryString(stringLiteral: text)).run()
+                    }
+                    try await db.raw(
+                        "INSERT INTO sesame_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.milliseconds))"
+                    ).run()
+                    applied.append(migration.version)
+                }
+                try await db.raw("COMMIT").run()
+            } catch {
+                _ = try? await db.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+        return applied
+    }
+
+    /// Versions recorded as applied.
+    static func appliedVersions(on engine: SQLEngine) async throws -> [Int] {
+        let rows = try await engine.sql.raw("SELECT version FROM sesame_migrations ORDER BY version").all()
+        return try rows.map { try $0.decode(column: "version", as: Int.self) }
+    }
+}
+
+extension Date {
+    /// Unix time in milliseconds, the store's time unit.
+    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    init(milliseconds: Int64) { self.init(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

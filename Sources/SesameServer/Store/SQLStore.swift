@@ -1,0 +1,497 @@
+import Foundation
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// The one `Store` implementation, over sql-kit. Statements are written once in the SQL both engines accept
+/// (`INSERT … ON CONFLICT`, `DELETE … RETURNING`, `UPDATE … WHERE <guard>`), so SQLite and PostgreSQL behave alike.
+public struct SQLStore: Store {
+    let engine: SQLEngine
+    var db: any SQLDatabase { engine.sql }
+
+    public init(engine: SQLEngine) {
+        self.engine = engine
+    }
+
+    private static func isUniqueViolation(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
+        if let error = error as? SQLiteError {
+            return error.reason == .constraint || error.reason == .constraintUniqueFailed || error.reason == .constraintPrimaryKeyFailed
+        }
+        return false
+    }
+
+    private func insert(_ query: SQLQueryString) async throws {
+        do { try await db.raw(query).run() } catch where Self.isUniqueViolation(error) { throw StoreError.conflict }
+    }
+
+    public func ping() async throws {
+        _ = try await db.raw("SELECT 1 AS one").all()
+    }
+
+    public func serverSecret(named name: String, generate: @Sendable () -> [UInt8], now: Date) async throws -> [UInt8] {
+        try await db.raw(
+            "INSERT INTO server_secrets (name, value, created_at) VALUES (\(bind: name), \(bind: Data(generate())), \(bind: now.milliseconds)) ON CONFLICT (name) DO NOTHING"
+        ).run()
+        guard let row = try await db.raw("SELECT value FROM server_secrets WHERE name = \(bind: name)").first() else {
+            throw DatabaseError("server secret \(name) missing after insert")
+        }
+        return [UInt8](try row.decode(column: "value", as: Data.self))
+    }
+
+    // MARK: Users
+
+    private static func user(_ row: any SQLRow) throws -> User {
+        User(
+            id: try row.decode(column: "id", as: String.self),
+            username: try row.decode(column: "username", as: String.self),
+            displayName: try row.decode(column: "display_name", as: String.self),
+            userHandle: [UInt8](try row.decode(column: "user_handle", as: Data.self)),
+            disabled: try row.decode(column: "disabled", as: Int64.self) != 0,
+            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+        )
+    }
+
+    private static let userColumns: SQLQueryString = "id, username, display_name, user_handle, disabled, created_at"
+
+    public func createUser(_ user: User) async throws {
+        try await insert(
+            """
+            INSERT INTO users (id, username, username_key, display_name, user_handle, disabled, created_at)
+            VALUES (\(bind: user.id), \(bind: user.username), \(bind: Usernames.key(user.username)), \(bind: user.displayName),
+                    \(bind: Data(user.userHandle)), \(bind: Int64(user.disabled ? 1 : 0)), \(bind: user.createdAt.milliseconds))
+            """
+        )
+    }
+
+    public func user(id: String) async throws -> User? {
+        try await db.raw("SELECT \(Self.userColumns) FROM users WHERE id = \(bind: id)").first().map(Self.user)
+    }
+
+    public func user(usernameKey: String) async throws -> User? {
+        try await db.raw("SELECT \(Self.userColumns) FROM users WHERE username_key = \(bind: usernameKey)").first().map(Self.user)
+    }
+
+    public func user(userHandle: [UInt8]) async throws -> User? {
+        try await db.raw("SELECT \(Self.userColumns) FROM users WHERE user_handle = \(bind: Data(userHandle))").first().map(Self.user)
+    }
+
+    public func users() async throws -> [User] {
+        try await db.raw("SELECT \(Self.userColumns) FROM users ORDER BY username_key").all().map(Self.user)
+    }
+
+    public func setDisabled(userID: String, _ disabled: Bool) async throws -> Bool {
+        let rows = try await db.raw(
+            "UPDATE users SET disabled = \(bind: Int64(disabled ? 1 : 0)) WHERE id = \(bind: userID) RETURNING id"
+        ).all()
+        if disabled && !rows.isEmpty { _ = try await deleteSessions(userID: userID, keeping: nil) }
+        return !rows.isEmpty
+    }
+
+    public func deleteUser(id: String) async throws -> Bool {
+        // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
+        for table in ["credentials", "passwords", "totp", "recovery_codes", "sms", "sessions"] {
+            try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
+        }
+        try await db.raw("DELETE FROM challenges WHERE user_id = \(bind: id)").run()
+        return !(try await db.raw("DELETE FROM users WHERE id = \(bind: id) RETURNING id").all()).isEmpty
+    }
+
+    // MARK: Credentials
+
+    private static let credentialColumns: SQLQueryString = """
+        id, user_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, user_verified, \
+        attestation_format, name, created_at, last_used_at
+        """
+
+    private static func credential(_ row: any SQLRow) throws -> StoredCredential {
+        let transports = try row.decode(column: "transports", as: String.self)
+        return StoredCredential(
+            id: [UInt8](try row.decode(column: "id", as: Data.self)),
+            userID: try row.decode(column: "user_id", as: String.self),
+            publicKey: [UInt8](try row.decode(column: "public_key", as: Data.self)),
+            signCount: UInt32(clamping: try row.decode(column: "sign_count", as: Int64.self)),
+            transports: transports.split(separator: ",").map(String.init),
+            aaguid: try row.decode(column: "aaguid", as: Data?.self).map { [UInt8]($0) },
+            backupEligible: try row.decode(column: "backup_eligible", as: Int64.self) != 0,
+            backedUp: try row.decode(column: "backed_up", as: Int64.self) != 0,
+            userVerified: try row.decode(column: "user_verified", as: Int64.self) != 0,
+            attestationFormat: try row.decode(column: "attestation_format", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self)),
+            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Date.init(milliseconds:))
+        )
+    }
+
+    public func addCredential(_ c: StoredCredential) async throws {
+        try await insert(
+            """
+            INSERT INTO credentials (\(Self.credentialColumns)) VALUES (
+                \(bind: Data(c.id)), \(bind: c.userID), \(bind: Data(c.publicKey)), \(bind: Int64(c.signCount)),
+                \(bind: c.transports.joined(separator: ",")), \(bind: c.aaguid.map { Data($0) }),
+                \(bind: Int64(c.backupEligible ? 1 : 0)), \(bind: Int64(c.backedUp ? 1 : 0)), \(bind: Int64(c.userVerified ? 1 : 0)),
+                \(bind: c.attestationFormat), \(bind: c.name), \(bind: c.createdAt.milliseconds), \(bind: c.lastUsedAt?.milliseconds))
+            """
+        )
+    }
+
+    public func credentials(userID: String) async throws -> [StoredCredential] {
+        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE user_id = \(bind: userID) ORDER BY created_at, id")
+            .all().map(Self.credential)
+    }
+
+    public func credential(id: [UInt8]) async throws -> StoredCredential? {
+        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))").first().map(Self.credential)
+    }
+
+    public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws {
+        try await db.raw(
+            """
+            UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
+                last_used_at = \(bind: at.milliseconds) WHERE id = \(bind: Data(id))
+            """
+        ).run()
+    }
+
+    public func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool {
+        !(try await db.raw(
+            "UPDATE credentials SET name = \(bind: name) WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) RETURNING id"
+        ).all()).isEmpty
+    }
+
+    /// On PostgreSQL the user row is locked first, so two concurrent removals cannot both see "another way in".
+    private func lockUser(_ db: any SQLDatabase, _ userID: String) async throws {
+        if engine.kind == .postgres {
+            try await db.raw("SELECT id FROM users WHERE id = \(bind: userID) FOR UPDATE").run()
+        }
+    }
+
+    public func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome {
+        try await engine.withTransaction { [self] db in
+            try await lockUser(db, userID)
+            let deleted = try await db.raw(
+                """
+                DELETE FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) AND (
+                    EXISTS (SELECT 1 FROM passwords WHERE user_id = \(bind: userID))
+                    OR (SELECT COUNT(*) FROM credentials WHERE user_id = \(bind: userID)) > 1)
+                RETURNING id
+                """
+            ).all()
+            if !deleted.isEmpty { return .removed }
+            let exists = try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)").first()
+            return exists == nil ? .notFound : .lastWayIn
+        }
+    }
+
+    // MARK: Password
+
+    public func password(userID: String) async throws -> PasswordRecord? {
+        guard let row = try await db.raw("SELECT hash, salt, log_n, r, p FROM passwords WHERE user_id = \(bind: userID)").first() else {
+            return nil
+        }
+        return PasswordRecord(
+            hash: [UInt8](try row.decode(column: "hash", as: Data.self)),
+            salt: [UInt8](try row.decode(column: "salt", as: Data.self)),
+            logN: try row.decode(column: "log_n", as: Int.self),
+            r: try row.decode(column: "r", as: Int.self),
+            p: try row.decode(column: "p", as: Int.self)
+        )
+    }
+
+    public func setPassword(userID: String, _ record: PasswordRecord, at: Date) async throws {
+        try await db.raw(
+            """
+            INSERT INTO passwords (user_id, hash, salt, log_n, r, p, updated_at)
+            VALUES (\(bind: userID), \(bind: Data(record.hash)), \(bind: Data(record.salt)), \(bind: record.logN), \(bind: record.r),
+                    \(bind: record.p), \(bind: at.milliseconds))
+            ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, salt = excluded.salt, log_n = excluded.log_n,
+                r = excluded.r, p = excluded.p, updated_at = excluded.updated_at
+            """
+        ).run()
+    }
+
+    public func deletePassword(userID: String) async throws -> RemovalOutcome {
+        try await engine.withTransaction { [self] db in
+            try await lockUser(db, userID)
+            let deleted = try await db.raw(
+                """
+                DELETE FROM passwords WHERE user_id = \(bind: userID)
+                    AND EXISTS (SELECT 1 FROM credentials WHERE user_id = \(bind: userID))
+                RETURNING user_id
+                """
+            ).all()
+            if !deleted.isEmpty { return .removed }
+            let exists = try await db.raw("SELECT user_id FROM passwords WHERE user_id = \(bind: userID)").first()
+            return exists == nil ? .notFound : .lastWayIn
+        }
+    }
+
+    // MARK: TOTP
+
+    public func totp(userID: String) async throws -> TOTPRecord? {
+        guard let row = try await db.raw("SELECT secret, last_step, confirmed FROM totp WHERE user_id = \(bind: userID)").first() else {
+            return nil
+        }
+        return TOTPRecord(
+            secret: [UInt8](try row.decode(column: "secret", as: Data.self)),
+            lastStep: try row.decode(column: "last_step", as: Int64.self),
+            confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0
+        )
+    }
+
+    public func setPendingTOTP(userID: String, secret: [UInt8], at: Date) async throws {
+        // Replacing a confirmed secret needs it disabled first; only an unconfirmed one is overwritten.
+        try await db.raw(
+            """
+            INSERT INTO totp (user_id, secret, last_step, confirmed, created_at)
+            VALUES (\(bind: userID), \(bind: Data(secret)), -1, 0, \(bind: at.milliseconds))
+            ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, last_step = -1, created_at = excluded.created_at
+                WHERE totp.confirmed = 0
+            """
+        ).run()
+    }
+
+    public func acceptTOTPStep(userID: String, step: Int64, confirm: Bool) async throws -> Bool {
+        let confirmClause: SQLQueryString = confirm ? ", confirmed = 1" : ""
+        let requireClause: SQLQueryString = confirm ? "" : " AND confirmed = 1"
+        return !(try await db.raw(
+            """
+            UPDATE totp SET last_step = \(bind: step)\(confirmClause)
+            WHERE user_id = \(bind: userID) AND last_step < \(bind: step)\(requireClause) RETURNING user_id
+            """
+        ).all()).isEmpty
+    }
+
+    public func deleteTOTP(userID: String) async throws -> Bool {
+        !(try await db.raw("DELETE FROM totp WHERE user_id = \(bind: userID) RETURNING user_id").all()).isEmpty
+    }
+
+    // MARK: Recovery codes
+
+    public func replaceRecoveryCodes(userID: String, hashes: [[UInt8]]) async throws {
+        try await engine.withTransaction { db in
+            try await db.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+            for hash in hashes {
+                try await db.raw("INSERT INTO recovery_codes (user_id, code_hash) VALUES (\(bind: userID), \(bind: Data(hash)))").run()
+            }
+        }
+    }
+
+    public func useRecoveryCode(userID: String, hash: [UInt8], at: Date) async throws -> Bool {
+        !(try await db.raw(
+            """
+            UPDATE recovery_codes SET used_at = \(bind: at.milliseconds)
+            WHERE user_id = \(bind: userID) AND code_hash = \(bind: Data(hash)) AND used_at IS NULL RETURNING user_id
+            """
+        ).all()).isEmpty
+    }
+
+    public func unusedRecoveryCodeCount(userID: String) async throws -> Int {
+        let row = try await db.raw("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first()
+        return try row?.decode(column: "n", as: Int.self) ?? 0
+    }
+
+    public func deleteRecoveryCodes(userID: String) async throws {
+        try await db.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+    }
+
+    // MARK: SMS
+
+    public func sms(userID: String) async throws -> SMSRecord? {
+        guard let row = try await db.raw("SELECT phone, confirmed FROM sms WHERE user_id = \(bind: userID)").first() else { return nil }
+        return SMSRecord(
+            phone: try row.decode(column: "phone", as: String.self),
+            confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0
+        )
+    }
+
+    public func setSMS(userID: String, phone: String, confirmed: Bool, at: Date) async throws {
+        try await db.raw(
+            """
+            INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES (\(bind: userID), \(bind: phone), \(bind: Int64(confirmed ? 1 : 0)), \(bind: at.milliseconds))
+            ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, confirmed = excluded.confirmed, created_at = excluded.created_at
+            """
+        ).run()
+    }
+
+    public func deleteSMS(userID: String) async throws -> Bool {
+        !(try await db.raw("DELETE FROM sms WHERE user_id = \(bind: userID) RETURNING user_id").all()).isEmpty
+    }
+
+    // MARK: Sessions
+
+    private static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method"
+
+    private static func session(_ row: any SQLRow) throws -> SessionRecord {
+        SessionRecord(
+            id: try row.decode(column: "id", as: String.self),
+            userID: try row.decode(column: "user_id", as: String.self),
+            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self)),
+            lastSeenAt: Date(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)),
+            expiresAt: Date(milliseconds: try row.decode(column: "expires_at", as: Int64.self)),
+            userAgent: try row.decode(column: "user_agent", as: String.self),
+            method: try row.decode(column: "method", as: String.self)
+        )
+    }
+
+    public func createSession(tokenHash: [UInt8], _ s: SessionRecord) async throws {
+        try await insert(
+            """
+            INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
+                \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+                \(bind: s.userAgent), \(bind: s.method))
+            """
+        )
+    }
+
+    public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
+        try await db.raw(
+            "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = \(bind: Data(tokenHash)) AND expires_at > \(bind: now.milliseconds)"
+        ).first().map(Self.session)
+    }
+
+    public func touchSession(tokenHash: [UInt8], at: Date) async throws {
+        try await db.raw("UPDATE sessions SET last_seen_at = \(bind: at.milliseconds) WHERE token_hash = \(bind: Data(tokenHash))").run()
+    }
+
+    public func sessions(userID: String, now: Date) async throws -> [SessionRecord] {
+        try await db.raw(
+            "SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = \(bind: userID) AND expires_at > \(bind: now.milliseconds) ORDER BY created_at, id"
+        ).all().map(Self.session)
+    }
+
+    public func deleteSession(userID: String, id: String) async throws -> Bool {
+        !(try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id = \(bind: id) RETURNING id").all()).isEmpty
+    }
+
+    public func deleteSessions(userID: String, keeping: String?) async throws -> Int {
+        let rows: [any SQLRow]
+        if let keeping {
+            rows = try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keeping) RETURNING id").all()
+        } else {
+            rows = try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all()
+        }
+        return rows.count
+    }
+
+    // MARK: Challenges
+
+    public func insertChallenge(id: [UInt8], binding: [UInt8], _ c: ChallengeRecord) async throws {
+        try await insert(
+            """
+            INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at) VALUES (\(bind: Data(id)), \(bind: c.purpose),
+                \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload), \(bind: c.expiresAt.milliseconds))
+            """
+        )
+    }
+
+    private static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
+        ChallengeRecord(
+            purpose: try row.decode(column: "purpose", as: String.self),
+            userID: try row.decode(column: "user_id", as: String?.self),
+            payload: try row.decode(column: "payload", as: String.self),
+            expiresAt: Date(milliseconds: try row.decode(column: "expires_at", as: Int64.self))
+        )
+    }
+
+    public func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord? {
+        try await db.raw(
+            """
+            DELETE FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose) AND binding = \(bind: Data(binding))
+                AND expires_at > \(bind: now.milliseconds)
+            RETURNING purpose, user_id, payload, expires_at
+            """
+        ).first().map(Self.challenge)
+    }
+
+    public func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord? {
+        try await db.raw(
+            """
+            SELECT purpose, user_id, payload, expires_at FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose)
+                AND binding = \(bind: Data(binding)) AND expires_at > \(bind: now.milliseconds)
+            """
+        ).first().map(Self.challenge)
+    }
+
+    public func deleteChallenges(userID: String, purpose: String) async throws {
+        try await db.raw("DELETE FROM challenges WHERE user_id = \(bind: userID) AND purpose = \(bind: purpose)").run()
+    }
+
+    // MARK: Rate limits
+
+    public func failures(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+        let windowMs = Int64(window * 1000)
+        guard let row = try await db.raw("SELECT window_start, failures FROM rate_limits WHERE bucket = \(bind: bucket)").first() else {
+            return (0, now)
+        }
+        let start = try row.decode(column: "window_start", as: Int64.self)
+        if start + windowMs <= now.milliseconds { return (0, now) }
+        return (try row.decode(column: "failures", as: Int.self), Date(milliseconds: start))
+    }
+
+    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+        let nowMs = now.milliseconds
+        let expired = nowMs - Int64(window * 1000)
+        // One statement: atomic on both engines, so concurrent failures on several nodes all count.
+        guard let row = try await db.raw(
+            """
+            INSERT INTO rate_limits (bucket, window_start, failures) VALUES (\(bind: bucket), \(bind: nowMs), 1)
+            ON CONFLICT (bucket) DO UPDATE SET
+                failures = CASE WHEN rate_limits.window_start <= \(bind: expired) THEN 1 ELSE rate_limits.failures + 1 END,
+                window_start = CASE WHEN rate_limits.window_start <= \(bind: expired) THEN \(bind: nowMs) ELSE rate_limits.window_start END
+            RETURNING window_start, failures
+            """
+        ).first() else { throw DatabaseError("rate limit upsert returned nothing") }
+        return (
+            try row.decode(column: "failures", as: Int.self),
+            Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
+        )
+    }
+
+    public func clearFailures(bucket: String) async throws {
+        try await db.raw("DELETE FROM rate_limits WHERE bucket = \(bind: bucket)").run()
+    }
+
+    // MARK: Audit
+
+    public func appendAudit(_ e: AuditEvent) async throws {
+        try await db.raw(
+            """
+            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (\(bind: e.id),
+                \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID), \(bind: e.username),
+                \(bind: e.clientAddress), \(bind: e.detail))
+            """
+        ).run()
+    }
+
+    public func auditEvents(userID: String?, limit: Int) async throws -> [AuditEvent] {
+        let rows: [any SQLRow]
+        let columns: SQLQueryString = "id, at, kind, outcome, user_id, username, client_address, detail"
+        if let userID {
+            rows = try await db.raw(
+                "SELECT \(columns) FROM audit_events WHERE user_id = \(bind: userID) ORDER BY at DESC, id LIMIT \(literal: max(1, limit))"
+            ).all()
+        } else {
+            rows = try await db.raw("SELECT \(columns) FROM audit_events ORDER BY at DESC, id LIMIT \(literal: max(1, limit))").all()
+        }
+        return try rows.map { row in
+            AuditEvent(
+                id: try row.decode(column: "id", as: String.self),
+                at: Date(milliseconds: try row.decode(column: "at", as: Int64.self)),
+                kind: try row.decode(column: "kind", as: String.self),
+                outcome: try row.decode(column: "outcome", as: String.self),
+                userID: try row.decode(column: "user_id", as: String?.self),
+                username: try row.decode(column: "username", as: String?.self),
+                clientAddress: try row.decode(column: "client_address", as: String.self),
+                detail: try row.decode(column: "detail", as: String.self)
+            )
+        }
+    }
+
+    public func purgeExpired(now: Date, rateLimitWindow: TimeInterval) async throws {
+        let nowMs = now.milliseconds
+        try await db.raw("DELETE FROM challenges WHERE expires_at <= \(bind: nowMs)").run()
+        try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: nowMs)").run()
+        try await db.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: nowMs - Int64(rateLimitWindow * 1000))").run()
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Logging
+import SesameServer
+
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Create or update the database schema, then exit (safe while other nodes start).",
+        discussion: "serve does the same on start; use this to migrate before rolling out new nodes."
+    )
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        let configuration = try options.resolve()
+        let logger = Logger(label: "sesame.migrate")
+        let (engine, _) = try await openStore(configuration, logger: logger)
+        let versions = try await engine.appliedMigrations()
+        try await engine.shutdown()
+        print("schema at version \(versions.last ?? 0) (\(versions.count) migrations applied)")
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SesameServer
+
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "List, show, disable, enable or delete accounts.",
+        subcommands: [List.self, Show.self, Disable.self, Enable.self, Delete.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every account.")
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in
+                for line in try await admin.listUsers() { print(line) }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an account: passkeys, factors, sessions.")
+        @Argument(help: "Username (any case) or user id.") var user: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in print(try await admin.showUser(user)) }
+        }
+    }
+
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Disable an account and sign it out everywhere.")
+        @Argument(help: "Username (any case) or user id.") var user: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in print(try await admin.setDisabled(user, true)) }
+        }
+    }
+
+    struct Enable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Enable a disabled account.")
+        @Argument(help: "Username (any case) or user id.") var user: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in print(try await admin.setDisabled(user, false)) }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete an account with its passkeys, factors and sessions.")
+        @Argument(help: "Username (any case) or user id.") var user: String
+        @Flag(help: "Confirm the deletion.") var yes = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            guard yes else { throw ValidationError("deleting an account cannot be undone; add --yes") }
+            try await withAdmin(options) { admin in print(try await admin.deleteUser(user)) }
+        }
+    }
+}
+
+/// Opens the store for an admin command, runs `body`, closes the store.
+func withAdmin(_ options: ServerOptions, _ body: (Admin) async throws -> Void) async throws {
+    let configuration = try options.resolve()
+    var logger = Logger(label: "sesame.admin")
+    logger.logLevel = .warning
+    let (engine, store) = try await openStore(configuration, logger: logger)
+    do {
+        try await body(Admin(store: store))
+    } catch let error as AdminError {
+        try await engine.shutdown()
+        throw ValidationError(error.description)
+    } catch {
+        try await engine.shutdown()
+        throw error
+    }
+    try await engine.shutdown()
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import SesameServer
+
+/// The store's guarantees, on every engine (see `TestDatabase`).
+@Suite struct StoreTests {
+    /// Reports why PostgreSQL cases are absent from this run instead of silently leaving them out.
+    @Test(.enabled(if: TestDatabase.postgresURL != nil, "SESAME_TEST_POSTGRES_URL is not set; scripts/test starts PostgreSQL 15 and sets it"))
+    func postgresAvailable() async throws {
+        let server = TestServer(.postgres)
+        try await server.withStore { try await $0.ping() }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func migrationsRunOnceAndAreRecorded(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        var logger = Logger(label: "t")
+        logger.logLevel = .critical
+        let (engine, _) = try await openStore(server.configuration, environment: server.environment, logger: logger)
+        #expect(try await engine.appliedMigrations() == Migrations.all.map(\.version))
+        // A second run applies nothing.
+        #expect(try await Migrations.run(on: engine, now: Date()).isEmpty)
+        try await engine.shutdown()
+    }
+
+    /// Several nodes starting at once: each migrates under the lock; exactly one applies each migration.
+    @Test(arguments: TestDatabase.all)
+    func concurrentStartsMigrateOnce(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let logger = { var l = Logger(label: "t"); l.logLevel = .critical; return l }()
+        let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let location = try DatabaseLocation(parsing: server.configuration.database)
+                    let engine = try await SQLEngine.open(location, searchPath: server.schema, logger: logger)
+                    do {
+                        let versions = try await Migrations.run(on: engine, now: Date())
+                        try await engine.shutdown()
+                        return versions
+                    } catch {
+                        Issue.record("migration failed: \(error)")
+                        try? await engine.shutdown()
+                        throw error
+                    }
+                }
+            }
+            var all: [Int] = []
+            for try await versions in group { all += versions }
+            return all
+        }
+        #expect(applied.sorted() == Migrations.all.map(\.version))
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func serverSecretIsGeneratedOnceAndShared(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let first = try await server.withStore { try await $0.serverSecret(named: "server", generate: { Secrets.random(32) }, now: Date()) }
+        let second = try await server.withStore { try await $0.serverSecret(named: "server", generate: { Secrets.random(32) }, now: Date()) }
+        #expect(first.count == 32)
+        #expect(first == second)
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func usernamesAreUniqueCaseFolded(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("Alice")
+        await #expect(throws: StoreError.conflict) { try await server.seedUser("aLiCe") }
+        let found = try await server.withStore { try await $0.user(usernameKey: Usernames.key("ALICE")) }
+        #expect(found?.username == "Alice")
+        #expect(found?.userHandle.count == 64)
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func challengesAreSingleUseBoundAndExpire(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await server.withStore { store in
+            let record = ChallengeRecord(purpose: "authentication", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(300))
+            try await store.insertChallenge(id: [1, 2, 3], binding: [9], record)
+            // Wrong purpose or binding: not consumed, not returned.
+            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "registration", binding: [9], now: now) == nil)
+            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [8], now: now) == nil)
+            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [9], now: now) == record)
+            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [9], now: now) == nil)
+
+            try await store.insertChallenge(id: [4], binding: [], record)
+            #expect(try await store.consumeChallenge(id: [4], purpose: "authentication", binding: [], now: now.addingTimeInterval(301)) == nil)
+        }
+    }
+
+    /// Many concurrent attempts to finish one ceremony: exactly one gets the challenge.
+    @Test(arguments: TestDatabase.all)
+    func concurrentConsumptionHasOneWinner(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let winners = try await server.withStore { store in
+            try await store.insertChallenge(
+                id: [7], binding: [], ChallengeRecord(purpose: "p", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(60))
+            )
+            return try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<16 {
+                    group.addTask { try await store.consumeChallenge(id: [7], purpose: "p", binding: [], now: now) != nil }
+                }
+                var count = 0
+                for try await won in group where won { count += 1 }
+                return count
+            }
+        }
+        #expect(winners == 1)
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func rateLimitCountsEveryConcurrentFailureAndWindowsReset(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await server.withStore { store in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 { group.addTask { _ = try await store.recordFailure(bucket: "b", now: now, window: 60) } }
+                try await group.waitForAll()
+            }
+            #expect(try await store.failures(bucket: "b", now: now, window: 60).count == 20)
+            #expect(try await store.failures(bucket: "b", now: now.addingTimeInterval(61), window: 60).count == 0)
+            let after = try await store.recordFailure(bucket: "b", now: now.addingTimeInterval(61), window: 60)
+            #expect(after.count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func totpStepsAreAcceptedOnlyOnceAndInOrder(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("totp-user")
+        try await server.withStore { store in
+            try await store.setPendingTOTP(userID: user.id, secret: Array(repeating: 1, count: 20), at: Date())
+            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10, confirm: false))  // not confirmed yet
+            #expect(try await store.acceptTOTPStep(userID: user.id, step: 10, confirm: true))
+            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10, confirm: false))  // replay
+            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 9, confirm: false))  // older
+            #expect(try await store.acceptTOTPStep(userID: user.id, step: 11, confirm: false))
+            // A confirmed secret is not replaced by a new pending one.
+            try await store.setPendingTOTP(userID: user.id, secret: Array(repeating: 2, count: 20), at: Date())
+            #expect(try await store.totp(userID: user.id)?.secret == Array(repeating: 1, count: 20))
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func lastWayInCannotBeRemoved(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("ways")
+        func credential(_ id: UInt8) -> StoredCredential {
+            StoredCredential(
+                id: [id], userID: user.id, publicKey: [0xA5], signCount: 0, transports: ["internal", "hybrid"], aaguid: nil,
+                backupEligible: true, backedUp: true, userVerified: true, attestationFormat: "none", name: "key \(id)",
+                createdAt: Date(), lastUsedAt: nil
+            )
+        }
+        try await server.withStore { store in
+            try await store.addCredential(credential(1))
+            try await store.addCredential(credential(2))
+            await #expect(throws: StoreError.conflict) { try await store.addCredential(credential(2)) }
+            #expect(try await store.credentials(userID: user.id).map(\.transports) == [["internal", "hybrid"], ["internal", "hybrid"]])
+            #expect(try await store.deleteCredential(userID: user.id, id: [1]) == .removed)
+            #expect(try await store.deleteCredential(userID: user.id, id: [2]) == .lastWayIn)
+            #expect(try await store.deleteCredential(userID: user.id, id: [3]) == .notFound)
+            #expect(try await store.deletePassword(userID: user.id) == .notFound)
+            try await store.setPassword(userID: user.id, PasswordHasher(logN: 10).hash("password1"), at: Date())
+            #expect(try await store.deleteCredential(userID: user.id, id: [2]) == .removed)
+            #expect(try await store.deletePassword(userID: user.id) == .lastWayIn)
+        }
+    }
+
+    /// Two concurrent removals of an account's last two passkeys: one must be refused.
+    @Test(arguments: TestDatabase.all)
+    func concurrentRemovalsKeepOneWayIn(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("race")
+        try await server.withStore { store in
+            for id in [UInt8(1), 2] {
+                try await store.addCredential(
+                    StoredCredential(
+                        id: [id], userID: user.id, publicKey: [1], signCount: 0, transports: [], aaguid: nil, backupEligible: false,
+                        backedUp: false, userVerified: true, attestationFormat: "none", name: "", createdAt: Date(), lastUsedAt: nil
+                    )
+                )
+            }
+            let outcomes = try await withThrowingTaskGroup(of: RemovalOutcome.self) { group in
+                for id in [UInt8(1), 2] { group.addTask { try await store.deleteCredential(userID: user.id, id: [id]) } }
+                var all: [RemovalOutcome] = []
+                for try await outcome in group { all.append(outcome) }
+                return all
+            }
+            #expect(outcomes.filter { $0 == .removed }.count == 1)
+            #expect(try await store.credentials(userID: user.id).count == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func recoveryCodesAreSingleUse(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("codes")
+        try await server.withStore { store in
+            try await store.replaceRecoveryCodes(userID: user.id, hashes: [[1], [2]])
+            #expect(try await store.unusedRecoveryCodeCount(userID: user.id) == 2)
+            #expect(try await store.useRecoveryCode(userID: user.id, hash: [1], at: Date()))
+            #expect(try await !store.useRecoveryCode(userID: user.id, hash: [1], at: Date()))
+            #expect(try await store.unusedRecoveryCodeCount(userID: user.id) == 1)
+        }
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func deletingAUserRemovesEverythingOfIt(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("gone", password: "password1")
+        try await server.withStore { store in
+            try await store.createSession(
+                tokenHash: [1],
+                SessionRecord(id: "s", userID: user.id, createdAt: Date(), lastSeenAt: Date(), expiresAt: Date().addingTimeInterval(60), userAgent: "", method: "password")
+            )
+            #expect(try await store.deleteUser(id: user.id))
+            #expect(try await store.user(id: user.id) == nil)
+            #expect(try await store.password(userID: user.id) == nil)
+            #expect(try await store.session(tokenHash: [1], now: Date()) == nil)
+        }
+    }
+}

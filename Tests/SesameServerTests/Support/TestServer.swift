@@ -1,0 +1,175 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import SesameServer
+
+/// The engines every server test runs on: SQLite always, PostgreSQL when `SESAME_TEST_POSTGRES_URL` is set.
+/// `scripts/test` starts a throwaway PostgreSQL 15 cluster and sets it; `swift test` alone has no PostgreSQL,
+/// so the PostgreSQL cases are left out there (and `postgresAvailable` below reports the skip with its reason).
+enum TestDatabase: String, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["SESAME_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var all: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    var testDescription: String { rawValue }
+}
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let value: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { value = Mutex(start) }
+    var now: Date { value.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { value.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    var serverClock: ServerClock { ServerClock { [self] in self.now } }
+}
+
+/// Captures SMS messages instead of sending them.
+final class CapturedSMS: SMSSender, Sendable {
+    private let messages = Mutex<[(String, String)]>([])
+    func send(to phone: String, message: String) async throws { messages.withLock { $0.append((phone, message)) } }
+    var all: [(phone: String, message: String)] { messages.withLock { $0.map { (phone: $0.0, message: $0.1) } } }
+}
+
+/// One isolated database (a fresh SQLite file, or a fresh PostgreSQL schema) and the settings to serve it.
+struct TestServer: Sendable {
+    let database: TestDatabase
+    var configuration: ServerConfiguration
+    let clock = TestClock()
+    let sms = CapturedSMS()
+    let schema: String?
+    var rateLimits = RateLimitPolicy()
+
+    init(_ database: TestDatabase, origin: String = "http://localhost:8080", configure: (inout ServerConfiguration) -> Void = { _ in }) {
+        self.database = database
+        var configuration = ServerConfiguration()
+        configuration.origin = origin
+        configuration.rpID = "localhost"
+        configuration.port = 0
+        configuration.passwordScryptLogN = 10
+        configuration.trustForwardedFor = true
+        let name = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        switch database {
+        case .sqlite:
+            configuration.database = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-\(name).sqlite").path
+            schema = nil
+        case .postgres:
+            configuration.database = TestDatabase.postgresURL ?? ""
+            schema = String(name)
+        }
+        configure(&configuration)
+        self.configuration = configuration
+    }
+
+    var environment: ServerEnvironment {
+        var environment = ServerEnvironment()
+        environment.clock = clock.serverClock
+        var logger = Logger(label: "sesame.test")
+        logger.logLevel = .critical
+        environment.logger = logger
+        environment.smsSender = sms
+        environment.postgresSchema = schema
+        environment.rateLimits = rateLimits
+        return environment
+    }
+
+    func app() async throws -> some ApplicationProtocol {
+        try await buildApplication(configuration: configuration, environment: environment)
+    }
+
+    /// A second handle on the same database, for seeding and checking rows directly.
+    func withStore<T: Sendable>(_ body: (SQLStore) async throws -> T) async throws -> T {
+        var logger = Logger(label: "sesame.test.store")
+        logger.logLevel = .critical
+        let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
+        do {
+            let result = try await body(store)
+            try await engine.shutdown()
+            return result
+        } catch {
+            try? await engine.shutdown()
+            throw error
+        }
+    }
+
+    /// Creates an account with a password directly in the store.
+    @discardableResult
+    func seedUser(_ username: String, password: String? = nil) async throws -> User {
+        let user = User(
+            id: UUID().uuidString.lowercased(), username: username, displayName: username.capitalized,
+            userHandle: Secrets.random(64), disabled: false, createdAt: clock.now
+        )
+        let hasher = PasswordHasher(logN: configuration.passwordScryptLogN)
+        try await withStore { store in
+            try await store.createUser(user)
+            if let password { try await store.setPassword(userID: user.id, try hasher.hash(password), at: clock.now) }
+        }
+        return user
+    }
+}
+
+// MARK: HTTP helpers
+
+extension TestClientProtocol {
+    @discardableResult
+    func json(
+        _ uri: String, _ method: HTTPRequest.Method = .get, body: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = headers
+        if body != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        if headers[.init("X-Forwarded-For")!] == nil { headers[.init("X-Forwarded-For")!] = "192.0.2.1" }
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+    }
+}
+
+extension TestResponse {
+    var text: String { body.getString(at: body.readerIndex, length: body.readableBytes) ?? "" }
+
+    var object: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    var errorCode: String? { object["error"] as? String }
+
+    /// The session cookie's `name=value`, if the response set one.
+    func cookie(named name: String) -> String? {
+        for field in headers[values: .setCookie] where field.hasPrefix(name + "=") {
+            return String(field.split(separator: ";").first ?? "")
+        }
+        return nil
+    }
+}
+
+/// A signed-in client's credentials.
+struct SignedIn: Sendable {
+    let cookie: String
+    let csrf: String
+    let token: String
+
+    var cookieHeaders: HTTPFields { [.cookie: cookie, .init("X-CSRF-Token")!: csrf] }
+    var bearerHeaders: HTTPFields { [.authorization: "Bearer \(token)"] }
+}
+
+func jsonString(_ object: [String: Any]) -> String {
+    String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
+}
+
+func signInWithPassword(_ client: some TestClientProtocol, _ username: String, _ password: String, cookieName: String = "sesame_session") async throws -> SignedIn {
+    let response = try await client.json("/api/sessions/password", .post, body: jsonString(["username": username, "password": password]))
+    #expect(response.status == .ok, "sign-in answered \(response.status): \(response.text)")
+    let object = response.object
+    return SignedIn(
+        cookie: response.cookie(named: cookieName) ?? "",
+        csrf: object["csrfToken"] as? String ?? "",
+        token: object["sessionToken"] as? String ?? ""
+    )
+}
