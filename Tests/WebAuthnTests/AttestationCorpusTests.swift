@@ -187,8 +187,9 @@ extension CorpusCase {
 
 // MARK: - py_webauthn fixtures
 
-/// Real-device registrations from py_webauthn's test suite (Vectors/attestation/py_webauthn.json; each entry names
-/// its test). Anchors: Apple's WebAuthn root as py_webauthn ships it, and the Yubico U2F root from the corpus.
+/// Registrations from py_webauthn's and SimpleWebAuthn's test suites (Vectors/attestation/py_webauthn.json and
+/// simplewebauthn.json; each entry names its test and says which device made it). Anchors: Apple's WebAuthn root as
+/// py_webauthn ships it, and the Yubico U2F root from the corpus.
 struct FixtureCase: Decodable, Sendable, CustomTestStringConvertible {
     let source: String
     let description: String
@@ -196,7 +197,9 @@ struct FixtureCase: Decodable, Sendable, CustomTestStringConvertible {
     let clientDataJSON: String
     let trustAnchorsPEM: [String]
     let verificationTime: String?
+    /// `basic`, `self`, ... or `refused` (then `expectedError` names the code).
     let expectedAttestationType: String
+    let expectedError: String?
 
     var testDescription: String { String(source.split(separator: "#").last ?? "") }
 
@@ -208,13 +211,27 @@ struct FixtureCase: Decodable, Sendable, CustomTestStringConvertible {
 }
 
 @Suite struct AttestationFixtureTests {
-    static let pyWebAuthn: [FixtureCase] = (try? FixtureCase.all("py_webauthn.json")) ?? []
+    static let fixtures: [FixtureCase] =
+        ((try? FixtureCase.all("py_webauthn.json")) ?? []) + ((try? FixtureCase.all("simplewebauthn.json")) ?? [])
 
     @Test func fixturesArePresent() {
-        #expect(Self.pyWebAuthn.count == 6)
+        #expect(Self.fixtures.count == 14)
     }
 
-    @Test(arguments: pyWebAuthn)
+    @Test(arguments: fixtures.filter { $0.expectedAttestationType == "refused" })
+    func refused(_ fixture: FixtureCase) async throws {
+        let expected = try #require(fixture.expectedError)
+        let clientDataJSON = try Base64URL.decode(fixture.clientDataJSON)
+        let object = try AttestationObject(bytes: try Base64URL.decode(fixture.attestationObject))
+        let error = await #expect(throws: WebAuthnError.self) {
+            try await AttestationFormatRegistry.standard.verify(
+                object, clientDataHash: Array(SHA256.hash(data: clientDataJSON)), trust: AttestationTrust(),
+                now: corpusNow)
+        }
+        #expect(error?.code.name == expected)
+    }
+
+    @Test(arguments: fixtures.filter { $0.expectedAttestationType != "refused" })
     func verifies(_ fixture: FixtureCase) async throws {
         let clientDataJSON = try Base64URL.decode(fixture.clientDataJSON)
         let object = try AttestationObject(bytes: try Base64URL.decode(fixture.attestationObject))
@@ -227,7 +244,8 @@ struct FixtureCase: Decodable, Sendable, CustomTestStringConvertible {
         #expect(result.type.rawValue == fixture.expectedAttestationType)
         #expect(result.chainVerified == !anchors.isEmpty)
 
-        // The same statement over other client data must fail.
+        // The same statement over other client data must fail (`none` signs nothing).
+        guard result.type != .none else { return }
         var otherHash = clientDataHash
         otherHash[0] ^= 1
         await #expect(throws: WebAuthnError.self) {
