@@ -146,20 +146,21 @@ public struct AttestationFormatRegistry: Sendable {
             if trust.acceptUnknownFormatsAsNone {
                 return AttestationResult(format: object.format, type: .none, trustPath: [], chainVerified: false)
             }
+            // Only names from the IANA registry are repeated; anything else came from the response.
+            let name = Self.registeredFormats.contains(object.format) ? object.format : "an unregistered format"
             throw WebAuthnError(
                 .unsupportedAttestationFormat, step: "§7.1: attestation statement format",
-                detail: "fmt \"\(Self.printable(object.format))\" is not supported")
+                detail: "fmt \(name) is not supported by this registry")
         }
         return try await verifier.verify(
             statement: object.statement, authenticatorData: object.authenticatorData,
             clientDataHash: clientDataHash, trust: trust, now: now)
     }
 
-    /// A format name fit for an error message: short and printable ASCII only.
-    private static func printable(_ name: String) -> String {
-        let clipped = name.unicodeScalars.prefix(32).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }
-        return String(clipped)
-    }
+    /// The IANA "WebAuthn Attestation Statement Format Identifiers" registry (RFC 8809 and its updates).
+    static let registeredFormats: Set<String> = [
+        "packed", "tpm", "android-key", "android-safetynet", "fido-u2f", "apple", "none", "compound",
+    ]
 }
 
 // MARK: - Helpers shared by the format verifiers

@@ -131,12 +131,11 @@ public enum AttestationCertificateChain {
         case .validCertificate:
             return true
         case .couldNotValidate(let failures):
+            // The policy reasons quote certificate names from the response; they are not repeated in the error.
             let detail =
-                if let first = failures.first {
-                    "no acceptable path to a trust anchor (\(first.policyFailureReason))"
-                } else {
-                    "no path to a trust anchor"
-                }
+                failures.isEmpty
+                ? "no path from the attestation certificate to a trust anchor"
+                : "\(failures.count) candidate path(s) to a trust anchor failed RFC 5280 or format rules"
             throw WebAuthnError(.attestationUntrusted, step: step, detail: detail)
         }
     }
