@@ -123,9 +123,10 @@ private func run(_ testCase: CorpusCase) async throws(WebAuthnError) -> Attestat
         #expect(negatives == Set(expectedFailures.keys).union(ceremonyLevelFailures))
     }
 
-    @Test(arguments: cases.filter {
-        ($0.expected.ok || ceremonyLevelFailures.contains($0.name)) && unsupportedYet[$0.name] == nil
-    })
+    @Test(
+        arguments: cases.filter {
+            ($0.expected.ok || ceremonyLevelFailures.contains($0.name)) && unsupportedYet[$0.name] == nil
+        })
     func accepted(_ testCase: CorpusCase) async throws {
         let result = try await run(testCase)
         if testCase.expected.ok {

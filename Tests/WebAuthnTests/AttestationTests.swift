@@ -17,7 +17,9 @@ struct TestCA {
     let key: P256.Signing.PrivateKey
     let certificate: Certificate
 
-    static func root(_ name: String = "Sesame Test Root", validity: ClosedRange<Date> = TestTime.validity) throws -> TestCA {
+    static func root(_ name: String = "Sesame Test Root", validity: ClosedRange<Date> = TestTime.validity) throws
+        -> TestCA
+    {
         let key = P256.Signing.PrivateKey()
         let dn = try DistinguishedName { CommonName(name) }
         let certificate = try Certificate(
@@ -81,7 +83,8 @@ enum TestExtension {
         try Certificate.Extension(BasicConstraints.notCertificateAuthority, critical: true)
     }
     static func aaguid(_ bytes: [UInt8], critical: Bool = false) -> Certificate.Extension {
-        Certificate.Extension(oid: aaguidOID, critical: critical, value: ArraySlice([0x04, UInt8(bytes.count)] + bytes))
+        Certificate.Extension(
+            oid: aaguidOID, critical: critical, value: ArraySlice([0x04, UInt8(bytes.count)] + bytes))
     }
     static func appleNonce(_ nonce: [UInt8]) -> Certificate.Extension {
         Certificate.Extension(
@@ -93,7 +96,9 @@ enum TestExtension {
 struct TestRegistration {
     let credentialKey = P256.Signing.PrivateKey()
     let credentialId: [UInt8] = Array(repeating: 0xC1, count: 16)
-    let aaguid: [UInt8] = [0x5e, 0x5a, 0x3e, 0x00, 0x11, 0x22, 0x43, 0x44, 0x85, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc]
+    let aaguid: [UInt8] = [
+        0x5e, 0x5a, 0x3e, 0x00, 0x11, 0x22, 0x43, 0x44, 0x85, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc,
+    ]
     let rpIdHash = Array(SHA256.hash(data: Array("sesame.test".utf8)))
     let clientDataHash = Array(SHA256.hash(data: Array(#"{"type":"webauthn.create"}"#.utf8)))
 
@@ -250,19 +255,29 @@ func failure(_ body: () async throws -> AttestationResult) async -> WebAuthnErro
     }
 
     @Test(arguments: [
-        ("OU", try DistinguishedName {
-            CountryName("SE"); OrganizationName("V"); OrganizationalUnitName("Attestation"); CommonName("C")
-        }),
-        ("no C", try DistinguishedName {
-            OrganizationName("V"); OrganizationalUnitName("Authenticator Attestation"); CommonName("C")
-        }),
-        ("no CN", try DistinguishedName {
-            CountryName("SE"); OrganizationName("V"); OrganizationalUnitName("Authenticator Attestation")
-        }),
+        (
+            "OU",
+            try DistinguishedName {
+                CountryName("SE"); OrganizationName("V"); OrganizationalUnitName("Attestation"); CommonName("C")
+            }
+        ),
+        (
+            "no C",
+            try DistinguishedName {
+                OrganizationName("V"); OrganizationalUnitName("Authenticator Attestation"); CommonName("C")
+            }
+        ),
+        (
+            "no CN",
+            try DistinguishedName {
+                CountryName("SE"); OrganizationName("V"); OrganizationalUnitName("Authenticator Attestation")
+            }
+        ),
     ])
     func subjectRequirements(_ label: String, _ subject: DistinguishedName) async throws {
         let root = try TestCA.root()
-        let object = try registration.packedBasic(attestationKey: attestationKey, chain: [try leaf(root, subject: subject)])
+        let object = try registration.packedBasic(
+            attestationKey: attestationKey, chain: [try leaf(root, subject: subject)])
         #expect(await failure { try await registration.verify(object) } == .attestationCertificateInvalid, "\(label)")
     }
 
@@ -563,7 +578,8 @@ final class CheckCounter: @unchecked Sendable {
 
     func appleCertificate(_ ca: TestCA, key: P256.Signing.PublicKey, nonce: [UInt8]) throws -> Certificate {
         let subject = try DistinguishedName { CommonName("credential") }
-        return try ca.issue(subject: subject, key: key, extensions: [try TestExtension.notCA(), TestExtension.appleNonce(nonce)])
+        return try ca.issue(
+            subject: subject, key: key, extensions: [try TestExtension.notCA(), TestExtension.appleNonce(nonce)])
     }
 
     var appleNonce: [UInt8] { Array(SHA256.hash(data: registration.signedData)) }

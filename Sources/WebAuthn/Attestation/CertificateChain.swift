@@ -50,7 +50,8 @@ public enum AttestationCertificateChain {
     ) throws(WebAuthnError) -> [Certificate] {
         let step = "§8 \(format): x5c"
         guard let items = value?.array else {
-            throw WebAuthnError(.invalidAttestationStatement, step: step, detail: "x5c must be an array of certificates")
+            throw WebAuthnError(
+                .invalidAttestationStatement, step: step, detail: "x5c must be an array of certificates")
         }
         guard !items.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, step: step, detail: "x5c is empty")
@@ -169,19 +170,22 @@ extension Certificate.PublicKey {
         case .es256:
             let key = try keyFor(algorithm, P256.Signing.PublicKey(self), step: step)
             guard let sig = try? P256.Signing.ECDSASignature(derRepresentation: signature) else {
-                throw WebAuthnError(.attestationSignatureInvalid, step: step, detail: "sig is not a DER ECDSA signature")
+                throw WebAuthnError(
+                    .attestationSignatureInvalid, step: step, detail: "sig is not a DER ECDSA signature")
             }
             valid = key.isValidSignature(sig, for: data)
         case .es384:
             let key = try keyFor(algorithm, P384.Signing.PublicKey(self), step: step)
             guard let sig = try? P384.Signing.ECDSASignature(derRepresentation: signature) else {
-                throw WebAuthnError(.attestationSignatureInvalid, step: step, detail: "sig is not a DER ECDSA signature")
+                throw WebAuthnError(
+                    .attestationSignatureInvalid, step: step, detail: "sig is not a DER ECDSA signature")
             }
             valid = key.isValidSignature(sig, for: data)
         case .es512:
             let key = try keyFor(algorithm, P521.Signing.PublicKey(self), step: step)
             guard let sig = try? P521.Signing.ECDSASignature(derRepresentation: signature) else {
-                throw WebAuthnError(.attestationSignatureInvalid, step: step, detail: "sig is not a DER ECDSA signature")
+                throw WebAuthnError(
+                    .attestationSignatureInvalid, step: step, detail: "sig is not a DER ECDSA signature")
             }
             valid = key.isValidSignature(sig, for: data)
         case .edDSA, .ed25519:

@@ -35,7 +35,8 @@ public struct PackedAttestationVerifier: AttestationStatementVerifier {
             statement, allowed: ["alg", "sig", "x5c", "ecdaaKeyId"], step: step("8.2", "attStmt"))
         if fields["ecdaaKeyId"] != nil {
             throw WebAuthnError(
-                .invalidAttestationStatement, step: step("8.2", "attStmt"), detail: "ECDAA attestation is not supported")
+                .invalidAttestationStatement, step: step("8.2", "attStmt"), detail: "ECDAA attestation is not supported"
+            )
         }
         let algorithm = try AttestationStatement.algorithm(fields["alg"], step: step("8.2", "alg"))
         let signature = try AttestationStatement.signature(fields["sig"], step: step("8.2", "sig"))
@@ -71,7 +72,8 @@ public struct PackedAttestationVerifier: AttestationStatementVerifier {
         _ certificate: Certificate, aaguid: AAGUID, step: String
     ) throws(WebAuthnError) {
         guard certificate.version == .v3 else {
-            throw WebAuthnError(.attestationCertificateInvalid, step: step, detail: "not an X.509 version 3 certificate")
+            throw WebAuthnError(
+                .attestationCertificateInvalid, step: step, detail: "not an X.509 version 3 certificate")
         }
 
         var subject: [ASN1ObjectIdentifier: [String]] = [:]
@@ -89,7 +91,8 @@ public struct PackedAttestationVerifier: AttestationStatementVerifier {
         for (type, name) in required {
             guard let values = subject[type], values.count == 1, !values[0].isEmpty else {
                 throw WebAuthnError(
-                    .attestationCertificateInvalid, step: step, detail: "subject must have exactly one non-empty \(name)")
+                    .attestationCertificateInvalid, step: step,
+                    detail: "subject must have exactly one non-empty \(name)")
             }
         }
         guard subject[.RDNAttributeType.organizationalUnitName] == ["Authenticator Attestation"] else {
