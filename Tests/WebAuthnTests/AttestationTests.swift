@@ -565,6 +565,19 @@ final class CheckCounter: @unchecked Sendable {
         #expect(registry.verifier(for: "packed") == nil)
     }
 
+    @Test func trustAnchorsFromPEM() throws {
+        let first = try TestCA.root("First").certificate
+        let second = try TestCA.root("Second").certificate
+        let text = try [first, second].map { try $0.serializeAsPEM().pemString }.joined(separator: "\n")
+        #expect(try AttestationTrust.certificates(fromPEM: text) == [first, second])
+        #expect(throws: WebAuthnError.self) { try AttestationTrust.certificates(fromPEM: "") }
+        #expect(throws: WebAuthnError.self) { try AttestationTrust.certificates(fromPEM: "not pem") }
+        let key = PEMDocument(type: "PUBLIC KEY", derBytes: [0x30, 0x00]).pemString
+        #expect(throws: WebAuthnError.self) { try AttestationTrust.certificates(fromPEM: key) }
+        let broken = PEMDocument(type: "CERTIFICATE", derBytes: [0x30, 0x00]).pemString
+        #expect(throws: WebAuthnError.self) { try AttestationTrust.certificates(fromPEM: broken) }
+    }
+
     @Test func clientDataHashMustBe32Bytes() async throws {
         let object = try registration.object(format: "none", statement: [])
         let error = await failure {

@@ -1,5 +1,6 @@
 import CBOR
 import Foundation
+import SwiftASN1
 import X509
 
 // Attestation statement verification (W3C WebAuthn Level 3 §6.5, §8).
@@ -59,6 +60,32 @@ public struct AttestationTrust: Sendable {
         self.verificationTime = verificationTime
         self.acceptUnknownFormatsAsNone = acceptUnknownFormatsAsNone
         self.acceptsLeafAsTrustAnchor = acceptsLeafAsTrustAnchor
+    }
+}
+
+extension AttestationTrust {
+    /// Reads trust anchors from PEM text holding one or more `CERTIFICATE` blocks (a root store file, a
+    /// `--trust-anchor` argument). Other block types, or text without any certificate, are an error.
+    public static func certificates(fromPEM text: String) throws(WebAuthnError) -> [Certificate] {
+        let documents: [PEMDocument]
+        do {
+            documents = try PEMDocument.parseMultiple(pemString: text)
+        } catch {
+            throw WebAuthnError(.invalidConfiguration, detail: "trust anchors are not valid PEM")
+        }
+        guard !documents.isEmpty else {
+            throw WebAuthnError(.invalidConfiguration, detail: "no certificate in the trust anchor PEM")
+        }
+        var certificates: [Certificate] = []
+        for (index, document) in documents.enumerated() {
+            guard document.discriminator == "CERTIFICATE", let certificate = try? Certificate(pemDocument: document)
+            else {
+                throw WebAuthnError(
+                    .invalidConfiguration, detail: "PEM block \(index + 1) is not an X.509 certificate")
+            }
+            certificates.append(certificate)
+        }
+        return certificates
     }
 }
 
