@@ -255,3 +255,58 @@ struct FixtureCase: Decodable, Sendable, CustomTestStringConvertible {
         }
     }
 }
+
+// MARK: - Mutations
+
+/// Deterministic generator so a failing mutation can be reproduced.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct AttestationMutationTests {
+    /// One byte of each statement changed at a time: verification must end in a `WebAuthnError` or a result,
+    /// never a crash; and a change inside the signature must always be refused.
+    @Test(arguments: [
+        "yubico-yubikey-5-nfc-reg", "webauthn-rs-touchid-apple-reg", "yubico-yubikey-neo-reg",
+        "webauthn-rs-chrome-touchid-packed-self-reg",
+    ])
+    func singleByteChanges(_ name: String) async throws {
+        let testCase = try #require(AttestationCorpusTests.cases.first { $0.name == name })
+        let bytes = try Base64URL.decode(testCase.response.response.attestationObject)
+        let clientDataHash = Array(SHA256.hash(data: try Base64URL.decode(testCase.response.response.clientDataJSON)))
+        let time = testCase.verificationTime.flatMap { ISO8601DateFormatter().date(from: $0) }
+        let trust = AttestationTrust(
+            trustAnchors: try testCase.trustAnchorsPEM.map { try Certificate(pemEncoded: $0) }, verificationTime: time)
+        let original = try AttestationObject(bytes: bytes)
+        let signature = original.statement[text: "sig"]?.bytes
+
+        var generator = SplitMix64(state: UInt64(truncatingIfNeeded: name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
+        var refused = 0
+        for _ in 0..<150 {
+            var mutated = bytes
+            let index = Int.random(in: 0..<mutated.count, using: &generator)
+            mutated[index] ^= UInt8.random(in: 1...255, using: &generator)
+            guard let object = try? AttestationObject(bytes: mutated) else {
+                refused += 1
+                continue
+            }
+            do {
+                _ = try await AttestationFormatRegistry.standard.verify(
+                    object, clientDataHash: clientDataHash, trust: trust, now: corpusNow)
+                if let signature, let changed = object.statement[text: "sig"]?.bytes, changed != signature {
+                    Issue.record("a changed signature was accepted (byte \(index))")
+                }
+            } catch {
+                refused += 1
+            }
+        }
+        #expect(refused > 0)
+    }
+}
