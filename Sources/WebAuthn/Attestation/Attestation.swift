@@ -46,8 +46,13 @@ public struct AttestationTrust: Sendable {
     public var acceptUnknownFormatsAsNone: Bool
     /// Accept an attestation certificate that is itself one of `trustAnchors` (a pinned batch certificate).
     ///
-    /// Off by default: the leaf must chain to an anchor other than itself, and a self-signed leaf is never its own
-    /// root. When on, a leaf that exactly equals an anchor is trusted if it is within its validity period.
+    /// W3C WebAuthn §7.1 lets the attestation certificate itself be the acceptable certificate, and some metadata
+    /// entries list a self-signed batch certificate as their "root". Sesame leaves this off by default: anchors are
+    /// usually CA roots (Apple, Yubico, a vendor's MDS root), and a leaf equal to one of them more often means a
+    /// mixed-up anchor list than a deliberate pin. Off: the leaf must chain to an anchor other than itself, so a
+    /// self-signed leaf is never its own root. On: a leaf that byte-for-byte equals an anchor is trusted when it is
+    /// within its validity period at the verification time (its own signature already proved possession of its
+    /// key; RFC 5280's CA requirement for a lone root does not apply to a pinned end-entity certificate).
     public var acceptsLeafAsTrustAnchor: Bool
 
     public init(
@@ -90,7 +95,7 @@ extension AttestationTrust {
 }
 
 /// What a verified attestation statement established.
-public struct AttestationResult: Sendable {
+public struct AttestationResult: Sendable, Hashable {
     /// The statement's `fmt`, as received.
     public let format: String
     public let type: AttestationType
