@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SwiftASN1
 import Testing
 import X509
 
@@ -308,5 +309,39 @@ struct SplitMix64: RandomNumberGenerator {
             }
         }
         #expect(refused > 0)
+    }
+}
+
+// MARK: - Chain rules hook, on real TPM AIK chains
+
+@Suite struct AttestationChainRulesTests {
+    /// The Microsoft AIK certificate marks certificatePolicies and subjectAltName critical; RFC 5280 processing
+    /// alone must refuse the chain, and a format rule that handles both must let it verify (the `tpm` verifier
+    /// will bring such a rule).
+    @Test(arguments: ["yubico-windows-hello-tpm-reg", "webauthn-rs-windows-hello-tpm-rs1-reg"])
+    func tpmAIKChainNeedsFormatRules(_ name: String) async throws {
+        let vectors = try #require(Bundle.module.url(forResource: "Vectors", withExtension: nil))
+        let data = try Data(contentsOf: vectors.appendingPathComponent("attestation/later/\(name).json"))
+        let testCase = try JSONDecoder().decode(CorpusCase.self, from: data)
+        let object = try AttestationObject(bytes: try Base64URL.decode(testCase.response.response.attestationObject))
+        #expect(object.format == "tpm")
+        let x5c = try AttestationCertificateChain.parse(object.statement[text: "x5c"], format: "tpm")
+        let time = try #require(testCase.verificationTime.flatMap { ISO8601DateFormatter().date(from: $0) })
+        let trust = AttestationTrust(
+            trustAnchors: try testCase.trustAnchorsPEM.map { try Certificate(pemEncoded: $0) }, verificationTime: time)
+
+        await #expect(throws: WebAuthnError.self) {
+            try await AttestationCertificateChain.evaluate(x5c, trust: trust, now: corpusNow, format: "tpm")
+        }
+
+        let certificatePolicies: ASN1ObjectIdentifier = [2, 5, 29, 32]
+        let rules = AttestationChainRules(
+            handledCriticalExtensions: [certificatePolicies, .X509ExtensionID.subjectAlternativeName]
+        ) { chain in
+            chain.first?.extensions[oid: certificatePolicies] == nil ? "AIK certificate has no policy" : nil
+        }
+        let verified = try await AttestationCertificateChain.evaluate(
+            x5c, trust: trust, now: corpusNow, rules: rules, format: "tpm")
+        #expect(verified)
     }
 }
