@@ -1,5 +1,6 @@
 import CBOR
 import Crypto
+import CryptoExtras
 import Foundation
 import SwiftASN1
 import Testing
@@ -40,8 +41,19 @@ struct TestCA {
         version: Certificate.Version = .v3,
         validity: ClosedRange<Date> = TestTime.validity
     ) throws -> Certificate {
+        try issue(
+            subject: subject, publicKey: .init(key), extensions: extensions, version: version, validity: validity)
+    }
+
+    func issue(
+        subject: DistinguishedName = TestCA.attestationSubject,
+        publicKey: Certificate.PublicKey,
+        extensions: [Certificate.Extension],
+        version: Certificate.Version = .v3,
+        validity: ClosedRange<Date> = TestTime.validity
+    ) throws -> Certificate {
         try Certificate(
-            version: version, serialNumber: .init(), publicKey: .init(key),
+            version: version, serialNumber: .init(), publicKey: publicKey,
             notValidBefore: validity.lowerBound, notValidAfter: validity.upperBound,
             issuer: certificate.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions(extensions),
@@ -293,6 +305,29 @@ func failure(_ body: () async throws -> AttestationResult) async -> WebAuthnErro
         let root = try TestCA.root()
         let object = try registration.packedBasic(attestationKey: attestationKey, chain: [try leaf(root)], alg: alg)
         #expect(await failure { try await registration.verify(object) } == .attestationAlgorithmMismatch)
+    }
+
+    /// An RSA attestation key: RS256 and PS256 verify with it, an ECDSA alg does not.
+    @Test func rsaAttestationCertificate() async throws {
+        let root = try TestCA.root()
+        let rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let cert = try root.issue(
+            publicKey: .init(rsaKey.publicKey),
+            extensions: [try TestExtension.notCA(), TestExtension.aaguid(registration.aaguid)])
+        let data = registration.signedData
+        let pkcs1 = Array(
+            try rsaKey.signature(for: SHA256.hash(data: data), padding: .insecurePKCS1v1_5).rawRepresentation)
+        let pss = Array(try rsaKey.signature(for: SHA256.hash(data: data), padding: .PSS).rawRepresentation)
+
+        let rs256 = try registration.packed(alg: -257, signature: pkcs1, x5c: [cert])
+        #expect(try await registration.verify(rs256, anchors: [root.certificate]).chainVerified)
+        let ps256 = try registration.packed(alg: -37, signature: pss, x5c: [cert])
+        #expect(try await registration.verify(ps256).type == .basic)
+        // The PKCS#1 v1.5 signature is not a PSS signature, and the other way round.
+        let crossed = try registration.packed(alg: -37, signature: pkcs1, x5c: [cert])
+        #expect(await failure { try await registration.verify(crossed) } == .attestationSignatureInvalid)
+        let es256 = try registration.packed(alg: -7, signature: pkcs1, x5c: [cert])
+        #expect(await failure { try await registration.verify(es256) } == .attestationAlgorithmMismatch)
     }
 
     @Test func unknownAlgorithmIsRefused() async throws {
