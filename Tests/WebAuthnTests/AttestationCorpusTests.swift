@@ -213,11 +213,35 @@ struct FixtureCase: Decodable, Sendable, CustomTestStringConvertible {
 }
 
 @Suite struct AttestationFixtureTests {
-    static let fixtures: [FixtureCase] =
-        ((try? FixtureCase.all("py_webauthn.json")) ?? []) + ((try? FixtureCase.all("simplewebauthn.json")) ?? [])
+    static let fixtures: [FixtureCase] = ["py_webauthn.json", "simplewebauthn.json", "chromium.json"].flatMap {
+        (try? FixtureCase.all($0)) ?? []
+    }
 
     @Test func fixturesArePresent() {
-        #expect(Self.fixtures.count == 14)
+        #expect(Self.fixtures.count == 17)
+    }
+
+    /// Chromium's virtual authenticator signs with a self-signed batch certificate (CA false). Trusting it means
+    /// pinning that very certificate, which `acceptsLeafAsTrustAnchor` allows and the default refuses.
+    @Test(arguments: (try? FixtureCase.all("chromium.json")) ?? [])
+    func chromiumBatchCertificatePinnedAsAnchor(_ fixture: FixtureCase) async throws {
+        let clientDataJSON = try Base64URL.decode(fixture.clientDataJSON)
+        let object = try AttestationObject(bytes: try Base64URL.decode(fixture.attestationObject))
+        let x5c = try AttestationCertificateChain.parse(object.statement[text: "x5c"], format: object.format)
+        #expect(x5c.count == 1 && x5c[0].issuer == x5c[0].subject)
+        let hash = Array(SHA256.hash(data: clientDataJSON))
+
+        let strict = AttestationTrust(trustAnchors: x5c)
+        let error = await #expect(throws: WebAuthnError.self) {
+            try await AttestationFormatRegistry.standard.verify(
+                object, clientDataHash: hash, trust: strict, now: corpusNow)
+        }
+        #expect(error?.code == .attestationUntrusted)
+
+        let pinned = AttestationTrust(trustAnchors: x5c, acceptsLeafAsTrustAnchor: true)
+        let result = try await AttestationFormatRegistry.standard.verify(
+            object, clientDataHash: hash, trust: pinned, now: corpusNow)
+        #expect(result.type == .basic && result.chainVerified)
     }
 
     @Test(arguments: fixtures.filter { $0.expectedAttestationType == "refused" })
