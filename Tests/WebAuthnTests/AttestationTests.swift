@@ -440,6 +440,18 @@ func failure(_ body: () async throws -> AttestationResult) async -> WebAuthnErro
         #expect(await failure { try await registration.verify(object, trust: pinnedLate) } == .attestationUntrusted)
     }
 
+    @Test func pinnedLeafWithUnhandledCriticalExtensionIsUntrusted() async throws {
+        let root = try TestCA.root()
+        let oid: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 99999, 2]
+        let cert = try leaf(root, extra: [Certificate.Extension(oid: oid, critical: true, value: [0x05, 0x00])])
+        let object = try registration.packedBasic(attestationKey: attestationKey, chain: [cert])
+        let pinned = AttestationTrust(trustAnchors: [cert], acceptsLeafAsTrustAnchor: true)
+        #expect(await failure { try await registration.verify(object, trust: pinned) } == .attestationUntrusted)
+        let registry = AttestationFormatRegistry.standard.adding(
+            PackedAttestationVerifier(chainRules: AttestationChainRules(handledCriticalExtensions: [oid])))
+        #expect(try await registration.verify(object, trust: pinned, registry: registry).chainVerified)
+    }
+
     @Test func verificationTimeIsApplied() async throws {
         let root = try TestCA.root()
         let shortLived = TestTime.now.addingTimeInterval(-86_400)...TestTime.now.addingTimeInterval(86_400)

@@ -94,8 +94,8 @@ public enum AttestationCertificateChain {
     ///
     /// Only the caller's anchors end a path: a self-signed certificate inside `x5c` is at most an intermediate, so
     /// an authenticator cannot bring its own root. A leaf that is itself one of the anchors is accepted only when
-    /// `trust.acceptsLeafAsTrustAnchor` is set (then only its validity period is checked); otherwise it is removed
-    /// from the anchors for this evaluation and must chain to another one.
+    /// `trust.acceptsLeafAsTrustAnchor` is set (then its validity period, its critical extensions and `rules` are
+    /// checked); otherwise it is removed from the anchors for this evaluation and must chain to another one.
     public static func evaluate(
         _ x5c: [Certificate],
         trust: AttestationTrust,
@@ -115,6 +115,12 @@ public enum AttestationCertificateChain {
                 throw WebAuthnError(
                     .attestationUntrusted, step: step,
                     detail: "the pinned attestation certificate is not valid at the verification time")
+            }
+            let handled = Set(RFC5280Policy().verifyingCriticalExtensions + rules.handledCriticalExtensions)
+            guard leaf.extensions.allSatisfy({ !$0.critical || handled.contains($0.oid) }) else {
+                throw WebAuthnError(
+                    .attestationUntrusted, step: step,
+                    detail: "the pinned attestation certificate has a critical extension no rule handles")
             }
             if let reason = rules.check([leaf]) {
                 throw WebAuthnError(.attestationUntrusted, step: step, detail: reason)
