@@ -166,8 +166,8 @@ struct FormatChainPolicy: VerifierPolicy {
 extension Certificate.PublicKey {
     /// Verifies `signature` over `data` with this key, using the COSE algorithm `alg` from an attestation
     /// statement. The key type must fit the algorithm: ES256/ES384/ES512 need a P-256/P-384/P-521 key, RS* and
-    /// PS* an RSA key, EdDSA (-8) and Ed25519 (-19) an Ed25519 key. ECDSA signatures are DER `Ecdsa-Sig-Value`, as in every attestation
-    /// format.
+    /// PS* an RSA key, EdDSA (-8) and Ed25519 (-19) an Ed25519 key. ECDSA signatures are DER `Ecdsa-Sig-Value`, as
+    /// in every attestation format. (RSA keys under 2048 bits never get here: certificate parsing refuses them.)
     func verifyAttestationSignature(
         _ signature: [UInt8], over data: [UInt8], algorithm: COSEAlgorithm, step: String
     ) throws(WebAuthnError) {
