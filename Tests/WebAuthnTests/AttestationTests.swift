@@ -495,6 +495,28 @@ func failure(_ body: () async throws -> AttestationResult) async -> WebAuthnErro
                 == .attestationUntrusted)
     }
 
+    /// Five self-issued CA certificates under one name and key can be chained in any order; with the x5c bound the
+    /// search stays small, and ending at no anchor it is refused.
+    @Test(.timeLimit(.minutes(1))) func selfIssuedIntermediatesDoNotBlowUpChainBuilding() async throws {
+        let loop = try TestCA.root("Loop")
+        var intermediates: [Certificate] = []
+        for _ in 0..<5 {
+            intermediates.append(
+                try loop.issue(
+                    subject: loop.certificate.subject, key: loop.key.publicKey,
+                    extensions: [
+                        try Certificate.Extension(
+                            BasicConstraints.isCertificateAuthority(maxPathLength: nil), critical: true)
+                    ]))
+        }
+        let object = try registration.packedBasic(
+            attestationKey: attestationKey, chain: [try leaf(loop)] + intermediates)
+        let unrelated = try TestCA.root("Unrelated")
+        #expect(
+            await failure { try await registration.verify(object, anchors: [unrelated.certificate]) }
+                == .attestationUntrusted)
+    }
+
     @Test func tooManyCertificatesAreRefused() async throws {
         let root = try TestCA.root()
         let fillers = try (0..<6).map { try TestCA.root("Filler \($0)").certificate }
