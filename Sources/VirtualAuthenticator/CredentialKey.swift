@@ -22,6 +22,9 @@ extension VirtualAuthenticator {
             case .rs256: "RS256"
             }
         }
+
+        /// The same identifier as the `WebAuthn` library's type.
+        public var coseAlgorithm: COSEAlgorithm { COSEAlgorithm(rawValue) }
     }
 }
 

@@ -501,3 +501,37 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(try !verify(alg: r.alg, spki: r.spki, signature: sig, data: r.authData + sha256(r.clientDataJSON)))
     }
 }
+
+/// The library's own parsers (AttestationObject, AuthenticatorData, COSEKey) read what the authenticator writes.
+/// They are independent of the parsing above, so these agree only if both sides follow the wire formats.
+@Suite struct LibraryParsersReadTheOutput {
+    @Test(arguments: VirtualAuthenticator.Algorithm.allCases, VirtualAuthenticator.Attestation.allCases)
+    func attestationObjectAndAssertion(algorithm: VirtualAuthenticator.Algorithm, attestation: VirtualAuthenticator.Attestation)
+        throws
+    {
+        let va = VirtualAuthenticator(
+            configuration: .init(algorithms: [algorithm], backupEligible: true, backedUp: true, attestation: attestation))
+        let reg = try va.create(optionsJSON: creationOptions(), origin: origin)
+        let object = try AttestationObject(bytes: reg.attestationObject)
+        #expect(object.format == attestation.rawValue)
+        let data = object.authenticatorData
+        #expect(data.bytes == reg.authenticatorData)
+        #expect(data.flags == [.userPresent, .userVerified, .backupEligible, .backedUp, .attestedCredentialData])
+        #expect(data.signCount == 1)
+        #expect(data.rpIdHash == sha256(Array("example.com".utf8)))
+        let attested = try #require(data.attestedCredentialData)
+        #expect(attested.credentialId == reg.credentialId)
+        #expect(attested.aaguid.bytes == VirtualAuthenticator.defaultAAGUID)
+        #expect(attested.publicKey.algorithm == algorithm.coseAlgorithm)
+        #expect(attested.publicKey.subjectPublicKeyInfoDER == reg.publicKey)
+        #expect(attested.publicKeyBytes == va.credentials[0].publicKeyCOSE)
+
+        let assertion = try va.get(optionsJSON: requestOptions(), origin: origin)
+        let assertionData = try AuthenticatorData(bytes: assertion.authenticatorData)
+        #expect(assertionData.signCount == 2)
+        #expect(assertionData.attestedCredentialData == nil)
+        let signed = assertion.authenticatorData + sha256(assertion.clientDataJSON)
+        #expect(attested.publicKey.isValidSignature(assertion.signature, over: signed))
+        #expect(!attested.publicKey.isValidSignature(assertion.signature, over: signed + [0]))
+    }
+}
