@@ -41,7 +41,8 @@ public struct ClientCreationOptions: Sendable, Hashable {
         do {
             raw = try JSONDecoder().decode(CreationJSON.self, from: Data(json))
         } catch {
-            throw WebAuthnError(.invalidOptions, detail: "creation options are not PublicKeyCredentialCreationOptionsJSON")
+            throw WebAuthnError(
+                .invalidOptions, detail: "creation options are not PublicKeyCredentialCreationOptionsJSON")
         }
         rpId = raw.rp.id
         rpName = raw.rp.name
@@ -104,7 +105,8 @@ public struct ClientRequestOptions: Sendable, Hashable {
         do {
             raw = try JSONDecoder().decode(RequestJSON.self, from: Data(json))
         } catch {
-            throw WebAuthnError(.invalidOptions, detail: "request options are not PublicKeyCredentialRequestOptionsJSON")
+            throw WebAuthnError(
+                .invalidOptions, detail: "request options are not PublicKeyCredentialRequestOptionsJSON")
         }
         challenge = try ClientEncoding.decodeBase64url(raw.challenge, field: "challenge")
         rpId = raw.rpId

@@ -119,7 +119,8 @@ enum CredentialKey: Sendable {
             entries = [
                 CBORMapEntry(1, 3), CBORMapEntry(3, CBOR(Int64(-257))),
                 CBORMapEntry(CBOR(Int64(-1)), .byteString(Self.unsignedBigEndian(primitives?.modulus ?? Data()))),
-                CBORMapEntry(CBOR(Int64(-2)), .byteString(Self.unsignedBigEndian(primitives?.publicExponent ?? Data()))),
+                CBORMapEntry(
+                    CBOR(Int64(-2)), .byteString(Self.unsignedBigEndian(primitives?.publicExponent ?? Data()))),
             ]
         }
         return CBOREncoder.encode(.map(entries))

@@ -55,7 +55,8 @@ extension VirtualAuthenticator {
 extension VirtualAuthenticator.StoredCredential {
     init(entry e: VirtualAuthenticator.StoreFile.Entry) throws(WebAuthnError) {
         guard let algorithm = VirtualAuthenticator.Algorithm(rawValue: e.algorithm) else {
-            throw WebAuthnError(.invalidConfiguration, detail: "stored credential has unsupported algorithm \(e.algorithm)")
+            throw WebAuthnError(
+                .invalidConfiguration, detail: "stored credential has unsupported algorithm \(e.algorithm)")
         }
         self.id = try ClientEncoding.decodeBase64url(e.id, field: "credential id")
         self.rpId = e.rpId
@@ -67,13 +68,15 @@ extension VirtualAuthenticator.StoredCredential {
         self.backupEligible = e.backupEligible
         self.backedUp = e.backedUp
         self.key = try CredentialKey(
-            algorithm: algorithm, privateKeyBytes: try ClientEncoding.decodeBase64url(e.privateKey, field: "privateKey"))
+            algorithm: algorithm, privateKeyBytes: try ClientEncoding.decodeBase64url(e.privateKey, field: "privateKey")
+        )
     }
 
     var entry: VirtualAuthenticator.StoreFile.Entry {
         .init(
             id: ClientEncoding.base64url(id), rpId: rpId, userHandle: ClientEncoding.base64url(userHandle),
-            userName: userName, algorithm: algorithm.rawValue, privateKey: ClientEncoding.base64url(key.privateKeyBytes),
+            userName: userName, algorithm: algorithm.rawValue,
+            privateKey: ClientEncoding.base64url(key.privateKeyBytes),
             discoverable: discoverable, signCounter: signCounter, signCount: signCount,
             backupEligible: backupEligible, backedUp: backedUp)
     }

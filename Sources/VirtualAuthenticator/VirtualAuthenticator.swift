@@ -33,7 +33,8 @@ public final class VirtualAuthenticator: Sendable {
         do {
             file = try JSONDecoder().decode(StoreFile.self, from: Data(json))
         } catch {
-            throw WebAuthnError(.invalidConfiguration, detail: "credential store is not valid JSON of the expected shape")
+            throw WebAuthnError(
+                .invalidConfiguration, detail: "credential store is not valid JSON of the expected shape")
         }
         guard file.format == StoreFile.formatName else {
             throw WebAuthnError(.invalidConfiguration, detail: "credential store format is not \(StoreFile.formatName)")
@@ -250,8 +251,10 @@ public final class VirtualAuthenticator: Sendable {
     static func authenticatorDataPrefix(rpId: String, flags: UInt8, signCount: UInt32) -> [UInt8] {
         var out = Array(SHA256.hash(data: Array(rpId.utf8)))
         out.append(flags)
-        out += [UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff),
-            UInt8(signCount & 0xff)]
+        out += [
+            UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff),
+            UInt8(signCount & 0xff),
+        ]
         return out
     }
 

@@ -63,7 +63,8 @@ struct AuthenticatorCommand: ParsableCommand {
         var noUv = false
         @Flag(help: "Set the BE (backup eligible) flag on the new credential.")
         var backupEligible = false
-        @Flag(help: "Set the BS (backed up) flag on the new credential (without --backup-eligible: invalid on purpose).")
+        @Flag(
+            help: "Set the BS (backed up) flag on the new credential (without --backup-eligible: invalid on purpose).")
         var backedUp = false
         @Flag(help: "The credential has no signature counter (always 0).")
         var noCounter = false

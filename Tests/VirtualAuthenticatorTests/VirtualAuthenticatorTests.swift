@@ -137,7 +137,9 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
 
 @Suite struct RegistrationTests {
     @Test(arguments: VirtualAuthenticator.Algorithm.allCases, VirtualAuthenticator.Attestation.allCases)
-    func registrationIsWellFormed(algorithm: VirtualAuthenticator.Algorithm, attestation: VirtualAuthenticator.Attestation)
+    func registrationIsWellFormed(
+        algorithm: VirtualAuthenticator.Algorithm, attestation: VirtualAuthenticator.Attestation
+    )
         throws
     {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [algorithm], attestation: attestation))
@@ -172,7 +174,8 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
             #expect(r.cose[int: -2]?.bytes == Array(r.spki.suffix(32)))
         case .rs256:
             #expect(r.cose[int: 1]?.int == 3)
-            let key = try _RSA.Signing.PublicKey(n: try #require(r.cose[int: -1]?.bytes), e: try #require(r.cose[int: -2]?.bytes))
+            let key = try _RSA.Signing.PublicKey(
+                n: try #require(r.cose[int: -1]?.bytes), e: try #require(r.cose[int: -2]?.bytes))
             #expect(Array(key.derRepresentation) == r.spki)
             #expect(key.keySizeInBits == 2048)
         }
@@ -188,13 +191,16 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
             let sig = try #require(r.attStmt[text: "sig"]?.bytes)
             #expect(try verify(alg: r.alg, spki: r.spki, signature: sig, data: r.authData + sha256(r.clientDataJSON)))
             // and only over those bytes
-            #expect(try !verify(alg: r.alg, spki: r.spki, signature: sig, data: r.authData + sha256(r.clientDataJSON + [0x20])))
+            #expect(
+                try !verify(
+                    alg: r.alg, spki: r.spki, signature: sig, data: r.authData + sha256(r.clientDataJSON + [0x20])))
         }
     }
 
     @Test func picksTheFirstSupportedAlgorithmInTheRelyingPartysOrder() throws {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256, .rs256]))
-        let r = try ParsedRegistration(va.create(optionsJSON: creationOptions(algs: [-36, -8, -257, -7]), origin: origin).json)
+        let r = try ParsedRegistration(
+            va.create(optionsJSON: creationOptions(algs: [-36, -8, -257, -7]), origin: origin).json)
         #expect(r.alg == -257)
         let empty = try ParsedRegistration(va.create(optionsJSON: creationOptions(algs: []), origin: origin).json)
         #expect(empty.alg == -7, "an empty list means ES256 then RS256")
@@ -230,7 +236,9 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         ("discouraged", true, true), ("bogus", nil, false),
     ])
     func residentKeyOption(residentKey: String, requireResidentKey: Bool?, discoverable: Bool) throws {
-        var o = try #require(try JSONSerialization.jsonObject(with: Data(creationOptions(residentKey: nil, credProps: true))) as? [String: Any])
+        var o = try #require(
+            try JSONSerialization.jsonObject(with: Data(creationOptions(residentKey: nil, credProps: true)))
+                as? [String: Any])
         var selection: [String: Any] = ["residentKey": residentKey]
         if let requireResidentKey { selection["requireResidentKey"] = requireResidentKey }
         if residentKey == "discouraged" && requireResidentKey == true { selection["residentKey"] = nil }
@@ -248,7 +256,8 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
             (capable, "required", true), (capable, "preferred", true), (capable, "discouraged", false),
             (unable, "preferred", false), (unable, "discouraged", false),
         ] {
-            let r = try ParsedRegistration(va.create(optionsJSON: creationOptions(userVerification: uv), origin: origin).json)
+            let r = try ParsedRegistration(
+                va.create(optionsJSON: creationOptions(userVerification: uv), origin: origin).json)
             #expect((r.flags & 0x04 != 0) == expected, "\(uv)")
         }
         #expect(throws: WebAuthnError(.notAllowedError)) {
@@ -265,16 +274,17 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(a.flags & 0x18 == bits)
     }
 
-    @Test(arguments: [
-        ("https://example.com", "example.com", true), ("https://login.example.com", "example.com", true),
-        ("https://example.com:8443", nil, true), ("http://localhost:8080", "localhost", true),
-        ("http://localhost:8080", nil, true),
-        ("https://example.com", "login.example.com", false), ("https://badexample.com", "example.com", false),
-        ("https://example.com", "com", false), ("https://example.org", "example.com", false),
-        ("http://example.com", "example.com", false), ("https://127.0.0.1", nil, false),
-        ("https://example.com/path", nil, false), ("ftp://example.com", nil, false),
-        ("https://example.com", ".example.com", false),
-    ] as [(String, String?, Bool)])
+    @Test(
+        arguments: [
+            ("https://example.com", "example.com", true), ("https://login.example.com", "example.com", true),
+            ("https://example.com:8443", nil, true), ("http://localhost:8080", "localhost", true),
+            ("http://localhost:8080", nil, true),
+            ("https://example.com", "login.example.com", false), ("https://badexample.com", "example.com", false),
+            ("https://example.com", "com", false), ("https://example.org", "example.com", false),
+            ("http://example.com", "example.com", false), ("https://127.0.0.1", nil, false),
+            ("https://example.com/path", nil, false), ("ftp://example.com", nil, false),
+            ("https://example.com", ".example.com", false),
+        ] as [(String, String?, Bool)])
     func relyingPartyIdMustBeARegistrableSuffixOfTheOrigin(page: String, rpId: String?, accepted: Bool) throws {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
         if accepted {
@@ -322,15 +332,21 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(a.clientData["type"] as? String == "webauthn.get")
         #expect(a.clientData["challenge"] as? String == ClientEncoding.base64url(Array(repeating: 0xa7, count: 32)))
         #expect(a.userHandle == [1, 2, 3, 4])
-        #expect(try verify(alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
-        #expect(try !verify(alg: reg.alg, spki: reg.spki, signature: a.signature, data: reg.authData + sha256(a.clientDataJSON)))
+        #expect(
+            try verify(
+                alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
+        #expect(
+            try !verify(
+                alg: reg.alg, spki: reg.spki, signature: a.signature, data: reg.authData + sha256(a.clientDataJSON)))
     }
 
     @Test func counterIncrementsOrStaysZero() throws {
         let counting = VirtualAuthenticator(configuration: .init(algorithms: [.edDSA]))
         let reg = try ParsedRegistration(counting.create(optionsJSON: creationOptions(), origin: origin).json)
         #expect(reg.signCount == 1)
-        let counts = try (0..<3).map { _ in try ParsedAssertion(counting.get(optionsJSON: requestOptions(), origin: origin).json).signCount }
+        let counts = try (0..<3).map { _ in
+            try ParsedAssertion(counting.get(optionsJSON: requestOptions(), origin: origin).json).signCount
+        }
         #expect(counts == [2, 3, 4])
 
         let flat = VirtualAuthenticator(configuration: .init(algorithms: [.edDSA], signCounter: false))
@@ -341,7 +357,9 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
 
         var fixed = VirtualAuthenticator.Behaviour()
         fixed.signCount = 1
-        #expect(try ParsedAssertion(counting.get(optionsJSON: requestOptions(), origin: origin, behaviour: fixed).json).signCount == 1)
+        #expect(
+            try ParsedAssertion(counting.get(optionsJSON: requestOptions(), origin: origin, behaviour: fixed).json)
+                .signCount == 1)
         #expect(try ParsedAssertion(counting.get(optionsJSON: requestOptions(), origin: origin).json).signCount == 6)
     }
 
@@ -357,7 +375,8 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(a.userHandle == [1])
 
         // Allow list: the non-discoverable one is found; no user handle for it.
-        let b = try ParsedAssertion(va.get(optionsJSON: requestOptions(allow: [[0], plain.credentialId]), origin: origin).json)
+        let b = try ParsedAssertion(
+            va.get(optionsJSON: requestOptions(allow: [[0], plain.credentialId]), origin: origin).json)
         #expect(b.id == plain.credentialId)
         #expect(b.userHandle == nil)
 
@@ -378,14 +397,21 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
 
         let onlyPlain = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
         _ = try onlyPlain.create(optionsJSON: creationOptions(residentKey: "discouraged"), origin: origin)
-        #expect(throws: WebAuthnError(.notAllowedError)) { try onlyPlain.get(optionsJSON: requestOptions(), origin: origin) }
+        #expect(throws: WebAuthnError(.notAllowedError)) {
+            try onlyPlain.get(optionsJSON: requestOptions(), origin: origin)
+        }
     }
 
     @Test func userVerificationOnAssertions() throws {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
         _ = try va.create(optionsJSON: creationOptions(), origin: origin)
-        #expect(try ParsedAssertion(va.get(optionsJSON: requestOptions(userVerification: "required"), origin: origin).json).flags == 0x05)
-        #expect(try ParsedAssertion(va.get(optionsJSON: requestOptions(userVerification: "discouraged"), origin: origin).json).flags == 0x01)
+        #expect(
+            try ParsedAssertion(va.get(optionsJSON: requestOptions(userVerification: "required"), origin: origin).json)
+                .flags == 0x05)
+        #expect(
+            try ParsedAssertion(
+                va.get(optionsJSON: requestOptions(userVerification: "discouraged"), origin: origin).json
+            ).flags == 0x01)
         let unable = try VirtualAuthenticator(
             configuration: .init(algorithms: [.es256], userVerification: false), importing: va.exportCredentials())
         #expect(try ParsedAssertion(unable.get(optionsJSON: requestOptions(), origin: origin).json).flags == 0x01)
@@ -405,7 +431,9 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         let again = try VirtualAuthenticator(importing: exported)
         let a = try ParsedAssertion(again.get(optionsJSON: requestOptions(allow: [reg.id]), origin: origin).json)
         #expect(a.signCount == 3)
-        #expect(try verify(alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
+        #expect(
+            try verify(
+                alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
 
         #expect(throws: WebAuthnError(.invalidConfiguration)) { try VirtualAuthenticator(importing: Array("{}".utf8)) }
         var broken = try #require(try JSONSerialization.jsonObject(with: Data(exported)) as? [String: Any])
@@ -461,11 +489,14 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(a.clientData["challenge"] as? String == ClientEncoding.base64url(challenge))
         #expect(Array(a.authData[0..<32]) == sha256(Array("evil.example".utf8)))
         #expect(a.userHandle == [9])
-        #expect(try verify(alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
+        #expect(
+            try verify(
+                alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
         // Client data member order is the one §5.8.1.1 fixes.
         let text = String(decoding: a.clientDataJSON, as: UTF8.self)
         #expect(text.hasPrefix(#"{"type":"webauthn.create","challenge":""#))
-        #expect(text.hasSuffix(#","origin":"https://evil.example","crossOrigin":true,"topOrigin":"https://top.example"}"#))
+        #expect(
+            text.hasSuffix(#","origin":"https://evil.example","crossOrigin":true,"topOrigin":"https://top.example"}"#))
     }
 
     @Test(arguments: [
@@ -478,7 +509,9 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         var b = VirtualAuthenticator.Behaviour()
         b.tamper = [tamper]
         let a = try ParsedAssertion(va.get(optionsJSON: requestOptions(), origin: origin, behaviour: b).json)
-        #expect(try !verify(alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
+        #expect(
+            try !verify(
+                alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
         switch tamper {
         case .authenticatorData(let at):
             #expect(a.authData.count == clean.authData.count)
@@ -506,11 +539,14 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
 /// They are independent of the parsing above, so these agree only if both sides follow the wire formats.
 @Suite struct LibraryParsersReadTheOutput {
     @Test(arguments: VirtualAuthenticator.Algorithm.allCases, VirtualAuthenticator.Attestation.allCases)
-    func attestationObjectAndAssertion(algorithm: VirtualAuthenticator.Algorithm, attestation: VirtualAuthenticator.Attestation)
+    func attestationObjectAndAssertion(
+        algorithm: VirtualAuthenticator.Algorithm, attestation: VirtualAuthenticator.Attestation
+    )
         throws
     {
         let va = VirtualAuthenticator(
-            configuration: .init(algorithms: [algorithm], backupEligible: true, backedUp: true, attestation: attestation))
+            configuration: .init(
+                algorithms: [algorithm], backupEligible: true, backedUp: true, attestation: attestation))
         let reg = try va.create(optionsJSON: creationOptions(), origin: origin)
         let object = try AttestationObject(bytes: reg.attestationObject)
         #expect(object.format == attestation.rawValue)
