@@ -2,5 +2,7 @@ import ArgumentParser
 
 /// Every `sesame` subcommand, in the order `--help` lists them.
 enum SesameSubcommands {
-    static let all: [any ParsableCommand.Type] = []
+    static let all: [any ParsableCommand.Type] = [
+        OTPCommand.self,
+    ]
 }
