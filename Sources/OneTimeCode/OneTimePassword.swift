@@ -74,6 +74,15 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
     public var debugDescription: String { description }
 
     var key: SymmetricKey { SymmetricKey(data: bytes) }
+
+    /// Constant-time, so comparing secrets (say, to detect reuse) leaks nothing about their bytes.
+    public static func == (lhs: OTPSecret, rhs: OTPSecret) -> Bool {
+        constantTimeEquals(lhs.bytes, rhs.bytes)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes)
+    }
 }
 
 /// An HOTP generator (RFC 4226): a secret, a hash and a code length.

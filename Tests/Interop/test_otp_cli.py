@@ -8,7 +8,7 @@ import subprocess
 import pyotp
 import pytest
 
-from otp_helpers import new_key, run
+from test_otp_helpers import new_key, run
 
 SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"  # RFC 6238's SHA-1 seed, "12345678901234567890"
 

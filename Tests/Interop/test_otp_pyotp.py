@@ -8,7 +8,7 @@ import itertools
 import pyotp
 import pytest
 
-from otp_helpers import new_key, run
+from test_otp_helpers import new_key, run
 
 ALGORITHMS = ["SHA1", "SHA256", "SHA512"]
 DIGITS = [6, 7, 8]
