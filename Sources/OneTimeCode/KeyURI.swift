@@ -214,8 +214,11 @@ public struct OTPKeyURI: Sendable, Hashable {
         guard !part.contains(":") else {
             throw OneTimeCodeError(.invalidKeyURI, reason: "\(name) contains ':'")
         }
-        guard !part.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw OneTimeCodeError(.invalidKeyURI, reason: "\(name) contains a control character")
+        // Control and format characters (bidirectional overrides, zero-width characters) and line breaks can make
+        // an authenticator app show one issuer while the label holds another.
+        let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        guard !part.unicodeScalars.contains(where: { invisible.contains($0.properties.generalCategory) }) else {
+            throw OneTimeCodeError(.invalidKeyURI, reason: "\(name) contains a control or format character")
         }
         guard part.utf8.count <= 512 else {
             throw OneTimeCodeError(.invalidKeyURI, reason: "\(name) is longer than 512 bytes")

@@ -103,7 +103,9 @@ struct KeyURITests {
         #expect(throws: OneTimeCodeError(.invalidHost)) { try noDomain.appleOtpauthURI() }
     }
 
-    @Test(arguments: ["a:b", "", " leading", "tab\there", "nul\u{0}"])
+    @Test(arguments: [
+        "a:b", "", " leading", "tab\there", "nul\u{0}", "moc.elpmaxe\u{202E}", "zero\u{200B}width", "line\u{2028}sep",
+    ])
     func invalidAccountsAreRefusedWhenBuilding(account: String) throws {
         let totp = try TOTP(secret: OTPSecret(base32: Self.secretText))
         #expect(throws: OneTimeCodeError(.invalidKeyURI)) {
