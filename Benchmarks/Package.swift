@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // Benchmarks for Sesame, a package of its own so the root package does not depend on the benchmark tooling.
-// Run from this directory: `swift package benchmark` (or `swift package benchmark --target WebAuthnVerify`).
+// Run from this directory: `swift package benchmark` (or `--target WebAuthnVerify` / `--target OneTimeCodeBenchmarks`);
+// ./run-otp-vs-pyotp.sh compares one-time codes with pyotp in the same run.
 import PackageDescription
 
 // SwiftPM names a path dependency after its directory, so the root package's identity is the name of the
@@ -26,6 +27,15 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Benchmarks/WebAuthnVerify",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "OneTimeCodeBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "OneTimeCode", package: root),
+            ],
+            path: "Benchmarks/OneTimeCodeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ]

@@ -4,5 +4,6 @@ import ArgumentParser
 enum SesameSubcommands {
     static let all: [any ParsableCommand.Type] = [
         AuthenticatorCommand.self,
+        OTPCommand.self,
     ]
 }
