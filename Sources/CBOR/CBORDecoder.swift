@@ -112,11 +112,8 @@ private struct Reader {
         let raw = try readArgument(info, start: start)
         guard raw <= UInt64(Int.max / 2) else { throw CBORError(.integerOverflow, offset: start) }
         let n = Int(raw)
-        if n.multipliedReportingOverflow(by: minimumBytesEach).partialValue > remaining
-            || n.multipliedReportingOverflow(by: minimumBytesEach).overflow
-        {
-            throw CBORError(minimumBytesEach == 1 && n > remaining ? .truncated : .sizeLimitExceeded, offset: start)
-        }
+        let (needed, overflow) = n.multipliedReportingOverflow(by: minimumBytesEach)
+        if overflow || needed > remaining { throw CBORError(.truncated, offset: start) }
         return n
     }
 

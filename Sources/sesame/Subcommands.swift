@@ -7,5 +7,7 @@ enum SesameSubcommands {
         MigrateCommand.self,
         UsersCommand.self,
         AuditCommand.self,
+        AuthenticatorCommand.self,
+        OTPCommand.self,
     ]
 }
