@@ -84,6 +84,7 @@ func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     OperationalRoutes(sesame: sesame).register(on: router)
     PasswordRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)
+    SecondFactorRoutes(sesame: sesame).register(on: router)
     return router
 }
 

@@ -211,7 +211,7 @@ import Testing
         try await server.withStore { store in
             try await store.setPendingTOTP(userID: user.id, secret: Array(repeating: 3, count: 20), at: Date())
             _ = try await store.acceptTOTPStep(userID: user.id, step: 1, confirm: true)
-            try await store.replaceRecoveryCodes(userID: user.id, hashes: [[1]])
+            try await store.replaceRecoveryCodes(userID: user.id, salt: [5], hashes: [[1]], at: Date())
         }
         try await server.app().test(.router) { client in
             let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"grace","password":"correct horse"}"#)

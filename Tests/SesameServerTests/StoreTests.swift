@@ -200,7 +200,7 @@ import Testing
         let server = TestServer(db)
         let user = try await server.seedUser("codes")
         try await server.withStore { store in
-            try await store.replaceRecoveryCodes(userID: user.id, hashes: [[1], [2]])
+            try await store.replaceRecoveryCodes(userID: user.id, salt: [5], hashes: [[1], [2]], at: Date())
             #expect(try await store.unusedRecoveryCodeCount(userID: user.id) == 2)
             #expect(try await store.useRecoveryCode(userID: user.id, hash: [1], at: Date()))
             #expect(try await !store.useRecoveryCode(userID: user.id, hash: [1], at: Date()))

@@ -70,6 +70,13 @@ enum Migrations {
                 )
                 """,
                 """
+                CREATE TABLE recovery_code_sets (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    salt {bytes} NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
                 CREATE TABLE recovery_codes (
                     user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
                     code_hash {bytes} NOT NULL,

@@ -90,7 +90,7 @@ public struct SQLStore: Store {
 
     public func deleteUser(id: String) async throws -> Bool {
         // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
-        for table in ["credentials", "passwords", "totp", "recovery_codes", "sms", "sessions"] {
+        for table in ["credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions"] {
             try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
         }
         try await db.raw("DELETE FROM challenges WHERE user_id = \(bind: id)").run()
@@ -268,13 +268,28 @@ public struct SQLStore: Store {
 
     // MARK: Recovery codes
 
-    public func replaceRecoveryCodes(userID: String, hashes: [[UInt8]]) async throws {
+    public func replaceRecoveryCodes(userID: String, salt: [UInt8], hashes: [[UInt8]], at: Date) async throws {
         try await engine.withTransaction { db in
             try await db.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+            try await db.raw(
+                """
+                INSERT INTO recovery_code_sets (user_id, salt, created_at) VALUES (\(bind: userID), \(bind: Data(salt)), \(bind: at.milliseconds))
+                ON CONFLICT (user_id) DO UPDATE SET salt = excluded.salt, created_at = excluded.created_at
+                """
+            ).run()
             for hash in hashes {
                 try await db.raw("INSERT INTO recovery_codes (user_id, code_hash) VALUES (\(bind: userID), \(bind: Data(hash)))").run()
             }
         }
+    }
+
+    public func recoveryCodes(userID: String) async throws -> (salt: [UInt8], unused: [[UInt8]])? {
+        guard let set = try await db.raw("SELECT salt FROM recovery_code_sets WHERE user_id = \(bind: userID)").first() else { return nil }
+        let rows = try await db.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").all()
+        return (
+            [UInt8](try set.decode(column: "salt", as: Data.self)),
+            try rows.map { [UInt8](try $0.decode(column: "code_hash", as: Data.self)) }
+        )
     }
 
     public func useRecoveryCode(userID: String, hash: [UInt8], at: Date) async throws -> Bool {
@@ -293,6 +308,7 @@ public struct SQLStore: Store {
 
     public func deleteRecoveryCodes(userID: String) async throws {
         try await db.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
+        try await db.raw("DELETE FROM recovery_code_sets WHERE user_id = \(bind: userID)").run()
     }
 
     // MARK: SMS
@@ -415,6 +431,10 @@ public struct SQLStore: Store {
 
     public func deleteChallenges(userID: String, purpose: String) async throws {
         try await db.raw("DELETE FROM challenges WHERE user_id = \(bind: userID) AND purpose = \(bind: purpose)").run()
+    }
+
+    public func deleteChallenge(id: [UInt8]) async throws {
+        try await db.raw("DELETE FROM challenges WHERE id = \(bind: Data(id))").run()
     }
 
     // MARK: Rate limits

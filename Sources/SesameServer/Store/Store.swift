@@ -178,8 +178,10 @@ public protocol Store: Sendable {
     func acceptTOTPStep(userID: String, step: Int64, confirm: Bool) async throws -> Bool
     func deleteTOTP(userID: String) async throws -> Bool
 
-    // Recovery codes (hashes only)
-    func replaceRecoveryCodes(userID: String, hashes: [[UInt8]]) async throws
+    // Recovery codes (salted hashes only)
+    func replaceRecoveryCodes(userID: String, salt: [UInt8], hashes: [[UInt8]], at: Date) async throws
+    /// The set's salt and the hashes of the codes not used yet.
+    func recoveryCodes(userID: String) async throws -> (salt: [UInt8], unused: [[UInt8]])?
     /// Marks the code used; false if it does not exist or was used already.
     func useRecoveryCode(userID: String, hash: [UInt8], at: Date) async throws -> Bool
     func unusedRecoveryCodeCount(userID: String) async throws -> Int
@@ -207,6 +209,7 @@ public protocol Store: Sendable {
     /// Reads a challenge without consuming it.
     func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord?
     func deleteChallenges(userID: String, purpose: String) async throws
+    func deleteChallenge(id: [UInt8]) async throws
 
     // Rate limits (fixed windows of failures, shared by all nodes)
     /// Failures counted in the current window, and when it started.
