@@ -62,8 +62,15 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
 
     /// A fresh secret from the system's cryptographically secure generator.
     public static func random(byteCount: Int = defaultByteCount) throws(OneTimeCodeError) -> OTPSecret {
+        // Checked before generating, so an absurd size is refused without allocating it.
+        guard byteCount >= minimumByteCount else {
+            throw OneTimeCodeError(.secretTooShort, reason: "secret of \(byteCount) bytes, at least 16 needed")
+        }
+        guard byteCount <= maximumByteCount else {
+            throw OneTimeCodeError(.secretTooLong, reason: "secret longer than \(maximumByteCount) bytes")
+        }
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<max(byteCount, 0)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return try OTPSecret(bytes: bytes)
     }
 

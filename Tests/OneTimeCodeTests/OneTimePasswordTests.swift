@@ -72,6 +72,8 @@ struct OneTimePasswordTests {
         #expect(try OTPSecret(bytes: [UInt8](repeating: 1, count: 16)).bytes.count == 16)
         #expect(try OTPSecret.random().bytes.count == 20)
         #expect(throws: OneTimeCodeError(.secretTooShort)) { try OTPSecret.random(byteCount: 8) }
+        #expect(throws: OneTimeCodeError(.secretTooShort)) { try OTPSecret.random(byteCount: -1) }
+        #expect(throws: OneTimeCodeError(.secretTooLong)) { try OTPSecret.random(byteCount: Int.max) }
     }
 
     @Test func randomSecretsDiffer() throws {
