@@ -1,9 +1,9 @@
 import Crypto
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The HMAC hash a one-time password generator uses (RFC 6238 §1.2 allows SHA-1, SHA-256 and SHA-512).

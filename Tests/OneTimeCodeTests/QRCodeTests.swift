@@ -201,7 +201,8 @@ struct QRCodeTests {
         arguments: QRCode.ErrorCorrection.allCases
     )
     func svgDecodes(level: QRCode.ErrorCorrection) throws {
-        let text = "otpauth://totp/example.com:alice%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=example.com"
+        let text =
+            "otpauth://totp/example.com:alice%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=example.com"
         let code = try QRCode(encoding: text, errorCorrection: level)
         #expect(try ZBar.decodeSVG(try code.svg(scale: 4)) == text)
     }

@@ -140,15 +140,19 @@ struct VerifierTests {
     @Test func hotpLookAheadAndReplay() throws {
         let hotp = Self.totp.hotp
         let verifier = try OTPVerifier(window: 3)
-        #expect(verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
-            == .accepted(step: 12))
-        #expect(verifier.verify(hotp.code(counter: 14), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
-            == .refused(.noMatch))
+        #expect(
+            verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
+                == .accepted(step: 12))
+        #expect(
+            verifier.verify(hotp.code(counter: 14), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
+                == .refused(.noMatch))
         // Look-ahead only: a counter below the expected one is not a candidate.
-        #expect(verifier.verify(hotp.code(counter: 9), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: nil)
-            == .refused(.noMatch))
-        #expect(verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 12)
-            == .refused(.replayed))
+        #expect(
+            verifier.verify(hotp.code(counter: 9), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: nil)
+                == .refused(.noMatch))
+        #expect(
+            verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 12)
+                == .refused(.replayed))
         // The counter range stops at UInt64.max instead of overflowing.
         #expect(
             verifier.verify(hotp.code(counter: .max), hotp: hotp, expectedCounter: .max - 1, lastAcceptedCounter: nil)
