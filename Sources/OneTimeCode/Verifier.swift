@@ -133,12 +133,22 @@ public struct OTPVerifier: Sendable, Hashable {
         lastAcceptedStep: UInt64?
     ) -> OTPVerification {
         let mac = hotp.algorithm.keyed(hotp.secret.key)
+        return match(typed, steps: steps, lastAcceptedStep: lastAcceptedStep) { hotp.codeValue(counter: $0, mac: mac) }
+    }
+
+    /// The window rule on its own, given each step's code value (separate so tests can make two steps collide).
+    static func match(
+        _ typed: UInt32,
+        steps: ClosedRange<UInt64>,
+        lastAcceptedStep: UInt64?,
+        codeValue: (UInt64) -> UInt32
+    ) -> OTPVerification {
         var accepted: UInt64? = nil
         var replayed = false
         // No early exit: every step in the window costs the same whether or not it matches. The comparison is a
         // single integer XOR, which takes the same time whatever the values (no digit-by-digit early exit).
         for step in steps {
-            let matches = (hotp.codeValue(counter: step, mac: mac) ^ typed) == 0
+            let matches = (codeValue(step) ^ typed) == 0
             let fresh = lastAcceptedStep.map { step > $0 } ?? true
             if matches && fresh {
                 // The latest matching step wins: storing it burns every earlier step in the window too.
