@@ -33,6 +33,9 @@ def test_rfc6238_vector_through_the_cli():
         (["code", "otpauth://totp/x?secret=" + SECRET, "--digits", "8"], 2),
         (["new", "--issuer", "example.com", "--account", "a", "--digits", "9"], 2),
         (["new", "--issuer", "example.com", "--account", "a", "--qr", "/tmp/x.gif"], 2),
+        (["new", "--issuer", "example.com", "--account", "a", "--secret-bits", "80"], 2),
+        (["new", "--issuer", "example.com", "--account", "a", "--secret-bits", "8000000000000000"], 2),
+        (["new", "--issuer", "example.com", "--account", "a:b"], 2),
         (["sms", "--domain", "exa mple.com", "--code", "1"], 2),
     ],
 )
