@@ -85,6 +85,7 @@ func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     PasswordRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)
     SecondFactorRoutes(sesame: sesame).register(on: router)
+    PasskeyManagementRoutes(sesame: sesame).register(on: router)
     return router
 }
 

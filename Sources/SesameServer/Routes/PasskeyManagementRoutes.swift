@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import WebAuthn
+
+/// Signed-in passkey management: list, rename, delete, and the Signal API payloads a page sends after changes
+/// (`PublicKeyCredential.signalAllAcceptedCredentials` / `signalCurrentUserDetails`).
+struct PasskeyManagementRoutes {
+    let sesame: Sesame
+
+    struct PasskeyBody: Codable, Sendable {
+        /// Credential ID, base64url.
+        let id: String
+        let name: String
+        /// Provider name from the AAGUID when known (e.g. "iCloud Keychain").
+        let provider: String?
+        let aaguid: String?
+        let createdAt: Date
+        let lastUsedAt: Date?
+        /// BE flag: the credential may be synced.
+        let backupEligible: Bool
+        /// BS flag: the credential is synced (backed up).
+        let backedUp: Bool
+        let transports: [String]
+
+        init(_ c: StoredCredential) {
+            id = Base64URL.encode(c.id)
+            name = c.name
+            aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
+            provider = aaguid.flatMap { ProviderNames.name(for: $0) }
+            createdAt = c.createdAt
+            lastUsedAt = c.lastUsedAt
+            backupEligible = c.backupEligible
+            backedUp = c.backedUp
+            transports = c.transports
+        }
+    }
+
+    struct RenameBody: Decodable, Sendable { let name: String }
+
+    /// What the page passes to the Signal API (WebAuthn Level 3 §5.1.10), with the user ID in base64url.
+    struct SignalsBody: Codable, Sendable {
+        struct AllAccepted: Codable, Sendable {
+            let rpId: String
+            let userId: String
+            let allAcceptedCredentialIds: [String]
+        }
+        struct CurrentUser: Codable, Sendable {
+            let rpId: String
+            let userId: String
+            let name: String
+            let displayName: String
+        }
+        let allAcceptedCredentials: AllAccepted
+        let currentUserDetails: CurrentUser
+    }
+
+    struct Status: Codable, Sendable { let status: String }
+
+    func register(on router: Router<SesameRequestContext>) {
+        router.get("/api/account/passkeys") { _, context -> JSONResponse<[PasskeyBody]> in
+            let auth = try context.requireAuthentication()
+            return JSONResponse(try await sesame.store.credentials(userID: auth.user.id).map(PasskeyBody.init))
+        }
+
+        router.patch("/api/account/passkeys/{id}") { request, context -> JSONResponse<Status> in
+            let auth = try context.requireAuthentication()
+            let id = try credentialID(context)
+            let body = try await JSONBody.decode(RenameBody.self, from: request, context: context)
+            let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw APIError.invalidField("name", "Give a name of 1 to 64 characters.")
+            }
+            guard try await sesame.store.renameCredential(userID: auth.user.id, id: id, name: name) else { throw APIError.notFound }
+            await sesame.audit("passkey.renamed", "success", user: auth.user, context: context)
+            return JSONResponse(Status(status: "renamed"))
+        }
+
+        router.delete("/api/account/passkeys/{id}") { _, context -> JSONResponse<Status> in
+            let auth = try context.requireAuthentication()
+            let id = try credentialID(context)
+            switch try await sesame.store.deleteCredential(userID: auth.user.id, id: id) {
+            case .removed:
+                await sesame.audit("passkey.removed", "success", user: auth.user, context: context)
+                return JSONResponse(Status(status: "removed"))
+            case .notFound: throw APIError.notFound
+            case .lastWayIn: throw APIError.lastWayIn
+            }
+        }
+
+        router.get("/api/account/signals") { _, context -> JSONResponse<SignalsBody> in
+            let auth = try context.requireAuthentication()
+            let user = auth.user
+            let ids = try await sesame.store.credentials(userID: user.id).map { Base64URL.encode($0.id) }
+            let userID = Base64URL.encode(user.userHandle)
+            let rp = sesame.configuration.rpID
+            return JSONResponse(
+                SignalsBody(
+                    allAcceptedCredentials: .init(rpId: rp, userId: userID, allAcceptedCredentialIds: ids),
+                    currentUserDetails: .init(rpId: rp, userId: userID, name: user.username, displayName: user.displayName)
+                )
+            )
+        }
+    }
+
+    private func credentialID(_ context: SesameRequestContext) throws -> [UInt8] {
+        let text = try context.parameters.require("id")
+        guard text.utf8.count <= 1400, let id = try? Base64URL.decode(text), !id.isEmpty else {
+            throw APIError.invalidField("credential_id", "The credential ID is not base64url.")
+        }
+        return id
+    }
+}
+
+/// Passkey provider names by AAGUID (Resources/aaguid-names.json names its source).
+enum ProviderNames {
+    private struct File: Decodable {
+        let names: [String: String]
+    }
+
+    static let table: [String: String] = {
+        guard let url = Bundle.module.url(forResource: "aaguid-names", withExtension: "json", subdirectory: "Resources"),
+            let data = try? Data(contentsOf: url), let file = try? JSONDecoder().decode(File.self, from: data)
+        else { return [:] }
+        return file.names
+    }()
+
+    static func name(for aaguid: String) -> String? { table[aaguid] }
+
+    /// 16 bytes as a lower-case UUID string; nil for any other length or the all-zero AAGUID.
+    static func uuidString(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 16, bytes.contains(where: { $0 != 0 }) else { return nil }
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.joined(separator: "-")
+    }
+}

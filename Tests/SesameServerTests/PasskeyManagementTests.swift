@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import WebAuthn
+
+@testable import SesameServer
+
+@Suite struct PasskeyManagementTests {
+    func credential(_ id: UInt8, user: User, aaguid: [UInt8]?) -> StoredCredential {
+        StoredCredential(
+            id: [id, id, id], userID: user.id, publicKey: [0xA5], signCount: 0, transports: ["hybrid", "internal"], aaguid: aaguid,
+            backupEligible: true, backedUp: id == 1, userVerified: true, attestationFormat: "none", name: "Passkey \(id)",
+            createdAt: Date(timeIntervalSince1970: 1_800_000_000), lastUsedAt: nil
+        )
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func listRenameDeleteAndSignals(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("xena", password: "correct horse")
+        let iCloud: [UInt8] = [0xfb, 0xfc, 0x30, 0x07, 0x15, 0x4e, 0x4e, 0xcc, 0x8c, 0x0b, 0x6e, 0x02, 0x05, 0x57, 0xd7, 0xbd]
+        let other = try await server.seedUser("yuri", password: "correct horse")
+        try await server.withStore { store in
+            try await store.addCredential(credential(9, user: other, aaguid: nil))
+            try await store.addCredential(credential(1, user: user, aaguid: iCloud))
+            try await store.addCredential(credential(2, user: user, aaguid: Array(repeating: 0, count: 16)))
+        }
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "xena", "correct horse")
+            let list = try await client.json("/api/account/passkeys", headers: session.bearerHeaders)
+            let items = try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [[String: Any]] ?? []
+            #expect(items.count == 2)
+            #expect(items[0]["provider"] as? String == "iCloud Keychain")
+            #expect(items[0]["aaguid"] as? String == "fbfc3007-154e-4ecc-8c0b-6e020557d7bd")
+            #expect(items[0]["backedUp"] as? Bool == true)
+            #expect(items[1]["provider"] == nil)
+            #expect(items[1]["backedUp"] as? Bool == false)
+            #expect(items[0]["transports"] as? [String] == ["hybrid", "internal"])
+            let firstID = Base64URL.encode([1, 1, 1])
+
+            let rename = try await client.json("/api/account/passkeys/\(firstID)", .patch, body: #"{"name":"My phone"}"#, headers: session.bearerHeaders)
+            #expect(rename.status == .ok)
+            let empty = try await client.json("/api/account/passkeys/\(firstID)", .patch, body: #"{"name":"  "}"#, headers: session.bearerHeaders)
+            #expect(empty.status == .badRequest)
+            let badID = try await client.json("/api/account/passkeys/not+base64", .delete, headers: session.bearerHeaders)
+            #expect(badID.status == .badRequest)
+            #expect(badID.errorCode == "invalid_credential_id")
+
+            let signals = try await client.json("/api/account/signals", headers: session.bearerHeaders)
+            let all = signals.object["allAcceptedCredentials"] as? [String: Any]
+            #expect(all?["rpId"] as? String == "localhost")
+            #expect(all?["userId"] as? String == Base64URL.encode(user.userHandle))
+            #expect(all?["allAcceptedCredentialIds"] as? [String] == [firstID, Base64URL.encode([2, 2, 2])])
+            let details = signals.object["currentUserDetails"] as? [String: Any]
+            #expect(details?["name"] as? String == "xena")
+
+            // Another account's passkey is not found from this one.
+            let foreign = Base64URL.encode([9, 9, 9])
+            #expect(try await client.json("/api/account/passkeys/\(foreign)", .delete, headers: session.bearerHeaders).status == .notFound)
+            #expect(try await client.json("/api/account/passkeys/\(foreign)", .patch, body: #"{"name":"x"}"#, headers: session.bearerHeaders).status == .notFound)
+
+            // With a password, both passkeys can go; without, the last one cannot.
+            #expect(try await client.json("/api/account/passkeys/\(firstID)", .delete, headers: session.bearerHeaders).status == .ok)
+            #expect(try await client.json("/api/account/password", .delete, headers: session.bearerHeaders).status == .ok)
+            let last = try await client.json("/api/account/passkeys/\(Base64URL.encode([2, 2, 2]))", .delete, headers: session.bearerHeaders)
+            #expect(last.status == .conflict)
+            #expect(last.errorCode == "last_way_in")
+        }
+    }
+}
