@@ -63,6 +63,7 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let attestationPublicKeyMismatch = Code("attestationPublicKeyMismatch")
         public static let attestationUntrusted = Code("attestationUntrusted")
         public static let attestationTypeNotAllowed = Code("attestationTypeNotAllowed")
+        public static let attestationAlgorithmMismatch = Code("attestationAlgorithmMismatch")
 
         // Options and configuration.
         public static let invalidConfiguration = Code("invalidConfiguration")

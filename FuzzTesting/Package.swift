@@ -1,0 +1,23 @@
+// swift-tools-version:5.4
+// libFuzzer targets over Sesame's parsers of untrusted bytes. Build and run with ./run (see README.md).
+import Foundation
+import PackageDescription
+
+// A path dependency's identity is its directory name, which differs between clones.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "sesame-fuzz",
+    dependencies: [.package(path: "..")],
+    targets: [
+        .executableTarget(name: "FuzzCBOR", dependencies: [.product(name: "CBOR", package: root)]),
+        .executableTarget(
+            name: "FuzzAuthenticatorData",
+            dependencies: [.product(name: "WebAuthn", package: root), .product(name: "CBOR", package: root)]
+        ),
+        .executableTarget(
+            name: "FuzzAttestationObject",
+            dependencies: [.product(name: "WebAuthn", package: root), .product(name: "CBOR", package: root)]
+        ),
+    ]
+)

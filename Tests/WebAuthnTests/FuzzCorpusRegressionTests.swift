@@ -1,0 +1,54 @@
+import CBOR
+import Foundation
+import Testing
+
+@testable import WebAuthn
+
+/// Replays the fuzzers' regression corpus (FuzzTesting/Corpus) through the same parsers without sanitizers, so
+/// an input that once crashed keeps being exercised by `swift test`. Each input must either parse or throw a
+/// typed error; reaching the end of the loop is the assertion, plus the invariants checked below.
+struct FuzzCorpusRegressionTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("FuzzTesting/Corpus")
+
+    static func inputs(_ target: String) -> [[UInt8]] {
+        let dir = corpus.appendingPathComponent(target)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.sorted().compactMap { try? Array(Data(contentsOf: dir.appendingPathComponent($0))) }
+    }
+
+    @Test func cborCorpus() throws {
+        let inputs = Self.inputs("FuzzCBOR")
+        #expect(inputs.count > 10)
+        for bytes in inputs {
+            if let item = try? CBORDecoder(options: .ctap2).decode(bytes) {
+                #expect(CBOREncoder.encode(item) == bytes)
+            }
+            if let item = try? CBORDecoder(options: .lenientMapOrder).decode(bytes) {
+                let encoded = CBOREncoder.encode(item)
+                #expect(CBOREncoder.encode(try CBORDecoder().decode(encoded)) == encoded)
+            }
+        }
+    }
+
+    @Test func authenticatorDataCorpus() {
+        let inputs = Self.inputs("FuzzAuthenticatorData")
+        #expect(inputs.count > 10)
+        var parsed = 0
+        for bytes in inputs {
+            if let data = try? AuthenticatorData(bytes: bytes, options: COSEKeyOptions(allowRS1: true)) {
+                #expect(data.bytes == bytes)
+                parsed += 1
+            }
+        }
+        #expect(parsed > 0)
+    }
+
+    @Test func attestationObjectCorpus() {
+        let inputs = Self.inputs("FuzzAttestationObject")
+        #expect(inputs.count > 10)
+        for bytes in inputs {
+            _ = try? AttestationObject(bytes: bytes)
+        }
+    }
+}
