@@ -2,5 +2,8 @@ import ArgumentParser
 
 /// Every `sesame` subcommand, in the order `--help` lists them.
 enum SesameSubcommands {
-    static let all: [any ParsableCommand.Type] = []
+    static let all: [any ParsableCommand.Type] = [
+        VerifyCommand.self,
+        InspectCommand.self,
+    ]
 }
