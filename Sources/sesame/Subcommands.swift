@@ -5,5 +5,7 @@ enum SesameSubcommands {
     static let all: [any ParsableCommand.Type] = [
         VerifyCommand.self,
         InspectCommand.self,
+        AuthenticatorCommand.self,
+        OTPCommand.self,
     ]
 }

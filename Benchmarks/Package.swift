@@ -1,0 +1,42 @@
+// swift-tools-version: 6.1
+// Benchmarks for Sesame, a package of its own so the root package does not depend on the benchmark tooling.
+// Run from this directory: `swift package benchmark` (or `--target WebAuthnVerify` / `--target OneTimeCodeBenchmarks`);
+// ./run-otp-vs-pyotp.sh compares one-time codes with pyotp in the same run.
+import PackageDescription
+
+// SwiftPM names a path dependency after its directory, so the root package's identity is the name of the
+// directory this package sits in (the checkout's name), not "sesame".
+let root = Context.packageDirectory.split(separator: "/").dropLast().last.map { String($0).lowercased() } ?? "sesame"
+
+let package = Package(
+    name: "sesame-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "WebAuthnVerify",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "WebAuthn", package: root),
+                .product(name: "VirtualAuthenticator", package: root),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/WebAuthnVerify",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "OneTimeCodeBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "OneTimeCode", package: root),
+            ],
+            path: "Benchmarks/OneTimeCodeBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

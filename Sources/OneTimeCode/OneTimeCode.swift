@@ -1,1 +1,0 @@
-/// One-time codes.

@@ -1,0 +1,195 @@
+import Crypto
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The HMAC hash a one-time password generator uses (RFC 6238 §1.2 allows SHA-1, SHA-256 and SHA-512).
+///
+/// The raw values are the spellings of the key URI `algorithm` parameter.
+public enum OTPAlgorithm: String, Sendable, Hashable, CaseIterable {
+    case sha1 = "SHA1"
+    case sha256 = "SHA256"
+    case sha512 = "SHA512"
+
+    /// Parses the key URI spelling, ignoring case (`SHA1`, `sha256`, ...).
+    public init(parsing text: String) throws(OneTimeCodeError) {
+        guard let algorithm = OTPAlgorithm(rawValue: text.uppercased()) else {
+            throw OneTimeCodeError(.unsupportedAlgorithm, reason: "algorithm must be SHA1, SHA256 or SHA512")
+        }
+        self = algorithm
+    }
+
+    func mac(key: SymmetricKey, message: [UInt8]) -> [UInt8] {
+        switch self {
+        case .sha1: Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
+        case .sha256: Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+        case .sha512: Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+        }
+    }
+}
+
+/// A shared secret for HOTP/TOTP: at least 128 bits (RFC 4226 §4, requirement 6).
+///
+/// Its `description` is redacted so that a secret never reaches a log by accident; read ``bytes`` or ``base32``
+/// on purpose when it must be shown or stored.
+public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The smallest secret accepted, in bytes (128 bits).
+    public static let minimumByteCount = 16
+    /// The size of generated secrets unless asked otherwise, in bytes (160 bits, RFC 4226 §4's recommendation).
+    public static let defaultByteCount = 20
+    /// The largest secret accepted, in bytes; bounds the work an untrusted key URI can cause.
+    public static let maximumByteCount = 1024
+
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) throws(OneTimeCodeError) {
+        guard bytes.count >= Self.minimumByteCount else {
+            throw OneTimeCodeError(.secretTooShort, reason: "secret has \(bytes.count * 8) bits, at least 128 needed")
+        }
+        guard bytes.count <= Self.maximumByteCount else {
+            throw OneTimeCodeError(.secretTooLong, reason: "secret longer than \(Self.maximumByteCount) bytes")
+        }
+        self.bytes = bytes
+    }
+
+    /// Decodes a Base32 secret (see ``Base32`` for what is tolerated).
+    public init(base32: some StringProtocol) throws(OneTimeCodeError) {
+        try self.init(bytes: Base32.decode(base32))
+    }
+
+    /// A fresh secret from the system's cryptographically secure generator.
+    public static func random(byteCount: Int = defaultByteCount) throws(OneTimeCodeError) -> OTPSecret {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<max(byteCount, 0)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return try OTPSecret(bytes: bytes)
+    }
+
+    /// Unpadded upper-case Base32, as key URIs carry it.
+    public var base32: String { Base32.encode(bytes) }
+
+    public var description: String { "OTPSecret(\(bytes.count * 8) bits, redacted)" }
+    public var debugDescription: String { description }
+
+    var key: SymmetricKey { SymmetricKey(data: bytes) }
+
+    /// Constant-time, so comparing secrets (say, to detect reuse) leaks nothing about their bytes.
+    public static func == (lhs: OTPSecret, rhs: OTPSecret) -> Bool {
+        constantTimeEquals(lhs.bytes, rhs.bytes)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes)
+    }
+}
+
+/// An HOTP generator (RFC 4226): a secret, a hash and a code length.
+public struct HOTP: Sendable, Hashable {
+    public static let supportedDigits = 6...8
+
+    public let secret: OTPSecret
+    public let algorithm: OTPAlgorithm
+    public let digits: Int
+
+    public init(secret: OTPSecret, algorithm: OTPAlgorithm = .sha1, digits: Int = 6) throws(OneTimeCodeError) {
+        guard Self.supportedDigits.contains(digits) else {
+            throw OneTimeCodeError(.unsupportedDigits, reason: "codes have 6 to 8 digits")
+        }
+        self.secret = secret
+        self.algorithm = algorithm
+        self.digits = digits
+    }
+
+    /// The code for a counter value: HMAC, dynamic truncation (RFC 4226 §5.3), then the low `digits` decimal
+    /// digits, left-padded with zeros.
+    public func code(counter: UInt64) -> String {
+        String(decoding: codeBytes(counter: counter, key: secret.key), as: UTF8.self)
+    }
+
+    /// The code as ASCII digits, with a key already prepared (the verifier reuses one key for a whole window).
+    func codeBytes(counter: UInt64, key: SymmetricKey) -> [UInt8] {
+        let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64($0))) }
+        let mac = algorithm.mac(key: key, message: message)
+        let offset = Int(mac[mac.count - 1] & 0x0F)
+        let binary =
+            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+            | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
+        var value = binary
+        var output = [UInt8](repeating: UInt8(ascii: "0"), count: digits)
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            output[index] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+        }
+        return output
+    }
+}
+
+/// A TOTP generator (RFC 6238): an HOTP generator whose counter is the number of `period`-second steps since the
+/// Unix epoch (T0 = 0).
+public struct TOTP: Sendable, Hashable {
+    public static let defaultPeriod = 30
+    /// Longest period accepted: one year. Longer periods make codes that are no longer "one-time" in any sense.
+    public static let maximumPeriod = 366 * 24 * 3600
+
+    public let hotp: HOTP
+    /// Step length in seconds.
+    public let period: Int
+
+    public init(
+        secret: OTPSecret,
+        algorithm: OTPAlgorithm = .sha1,
+        digits: Int = 6,
+        period: Int = defaultPeriod
+    ) throws(OneTimeCodeError) {
+        guard (1...Self.maximumPeriod).contains(period) else {
+            throw OneTimeCodeError(.invalidPeriod, reason: "period must be 1 to \(Self.maximumPeriod) seconds")
+        }
+        self.hotp = try HOTP(secret: secret, algorithm: algorithm, digits: digits)
+        self.period = period
+    }
+
+    public var secret: OTPSecret { hotp.secret }
+    public var algorithm: OTPAlgorithm { hotp.algorithm }
+    public var digits: Int { hotp.digits }
+
+    /// The step that contains `unixTime` (whole seconds since the epoch).
+    public func step(unixTime: Int64) throws(OneTimeCodeError) -> UInt64 {
+        guard unixTime >= 0 else {
+            throw OneTimeCodeError(.timeOutOfRange, reason: "time before the Unix epoch")
+        }
+        return UInt64(unixTime) / UInt64(period)
+    }
+
+    /// The step that contains `date`.
+    public func step(at date: Date) throws(OneTimeCodeError) -> UInt64 {
+        try step(unixTime: Self.unixSeconds(date))
+    }
+
+    /// The code for the step containing `date`.
+    public func code(at date: Date) throws(OneTimeCodeError) -> String {
+        hotp.code(counter: try step(at: date))
+    }
+
+    /// The code for a given step.
+    public func code(step: UInt64) -> String { hotp.code(counter: step) }
+
+    /// Seconds until the step containing `date` ends (1...period).
+    public func secondsRemaining(at date: Date) throws(OneTimeCodeError) -> Int {
+        let seconds = try Self.unixSeconds(date)
+        guard seconds >= 0 else {
+            throw OneTimeCodeError(.timeOutOfRange, reason: "time before the Unix epoch")
+        }
+        return period - Int(seconds % Int64(period))
+    }
+
+    static func unixSeconds(_ date: Date) throws(OneTimeCodeError) -> Int64 {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        // ±2^62 s keeps every later multiplication and addition far from overflow.
+        guard seconds.isFinite, abs(seconds) < 4.6e18 else {
+            throw OneTimeCodeError(.timeOutOfRange, reason: "time is not representable in whole seconds")
+        }
+        return Int64(seconds)
+    }
+}

@@ -1,0 +1,147 @@
+import CBOR
+import Crypto
+import CryptoExtras
+import Foundation
+import WebAuthn
+
+extension VirtualAuthenticator {
+    /// The signature algorithms this authenticator can make credentials with, by COSE identifier
+    /// (IANA "COSE Algorithms" registry).
+    public enum Algorithm: Int, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        /// ECDSA over P-256 with SHA-256; signatures DER-encoded as WebAuthn requires.
+        case es256 = -7
+        /// EdDSA; this authenticator uses Ed25519.
+        case edDSA = -8
+        /// RSASSA-PKCS1-v1_5 with SHA-256, 2048-bit keys.
+        case rs256 = -257
+
+        public var description: String {
+            switch self {
+            case .es256: "ES256"
+            case .edDSA: "EdDSA"
+            case .rs256: "RS256"
+            }
+        }
+
+        /// The same identifier as the `WebAuthn` library's type.
+        public var coseAlgorithm: COSEAlgorithm { COSEAlgorithm(rawValue) }
+    }
+}
+
+/// A credential private key and the operations an authenticator needs from it.
+enum CredentialKey: Sendable {
+    case es256(P256.Signing.PrivateKey)
+    case edDSA(Curve25519.Signing.PrivateKey)
+    case rs256(_RSA.Signing.PrivateKey)
+
+    static func generate(_ algorithm: VirtualAuthenticator.Algorithm) throws(WebAuthnError) -> CredentialKey {
+        switch algorithm {
+        case .es256: return .es256(P256.Signing.PrivateKey())
+        case .edDSA: return .edDSA(Curve25519.Signing.PrivateKey())
+        case .rs256:
+            do {
+                return .rs256(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+            } catch {
+                throw WebAuthnError(.virtualAuthenticatorFailure, detail: "RSA key generation failed")
+            }
+        }
+    }
+
+    /// Rebuilds a key from ``privateKeyBytes`` (the store format).
+    init(algorithm: VirtualAuthenticator.Algorithm, privateKeyBytes: [UInt8]) throws(WebAuthnError) {
+        do {
+            switch algorithm {
+            case .es256: self = .es256(try P256.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
+            case .edDSA: self = .edDSA(try Curve25519.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
+            case .rs256: self = .rs256(try _RSA.Signing.PrivateKey(derRepresentation: privateKeyBytes))
+            }
+        } catch {
+            throw WebAuthnError(.invalidConfiguration, detail: "stored \(algorithm) private key is malformed")
+        }
+    }
+
+    var algorithm: VirtualAuthenticator.Algorithm {
+        switch self {
+        case .es256: .es256
+        case .edDSA: .edDSA
+        case .rs256: .rs256
+        }
+    }
+
+    /// P-256 and Ed25519: the raw scalar/seed; RSA: PKCS #1 DER.
+    var privateKeyBytes: [UInt8] {
+        switch self {
+        case .es256(let k): Array(k.rawRepresentation)
+        case .edDSA(let k): Array(k.rawRepresentation)
+        case .rs256(let k): Array(k.derRepresentation)
+        }
+    }
+
+    /// Signs `data` as the credential's algorithm prescribes (ECDSA signatures in ASN.1 DER, as WebAuthn §6.5.5
+    /// requires; Ed25519 and RSA signatures are raw).
+    func sign(_ data: [UInt8]) throws(WebAuthnError) -> [UInt8] {
+        do {
+            switch self {
+            case .es256(let k): return Array(try k.signature(for: data).derRepresentation)
+            case .edDSA(let k): return Array(try k.signature(for: data))
+            case .rs256(let k): return Array(try k.signature(for: data, padding: .insecurePKCS1v1_5).rawRepresentation)
+            }
+        } catch {
+            throw WebAuthnError(.virtualAuthenticatorFailure, detail: "signing failed")
+        }
+    }
+
+    /// The public key as a COSE_Key (RFC 9052 §7, RFC 9053), encoded in CTAP2 canonical CBOR.
+    ///
+    /// ```
+    /// EC2:  {1: 2 (kty EC2), 3: -7, -1: 1 (crv P-256), -2: x (32 bytes), -3: y (32 bytes)}
+    /// OKP:  {1: 1 (kty OKP), 3: -8, -1: 6 (crv Ed25519), -2: x (32 bytes)}
+    /// RSA:  {1: 3 (kty RSA), 3: -257, -1: n (modulus, big-endian), -2: e (exponent, big-endian)}   (RFC 8230)
+    /// ```
+    var coseKey: [UInt8] {
+        var entries: [CBORMapEntry] = []
+        switch self {
+        case .es256(let k):
+            let point = Array(k.publicKey.x963Representation)  // 0x04 || x || y
+            entries = [
+                CBORMapEntry(1, 2), CBORMapEntry(3, CBOR(Int64(-7))), CBORMapEntry(CBOR(Int64(-1)), 1),
+                CBORMapEntry(CBOR(Int64(-2)), .byteString(Array(point[1..<33]))),
+                CBORMapEntry(CBOR(Int64(-3)), .byteString(Array(point[33..<65]))),
+            ]
+        case .edDSA(let k):
+            entries = [
+                CBORMapEntry(1, 1), CBORMapEntry(3, CBOR(Int64(-8))), CBORMapEntry(CBOR(Int64(-1)), 6),
+                CBORMapEntry(CBOR(Int64(-2)), .byteString(Array(k.publicKey.rawRepresentation))),
+            ]
+        case .rs256(let k):
+            // getKeyPrimitives cannot fail for a key this type holds; fall back to empty fields defensively.
+            let primitives = try? k.publicKey.getKeyPrimitives()
+            entries = [
+                CBORMapEntry(1, 3), CBORMapEntry(3, CBOR(Int64(-257))),
+                CBORMapEntry(CBOR(Int64(-1)), .byteString(Self.unsignedBigEndian(primitives?.modulus ?? Data()))),
+                CBORMapEntry(
+                    CBOR(Int64(-2)), .byteString(Self.unsignedBigEndian(primitives?.publicExponent ?? Data()))),
+            ]
+        }
+        return CBOREncoder.encode(.map(entries))
+    }
+
+    /// The public key as X.509 SubjectPublicKeyInfo DER, which browsers return as `getPublicKey()`.
+    var subjectPublicKeyInfo: [UInt8] {
+        switch self {
+        case .es256(let k): return Array(k.publicKey.derRepresentation)
+        case .edDSA(let k):
+            // RFC 8410 §4: SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (32-byte key) }
+            return [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]
+                + Array(k.publicKey.rawRepresentation)
+        case .rs256(let k): return Array(k.publicKey.derRepresentation)
+        }
+    }
+
+    /// Big-endian integer bytes without leading zeros (COSE RSA parameters are unsigned).
+    private static func unsignedBigEndian(_ data: Data) -> [UInt8] {
+        let bytes = Array(data)
+        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return bytes.isEmpty ? [] : [0] }
+        return Array(bytes[first...])
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import WebAuthn
+
+/// Byte encodings the client writes and reads. They are written here rather than shared with the relying-party
+/// code on purpose: when the library and this client disagree about an encoding, the tests must see it.
+enum ClientEncoding {
+    /// Unpadded base64url (RFC 4648 §5).
+    static func base64url(_ bytes: some Sequence<UInt8>) -> String {
+        var s = Data(bytes).base64EncodedString()
+        s = s.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while s.hasSuffix("=") { s.removeLast() }
+        return s
+    }
+
+    /// Base64url as a browser's `parseCreationOptionsFromJSON` reads it: the URL alphabet, padding optional.
+    static func decodeBase64url(_ string: String, field: String) throws(WebAuthnError) -> [UInt8] {
+        var s = string
+        if s.contains(where: { $0 == "+" || $0 == "/" }) {
+            throw WebAuthnError(.invalidOptions, detail: "\(field) is not base64url")
+        }
+        while s.hasSuffix("=") { s.removeLast() }
+        s = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let remainder = s.utf8.count % 4
+        if remainder == 1 { throw WebAuthnError(.invalidOptions, detail: "\(field) is not base64url") }
+        if remainder > 0 { s += String(repeating: "=", count: 4 - remainder) }
+        guard let data = Data(base64Encoded: s) else {
+            throw WebAuthnError(.invalidOptions, detail: "\(field) is not base64url")
+        }
+        return Array(data)
+    }
+
+    /// A JSON string literal as W3C WebAuthn Level 3 §5.8.1.1 (CCDToString) writes it: `"` and `\` escaped,
+    /// code points below U+0020 as `\u00xx`, everything else as UTF-8.
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\u{00}"..."\u{1f}":
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,81 @@
+"""Shared fixtures for the cross-language checks: the built `sesame` binary, free loopback ports and a headless
+Chromium driven by Debian's chromedriver."""
+
+import base64
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@pytest.fixture(scope="session")
+def sesame_bin() -> str:
+    """Path of the built `sesame` executable: $SESAME_BIN (set by scripts/test), else .build/debug/sesame."""
+    path = os.environ.get("SESAME_BIN") or str(ROOT / ".build" / "debug" / "sesame")
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"sesame binary not found at {path}: run `swift build` or set SESAME_BIN")
+    return path
+
+
+@pytest.fixture
+def run_sesame(sesame_bin):
+    """Runs `sesame ARGS...` and returns the CompletedProcess (text mode, never raises on exit status)."""
+
+    def run(*args, input=None, timeout=120):
+        return subprocess.run(
+            [sesame_bin, *map(str, args)], input=input, capture_output=True, text=True, timeout=timeout
+        )
+
+    return run
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def port() -> int:
+    return free_port()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the session (Debian's chromium + chromedriver, never a downloaded driver).
+
+    Tests add and remove their own virtual authenticators on it."""
+    os.environ.setdefault("SE_OFFLINE", "true")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    driver_path = shutil.which("chromedriver")
+    browser_path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not driver_path or not browser_path:
+        pytest.fail("chromium and chromium-driver (Debian packages) are required; scripts/test installs them")
+    options = Options()
+    options.binary_location = browser_path
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_script_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
