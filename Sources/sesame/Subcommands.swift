@@ -3,6 +3,8 @@ import ArgumentParser
 /// Every `sesame` subcommand, in the order `--help` lists them.
 enum SesameSubcommands {
     static let all: [any ParsableCommand.Type] = [
+        VerifyCommand.self,
+        InspectCommand.self,
         AuthenticatorCommand.self,
         OTPCommand.self,
     ]
