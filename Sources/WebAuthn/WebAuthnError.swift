@@ -68,6 +68,11 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         // Options and configuration.
         public static let invalidConfiguration = Code("invalidConfiguration")
         public static let invalidOptions = Code("invalidOptions")
+        /// A convenience copy in the response JSON (e.g. `response.authenticatorData`, `publicKeyAlgorithm`)
+        /// disagrees with the signed data it copies.
+        public static let inconsistentResponse = Code("inconsistentResponse")
+        /// The expectation's challenge lifetime has passed.
+        public static let challengeExpired = Code("challengeExpired")
 
         /// A code defined outside this file (for formats and policies added by extensions).
         public static func custom(_ name: String) -> Code { Code(name) }

@@ -7,6 +7,8 @@ enum SesameSubcommands {
         MigrateCommand.self,
         UsersCommand.self,
         AuditCommand.self,
+        VerifyCommand.self,
+        InspectCommand.self,
         AuthenticatorCommand.self,
         OTPCommand.self,
     ]

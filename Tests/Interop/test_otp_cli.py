@@ -74,3 +74,15 @@ def test_qr_file_decodes_to_the_link(tmp_path, suffix):
     decoded = subprocess.run(["zbarimg", "--raw", "-q", str(image)], capture_output=True, text=True, check=True)
     assert decoded.stdout.rstrip("\n") == uri
     assert isinstance(pyotp.parse_uri(decoded.stdout.strip()), pyotp.TOTP)
+
+
+def test_argument_syntax_errors_exit_2():
+    """Every sesame command reports bad usage with status 2, including errors the argument parser finds."""
+    import os
+    import subprocess
+
+    binary = os.environ["SESAME_BIN"]
+    for argv in (["otp", "code"], ["otp", "new", "--bogus"], ["no-such-command"]):
+        result = subprocess.run([binary, *argv], capture_output=True, text=True)
+        assert result.returncode == 2, (argv, result.returncode, result.stderr)
+        assert result.stderr.strip(), argv

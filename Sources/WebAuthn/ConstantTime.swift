@@ -1,0 +1,11 @@
+/// Comparison whose running time depends only on the lengths of its inputs, never on where they differ.
+///
+/// Used for challenges, user handles and any other value an attacker could learn byte by byte from timing.
+enum ConstantTime {
+    static func equal(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
+    }
+}

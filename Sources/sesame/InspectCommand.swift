@@ -1,0 +1,227 @@
+import ArgumentParser
+import CBOR
+import Foundation
+import WebAuthn
+import X509
+
+/// `sesame inspect FILE|-`: decode a WebAuthn response (or one of its parts) and print it readably.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Decode a WebAuthn response, attestation object, authenticator data or client data.",
+        discussion: """
+            Input: RegistrationResponseJSON or AuthenticationResponseJSON, or a bare attestation object, \
+            authenticator data or clientDataJSON in unpadded base64url. Nothing is verified: this shows what the \
+            bytes say (flags, AAGUID, COSE key, attestation statement, certificate subjects). \
+            Exit status: 0 decoded, 1 undecodable input, 2 bad usage.
+            """
+    )
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    @Argument(help: "A file, or - for standard input.")
+    var input: String
+
+    func run() throws {
+        let bytes: [UInt8]
+        do { bytes = try readInput(input) } catch { throw usage("cannot read \(input)") }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let report: CLIJSON
+        do {
+            report = try Inspector.inspect(text)
+        } catch {
+            throw failed(error)
+        }
+        if json {
+            print(report.rendered(pretty: true))
+        } else {
+            print(Inspector.text(report), terminator: "")
+        }
+    }
+}
+
+enum Inspector {
+    static func inspect(_ text: String) throws(WebAuthnError) -> CLIJSON {
+        if text.hasPrefix("{") {
+            return try inspectResponse(Array(text.utf8))
+        }
+        let bytes = try Base64URL.decode(text, field: "input")
+        if bytes.first == UInt8(ascii: "{") {
+            return .object([("kind", .string("clientData")), ("clientData", clientData(bytes))])
+        }
+        if let item = try? CBORDecoder(options: .lenientMapOrder).decode(bytes), item[text: "fmt"] != nil {
+            return .object([("kind", .string("attestationObject")), ("attestationObject", attestationObject(bytes))])
+        }
+        return .object([("kind", .string("authenticatorData")), ("authenticatorData", authenticatorData(bytes))])
+    }
+
+    static func inspectResponse(_ json: [UInt8]) throws(WebAuthnError) -> CLIJSON {
+        // Decide the ceremony by the members present; both decoders check the envelope strictly.
+        let probe = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
+        let inner = probe?["response"] as? [String: Any]
+        if inner?["attestationObject"] != nil {
+            let r = try RegistrationResponseJSON.decode(json)
+            var members: [(String, CLIJSON)] = [
+                ("kind", .string("registration")),
+                ("id", .string(r.id)),
+                ("type", .string(r.type)),
+                ("authenticatorAttachment", .optional(r.authenticatorAttachment?.rawValue)),
+                ("transports", .array((r.response.transports ?? []).map { .string($0.rawValue) })),
+                ("clientData", clientData(r.response.clientDataJSON.bytes)),
+                ("attestationObject", attestationObject(r.response.attestationObject.bytes)),
+            ]
+            members.append(("clientExtensionResults", extensionResults(r.clientExtensionResults)))
+            return .object(members)
+        }
+        let r = try AuthenticationResponseJSON.decode(json)
+        return .object([
+            ("kind", .string("authentication")),
+            ("id", .string(r.id)),
+            ("type", .string(r.type)),
+            ("authenticatorAttachment", .optional(r.authenticatorAttachment?.rawValue)),
+            ("userHandle", .optional(r.response.userHandle.map { Base64URL.encode($0.bytes) })),
+            ("signature", .string(Base64URL.encode(r.response.signature.bytes))),
+            ("clientData", clientData(r.response.clientDataJSON.bytes)),
+            ("authenticatorData", authenticatorData(r.response.authenticatorData.bytes)),
+            ("clientExtensionResults", extensionResults(r.clientExtensionResults)),
+        ])
+    }
+
+    static func extensionResults(_ e: AuthenticationExtensionsClientOutputsJSON) -> CLIJSON {
+        var members: [(String, CLIJSON)] = []
+        if let appid = e.appid { members.append(("appid", .bool(appid))) }
+        if let credProps = e.credProps { members.append(("credProps", .object([("rk", credProps.rk.map(CLIJSON.bool) ?? .null)]))) }
+        if let prf = e.prf {
+            var p: [(String, CLIJSON)] = [("enabled", prf.enabled.map(CLIJSON.bool) ?? .null)]
+            if let r = prf.results {
+                p.append(("results", .object([("first", .string(r.first.description)), ("second", .optional(r.second?.description))])))
+            }
+            members.append(("prf", .object(p)))
+        }
+        if let lb = e.largeBlob {
+            members.append(("largeBlob", .object([
+                ("supported", lb.supported.map(CLIJSON.bool) ?? .null), ("blob", .optional(lb.blob?.description)),
+                ("written", lb.written.map(CLIJSON.bool) ?? .null),
+            ])))
+        }
+        return .object(members)
+    }
+
+    static func clientData(_ bytes: [UInt8]) -> CLIJSON {
+        do {
+            let c = try CollectedClientData(bytes: bytes)
+            var members: [(String, CLIJSON)] = [
+                ("type", .string(c.type)), ("challenge", .string(c.challenge)), ("origin", .string(c.origin)),
+            ]
+            members.append(("crossOrigin", c.crossOrigin.map(CLIJSON.bool) ?? .null))
+            members.append(("topOrigin", .optional(c.topOrigin)))
+            return .object(members)
+        } catch {
+            return .object([("error", .string(error.code.name)), ("detail", .string(error.detail))])
+        }
+    }
+
+    static func attestationObject(_ bytes: [UInt8]) -> CLIJSON {
+        let item: CBOR
+        do { item = try CBORDecoder(options: .lenientMapOrder).decode(bytes) } catch {
+            return .object([("error", .string("invalidCBOR")), ("detail", .string(error.description))])
+        }
+        var members: [(String, CLIJSON)] = [("fmt", .optional(item[text: "fmt"]?.string))]
+        let statement = item[text: "attStmt"] ?? .map([])
+        members.append(("attStmt", CLIJSON.from(statement)))
+        var certificates: [CLIJSON] = []
+        for der in (statement[text: "x5c"]?.array ?? []).compactMap(\.bytes) {
+            certificates.append(certificate(der))
+        }
+        members.append(("certificates", .array(certificates)))
+        if let authData = item[text: "authData"]?.bytes {
+            members.append(("authenticatorData", authenticatorData(authData)))
+        } else {
+            members.append(("authenticatorData", .null))
+        }
+        return .object(members)
+    }
+
+    static func certificate(_ der: [UInt8]) -> CLIJSON {
+        do {
+            let cert = try Certificate(derEncoded: der)
+            return .object([
+                ("subject", .string(cert.subject.description)),
+                ("issuer", .string(cert.issuer.description)),
+                ("serialNumber", .string(cert.serialNumber.description)),
+                ("notBefore", .string(ISO8601DateFormatter().string(from: cert.notValidBefore))),
+                ("notAfter", .string(ISO8601DateFormatter().string(from: cert.notValidAfter))),
+                ("selfSigned", .bool(cert.subject == cert.issuer)),
+            ])
+        } catch {
+            return .object([("error", .string("invalid certificate"))])
+        }
+    }
+
+    static func authenticatorData(_ bytes: [UInt8]) -> CLIJSON {
+        let data: AuthenticatorData
+        do { data = try AuthenticatorData(bytes: bytes, options: COSEKeyOptions(allowRS1: true)) } catch {
+            var members: [(String, CLIJSON)] = [("error", .string(error.code.name))]
+            if !error.detail.isEmpty { members.append(("detail", .string(error.detail))) }
+            if bytes.count >= 37 {
+                // The fixed header can still be shown.
+                members.append(("rpIdHash", .string(hex(bytes[0..<32]))))
+                members.append(("flags", CLIJSON.flags(AuthenticatorFlags(rawValue: bytes[32]))))
+                members.append(("signCount", .int(Int64(UInt32(bytes[33]) << 24 | UInt32(bytes[34]) << 16 | UInt32(bytes[35]) << 8 | UInt32(bytes[36])))))
+            }
+            return .object(members)
+        }
+        var members: [(String, CLIJSON)] = [
+            ("rpIdHash", .string(hex(data.rpIdHash))),
+            ("flags", CLIJSON.flags(data.flags)),
+            ("signCount", .int(Int64(data.signCount))),
+        ]
+        if let attested = data.attestedCredentialData {
+            members.append(("aaguid", .string(attested.aaguid.uuidString)))
+            members.append(("credentialId", .string(Base64URL.encode(attested.credentialId))))
+            members.append(("credentialPublicKey", coseKey(attested.publicKeyBytes, algorithm: attested.publicKey.algorithm)))
+        }
+        members.append(("extensions", data.extensions.map(CLIJSON.from) ?? .null))
+        return .object(members)
+    }
+
+    static let coseLabels: [Int64: String] = [1: "kty", 3: "alg", -1: "crv/n", -2: "x/e", -3: "y"]
+
+    static func coseKey(_ bytes: [UInt8], algorithm: COSEAlgorithm) -> CLIJSON {
+        var members: [(String, CLIJSON)] = [
+            ("alg", .int(Int64(algorithm.rawValue))), ("algName", .string(algorithm.name)),
+            ("cose", .string(Base64URL.encode(bytes))),
+        ]
+        if let item = try? CBORDecoder(options: .lenientMapOrder).decode(bytes), let entries = item.mapEntries {
+            members.append(("parameters", .object(entries.map { entry in
+                let label = entry.key.int64.flatMap { coseLabels[$0] }.map { "\(CLIJSON.keyText(entry.key)) (\($0))" }
+                return (label ?? CLIJSON.keyText(entry.key), CLIJSON.from(entry.value))
+            })))
+        }
+        return .object(members)
+    }
+
+    static func hex(_ b: some Sequence<UInt8>) -> String { b.map { String(format: "%02x", $0) }.joined() }
+
+    /// Human-readable rendering: one `path: value` line per leaf.
+    static func text(_ value: CLIJSON, prefix: String = "") -> String {
+        switch value {
+        case .object(let members):
+            return members.map { key, v in
+                let path = prefix.isEmpty ? key : prefix + "." + key
+                if case .object(let inner) = v, !inner.isEmpty { return text(v, prefix: path) }
+                if case .array(let items) = v, !items.isEmpty { return text(v, prefix: path) }
+                return path + ": " + v.rendered() + "\n"
+            }.joined()
+        case .array(let items):
+            return items.enumerated().map { i, v in
+                let path = "\(prefix)[\(i)]"
+                if case .object = v { return text(v, prefix: path) }
+                return path + ": " + v.rendered() + "\n"
+            }.joined()
+        default:
+            return prefix + ": " + value.rendered() + "\n"
+        }
+    }
+}
