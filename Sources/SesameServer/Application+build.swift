@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import WebAuthn
 
 /// What the process supplies besides the settings: clock, logger, SMS delivery, metrics registry. Tests replace
 /// these; `sesame serve` uses the defaults.
@@ -66,7 +67,10 @@ public func buildApplication(
         throw error
     }
 
-    let router = buildRouter(sesame)
+    var rpConfiguration = try RelyingPartyConfiguration(id: configuration.rpID, name: configuration.rpName, origins: configuration.allowedOrigins)
+    rpConfiguration.userVerification = .preferred
+    rpConfiguration.timeoutMilliseconds = UInt32(configuration.challengeTimeout) * 1000
+    let router = buildRouter(sesame, relyingParty: RelyingParty(configuration: rpConfiguration))
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sesame"),
@@ -77,7 +81,7 @@ public func buildApplication(
 }
 
 /// Routes and middleware, in the order requests pass through them.
-func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
+func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameRequestContext> {
     let router = Router(context: SesameRequestContext.self)
     router.add(middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger))
     router.add(middleware: SessionMiddleware(sesame: sesame))
@@ -86,6 +90,7 @@ func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     AccountRoutes(sesame: sesame).register(on: router)
     SecondFactorRoutes(sesame: sesame).register(on: router)
     PasskeyManagementRoutes(sesame: sesame).register(on: router)
+    PasskeyRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
     return router
 }
 

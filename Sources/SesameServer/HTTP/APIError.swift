@@ -9,6 +9,8 @@ public struct APIError: HTTPResponseError, Equatable {
     public let code: String
     public let message: String
     public var retryAfter: Int?
+    /// More fields for the page, e.g. `credentialId` and `rpId` of an unknown credential (never secrets).
+    public var extra: [String: String] = [:]
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
         self.status = status
@@ -23,7 +25,7 @@ public struct APIError: HTTPResponseError, Equatable {
         // Sorted keys: the same error is the same bytes every time (a dictionary's order varies per process).
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(["error": code, "message": message])
+        let body = try encoder.encode(extra.merging(["error": code, "message": message]) { _, fixed in fixed })
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

@@ -1,0 +1,301 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import WebAuthn
+
+/// Passkey ceremonies over the WebAuthn library: sign-up, sign-in (with or without a username), and adding a
+/// passkey to a signed-in account.
+///
+/// Challenges are rows keyed by SHA-256 of the challenge, consumed atomically when the response comes back, so a
+/// ceremony started on one node finishes on any other, exactly once, before it expires. Each is bound to whoever
+/// asked: sign-up and sign-in challenges to a ceremony token (HttpOnly cookie `sesame_ceremony`, or the
+/// `Sesame-Ceremony` header for native apps), add-passkey challenges to the session.
+struct PasskeyRoutes {
+    let sesame: Sesame
+    let relyingParty: RelyingParty
+
+    static let ceremonyCookie = "sesame_ceremony"
+    static let ceremonyHeader = HTTPField.Name("Sesame-Ceremony")!
+
+    struct RegistrationOptionsRequest: Decodable, Sendable {
+        let username: String
+        let displayName: String?
+    }
+
+    struct AuthenticationOptionsRequest: Decodable, Sendable {
+        let username: String?
+    }
+
+    struct RegistrationRequest: Decodable, Sendable {
+        let credential: RegistrationResponseJSON
+        /// Optional name for the passkey (add-passkey only).
+        let name: String?
+    }
+
+    struct AuthenticationRequest: Decodable, Sendable {
+        let credential: AuthenticationResponseJSON
+    }
+
+    /// Kept with a sign-up challenge: the account to create when the response verifies.
+    struct PendingAccount: Codable, Sendable {
+        let username: String
+        let displayName: String
+        let userHandle: String
+    }
+
+    /// Kept with a sign-in challenge: the account named in the options request, if any.
+    struct PendingSignIn: Codable, Sendable {
+        let userID: String?
+    }
+
+    func register(on router: Router<SesameRequestContext>) {
+        router.post("/api/registration/options") { request, context -> Response in
+            let body = try await JSONBody.decode(RegistrationOptionsRequest.self, from: request, context: context)
+            guard let username = Usernames.validate(body.username) else {
+                throw APIError.invalidField("username", "Use 1 to 64 characters without spaces or control characters.")
+            }
+            let displayName = try Self.displayName(body.displayName ?? username)
+            if try await sesame.store.user(usernameKey: Usernames.key(username)) != nil {
+                throw APIError(.conflict, "username_taken", "That username is taken.")
+            }
+            let handle = Secrets.random(64)
+            let options = relyingParty.makeCreationOptions(
+                user: PublicKeyCredentialUserEntityJSON(id: handle, name: username, displayName: displayName),
+                excludeCredentials: [], residentKey: .required
+            )
+            let (token, binding) = ceremonyToken(request)
+            try await storeChallenge(
+                options.challenge.bytes, purpose: "registration", binding: binding, userID: nil,
+                payload: PendingAccount(username: username, displayName: displayName, userHandle: Base64URL.encode(handle))
+            )
+            return try optionsResponse(options, ceremonyToken: token, request: request, context: context)
+        }
+
+        router.post("/api/registration") { request, context -> Response in
+            let body = try await JSONBody.decode(RegistrationRequest.self, from: request, context: context)
+            let (_, binding) = ceremonyToken(request)
+            let (challenge, record) = try await consume(body.credential.response.clientDataJSON.bytes, purpose: "registration", binding: binding)
+            guard let pending = try? JSONDecoder().decode(PendingAccount.self, from: Data(record.payload.utf8)),
+                let handle = try? Base64URL.decode(pending.userHandle)
+            else { throw APIError.challengeInvalid }
+            let result = try await verifyRegistration(body.credential, challenge: challenge, expires: record.expiresAt, username: pending.username, context: context)
+
+            let user = User(
+                id: UUID().uuidString.lowercased(), username: pending.username, displayName: pending.displayName, userHandle: handle,
+                disabled: false, createdAt: sesame.now
+            )
+            do {
+                try await sesame.store.createUser(user)
+            } catch StoreError.conflict {
+                throw APIError(.conflict, "username_taken", "That username is taken.")
+            }
+            do {
+                try await sesame.store.addCredential(stored(result, user: user, name: body.name))
+            } catch StoreError.conflict {
+                _ = try? await sesame.store.deleteUser(id: user.id)
+                throw APIError(.conflict, "credential_exists", "This passkey is already registered.")
+            }
+            await sesame.audit("sign_up.passkey", "success", user: user, context: context)
+            let issued = try await Sessions.issue(user: user, method: "passkey", request: request, sesame: sesame)
+            return try Sessions.signedIn(issued, user: user, status: .created).response(from: request, context: context)
+        }
+
+        router.post("/api/authentication/options") { request, context -> Response in
+            let body = try await JSONBody.decode(AuthenticationOptionsRequest.self, from: request, context: context)
+            var allow: [PublicKeyCredentialDescriptorJSON] = []
+            var userID: String?
+            if let name = body.username {
+                guard name.utf8.count <= 1024 else { throw APIError.invalidField("username", "The username is too long.") }
+                let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
+                let user = try await sesame.store.user(usernameKey: key)
+                var credentials: [StoredCredential] = []
+                if let user { credentials = try await sesame.store.credentials(userID: user.id) }
+                if let user, !credentials.isEmpty {
+                    userID = user.id
+                    allow = credentials.map {
+                        PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
+                    }
+                } else {
+                    // No such account (or no passkey): options that look the same, with a stable fake credential ID.
+                    allow = [PublicKeyCredentialDescriptorJSON(id: fakeCredentialID(key), transports: [.hybrid, .internal])]
+                }
+            }
+            let options = relyingParty.makeRequestOptions(allowCredentials: allow)
+            let (token, binding) = ceremonyToken(request)
+            try await storeChallenge(options.challenge.bytes, purpose: "authentication", binding: binding, userID: userID, payload: PendingSignIn(userID: userID))
+            return try optionsResponse(options, ceremonyToken: token, request: request, context: context)
+        }
+
+        router.post("/api/authentication") { request, context -> Response in
+            let body = try await JSONBody.decode(AuthenticationRequest.self, from: request, context: context)
+            let credential = body.credential
+            let (_, binding) = ceremonyToken(request)
+            let (challenge, record) = try await consume(credential.response.clientDataJSON.bytes, purpose: "authentication", binding: binding)
+            guard let stored = try await sesame.store.credential(id: credential.rawId.bytes) else {
+                await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "unknown_credential")
+                var error = APIError(.notFound, "unknown_credential", "This passkey is not registered here; the page can signal it as unknown.")
+                error.extra = ["credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID]
+                throw error
+            }
+            guard let user = try await sesame.store.user(id: stored.userID) else { throw APIError.challengeInvalid }
+            if let expectedUser = record.userID, expectedUser != user.id {
+                await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "credentialNotAllowed")
+                throw APIError(.badRequest, "authentication_failed", "Passkey check failed: credentialNotAllowed.")
+            }
+            let allowed = record.userID == nil ? [] : try await sesame.store.credentials(userID: user.id).map(\.id)
+            let expectation = AuthenticationExpectation(
+                challenge: challenge, credential: Self.record(stored), userHandle: user.userHandle, allowCredentials: allowed,
+                userVerification: relyingParty.configuration.userVerification, expires: record.expiresAt
+            )
+            let result: AuthenticationResult
+            do {
+                result = try relyingParty.verifyAuthentication(response: credential, expected: expectation, now: sesame.now)
+            } catch let error as WebAuthnError {
+                await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "\(error.code)")
+                throw APIError(.badRequest, "authentication_failed", "Passkey check failed: \(error.code).")
+            }
+            guard !user.disabled else {
+                await sesame.audit("sign_in.passkey", "refused", user: user, context: context, detail: "account_disabled")
+                throw APIError.accountDisabled
+            }
+            try await sesame.store.recordCredentialUse(id: stored.id, signCount: result.signCount, backedUp: result.backupState, at: sesame.now)
+            await sesame.audit("sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : "")
+            let issued = try await Sessions.issue(user: user, method: "passkey", request: request, sesame: sesame)
+            return try Sessions.signedIn(issued, user: user).response(from: request, context: context)
+        }
+
+        router.post("/api/account/passkeys/options") { request, context -> Response in
+            let auth = try context.requireAuthentication()
+            let user = auth.user
+            let existing = try await sesame.store.credentials(userID: user.id)
+            let options = relyingParty.makeCreationOptions(
+                user: PublicKeyCredentialUserEntityJSON(id: user.userHandle, name: user.username, displayName: user.displayName),
+                excludeCredentials: existing.map {
+                    PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
+                },
+                residentKey: .required
+            )
+            try await storeChallenge(
+                options.challenge.bytes, purpose: "add_passkey", binding: sessionBinding(auth), userID: user.id, payload: PendingSignIn(userID: user.id)
+            )
+            return try optionsResponse(options, ceremonyToken: nil, request: request, context: context)
+        }
+
+        router.post("/api/account/passkeys") { request, context -> JSONResponse<PasskeyManagementRoutes.PasskeyBody> in
+            let auth = try context.requireAuthentication()
+            let body = try await JSONBody.decode(RegistrationRequest.self, from: request, context: context)
+            let (challenge, record) = try await consume(body.credential.response.clientDataJSON.bytes, purpose: "add_passkey", binding: sessionBinding(auth))
+            guard record.userID == auth.user.id else { throw APIError.challengeInvalid }
+            let result = try await verifyRegistration(body.credential, challenge: challenge, expires: record.expiresAt, username: auth.user.username, context: context)
+            let credential = try stored(result, user: auth.user, name: body.name)
+            do {
+                try await sesame.store.addCredential(credential)
+            } catch StoreError.conflict {
+                throw APIError(.conflict, "credential_exists", "This passkey is already registered.")
+            }
+            await sesame.audit("passkey.added", "success", user: auth.user, context: context)
+            return JSONResponse(PasskeyManagementRoutes.PasskeyBody(credential), status: .created)
+        }
+    }
+
+    // MARK: Helpers
+
+    private static func displayName(_ raw: String) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIError.invalidField("display_name", "Use 1 to 64 characters.")
+        }
+        return name
+    }
+
+    /// The client's ceremony token (cookie or header) if it sent a well-formed one, else a new one; and its hash,
+    /// which binds challenges.
+    private func ceremonyToken(_ request: Request) -> (token: String, binding: [UInt8]) {
+        let sent = request.headers[Self.ceremonyHeader] ?? request.cookies[Self.ceremonyCookie]?.value
+        if let sent, Sessions.isWellFormed(sent) { return (sent, Secrets.sha256(sent)) }
+        let (token, hash) = Secrets.token()
+        return (token, hash)
+    }
+
+    private func sessionBinding(_ auth: Authentication) -> [UInt8] {
+        Secrets.sha256(Array("session:".utf8) + auth.tokenHash)
+    }
+
+    /// Stable per username, unknowable without the server secret, shaped like a real 32-byte credential ID.
+    private func fakeCredentialID(_ usernameKey: String) -> [UInt8] {
+        Secrets.hmac(key: sesame.serverSecret, Array("unknown-user-credential:\(usernameKey)".utf8))
+    }
+
+    private func storeChallenge(_ challenge: [UInt8], purpose: String, binding: [UInt8], userID: String?, payload: some Encodable) async throws {
+        let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+        try await sesame.store.insertChallenge(
+            id: Secrets.sha256(challenge), binding: binding,
+            ChallengeRecord(
+                purpose: purpose, userID: userID, payload: json,
+                expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
+            )
+        )
+    }
+
+    /// Finds the challenge the client data names and consumes it: unknown, expired, used, or bound to someone
+    /// else all give the same `challenge_invalid`.
+    private func consume(_ clientDataJSON: [UInt8], purpose: String, binding: [UInt8]) async throws -> ([UInt8], ChallengeRecord) {
+        guard let clientData = try? CollectedClientData(bytes: clientDataJSON),
+            let challenge = try? Base64URL.decode(clientData.challenge), (16...64).contains(challenge.count)
+        else { throw APIError(.badRequest, "invalid_client_data", "clientDataJSON is not valid client data.") }
+        guard let record = try await sesame.store.consumeChallenge(id: Secrets.sha256(challenge), purpose: purpose, binding: binding, now: sesame.now)
+        else { throw APIError.challengeInvalid }
+        return (challenge, record)
+    }
+
+    private func verifyRegistration(
+        _ response: RegistrationResponseJSON, challenge: [UInt8], expires: Date, username: String, context: SesameRequestContext
+    ) async throws -> RegistrationResult {
+        let expectation = RegistrationExpectation(
+            challenge: challenge, userVerification: relyingParty.configuration.userVerification,
+            allowedAlgorithms: relyingParty.configuration.algorithms, expires: expires
+        )
+        do {
+            return try await relyingParty.verifyRegistration(response: response, expected: expectation, now: sesame.now)
+        } catch {
+            await sesame.audit("passkey.registration", "failure", user: nil, username: username, context: context, detail: "\(error.code)")
+            throw APIError(.badRequest, "registration_failed", "Passkey check failed: \(error.code).")
+        }
+    }
+
+    private func stored(_ result: RegistrationResult, user: User, name: String?) throws -> StoredCredential {
+        let record = result.credential
+        let aaguid = record.aaguid?.bytes
+        let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap(ProviderNames.name(for:))
+        let chosen = try name.map(Self.displayName) ?? provider ?? "Passkey"
+        return StoredCredential(
+            id: record.id, userID: user.id, publicKey: record.publicKey, signCount: record.signCount,
+            transports: record.transports.map(\.rawValue), aaguid: aaguid, backupEligible: record.backupEligible,
+            backedUp: record.backupState, userVerified: record.uvInitialized, attestationFormat: record.attestationFormat,
+            name: chosen, createdAt: sesame.now, lastUsedAt: nil
+        )
+    }
+
+    static func record(_ c: StoredCredential) -> CredentialRecord {
+        CredentialRecord(
+            id: c.id, publicKey: c.publicKey, signCount: c.signCount, transports: c.transports.map(AuthenticatorTransport.init(rawValue:)),
+            backupEligible: c.backupEligible, backupState: c.backedUp, uvInitialized: c.userVerified,
+            aaguid: c.aaguid.flatMap { AAGUID(bytes: $0) }, attestationFormat: c.attestationFormat
+        )
+    }
+
+    /// Options JSON as the page passes it to `PublicKeyCredential.parse…OptionsFromJSON`, plus the ceremony token
+    /// (cookie for pages, header for apps).
+    private func optionsResponse(
+        _ options: some Encodable & Sendable, ceremonyToken: String?, request: Request, context: SesameRequestContext
+    ) throws -> Response {
+        var headers: HTTPFields = [:]
+        if let ceremonyToken {
+            headers[Self.ceremonyHeader] = ceremonyToken
+            var cookie = ["\(Self.ceremonyCookie)=\(ceremonyToken)", "Path=/api", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
+            if sesame.configuration.isSecureOrigin { cookie.append("Secure") }
+            headers[.setCookie] = cookie.joined(separator: "; ")
+        }
+        return try JSONResponse(options, headers: headers).response(from: request, context: context)
+    }
+}
