@@ -85,6 +85,7 @@ func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameR
     let router = Router(context: SesameRequestContext.self)
     router.add(middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger))
     router.add(middleware: SessionMiddleware(sesame: sesame))
+    WebRoutes(sesame: sesame).register(on: router)
     OperationalRoutes(sesame: sesame).register(on: router)
     PasswordRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)

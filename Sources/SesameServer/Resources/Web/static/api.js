@@ -1,0 +1,167 @@
+// Talking to the Sesame API: JSON in and out, the CSRF header on writes once signed in, and one human sentence
+// for every error code the API can answer with.
+
+let csrfToken = null;
+
+/** Remember the CSRF token a sign-in or `GET /api/account` returned; it goes with every write. */
+export function setCSRFToken(token) {
+  csrfToken = typeof token === "string" && token.length > 0 ? token : null;
+}
+
+/** An API failure: `code` is the API's error code, `status` the HTTP status. `message` is for people. */
+export class APIFailure extends Error {
+  constructor(status, code, serverMessage, retryAfter, data) {
+    super(humanMessage(code, serverMessage, retryAfter));
+    this.name = "APIFailure";
+    this.data = data && typeof data === "object" ? data : {};
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+}
+
+function minutes(seconds) {
+  if (!Number.isFinite(seconds) || seconds <= 60) return "a minute";
+  const m = Math.ceil(seconds / 60);
+  return `${m} minutes`;
+}
+
+const messages = {
+  malformed_json: "Something went wrong sending that. Reload the page and try again.",
+  unsupported_media_type: "Something went wrong sending that. Reload the page and try again.",
+  body_too_large: "That was too long. Shorten it and try again.",
+  bad_request: "Something went wrong sending that. Reload the page and try again.",
+  method_not_allowed: "This page is out of date. Reload it and try again.",
+  unauthenticated: "You’re signed out. Sign in again to continue.",
+  csrf_check_failed: "Your session on this page expired. Reload the page and try again.",
+  origin_not_allowed: "This request came from a page this site doesn’t serve.",
+  invalid_credentials: "That username and password don’t match. Check them and try again.",
+  wrong_password: "Your current password isn’t right.",
+  account_disabled: "This account is turned off. Contact the site’s administrator.",
+  not_found: "That no longer exists. Reload the page to see what’s current.",
+  challenge_invalid: "That took too long or was already used. Please start again.",
+  challenge_expired: "That took too long. Please start again.",
+  invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
+  code_expired: "That code has expired. Ask for a new one.",
+  last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
+  internal_error: "Something went wrong on our side. Please try again.",
+  unavailable: "The service is unavailable right now. Please try again in a moment.",
+  username_taken: "That username is taken. Choose another one.",
+  credential_unknown: "This passkey isn’t registered with this site any more. Choose another passkey or sign in another way.",
+  unknown_credential: "This passkey isn’t registered with this site any more. Choose another passkey or sign in another way.",
+  credential_exists: "This device already has a passkey for your account.",
+  credential_already_registered: "This device already has a passkey for your account.",
+  registration_failed: "Your new passkey couldn’t be checked, so it wasn’t saved. Please try again, or use another device.",
+  authentication_failed: "Your passkey couldn’t be checked. Please try again, or sign in another way.",
+  invalid_client_data: "Your browser sent an answer this site can’t read. Please try again.",
+  user_verification_required: "Your device needs to confirm it’s you (fingerprint, face or screen lock). Please try again.",
+  second_factor_required: "Enter a code to finish signing in.",
+  no_pending_sign_in: "Your sign-in timed out. Please enter your password again.",
+  totp_not_set_up: "Set up an authenticator app first.",
+  factor_unavailable: "That way to confirm isn’t set up for this account.",
+  factor_not_enabled: "That way to confirm isn’t set up for this account. Choose another.",
+  sms_not_enabled: "This account has no confirmed phone number. Choose another way to confirm.",
+  totp_already_enabled: "An authenticator app is already set up. Turn it off first to move to a new one.",
+  totp_not_pending: "Start the authenticator app setup again.",
+};
+
+const fieldMessages = {
+  invalid_username: "Choose a username: letters, digits, dots, dashes or underscores.",
+  invalid_display_name: "Enter your name.",
+  invalid_displayname: "Enter your name.",
+  invalid_password: "Choose a password of at least 8 characters.",
+  invalid_current_password: "Enter your current password to change it.",
+  invalid_phone: "Enter your mobile number in international format, starting with +.",
+  invalid_name: "Give the passkey a name of 1 to 64 characters.",
+  invalid_credential_id: "That passkey no longer exists. Reload the page to see what’s current.",
+  invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
+  invalid_credential: "Your passkey’s answer couldn’t be read. Please try again.",
+  invalid_factor: "Choose how you want to confirm it’s you.",
+};
+
+/** The sentence shown for an API error code. */
+export function humanMessage(code, serverMessage, retryAfter) {
+  if (code === "too_many_attempts") {
+    return `Too many tries. For your security, wait ${minutes(retryAfter)} and try again.`;
+  }
+  if (messages[code]) return messages[code];
+  if (fieldMessages[code]) return code === "invalid_password" && serverMessage ? serverMessage : fieldMessages[code];
+  // Codes added to the API later: its own message is written for people too.
+  if (typeof serverMessage === "string" && serverMessage.length > 0 && serverMessage.length < 200) return serverMessage;
+  return "Something went wrong. Please try again.";
+}
+
+/** `method path` with an optional JSON body; resolves to the parsed JSON answer, rejects with APIFailure. */
+export async function call(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && method !== "HEAD" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+  } catch {
+    throw new APIFailure(0, "network", "Can’t reach the server. Check your connection and try again.");
+  }
+  let data = null;
+  const type = response.headers.get("Content-Type") || "";
+  if (type.includes("json")) {
+    try {
+      data = await response.json();
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const retry = Number.parseInt(response.headers.get("Retry-After") || "", 10);
+    const code = data && typeof data.error === "string" ? data.error : `http_${response.status}`;
+    throw new APIFailure(response.status, code, data && data.message, Number.isFinite(retry) ? retry : undefined, data);
+  }
+  return data;
+}
+
+/** Every endpoint the pages use, in one place. */
+export const api = {
+  registrationOptions: (username, displayName) => call("POST", "/api/registration/options", { username, displayName }),
+  register: (payload) => call("POST", "/api/registration", payload),
+  authenticationOptions: (username) =>
+    call("POST", "/api/authentication/options", username ? { username } : {}),
+  authenticate: (payload) => call("POST", "/api/authentication", payload),
+  passwordSignIn: (username, password) => call("POST", "/api/sessions/password", { username, password }),
+  sendSMSCode: (pendingToken) => call("POST", "/api/sessions/second-factor/sms", pendingToken ? { pendingToken } : {}),
+  secondFactor: (factor, code, pendingToken) =>
+    call("POST", "/api/sessions/second-factor", pendingToken ? { factor, code, pendingToken } : { factor, code }),
+
+  account: () => call("GET", "/api/account"),
+  updateProfile: (displayName) => call("PATCH", "/api/account", { displayName }),
+  passkeys: () => call("GET", "/api/account/passkeys"),
+  passkeyOptions: () => call("POST", "/api/account/passkeys/options", {}),
+  addPasskey: (payload) => call("POST", "/api/account/passkeys", payload),
+  renamePasskey: (id, name) => call("PATCH", `/api/account/passkeys/${encodeURIComponent(id)}`, { name }),
+  deletePasskey: (id) => call("DELETE", `/api/account/passkeys/${encodeURIComponent(id)}`),
+  signals: () => call("GET", "/api/account/signals"),
+
+  setPassword: (currentPassword, newPassword) =>
+    call("PUT", "/api/account/password", currentPassword ? { currentPassword, newPassword } : { newPassword }),
+  removePassword: () => call("DELETE", "/api/account/password"),
+
+  totpStart: () => call("POST", "/api/account/totp", {}),
+  totpConfirm: (code) => call("POST", "/api/account/totp/confirm", { code }),
+  totpDisable: () => call("DELETE", "/api/account/totp"),
+
+  recoveryCodes: () => call("POST", "/api/account/recovery-codes", {}),
+
+  smsStart: (phone) => call("PUT", "/api/account/sms", { phone }),
+  smsConfirm: (code) => call("POST", "/api/account/sms/confirm", { code }),
+  smsRemove: () => call("DELETE", "/api/account/sms"),
+
+  sessions: () => call("GET", "/api/account/sessions"),
+  revokeSession: (id) => call("DELETE", `/api/account/sessions/${encodeURIComponent(id)}`),
+  revokeAllSessions: () => call("DELETE", "/api/account/sessions"),
+  signOut: () => call("DELETE", "/api/session"),
+};

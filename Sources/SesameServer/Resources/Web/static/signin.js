@@ -1,0 +1,300 @@
+// Sign-in page: AutoFill-assisted passkey request on load, modal request (with or without a username), a silent
+// request where the browser can make one, and the password + second-step path. Every failure leaves the form
+// usable and says what happened.
+
+import { api, setCSRFToken } from "./api.js";
+import * as webauthn from "./webauthn.js";
+import { $, say, clear, busy, focus, show } from "./ui.js";
+
+const unknownCredentialCodes = new Set(["unknown_credential", "credential_unknown"]);
+
+let conditional = null; // AbortController of the running AutoFill request
+let pending = null; // { token, factors } while a second step is open
+
+/** Fields the server sent beside the WebAuthn options (e.g. a ceremony handle) go back with the answer. */
+function ceremonyFields(options) {
+  const fields = {};
+  if (options && typeof options === "object" && options.publicKey) {
+    for (const [key, value] of Object.entries(options)) {
+      if (key !== "publicKey" && key !== "mediation" && typeof value === "string") fields[key] = value;
+    }
+  }
+  return fields;
+}
+
+function signedIn(result) {
+  setCSRFToken(result && result.csrfToken);
+  say("Signed in. Opening your account…", "success");
+  location.assign("/account");
+}
+
+function stopConditional() {
+  if (conditional) {
+    conditional.abort();
+    conditional = null;
+  }
+}
+
+/** Sends the assertion; on an unknown credential, tells the browser so it can hide that passkey. */
+async function finish(options, credential) {
+  try {
+    const result = await api.authenticate({ credential: webauthn.credentialJSON(credential), ...ceremonyFields(options) });
+    signedIn(result);
+    return true;
+  } catch (error) {
+    if (unknownCredentialCodes.has(error.code)) {
+      // The server names the credential and RP ID it does not know; the browser can then hide that passkey.
+      const rpId = error.data.rpId || webauthn.publicKeyJSON(options).rpId || webauthn.pageRPID();
+      await webauthn.signalUnknownCredential(rpId, error.data.credentialId || credential.id);
+    }
+    say(error.message, "error");
+    return false;
+  }
+}
+
+/** The AutoFill-assisted request: runs quietly until the person picks a passkey from the username field. */
+async function startConditional() {
+  if (!webauthn.supported() || typeof PublicKeyCredential.isConditionalMediationAvailable !== "function") return;
+  stopConditional();
+  const controller = new AbortController();
+  conditional = controller;
+  let options;
+  try {
+    options = await api.authenticationOptions();
+  } catch {
+    if (conditional === controller) conditional = null;
+    return; // the form works without it
+  }
+  if (controller.signal.aborted) return;
+  let credential;
+  try {
+    credential = await navigator.credentials.get({
+      mediation: "conditional",
+      publicKey: webauthn.requestOptions(options),
+      signal: controller.signal,
+    });
+  } catch {
+    if (conditional === controller) conditional = null;
+    return; // aborted for a modal request, or AutoFill unavailable: the form stays
+  }
+  if (conditional === controller) conditional = null;
+  if (credential && !(await finish(options, credential))) startConditional();
+}
+
+/** A modal request: all of this site's passkeys (no username) or the named account's credentials. */
+async function modal(username, button) {
+  if (!webauthn.supported()) {
+    say("This browser can’t use passkeys. Use “Other ways to sign in” below.", "error");
+    return;
+  }
+  stopConditional();
+  clear();
+  await busy(button, async () => {
+    let options;
+    try {
+      options = await api.authenticationOptions(username);
+    } catch (error) {
+      say(error.message, "error");
+      startConditional();
+      return;
+    }
+    let credential;
+    try {
+      credential = await navigator.credentials.get({ publicKey: webauthn.requestOptions(options) });
+    } catch (error) {
+      say(webauthn.describeFailure(error), "error");
+      focus($("username"));
+      startConditional();
+      return;
+    }
+    if (!(await finish(options, credential))) startConditional();
+  });
+}
+
+/** Where the browser offers it, ask only for a passkey that is available without any prompt or QR code; with
+ * none, fall back to the form without showing anything. */
+async function silentRequest() {
+  const forms = $("signin-forms");
+  show($("checking"), true);
+  forms.hidden = true;
+  try {
+    const options = await api.authenticationOptions();
+    const credential = await navigator.credentials.get({
+      mediation: "immediate",
+      publicKey: webauthn.requestOptions(options),
+    });
+    show($("checking"), false);
+    forms.hidden = false;
+    if (credential) return await finish(options, credential);
+  } catch (error) {
+    // No passkey immediately available: fall through to the form. A TypeError means this browser reports the
+    // capability but does not accept the request; the form is the answer then too, without a message.
+    show($("checking"), false);
+    forms.hidden = false;
+    if (error && error.name !== "TypeError") {
+      say("No passkey is ready on this device. Enter your username, or choose another way to sign in.", "info");
+    }
+    focus($("username"));
+    return false;
+  }
+  show($("checking"), false);
+  forms.hidden = false;
+  focus($("username"));
+  return false;
+}
+
+function openSecondStep(result) {
+  pending = { token: result.pendingToken, factors: Array.isArray(result.factors) ? result.factors : [] };
+  for (const factor of ["totp", "sms", "recovery"]) {
+    show($(`factor-${factor}-choice`), pending.factors.includes(factor));
+  }
+  const first = ["totp", "sms", "recovery"].find((f) => pending.factors.includes(f));
+  if (!first) {
+    say("This account needs a second step that this page can’t offer. Contact the site’s administrator.", "error");
+    return;
+  }
+  $(`factor-${first}`).checked = true;
+  chooseFactor(first);
+  for (const id of ["username-form", "passkey-button", "other-ways"]) show($(id), false);
+  document.querySelector(".divider").hidden = true;
+  show($("second-step-form"), true);
+  say("Enter a code to finish signing in.", "info");
+  focus($("code"));
+}
+
+function closeSecondStep() {
+  pending = null;
+  show($("second-step-form"), false);
+  for (const id of ["username-form", "passkey-button", "other-ways"]) show($(id), true);
+  document.querySelector(".divider").hidden = false;
+  $("code").value = "";
+  $("password").value = "";
+  clear();
+  focus($("username"));
+  startConditional();
+}
+
+function chooseFactor(factor) {
+  const code = $("code");
+  show($("send-sms-button"), factor === "sms");
+  if (factor === "recovery") {
+    $("code-label").textContent = "Recovery code";
+    $("code-hint").textContent = "Enter one of the recovery codes you saved. Each works once.";
+    code.setAttribute("inputmode", "text");
+    code.setAttribute("autocomplete", "off");
+  } else {
+    $("code-label").textContent = factor === "sms" ? "Code from the text message" : "Code from your authenticator app";
+    $("code-hint").textContent = factor === "sms" ? "Ask for a text, then enter the code it contains." : "Enter the 6-digit code.";
+    code.setAttribute("inputmode", "numeric");
+    code.setAttribute("autocomplete", "one-time-code");
+  }
+}
+
+function selectedFactor() {
+  const checked = document.querySelector('input[name="factor"]:checked');
+  return checked ? checked.value : null;
+}
+
+function wire() {
+  $("username-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const username = $("username").value.trim();
+    if (!username) {
+      say("Enter your username, or use “Sign in with a passkey”.", "error");
+      focus($("username"));
+      return;
+    }
+    modal(username, $("continue-button"));
+  });
+
+  $("passkey-button").addEventListener("click", () => modal(null, $("passkey-button")));
+
+  $("other-ways").addEventListener("toggle", () => {
+    if ($("other-ways").open) {
+      if (!$("password-username").value) $("password-username").value = $("username").value.trim();
+      focus($("password-username").value ? $("password") : $("password-username"));
+    }
+  });
+
+  $("password-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const username = $("password-username").value.trim();
+    const password = $("password").value;
+    if (!username || !password) {
+      say("Enter your username and password.", "error");
+      focus(username ? $("password") : $("password-username"));
+      return;
+    }
+    stopConditional();
+    clear();
+    await busy($("password-button"), async () => {
+      try {
+        const result = await api.passwordSignIn(username, password);
+        if (result && result.status === "second_factor_required") openSecondStep(result);
+        else signedIn(result);
+      } catch (error) {
+        say(error.message, "error");
+        $("password").value = "";
+        focus($("password"));
+        startConditional();
+      }
+    });
+  });
+
+  for (const input of document.querySelectorAll('input[name="factor"]')) {
+    input.addEventListener("change", () => {
+      chooseFactor(input.value);
+      focus($("code"));
+    });
+  }
+
+  $("send-sms-button").addEventListener("click", async () => {
+    await busy($("send-sms-button"), async () => {
+      try {
+        await api.sendSMSCode(pending && pending.token);
+        say("We sent a code to your phone. It works for a few minutes.", "success");
+        focus($("code"));
+      } catch (error) {
+        say(error.message, "error");
+      }
+    });
+  });
+
+  $("second-step-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const factor = selectedFactor();
+    const code = $("code").value.trim();
+    if (!factor || !code) {
+      say("Enter the code.", "error");
+      focus($("code"));
+      return;
+    }
+    await busy($("code-button"), async () => {
+      try {
+        const result = await api.secondFactor(factor, code, pending && pending.token);
+        signedIn(result);
+      } catch (error) {
+        say(error.message, "error");
+        $("code").value = "";
+        focus($("code"));
+        if (error.code === "challenge_invalid" || error.code === "no_pending_sign_in") closeSecondStep();
+      }
+    });
+  });
+
+  $("second-step-cancel").addEventListener("click", closeSecondStep);
+}
+
+async function start() {
+  wire();
+  if (!webauthn.supported()) {
+    say("This browser can’t use passkeys. Use “Other ways to sign in” below.", "info");
+    $("other-ways").open = true;
+    return;
+  }
+  const caps = await webauthn.capabilities();
+  if (caps.immediateGet === true && (await silentRequest())) return;
+  startConditional();
+}
+
+start();
