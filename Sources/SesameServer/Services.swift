@@ -19,7 +19,12 @@ public struct ConsoleSMSSender: SMSSender {
     let observer: (@Sendable (String, String) -> Void)?
     public init(observer: (@Sendable (String, String) -> Void)? = nil) { self.observer = observer }
     public func send(to phone: String, message: String) async throws {
-        if let observer { observer(phone, message) } else { print("SMS to \(phone):\n\(message)") }
+        if let observer {
+            observer(phone, message)
+        } else {
+            // Unbuffered, so the message shows at once even when standard output is a file or pipe.
+            FileHandle.standardOutput.write(Data("SMS to \(phone):\n\(message)\n".utf8))
+        }
     }
 }
 

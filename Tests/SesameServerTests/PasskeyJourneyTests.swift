@@ -74,9 +74,13 @@ import WebAuthn
             let list = try await client.json("/api/account/passkeys", headers: first.bearerHeaders)
             let items = try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [[String: Any]] ?? []
             #expect(items.count == 2)
-            #expect(items[0]["backedUp"] as? Bool == true)
-            #expect(items[0]["lastUsedAt"] != nil)
-            #expect(items[1]["transports"] as? [String] == ["usb"])
+            let synced = try #require(items.first { $0["id"] as? String == Base64URL.encode(phone.credentials[0].id) })
+            let usb = try #require(items.first { $0["id"] as? String == Base64URL.encode(key.credentials[0].id) })
+            #expect(synced["backedUp"] as? Bool == true)
+            #expect(synced["lastUsedAt"] != nil)
+            #expect(synced["transports"] as? [String] == ["hybrid", "internal"])
+            #expect(usb["transports"] as? [String] == ["usb"])
+            #expect(usb["backedUp"] as? Bool == false)
 
             let viaKey = try await signIn(client, key, username: "zoe")
             #expect(viaKey.status == .ok)
