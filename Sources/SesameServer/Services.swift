@@ -36,6 +36,8 @@ public struct RateLimitPolicy: Sendable, Equatable {
     public var perAccount = 5
     /// Per client address, across accounts and secrets.
     public var perAddress = 50
+    /// Ceremonies started (options requests) per client address: bounds stored challenges and sign-up spam.
+    public var ceremoniesPerAddress = 300
     public init() {}
 }
 
@@ -81,6 +83,17 @@ struct RateLimiter: Sendable {
         let now = clock.now()
         for bucket in key.buckets {
             _ = try await store.recordFailure(bucket: bucket.name, now: now, window: policy.window)
+        }
+    }
+
+    /// Counts one ceremony start for the address; 429 once the window's budget is spent.
+    func countCeremony(address: String) async throws {
+        let name = "ceremony:" + Self.bucket(address: address)
+        let now = clock.now()
+        let state = try await store.recordFailure(bucket: name, now: now, window: policy.window)
+        if state.count > policy.ceremoniesPerAddress {
+            let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
+            throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
         }
     }
 

@@ -2,8 +2,10 @@
 through the console sender, and schemathesis against the served OpenAPI document. Runs on SQLite, and on
 PostgreSQL when SESAME_TEST_POSTGRES_URL is set (scripts/test starts one)."""
 
+import http.server
 import json
 import os
+import threading
 import re
 import secrets
 import shutil
@@ -22,7 +24,7 @@ DATABASES = ["sqlite"] + (["postgres"] if os.environ.get("SESAME_TEST_POSTGRES_U
 
 
 class Server:
-    def __init__(self, sesame_bin, tmp_path, database):
+    def __init__(self, sesame_bin, tmp_path, database, extra=()):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp_path / "serve.log"
@@ -34,7 +36,7 @@ class Server:
         self.sesame_bin = sesame_bin
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
-            [sesame_bin, "serve", "--port", str(self.port), "--origin", "http://localhost:8080", *self.common],
+            [sesame_bin, "serve", "--port", str(self.port), "--origin", "http://localhost:8080", *self.common, *extra],
             stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp_path,
         )
         deadline = time.time() + 30
@@ -170,6 +172,40 @@ def wait_for_code(server, skip=0):
             return codes[-1]
         time.sleep(0.2)
     raise AssertionError("no SMS printed: " + server.log_path.read_text())
+
+
+def test_sms_webhook_sender_posts_the_origin_bound_message(sesame_bin, tmp_path):
+    received = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            length = int(self.headers["Content-Length"])
+            received.append((self.headers["Content-Type"], json.loads(self.rfile.read(length))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    hook = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    server = Server(sesame_bin, tmp_path, "sqlite", extra=["--sms-sender", f"http://127.0.0.1:{hook.server_port}/sms"])
+    try:
+        name, password = new_user(server)
+        token = sign_in(server, name, password)["sessionToken"]
+        assert server.request("PUT", "/api/account/sms", {"phone": "+447700900123"}, token=token)[0] == 202
+        content_type, body = received[-1]
+        assert content_type == "application/json"
+        assert body["to"] == "+447700900123"
+        code = re.search(r"^@localhost #(\d{6})$", body["message"], re.M).group(1)
+        assert server.request("POST", "/api/account/sms/confirm", {"code": code}, token=token)[0] == 200
+        # A webhook that fails makes the request fail visibly (502), not silently.
+        hook.shutdown()
+        hook.server_close()
+        status, error = server.request("PUT", "/api/account/sms", {"phone": "+447700900124"}, token=token)
+        assert (status, error["error"]) == (502, "sms_not_sent")
+    finally:
+        server.stop()
 
 
 SCHEMATHESIS_CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance"

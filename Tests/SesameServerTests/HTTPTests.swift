@@ -67,7 +67,16 @@ import Testing
             let response = try await client.json("/openapi.yaml")
             #expect(response.status == .ok)
             #expect(response.text.hasPrefix("openapi: 3."))
-            for path in ["/api/sessions/password", "/api/account", "/health", "/.well-known/webauthn"] {
+            let routes = [
+                "/health", "/metrics", "/openapi.yaml", "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json",
+                "/.well-known/passkey-endpoints", "/.well-known/webauthn", "/.well-known/change-password", "/api/sessions/password",
+                "/api/sessions/second-factor", "/api/sessions/second-factor/sms", "/api/session", "/api/account", "/api/account/password",
+                "/api/account/sessions", "/api/account/sessions/{id}", "/api/account/audit", "/api/registration/options", "/api/registration",
+                "/api/authentication/options", "/api/authentication", "/api/account/passkeys", "/api/account/passkeys/options",
+                "/api/account/passkeys/{id}", "/api/account/signals", "/api/account/totp", "/api/account/totp/qr.png",
+                "/api/account/totp/confirm", "/api/account/sms", "/api/account/sms/confirm", "/api/account/recovery-codes",
+            ]
+            for path in routes {
                 #expect(response.text.contains("  \(path):"), "openapi.yaml does not describe \(path)")
             }
         }

@@ -223,6 +223,22 @@ import WebAuthn
         }
     }
 
+    /// Ceremony starts are limited per address, so nobody fills the challenge table.
+    @Test func ceremonyStartsAreLimitedPerAddress() async throws {
+        var server = TestServer(.sqlite)
+        server.rateLimits.ceremoniesPerAddress = 3
+        try await server.app().test(.router) { client in
+            for _ in 0..<3 { #expect(try await client.json("/api/authentication/options", .post, body: "{}").status == .ok) }
+            let limited = try await client.json("/api/registration/options", .post, body: #"{"username":"flood"}"#)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+            let elsewhere = try await client.json(
+                "/api/authentication/options", .post, body: "{}", headers: [.init("X-Forwarded-For")!: "198.51.100.1"]
+            )
+            #expect(elsewhere.status == .ok)
+        }
+    }
+
     /// The ceremony cookie works for pages (no header).
     @Test func ceremonyCookieOverSockets() async throws {
         let server = TestServer(.sqlite)

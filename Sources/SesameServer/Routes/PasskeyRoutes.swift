@@ -51,6 +51,7 @@ struct PasskeyRoutes {
     func register(on router: Router<SesameRequestContext>) {
         router.post("/api/registration/options") { request, context -> Response in
             let body = try await JSONBody.decode(RegistrationOptionsRequest.self, from: request, context: context)
+            try await sesame.rateLimiter.countCeremony(address: context.clientAddress)
             guard let username = Usernames.validate(body.username) else {
                 throw APIError.invalidField("username", "Use 1 to 64 characters without spaces or control characters.")
             }
@@ -102,6 +103,7 @@ struct PasskeyRoutes {
 
         router.post("/api/authentication/options") { request, context -> Response in
             let body = try await JSONBody.decode(AuthenticationOptionsRequest.self, from: request, context: context)
+            try await sesame.rateLimiter.countCeremony(address: context.clientAddress)
             var allow: [PublicKeyCredentialDescriptorJSON] = []
             var userID: String?
             if let name = body.username {
