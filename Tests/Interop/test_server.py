@@ -144,6 +144,18 @@ def test_password_then_totp_codes_from_pyotp(server):
         "POST", "/api/sessions/second-factor", {"factor": "totp", "code": totp.at(now + 30), "pendingToken": pending["pendingToken"]}
     )
     assert status == 200 and signed["status"] == "signed_in"
+    # Nothing secret reaches the log.
+    log = server.log_path.read_text()
+    for secret in (password, token, signed["sessionToken"], setup["secret"], totp.at(now), totp.at(now + 30), pending["pendingToken"]):
+        assert secret not in log
+
+
+def test_serve_help_lists_every_setting(run_sesame):
+    result = run_sesame("serve", "--help")
+    assert result.returncode == 0
+    for variable in ("SESAME_HOST", "SESAME_PORT", "SESAME_RP_ID", "SESAME_ORIGIN", "SESAME_DATABASE", "SESAME_SMS_SENDER",
+                     "SESAME_NATIVE_APP_ORIGINS", "SESAME_RELATED_ORIGINS", "SESAME_APPLE_APP_IDS", "SESAME_ANDROID_APPS", "SESAME_CONFIG"):
+        assert variable in result.stdout
 
 
 def test_sms_code_through_the_console_sender(server):
