@@ -76,7 +76,17 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         response.headers[.init("X-Frame-Options")!] = "DENY"
         let route = context.endpointPath ?? "unmatched"
-        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: ContinuousClock.now - start)
+        let duration = ContinuousClock.now - start
+        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        // The route pattern, never the raw path or query (paths carry session and credential IDs); no headers.
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "route": .string(route), "status": .stringConvertible(response.status.code),
+                "ms": .stringConvertible(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000),
+                "client": .string(context.clientAddress),
+            ]
+        )
         return response
     }
 }
