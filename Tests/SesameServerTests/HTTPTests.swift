@@ -168,6 +168,31 @@ import Testing
         }
     }
 
+    /// Guesses sent all at once: attempts are counted before the password is checked, so no more than the
+    /// account's limit are ever checked, whatever the concurrency.
+    @Test(arguments: TestDatabase.all)
+    func concurrentGuessesCannotOutrunTheLimit(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("gus", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        try await client.json(
+                            "/api/sessions/password", .post, body: #"{"username":"gus","password":"guess \#(index)"}"#,
+                            headers: [.init("X-Forwarded-For")!: "203.0.113.\(index)"]
+                        ).status.code
+                    }
+                }
+                var all: [Int] = []
+                for try await status in group { all.append(status) }
+                return all
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 5)
+            #expect(statuses.filter { $0 == 429 }.count == 15)
+        }
+    }
+
     @Test func oneAddressGuessingManyAccountsIsLimited() async throws {
         var server = TestServer(.sqlite)
         server.rateLimits.perAddress = 3
