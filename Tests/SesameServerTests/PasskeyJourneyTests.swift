@@ -239,6 +239,16 @@ import WebAuthn
         }
     }
 
+    @Test func httpsOriginPrefixesTheCeremonyCookie() async throws {
+        let server = TestServer(.sqlite, origin: "https://example.com") { $0.rpID = "example.com" }
+        try await server.app().test(.router) { client in
+            let r = try await client.json("/api/authentication/options", .post, body: "{}")
+            let cookie = r.headers[.setCookie] ?? ""
+            #expect(cookie.hasPrefix("__Secure-sesame_ceremony="))
+            #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        }
+    }
+
     /// The ceremony cookie works for pages (no header).
     @Test func ceremonyCookieOverSockets() async throws {
         let server = TestServer(.sqlite)

@@ -213,7 +213,7 @@ struct PasskeyRoutes {
     /// The client's ceremony token (cookie or header) if it sent a well-formed one, else a new one; and its hash,
     /// which binds challenges.
     private func ceremonyToken(_ request: Request) -> (token: String, binding: [UInt8]) {
-        let sent = request.headers[Self.ceremonyHeader] ?? request.cookies[Self.ceremonyCookie]?.value
+        let sent = request.headers[Self.ceremonyHeader] ?? request.cookies[Sessions.secureName(Self.ceremonyCookie, sesame.configuration)]?.value
         if let sent, Sessions.isWellFormed(sent) { return (sent, Secrets.sha256(sent)) }
         let (token, hash) = Secrets.token()
         return (token, hash)
@@ -294,7 +294,7 @@ struct PasskeyRoutes {
         var headers: HTTPFields = [:]
         if let ceremonyToken {
             headers[Self.ceremonyHeader] = ceremonyToken
-            var cookie = ["\(Self.ceremonyCookie)=\(ceremonyToken)", "Path=/api", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
+            var cookie = ["\(Sessions.secureName(Self.ceremonyCookie, sesame.configuration))=\(ceremonyToken)", "Path=/api", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { cookie.append("Secure") }
             headers[.setCookie] = cookie.joined(separator: "; ")
         }

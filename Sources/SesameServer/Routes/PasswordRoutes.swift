@@ -77,7 +77,7 @@ struct PasswordRoutes {
                 ChallengeRecord(purpose: Self.pendingPurpose, userID: user.id, payload: "{}", expiresAt: expires)
             )
             await sesame.audit("sign_in.password", "pending_second_factor", user: user, context: context)
-            var cookie = ["\(Self.pendingCookie)=\(pending)", "Path=/api/sessions", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
+            var cookie = ["\(Sessions.secureName(Self.pendingCookie, sesame.configuration))=\(pending)", "Path=/api/sessions", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { cookie.append("Secure") }
             return try JSONResponse(
                 SecondStepBody(status: "second_factor_required", pendingToken: pending, factors: factors, expiresAt: expires),

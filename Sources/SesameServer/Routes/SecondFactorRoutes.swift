@@ -169,7 +169,7 @@ struct SecondFactorRoutes {
             let issued = try await Sessions.issue(user: user, method: "password+\(body.factor)", request: request, sesame: sesame)
             await sesame.audit("sign_in.second_factor", "success", user: user, context: context, detail: body.factor)
             var response = try Sessions.signedIn(issued, user: user).response(from: request, context: context)
-            var clear = ["\(PasswordRoutes.pendingCookie)=", "Path=/api/sessions", "Max-Age=0", "HttpOnly", "SameSite=Strict"]
+            var clear = ["\(Sessions.secureName(PasswordRoutes.pendingCookie, sesame.configuration))=", "Path=/api/sessions", "Max-Age=0", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { clear.append("Secure") }
             response.headers.append(HTTPField(name: .setCookie, value: clear.joined(separator: "; ")))
             return response
@@ -182,7 +182,7 @@ struct SecondFactorRoutes {
 
     /// The account a pending second step belongs to; the token comes from the body or the `sesame_pending` cookie.
     private func pending(_ token: String?, request: Request) async throws -> (User, [UInt8]) {
-        let token = token ?? request.cookies[PasswordRoutes.pendingCookie]?.value ?? ""
+        let token = token ?? request.cookies[Sessions.secureName(PasswordRoutes.pendingCookie, sesame.configuration)]?.value ?? ""
         guard Sessions.isWellFormed(token) else { throw APIError.challengeInvalid }
         let hash = Secrets.sha256(token)
         guard
