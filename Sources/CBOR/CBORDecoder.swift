@@ -192,7 +192,10 @@ private struct Reader {
             return .simple(v)
         case 25:
             let bits = UInt16(try readBigEndian(2))
-            return .float(Double(Float16Bits.toFloat(bits)))
+            let value = Float16Bits.toFloat(bits)
+            // Canonical NaN is 0x7e00; other NaN payloads would not survive re-encoding.
+            if value.isNaN && bits != 0x7e00 { throw CBORError(.nonCanonicalFloat, offset: start) }
+            return .float(Double(value))
         case 26:
             let bits = UInt32(try readBigEndian(4))
             let f = Float(bitPattern: bits)

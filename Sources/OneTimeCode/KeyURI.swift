@@ -165,9 +165,10 @@ public struct OTPKeyURI: Sendable, Hashable {
             throw OneTimeCodeError(.missingSecret, reason: "no secret parameter")
         }
         let secret = try OTPSecret(base32: secretText)
-        let algorithm = try parameters["algorithm"].map { (text) throws(OneTimeCodeError) in
-            try OTPAlgorithm(parsing: text)
-        } ?? .sha1
+        let algorithm =
+            try parameters["algorithm"].map { (text) throws(OneTimeCodeError) in
+                try OTPAlgorithm(parsing: text)
+            } ?? .sha1
         let digits = try Self.integer(parameters["digits"], name: "digits", default: 6)
 
         let issuerParameter = parameters["issuer"]
@@ -296,7 +297,8 @@ public struct OTPKeyURI: Sendable, Hashable {
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<(start + needle.count)].elementsEqual(needle) {
             return start
         }
         return nil

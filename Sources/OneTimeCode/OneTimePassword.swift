@@ -1,9 +1,9 @@
 import Crypto
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The HMAC hash a one-time password generator uses (RFC 6238 §1.2 allows SHA-1, SHA-256 and SHA-512).
@@ -22,12 +22,44 @@ public enum OTPAlgorithm: String, Sendable, Hashable, CaseIterable {
         self = algorithm
     }
 
-    func mac(key: SymmetricKey, message: [UInt8]) -> [UInt8] {
+    /// An HMAC keyed once, whose copies each compute one MAC: the key's padding and the first block of each of
+    /// the two hashes are done once per verification instead of once per candidate step.
+    func keyed(_ key: SymmetricKey) -> KeyedMAC {
         switch self {
-        case .sha1: Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
-        case .sha256: Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
-        case .sha512: Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+        case .sha1: .sha1(HMAC<Insecure.SHA1>(key: key))
+        case .sha256: .sha256(HMAC<SHA256>(key: key))
+        case .sha512: .sha512(HMAC<SHA512>(key: key))
         }
+    }
+}
+
+enum KeyedMAC {
+    case sha1(HMAC<Insecure.SHA1>)
+    case sha256(HMAC<SHA256>)
+    case sha512(HMAC<SHA512>)
+
+    /// RFC 4226 §5.3 dynamic truncation of HMAC(counter): 31 bits from the offset the last nibble names.
+    func truncatedMAC(counter: UInt64) -> UInt32 {
+        withUnsafeBytes(of: counter.bigEndian) { message in
+            switch self {
+            case .sha1(var hmac):
+                hmac.update(data: message)
+                return hmac.finalize().withUnsafeBytes(Self.truncate)
+            case .sha256(var hmac):
+                hmac.update(data: message)
+                return hmac.finalize().withUnsafeBytes(Self.truncate)
+            case .sha512(var hmac):
+                hmac.update(data: message)
+                return hmac.finalize().withUnsafeBytes(Self.truncate)
+            }
+        }
+    }
+
+    private static func truncate(_ mac: UnsafeRawBufferPointer) -> UInt32 {
+        // Every MAC here is at least 20 bytes, so offset + 3 ≤ 18 is in range.
+        let offset = Int(mac[mac.count - 1] & 0x0F)
+        return (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
+            | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
     }
 }
 
@@ -62,8 +94,15 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
 
     /// A fresh secret from the system's cryptographically secure generator.
     public static func random(byteCount: Int = defaultByteCount) throws(OneTimeCodeError) -> OTPSecret {
+        // Checked before generating, so an absurd size is refused without allocating it.
+        guard byteCount >= minimumByteCount else {
+            throw OneTimeCodeError(.secretTooShort, reason: "secret of \(byteCount) bytes, at least 16 needed")
+        }
+        guard byteCount <= maximumByteCount else {
+            throw OneTimeCodeError(.secretTooLong, reason: "secret longer than \(maximumByteCount) bytes")
+        }
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<max(byteCount, 0)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return try OTPSecret(bytes: bytes)
     }
 
@@ -105,25 +144,21 @@ public struct HOTP: Sendable, Hashable {
     /// The code for a counter value: HMAC, dynamic truncation (RFC 4226 §5.3), then the low `digits` decimal
     /// digits, left-padded with zeros.
     public func code(counter: UInt64) -> String {
-        String(decoding: codeBytes(counter: counter, key: secret.key), as: UTF8.self)
-    }
-
-    /// The code as ASCII digits, with a key already prepared (the verifier reuses one key for a whole window).
-    func codeBytes(counter: UInt64, key: SymmetricKey) -> [UInt8] {
-        let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64($0))) }
-        let mac = algorithm.mac(key: key, message: message)
-        let offset = Int(mac[mac.count - 1] & 0x0F)
-        let binary =
-            (UInt32(mac[offset] & 0x7F) << 24) | (UInt32(mac[offset + 1]) << 16)
-            | (UInt32(mac[offset + 2]) << 8) | UInt32(mac[offset + 3])
-        var value = binary
+        var value = codeValue(counter: counter, mac: algorithm.keyed(secret.key))
         var output = [UInt8](repeating: UInt8(ascii: "0"), count: digits)
         for index in stride(from: digits - 1, through: 0, by: -1) {
             output[index] = UInt8(ascii: "0") + UInt8(value % 10)
             value /= 10
         }
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
+
+    /// The code as a number (below 10^digits), with a MAC keyed once for a whole verification window.
+    func codeValue(counter: UInt64, mac: KeyedMAC) -> UInt32 {
+        mac.truncatedMAC(counter: counter) % Self.modulus[digits - Self.supportedDigits.lowerBound]
+    }
+
+    private static let modulus: [UInt32] = [1_000_000, 10_000_000, 100_000_000]
 }
 
 /// A TOTP generator (RFC 6238): an HOTP generator whose counter is the number of `period`-second steps since the

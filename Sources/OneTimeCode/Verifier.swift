@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Where a verifier reads the time. Injected so that tests, replays of logged requests and servers with their own
@@ -115,27 +115,40 @@ public struct OTPVerifier: Sendable, Hashable {
         return Self.match(typed, hotp: hotp, steps: expectedCounter...upper, lastAcceptedStep: lastAcceptedCounter)
     }
 
-    /// The code's bytes when it has exactly `digits` ASCII digits.
-    static func wellFormed(_ code: String, digits: Int) -> [UInt8]? {
+    /// The code's value when it is exactly `digits` ASCII digits.
+    static func wellFormed(_ code: String, digits: Int) -> UInt32? {
         guard code.utf8.count == digits else { return nil }
-        let bytes = Array(code.utf8)
-        guard bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else { return nil }
-        return bytes
+        var value: UInt32 = 0
+        for byte in code.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + UInt32(byte - UInt8(ascii: "0"))  // at most 99,999,999: no overflow
+        }
+        return value
     }
 
     static func match(
-        _ typed: [UInt8],
+        _ typed: UInt32,
         hotp: HOTP,
         steps: ClosedRange<UInt64>,
         lastAcceptedStep: UInt64?
     ) -> OTPVerification {
-        let key = hotp.secret.key
+        let mac = hotp.algorithm.keyed(hotp.secret.key)
+        return match(typed, steps: steps, lastAcceptedStep: lastAcceptedStep) { hotp.codeValue(counter: $0, mac: mac) }
+    }
+
+    /// The window rule on its own, given each step's code value (separate so tests can make two steps collide).
+    static func match(
+        _ typed: UInt32,
+        steps: ClosedRange<UInt64>,
+        lastAcceptedStep: UInt64?,
+        codeValue: (UInt64) -> UInt32
+    ) -> OTPVerification {
         var accepted: UInt64? = nil
         var replayed = false
-        // No early exit: every step in the window costs the same whether or not it matches.
+        // No early exit: every step in the window costs the same whether or not it matches. The comparison is a
+        // single integer XOR, which takes the same time whatever the values (no digit-by-digit early exit).
         for step in steps {
-            let matches = constantTimeEquals(hotp.codeBytes(counter: step, key: key), typed)
+            let matches = (codeValue(step) ^ typed) == 0
             let fresh = lastAcceptedStep.map { step > $0 } ?? true
             if matches && fresh {
                 // The latest matching step wins: storing it burns every earlier step in the window too.

@@ -2,15 +2,15 @@ import ArgumentParser
 import OneTimeCode
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `sesame otp`: make, show and check one-time codes, and format domain-bound SMS messages.
@@ -45,9 +45,9 @@ struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
         let bytes = Array(string.utf8)
         #if canImport(Glibc)
-        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+            _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
         #else
-        _ = bytes.withUnsafeBytes { Darwin.write(2, $0.baseAddress, $0.count) }
+            _ = bytes.withUnsafeBytes { Darwin.write(2, $0.baseAddress, $0.count) }
         #endif
     }
 }
@@ -270,11 +270,12 @@ struct OTPVerifyCommand: AsyncParsableCommand {
         case .accepted(let step):
             print("accepted step \(step)")
         case .refused(let reason):
-            let text = switch reason {
-            case .malformed: "the code is not the expected number of digits"
-            case .noMatch: "no step in the window has this code"
-            case .replayed: "the code is for a step at or before --last-step"
-            }
+            let text =
+                switch reason {
+                case .malformed: "the code is not the expected number of digits"
+                case .noMatch: "no step in the window has this code"
+                case .replayed: "the code is for a step at or before --last-step"
+                }
             print("refused: \(text)")
             throw ExitCode(1)
         }

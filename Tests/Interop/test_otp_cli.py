@@ -33,6 +33,9 @@ def test_rfc6238_vector_through_the_cli():
         (["code", "otpauth://totp/x?secret=" + SECRET, "--digits", "8"], 2),
         (["new", "--issuer", "example.com", "--account", "a", "--digits", "9"], 2),
         (["new", "--issuer", "example.com", "--account", "a", "--qr", "/tmp/x.gif"], 2),
+        (["new", "--issuer", "example.com", "--account", "a", "--secret-bits", "80"], 2),
+        (["new", "--issuer", "example.com", "--account", "a", "--secret-bits", "8000000000000000"], 2),
+        (["new", "--issuer", "example.com", "--account", "a:b"], 2),
         (["sms", "--domain", "exa mple.com", "--code", "1"], 2),
     ],
 )
@@ -71,3 +74,15 @@ def test_qr_file_decodes_to_the_link(tmp_path, suffix):
     decoded = subprocess.run(["zbarimg", "--raw", "-q", str(image)], capture_output=True, text=True, check=True)
     assert decoded.stdout.rstrip("\n") == uri
     assert isinstance(pyotp.parse_uri(decoded.stdout.strip()), pyotp.TOTP)
+
+
+def test_argument_syntax_errors_exit_2():
+    """Every sesame command reports bad usage with status 2, including errors the argument parser finds."""
+    import os
+    import subprocess
+
+    binary = os.environ["SESAME_BIN"]
+    for argv in (["otp", "code"], ["otp", "new", "--bogus"], ["no-such-command"]):
+        result = subprocess.run([binary, *argv], capture_output=True, text=True)
+        assert result.returncode == 2, (argv, result.returncode, result.stderr)
+        assert result.stderr.strip(), argv

@@ -6,9 +6,12 @@ import Testing
 /// Published test vectors.
 struct OneTimePasswordVectorTests {
     /// RFC 4226 Appendix D: secret "12345678901234567890" (ASCII), HOTP-SHA1, 6 digits, counters 0–9.
-    @Test(arguments: zip(0..<10, [
-        "755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489",
-    ]))
+    @Test(
+        arguments: zip(
+            0..<10,
+            [
+                "755224", "287082", "359152", "969429", "338314", "254676", "287922", "162583", "399871", "520489",
+            ]))
     func rfc4226AppendixD(counter: Int, expected: String) throws {
         let hotp = try HOTP(secret: OTPSecret(bytes: Array("12345678901234567890".utf8)))
         #expect(hotp.code(counter: UInt64(counter)) == expected)
@@ -23,14 +26,16 @@ struct OneTimePasswordVectorTests {
         (1_111_111_111, .sha1, "14050471"), (1_111_111_111, .sha256, "67062674"), (1_111_111_111, .sha512, "99943326"),
         (1_234_567_890, .sha1, "89005924"), (1_234_567_890, .sha256, "91819424"), (1_234_567_890, .sha512, "93441116"),
         (2_000_000_000, .sha1, "69279037"), (2_000_000_000, .sha256, "90698825"), (2_000_000_000, .sha512, "38618901"),
-        (20_000_000_000, .sha1, "65353130"), (20_000_000_000, .sha256, "77737706"), (20_000_000_000, .sha512, "47863826"),
+        (20_000_000_000, .sha1, "65353130"), (20_000_000_000, .sha256, "77737706"),
+        (20_000_000_000, .sha512, "47863826"),
     ])
     func rfc6238AppendixB(time: Int64, algorithm: OTPAlgorithm, expected: String) throws {
-        let seedLength = switch algorithm {
-        case .sha1: 20
-        case .sha256: 32
-        case .sha512: 64
-        }
+        let seedLength =
+            switch algorithm {
+            case .sha1: 20
+            case .sha256: 32
+            case .sha512: 64
+            }
         let seed = Array(String(repeating: "1234567890", count: 7).utf8.prefix(seedLength))
         let totp = try TOTP(secret: OTPSecret(bytes: seed), algorithm: algorithm, digits: 8)
         #expect(try totp.code(at: Date(timeIntervalSince1970: TimeInterval(time))) == expected)
@@ -72,6 +77,8 @@ struct OneTimePasswordTests {
         #expect(try OTPSecret(bytes: [UInt8](repeating: 1, count: 16)).bytes.count == 16)
         #expect(try OTPSecret.random().bytes.count == 20)
         #expect(throws: OneTimeCodeError(.secretTooShort)) { try OTPSecret.random(byteCount: 8) }
+        #expect(throws: OneTimeCodeError(.secretTooShort)) { try OTPSecret.random(byteCount: -1) }
+        #expect(throws: OneTimeCodeError(.secretTooLong)) { try OTPSecret.random(byteCount: Int.max) }
     }
 
     @Test func randomSecretsDiffer() throws {
@@ -102,7 +109,9 @@ struct OneTimePasswordTests {
     @Test func timesOutsideTheRangeAreRefused() throws {
         let totp = try TOTP(secret: Self.secret)
         #expect(throws: OneTimeCodeError(.timeOutOfRange)) { try totp.code(at: Date(timeIntervalSince1970: -1)) }
-        #expect(throws: OneTimeCodeError(.timeOutOfRange)) { try totp.step(at: .distantFuture.addingTimeInterval(1e30)) }
+        #expect(throws: OneTimeCodeError(.timeOutOfRange)) {
+            try totp.step(at: .distantFuture.addingTimeInterval(1e30))
+        }
         #expect(throws: OneTimeCodeError(.timeOutOfRange)) {
             try totp.step(at: Date(timeIntervalSince1970: .infinity))
         }

@@ -6,15 +6,16 @@ import Testing
 /// https://wicg.github.io/sms-one-time-codes/ (source: github.com/WICG/sms-one-time-codes, index.bs at commit
 /// 2bb70db, sections "Authoring" and "Parsing"), where the embedded host takes the "@" sigil.
 struct OriginBoundMessageSpecExampleTests {
-    @Test(arguments: [
-        ("747723 is your ExampleCo authentication code.\n\n@example.com #747723", "example.com", "747723", nil),
-        (
-            "747723 is your ExampleCo authentication code.\n\n@example.com #747723 @ecommerce.example",
-            "example.com", "747723", "ecommerce.example"
-        ),
-        // Trailing text on the last line is ignored.
-        ("@example.com #747723 @ecommerce.example $future", "example.com", "747723", "ecommerce.example"),
-    ] as [(String, String, String, String?)])
+    @Test(
+        arguments: [
+            ("747723 is your ExampleCo authentication code.\n\n@example.com #747723", "example.com", "747723", nil),
+            (
+                "747723 is your ExampleCo authentication code.\n\n@example.com #747723 @ecommerce.example",
+                "example.com", "747723", "ecommerce.example"
+            ),
+            // Trailing text on the last line is ignored.
+            ("@example.com #747723 @ecommerce.example $future", "example.com", "747723", "ecommerce.example"),
+        ] as [(String, String, String, String?)])
     func validExamples(message: String, host: String, code: String, embedded: String?) throws {
         let parsed = try OriginBoundMessage(parsing: message)
         #expect(parsed.topLevelHost == host)
@@ -34,15 +35,16 @@ struct OriginBoundMessageSpecExampleTests {
 
 /// Further cases derived from the parsing algorithm's steps.
 struct OriginBoundMessageTests {
-    @Test(arguments: [
-        ("Your code is 123456.\r\n\r\n@example.com #123456", "example.com", "123456", nil),  // CR LF
-        ("Your code is 123456.\r\r@example.com #123456", "example.com", "123456", nil),  // lone CR
-        ("@example.com #123456", "example.com", "123456", nil),  // no explanatory text
-        ("@example.com #123456 trailing words", "example.com", "123456", nil),  // trailing text, no embedded
-        ("@example.com #123456 @", "example.com", "123456", nil),  // empty embedded token: null, not failure
-        ("@example.com #123456\tmore", "example.com", "123456", nil),  // a tab ends the code token
-        ("@example.com #A1-b2 @shop.example", "example.com", "A1-b2", "shop.example"),
-    ] as [(String, String, String, String?)])
+    @Test(
+        arguments: [
+            ("Your code is 123456.\r\n\r\n@example.com #123456", "example.com", "123456", nil),  // CR LF
+            ("Your code is 123456.\r\r@example.com #123456", "example.com", "123456", nil),  // lone CR
+            ("@example.com #123456", "example.com", "123456", nil),  // no explanatory text
+            ("@example.com #123456 trailing words", "example.com", "123456", nil),  // trailing text, no embedded
+            ("@example.com #123456 @", "example.com", "123456", nil),  // empty embedded token: null, not failure
+            ("@example.com #123456\tmore", "example.com", "123456", nil),  // a tab ends the code token
+            ("@example.com #A1-b2 @shop.example", "example.com", "A1-b2", "shop.example"),
+        ] as [(String, String, String, String?)])
     func valid(message: String, host: String, code: String, embedded: String?) throws {
         let parsed = try OriginBoundMessage(parsing: message)
         #expect(parsed.topLevelHost == host)

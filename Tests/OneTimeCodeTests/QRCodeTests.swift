@@ -201,7 +201,8 @@ struct QRCodeTests {
         arguments: QRCode.ErrorCorrection.allCases
     )
     func svgDecodes(level: QRCode.ErrorCorrection) throws {
-        let text = "otpauth://totp/example.com:alice%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=example.com"
+        let text =
+            "otpauth://totp/example.com:alice%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=example.com"
         let code = try QRCode(encoding: text, errorCorrection: level)
         #expect(try ZBar.decodeSVG(try code.svg(scale: 4)) == text)
     }
@@ -213,5 +214,44 @@ struct QRCodeTests {
         let code = try QRCode(encoding: Array(text.utf8), errorCorrection: .quartile, mask: mask)
         #expect(code.mask == mask)
         #expect(try ZBar.decodePNG(try code.png(scale: 4)) == text)
+    }
+}
+
+/// The DEFLATE writer, checked by an independent inflater (Python's zlib, i.e. the zlib C library).
+struct DeflateTests {
+    static let python = ZBar.executable("python3")
+
+    static func inflate(_ stream: [UInt8]) throws -> [UInt8]? {
+        guard let python else { return nil }
+        let file = ZBar.temporaryFile("z")
+        try Data(stream).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = "import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], 'rb').read()))"
+        let (status, data) = try ZBar.run(python, ["-c", script, file.path])
+        return status == 0 ? Array(data) : nil
+    }
+
+    static func samples() -> [([UInt8], Int)] {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let rows = (0..<40).flatMap { row in [UInt8](repeating: UInt8(row % 3 == 0 ? 0xFF : 0x0F), count: 37) }
+        return [
+            ([], 1), ([7], 1), ([1, 2, 3], 3), (random, 101), (rows, 37), ([UInt8](repeating: 0, count: 70_000), 1),
+            (Array(repeating: [1, 2, 3, 4, 5, 6, 7, 8, 9], count: 50).flatMap { $0 }, 9),
+        ]
+    }
+
+    @Test(.enabled(if: python != nil, "python3 is not installed"), arguments: samples())
+    func zlibInflatesToTheInput(data: [UInt8], stride: Int) throws {
+        let stream = PNG.zlib(Deflate.compress(data, stride: stride), checksumOf: data)
+        #expect(try Self.inflate(stream) == data)
+    }
+
+    @Test func qrImagesCompress() throws {
+        let code = try QRCode(encoding: sampleText(length: 200, seed: 1))
+        let png = try code.png(scale: 8)
+        let pixels = (code.size + 8) * 8
+        // Uncompressed scanlines would be pixels × (pixels / 8 + 1) bytes.
+        #expect(png.count * 10 < pixels * (pixels / 8 + 1))
     }
 }

@@ -140,18 +140,42 @@ struct VerifierTests {
     @Test func hotpLookAheadAndReplay() throws {
         let hotp = Self.totp.hotp
         let verifier = try OTPVerifier(window: 3)
-        #expect(verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
-            == .accepted(step: 12))
-        #expect(verifier.verify(hotp.code(counter: 14), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
-            == .refused(.noMatch))
+        #expect(
+            verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
+                == .accepted(step: 12))
+        #expect(
+            verifier.verify(hotp.code(counter: 14), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 9)
+                == .refused(.noMatch))
         // Look-ahead only: a counter below the expected one is not a candidate.
-        #expect(verifier.verify(hotp.code(counter: 9), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: nil)
-            == .refused(.noMatch))
-        #expect(verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 12)
-            == .refused(.replayed))
+        #expect(
+            verifier.verify(hotp.code(counter: 9), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: nil)
+                == .refused(.noMatch))
+        #expect(
+            verifier.verify(hotp.code(counter: 12), hotp: hotp, expectedCounter: 10, lastAcceptedCounter: 12)
+                == .refused(.replayed))
         // The counter range stops at UInt64.max instead of overflowing.
         #expect(
             verifier.verify(hotp.code(counter: .max), hotp: hotp, expectedCounter: .max - 1, lastAcceptedCounter: nil)
                 == .accepted(step: .max))
+    }
+
+    /// Two steps of one window can share a code (one chance in 10^digits per pair). The later step is the one
+    /// accepted, so storing it refuses both afterwards; a collision with an already used step does not hide a fresh
+    /// match; and every step is evaluated even after a match.
+    @Test(arguments: [
+        ([UInt64(10), 11], nil as UInt64?, OTPVerification.accepted(step: 11)),
+        ([10, 11], 10, .accepted(step: 11)),
+        ([9, 11], 9, .accepted(step: 11)),
+        ([9, 10], 10, .refused(.replayed)),
+        ([], nil, .refused(.noMatch)),
+    ])
+    func collidingSteps(matching: [UInt64], lastAccepted: UInt64?, expected: OTPVerification) {
+        var evaluated: [UInt64] = []
+        let result = OTPVerifier.match(123_456, steps: 9...11, lastAcceptedStep: lastAccepted) { step in
+            evaluated.append(step)
+            return matching.contains(step) ? 123_456 : 654_321
+        }
+        #expect(result == expected)
+        #expect(evaluated == [9, 10, 11])
     }
 }

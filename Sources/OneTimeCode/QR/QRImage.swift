@@ -40,7 +40,7 @@ extension QRCode {
                 raw.append(contentsOf: line)
             }
         }
-        return PNG.encode(width: pixels, height: pixels, bitDepth: 1, scanlines: raw)
+        return PNG.encode(width: pixels, height: pixels, bitDepth: 1, scanlines: raw, stride: rowBytes + 1)
     }
 
     /// An SVG drawing: a white background and one path of dark modules, one unit per module, `scale` user units
@@ -73,17 +73,17 @@ extension QRCode {
     }
 }
 
-/// A minimal PNG writer (ISO/IEC 15948): IHDR, one IDAT holding a zlib stream (RFC 1950) of stored deflate blocks
-/// (RFC 1951 §3.2.4), IEND. QR images are small, so compression is not worth its code here.
+/// A minimal PNG writer (ISO/IEC 15948): IHDR, one IDAT holding a zlib stream (RFC 1950) of one fixed-Huffman
+/// DEFLATE block (see ``Deflate``), IEND.
 enum PNG {
-    static func encode(width: Int, height: Int, bitDepth: UInt8, scanlines: [UInt8]) -> [UInt8] {
+    static func encode(width: Int, height: Int, bitDepth: UInt8, scanlines: [UInt8], stride: Int) -> [UInt8] {
         var output: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var header: [UInt8] = []
         header += bigEndian(UInt32(width))
         header += bigEndian(UInt32(height))
         header += [bitDepth, 0, 0, 0, 0]  // grayscale, deflate, adaptive filtering, no interlace
         chunk("IHDR", header, into: &output)
-        chunk("IDAT", zlibStored(scanlines), into: &output)
+        chunk("IDAT", zlib(Deflate.compress(scanlines, stride: stride), checksumOf: scanlines), into: &output)
         chunk("IEND", [], into: &output)
         return output
     }
@@ -96,20 +96,10 @@ enum PNG {
         output += bigEndian(CRC32.checksum(typeBytes + data))
     }
 
-    static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = [0x78, 0x01]  // deflate, 32 KiB window, no dictionary, check bits valid
-        var start = 0
-        repeat {
-            let length = min(65535, data.count - start)
-            let final: UInt8 = start + length == data.count ? 1 : 0
-            output.append(final)  // BFINAL, BTYPE 00 (stored)
-            output += [UInt8(length & 0xFF), UInt8(length >> 8)]
-            output += [UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
-            output += data[start..<(start + length)]
-            start += length
-        } while start < data.count
-        output += bigEndian(adler32(data))
-        return output
+    /// Wraps a DEFLATE stream: the zlib header, then the Adler-32 of the uncompressed data.
+    static func zlib(_ deflated: [UInt8], checksumOf data: [UInt8]) -> [UInt8] {
+        // CMF 0x78: deflate, 32 KiB window. FLG 0x01: fastest-compression level hint, no dictionary; 0x7801 % 31 == 0.
+        [0x78, 0x01] + deflated + bigEndian(adler32(data))
     }
 
     static func adler32(_ data: [UInt8]) -> UInt32 {
