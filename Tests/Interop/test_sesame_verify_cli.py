@@ -122,6 +122,11 @@ def test_bad_usage_exits_2(tmp_path):
     missing_file = run("verify", "registration", "--rp-id", "example.org", "--origin", "https://example.org",
                        "--challenge", "AAAA", str(tmp_path / "absent.json"))
     assert missing_file.returncode == 2
+    missing_option = run("verify", "registration", "--origin", "https://example.org", "--challenge", "AAAA",
+                         str(response))
+    assert missing_option.returncode == 2
+    unknown_option = run("verify", "authentication", "--no-such-option", str(response))
+    assert unknown_option.returncode == 2
 
 
 def test_malformed_response_is_a_failed_verification(tmp_path):
