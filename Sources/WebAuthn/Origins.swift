@@ -32,6 +32,11 @@ public struct AllowedOrigins: Sendable, Hashable {
         self.exact = Set(origins)
     }
 
+    /// The hosts of the web origins (Android app origins have none).
+    var webHosts: [String] {
+        parsed.compactMap { if case .web(_, let host, _) = $0 { host } else { nil } }
+    }
+
     /// Whether `origin`, as found in client data, is one of the allowed origins.
     public func contains(_ origin: String) -> Bool {
         if exact.contains(origin) { return true }  // every configured origin parsed, so this one is valid
