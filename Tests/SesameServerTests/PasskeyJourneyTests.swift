@@ -239,6 +239,22 @@ import WebAuthn
         }
     }
 
+    /// A related origin (listed in /.well-known/webauthn) may use the RP ID; an unlisted one may not.
+    @Test func relatedOriginsAreAcceptedAndOthersRefused() async throws {
+        let server = TestServer(.sqlite) { $0.relatedOrigins = ["https://sesame-related.example"] }
+        let va = VirtualAuthenticator()
+        try await server.app().test(.router) { client in
+            for (origin, expected) in [("https://evil.example", HTTPResponse.Status.badRequest), ("https://sesame-related.example", .created)] {
+                let (options, token) = try await begin(client, "/api/registration/options", jsonString(["username": "rel\(expected.code)"]))
+                var behaviour = VirtualAuthenticator.Behaviour()
+                behaviour.clientDataOrigin = origin
+                let created = try va.create(optionsJSON: options, origin: Self.origin, behaviour: behaviour)
+                let r = try await client.json("/api/registration", .post, body: credentialBody(created.json), headers: [Self.ceremony: token ?? ""])
+                #expect(r.status == expected, "\(origin): \(r.text)")
+            }
+        }
+    }
+
     @Test func httpsOriginPrefixesTheCeremonyCookie() async throws {
         let server = TestServer(.sqlite, origin: "https://example.com") { $0.rpID = "example.com" }
         try await server.app().test(.router) { client in
