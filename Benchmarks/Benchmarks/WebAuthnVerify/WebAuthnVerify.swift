@@ -47,6 +47,20 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
 
+        // Two of the ceremony's parts on their own, to show where its time beyond the signature goes.
+        if algorithm == .es256 {
+            Benchmark("part: client data parse") { benchmark in
+                for _ in benchmark.scaledIterations {
+                    blackHole(try? CollectedClientData(bytes: fixture.assertion.clientDataJSON))
+                }
+            }
+            Benchmark("part: authenticator data parse") { benchmark in
+                for _ in benchmark.scaledIterations {
+                    blackHole(try? AuthenticatorData(bytes: fixture.assertion.authenticatorData))
+                }
+            }
+        }
+
         Benchmark("ceremony verifyAuthentication \(algorithm)") { benchmark in
             for _ in benchmark.scaledIterations {
                 blackHole(
