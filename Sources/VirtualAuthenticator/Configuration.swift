@@ -24,6 +24,9 @@ extension VirtualAuthenticator {
         public var attachment: String
         /// Length of new credential IDs in bytes (16...1023).
         public var credentialIdLength: Int
+        /// Whether the authenticator can store discoverable credentials. Without, `residentKey: "preferred"`
+        /// gives a server-side credential and `"required"` is refused with `NotAllowedError`.
+        public var residentKeys: Bool
 
         public init(
             algorithms: [Algorithm] = [.es256, .edDSA, .rs256],
@@ -35,7 +38,8 @@ extension VirtualAuthenticator {
             aaguid: [UInt8] = VirtualAuthenticator.defaultAAGUID,
             transports: [String] = ["internal"],
             attachment: String = "platform",
-            credentialIdLength: Int = 32
+            credentialIdLength: Int = 32,
+            residentKeys: Bool = true
         ) {
             self.algorithms = algorithms
             self.userVerification = userVerification
@@ -47,6 +51,7 @@ extension VirtualAuthenticator {
             self.transports = transports
             self.attachment = attachment
             self.credentialIdLength = credentialIdLength
+            self.residentKeys = residentKeys
         }
     }
 
