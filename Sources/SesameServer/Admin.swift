@@ -23,6 +23,24 @@ public struct Admin: Sendable {
         throw AdminError(description: "no account \"\(reference.prefix(64))\"")
     }
 
+    /// Creates an account with a password (for operators and test setups; people sign up with a passkey).
+    public func createUser(_ username: String, displayName: String?, password: String, scryptLogN: Int) async throws -> String {
+        guard let name = Usernames.validate(username) else { throw AdminError(description: "invalid username") }
+        if let problem = PasswordHasher.check(password) {
+            throw AdminError(description: problem == .tooShort ? "password shorter than \(PasswordHasher.minimumLength) characters" : "password too long")
+        }
+        let user = User(
+            id: UUID().uuidString.lowercased(), username: name, displayName: displayName ?? name, userHandle: Secrets.random(64),
+            disabled: false, createdAt: Date()
+        )
+        do { try await store.createUser(user) } catch StoreError.conflict { throw AdminError(description: "username \(name) is taken") }
+        try await store.setPassword(userID: user.id, try PasswordHasher(logN: scryptLogN).hash(password), at: Date())
+        try await store.appendAudit(
+            AuditEvent(at: Date(), kind: "admin.created", outcome: "success", userID: user.id, username: user.username, clientAddress: "cli", detail: "")
+        )
+        return "\(user.username) created (\(user.id))"
+    }
+
     public func listUsers() async throws -> [String] {
         var lines: [String] = []
         for user in try await store.users() {

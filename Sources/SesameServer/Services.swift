@@ -19,18 +19,25 @@ public struct ConsoleSMSSender: SMSSender {
     let observer: (@Sendable (String, String) -> Void)?
     public init(observer: (@Sendable (String, String) -> Void)? = nil) { self.observer = observer }
     public func send(to phone: String, message: String) async throws {
-        if let observer { observer(phone, message) } else { print("SMS to \(phone):\n\(message)") }
+        if let observer {
+            observer(phone, message)
+        } else {
+            // Unbuffered, so the message shows at once even when standard output is a file or pipe.
+            FileHandle.standardOutput.write(Data("SMS to \(phone):\n\(message)\n".utf8))
+        }
     }
 }
 
-/// The rate-limit rules: at most `maxFailures` failures per bucket in a fixed window; past that, 429 until the
-/// window ends. Counters live in the database, so every node sees the same counts.
+/// The rate-limit rules: at most `perAccount` / `perAddress` attempts at a guessable secret per fixed window
+/// (successes are given back); past that, 429 until the window ends. Counters live in the database, so every node sees the same counts.
 public struct RateLimitPolicy: Sendable, Equatable {
     public var window: TimeInterval = 15 * 60
     /// Per account (password, TOTP, SMS code, recovery code: each guessable secret has its own bucket).
     public var perAccount = 5
     /// Per client address, across accounts and secrets.
     public var perAddress = 50
+    /// Ceremonies started (options requests) per client address: bounds stored challenges and sign-up spam.
+    public var ceremoniesPerAddress = 300
     public init() {}
 }
 
@@ -60,29 +67,40 @@ struct RateLimiter: Sendable {
         ])
     }
 
-    /// Throws 429 with Retry-After when any bucket is full.
-    func check(_ key: RateLimitKey) async throws {
+    /// Counts one attempt in every bucket, atomically, before the secret is checked; throws 429 with Retry-After
+    /// when that puts any bucket over its limit. Counting first (one `INSERT … ON CONFLICT … RETURNING` per
+    /// bucket) means concurrent guesses cannot all pass a check made before any of them was recorded.
+    func attempt(_ key: RateLimitKey) async throws {
         let now = clock.now()
+        var retryAfter: TimeInterval?
         for bucket in key.buckets {
-            let state = try await store.failures(bucket: bucket.name, now: now, window: policy.window)
-            if state.count >= bucket.limit {
+            let state = try await store.recordFailure(bucket: bucket.name, now: now, window: policy.window)
+            if state.count > bucket.limit {
                 let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
-                throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
+                retryAfter = max(retryAfter ?? 0, retry)
             }
         }
+        if let retryAfter { throw APIError.tooManyAttempts(retryAfter: Int(retryAfter.rounded(.up))) }
     }
 
-    func recordFailure(_ key: RateLimitKey) async throws {
+    /// After a correct secret: the account's bucket is cleared and the attempt is given back to the address.
+    func succeeded(_ key: RateLimitKey) async throws {
+        guard let account = key.buckets.first else { return }
+        try await store.clearFailures(bucket: account.name)
+        for bucket in key.buckets.dropFirst() { try await store.forgiveFailure(bucket: bucket.name) }
+    }
+
+    /// Counts one ceremony start for the address; 429 once the window's budget is spent.
+    func countCeremony(address: String) async throws {
+        let name = "ceremony:" + Self.bucket(address: address)
         let now = clock.now()
-        for bucket in key.buckets {
-            _ = try await store.recordFailure(bucket: bucket.name, now: now, window: policy.window)
+        let state = try await store.recordFailure(bucket: name, now: now, window: policy.window)
+        if state.count > policy.ceremoniesPerAddress {
+            let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
+            throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
         }
     }
 
-    /// A success clears the account's bucket (not the address's).
-    func recordSuccess(_ key: RateLimitKey) async throws {
-        if let account = key.buckets.first { try await store.clearFailures(bucket: account.name) }
-    }
 }
 
 /// Everything a handler needs, built once by `buildApplication`.

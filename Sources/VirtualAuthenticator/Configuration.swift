@@ -24,6 +24,9 @@ extension VirtualAuthenticator {
         public var attachment: String
         /// Length of new credential IDs in bytes (16...1023).
         public var credentialIdLength: Int
+        /// Whether the authenticator can store discoverable credentials. Without, `residentKey: "preferred"`
+        /// gives a server-side credential and `"required"` is refused with `NotAllowedError`.
+        public var residentKeys: Bool
 
         public init(
             algorithms: [Algorithm] = [.es256, .edDSA, .rs256],
@@ -35,7 +38,8 @@ extension VirtualAuthenticator {
             aaguid: [UInt8] = VirtualAuthenticator.defaultAAGUID,
             transports: [String] = ["internal"],
             attachment: String = "platform",
-            credentialIdLength: Int = 32
+            credentialIdLength: Int = 32,
+            residentKeys: Bool = true
         ) {
             self.algorithms = algorithms
             self.userVerification = userVerification
@@ -47,10 +51,15 @@ extension VirtualAuthenticator {
             self.transports = transports
             self.attachment = attachment
             self.credentialIdLength = credentialIdLength
+            self.residentKeys = residentKeys
         }
     }
 
     /// The attestation statement formats this authenticator can make (W3C WebAuthn Level 3 §8).
+    ///
+    /// The configured statement is sent whatever the options' `attestation` preference: with `"none"` a client
+    /// replaces only potentially identifying attestation (§5.4.7), and neither `none` nor self attestation
+    /// identifies anything beyond the credential key.
     public enum Attestation: String, Sendable, Hashable, Codable, CaseIterable {
         /// `fmt: "none"`, empty statement (§8.7).
         case none
@@ -104,7 +113,9 @@ extension VirtualAuthenticator {
         case bytes([UInt8])
     }
 
-    /// One byte changed (XOR 0x01) after signing. The index counts from the start, modulo the length.
+    /// One byte changed (XOR 0x01) after signing. The index counts from the start, modulo the length (so -1 is
+    /// the last byte). In a registration, `signature` changes the packed statement's `sig` (nothing with `none`),
+    /// and `authenticatorData` changes the copy inside the attestation object too.
     public enum Tamper: Sendable, Hashable {
         case authenticatorData(at: Int)
         case signature(at: Int)

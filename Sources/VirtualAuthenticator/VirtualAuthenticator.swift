@@ -82,7 +82,12 @@ public final class VirtualAuthenticator: Sendable {
             throw WebAuthnError(.notSupportedError, detail: "no requested algorithm is supported")
         }
         let verified = try userVerification(options.userVerification, behaviour: behaviour)
-        let discoverable = options.residentKey != "discouraged"
+        // §6.3.2 step 4: a required discoverable credential the authenticator cannot store is refused (the
+        // client reports it as NotAllowedError); "preferred" falls back to a server-side credential.
+        if options.residentKey == "required" && !configuration.residentKeys {
+            throw WebAuthnError(.notAllowedError, detail: "a discoverable credential is required but not supported")
+        }
+        let discoverable = configuration.residentKeys && options.residentKey != "discouraged"
 
         let key = try CredentialKey.generate(algorithm)
         let credentialId = Self.randomBytes(configuration.credentialIdLength)

@@ -11,7 +11,12 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
 
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
-        bytes = try Base64URL.decode(text, field: Self.fieldName(decoder.codingPath))
+        do {
+            bytes = try Base64URL.decode(text)
+        } catch {
+            // The member's name is worked out only on failure: decoding is on every sign-in's path.
+            throw WebAuthnError(.invalidBase64URL, detail: "\(Self.fieldName(decoder.codingPath)) is not unpadded base64url")
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -12,6 +12,8 @@ public struct AllowedOrigins: Sendable, Hashable {
     /// The origins as configured, for display.
     public let origins: [String]
     private let parsed: Set<ParsedOrigin>
+    /// The configured spellings, for the common case where the client data spells the origin the same way.
+    private let exact: Set<String>
 
     /// Parses every origin; an origin that is not in one of the two forms above is a configuration error.
     public init(_ origins: [String]) throws(WebAuthnError) {
@@ -27,10 +29,17 @@ public struct AllowedOrigins: Sendable, Hashable {
         guard !set.isEmpty else { throw WebAuthnError(.invalidConfiguration, detail: "no allowed origins") }
         self.origins = origins
         self.parsed = set
+        self.exact = Set(origins)
+    }
+
+    /// The hosts of the web origins (Android app origins have none).
+    var webHosts: [String] {
+        parsed.compactMap { if case .web(_, let host, _) = $0 { host } else { nil } }
     }
 
     /// Whether `origin`, as found in client data, is one of the allowed origins.
     public func contains(_ origin: String) -> Bool {
+        if exact.contains(origin) { return true }  // every configured origin parsed, so this one is valid
         guard let p = ParsedOrigin(origin) else { return false }
         return parsed.contains(p)
     }

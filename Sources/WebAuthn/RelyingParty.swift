@@ -2,7 +2,8 @@ import Foundation
 
 /// What a relying party is and which policies its ceremonies apply. A value: build it once at start-up.
 public struct RelyingPartyConfiguration: Sendable {
-    /// The RP ID: a registrable domain suffix of (or equal to) the origins' hosts, e.g. `example.org`.
+    /// The RP ID: the origins' host or a parent domain of it, e.g. `example.org` (checked when the configuration
+    /// is made; Android app origins are not checked).
     public var id: String
     /// Human-palatable name shown by some authenticators.
     public var name: String
@@ -50,6 +51,13 @@ public struct RelyingPartyConfiguration: Sendable {
         self.name = name
         self.origins = try AllowedOrigins(origins)
         self.attestationTrust = AttestationTrust(trustAnchors: [])
+        // A browser only uses an RP ID that is the page's host or a parent domain of it (§5.1.3 step 8, §5.1.4):
+        // an origin outside the RP ID could never produce a valid response, so it is a configuration mistake.
+        let rpId = id.lowercased()
+        for host in self.origins.webHosts where host != rpId && !host.hasSuffix("." + rpId) {
+            throw WebAuthnError(
+                .invalidConfiguration, detail: "origin host \(host) is not the RP ID \(id) or a subdomain of it")
+        }
     }
 }
 

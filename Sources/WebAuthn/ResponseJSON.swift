@@ -1,10 +1,11 @@
 import Foundation
 
-/// `RegistrationResponseJSON` (W3C WebAuthn Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after
-/// `navigator.credentials.create()`.
+/// The envelope `PublicKeyCredential.toJSON()` returns (W3C WebAuthn Level 3 §5.1.8), shared by
+/// ``RegistrationResponseJSON`` (after `navigator.credentials.create()`) and ``AuthenticationResponseJSON``
+/// (after `navigator.credentials.get()`); only the `response` member differs.
 /// ```webidl
-/// dictionary RegistrationResponseJSON {
-///     required DOMString id;
+/// dictionary RegistrationResponseJSON {            // AuthenticationResponseJSON: the same members, with
+///     required DOMString id;                       //   required AuthenticatorAssertionResponseJSON response;
 ///     required Base64URLString rawId;
 ///     required AuthenticatorAttestationResponseJSON response;
 ///     DOMString authenticatorAttachment;
@@ -13,17 +14,17 @@ import Foundation
 /// };
 /// ```
 /// ``decode(_:)`` checks the envelope: `type` is `public-key`, and `id` is the unpadded base64url form of
-/// `rawId`. That `rawId` equals the credential ID inside the attestation object is checked by the ceremony.
-public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
+/// `rawId`. That `rawId` equals the credential ID inside the authenticator data is checked by the ceremony.
+public struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
     public var id: String
     public var rawId: Base64URLBytes
-    public var response: AuthenticatorAttestationResponseJSON
+    public var response: Response
     public var authenticatorAttachment: AuthenticatorAttachment?
     public var clientExtensionResults: AuthenticationExtensionsClientOutputsJSON
     public var type: String
 
     public init(
-        id: String, rawId: [UInt8], response: AuthenticatorAttestationResponseJSON,
+        id: String, rawId: [UInt8], response: Response,
         authenticatorAttachment: AuthenticatorAttachment? = nil,
         clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init(),
         type: String = PublicKeyCredentialType.publicKey
@@ -44,7 +45,7 @@ public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         rawId = try c.decode(Base64URLBytes.self, forKey: .rawId)
-        response = try c.decode(AuthenticatorAttestationResponseJSON.self, forKey: .response)
+        response = try c.decode(Response.self, forKey: .response)
         authenticatorAttachment = try c.decodeIfPresent(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
         // Required by Level 3, but Level 2 era serialisations omit it; absent means no outputs.
         clientExtensionResults =
@@ -54,12 +55,18 @@ public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
     }
 
     /// Decodes and checks the envelope (see the type's documentation).
-    public static func decode(_ json: some Collection<UInt8>) throws(WebAuthnError) -> RegistrationResponseJSON {
-        let value = try ResponseDecoding.decode(RegistrationResponseJSON.self, from: json)
+    public static func decode(_ json: some Collection<UInt8>) throws(WebAuthnError) -> Self {
+        let value = try ResponseDecoding.decode(Self.self, from: json)
         try ResponseDecoding.checkEnvelope(id: value.id, rawId: value.rawId.bytes, type: value.type)
         return value
     }
 }
+
+/// What `navigator.credentials.create()` returns, serialised.
+public typealias RegistrationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAttestationResponseJSON>
+
+/// What `navigator.credentials.get()` returns, serialised.
+public typealias AuthenticationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>
 
 /// `AuthenticatorAttestationResponseJSON` (§5.1.8).
 /// ```webidl
@@ -95,64 +102,6 @@ public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable 
         self.transports = transports
         self.publicKey = publicKey.map(Base64URLBytes.init)
         self.publicKeyAlgorithm = publicKeyAlgorithm
-    }
-}
-
-/// `AuthenticationResponseJSON` (§5.1.8), what `PublicKeyCredential.toJSON()` returns after
-/// `navigator.credentials.get()`.
-/// ```webidl
-/// dictionary AuthenticationResponseJSON {
-///     required DOMString id;
-///     required Base64URLString rawId;
-///     required AuthenticatorAssertionResponseJSON response;
-///     DOMString authenticatorAttachment;
-///     required AuthenticationExtensionsClientOutputsJSON clientExtensionResults;
-///     required DOMString type;
-/// };
-/// ```
-public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
-    public var id: String
-    public var rawId: Base64URLBytes
-    public var response: AuthenticatorAssertionResponseJSON
-    public var authenticatorAttachment: AuthenticatorAttachment?
-    public var clientExtensionResults: AuthenticationExtensionsClientOutputsJSON
-    public var type: String
-
-    public init(
-        id: String, rawId: [UInt8], response: AuthenticatorAssertionResponseJSON,
-        authenticatorAttachment: AuthenticatorAttachment? = nil,
-        clientExtensionResults: AuthenticationExtensionsClientOutputsJSON = .init(),
-        type: String = PublicKeyCredentialType.publicKey
-    ) {
-        self.id = id
-        self.rawId = Base64URLBytes(rawId)
-        self.response = response
-        self.authenticatorAttachment = authenticatorAttachment
-        self.clientExtensionResults = clientExtensionResults
-        self.type = type
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, rawId, response, authenticatorAttachment, clientExtensionResults, type
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(String.self, forKey: .id)
-        rawId = try c.decode(Base64URLBytes.self, forKey: .rawId)
-        response = try c.decode(AuthenticatorAssertionResponseJSON.self, forKey: .response)
-        authenticatorAttachment = try c.decodeIfPresent(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
-        clientExtensionResults =
-            try c.decodeIfPresent(AuthenticationExtensionsClientOutputsJSON.self, forKey: .clientExtensionResults)
-            ?? .init()
-        type = try c.decode(String.self, forKey: .type)
-    }
-
-    /// Decodes and checks the envelope: `type` is `public-key` and `id` is the base64url form of `rawId`.
-    public static func decode(_ json: some Collection<UInt8>) throws(WebAuthnError) -> AuthenticationResponseJSON {
-        let value = try ResponseDecoding.decode(AuthenticationResponseJSON.self, from: json)
-        try ResponseDecoding.checkEnvelope(id: value.id, rawId: value.rawId.bytes, type: value.type)
-        return value
     }
 }
 

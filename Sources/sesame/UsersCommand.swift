@@ -7,7 +7,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "List, show, disable, enable or delete accounts.",
-        subcommands: [List.self, Show.self, Disable.self, Enable.self, Delete.self]
+        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -28,6 +28,25 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withAdmin(options) { admin in print(try await admin.showUser(user)) }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account with a password read from standard input (one line)."
+        )
+        @Argument(help: "Username.") var user: String
+        @Option(name: .customLong("display-name"), help: "Display name (default: the username).") var displayName: String?
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+                throw ValidationError("give the password on standard input")
+            }
+            let logN = try options.resolve().passwordScryptLogN
+            try await withAdmin(options) { admin in
+                print(try await admin.createUser(user, displayName: displayName, password: line, scryptLogN: logN))
+            }
         }
     }
 

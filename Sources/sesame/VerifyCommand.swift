@@ -12,8 +12,7 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             Prints {"ok":true,...} and exits 0 when the response verifies, prints \
             {"ok":false,"error":"<code>","step":"<W3C step>"} and exits 1 when it does not, \
-            and exits 2 on bad usage it detects (malformed option values, unreadable files). Argument syntax errors \
-            caught by the parser (unknown or missing options) exit with its usage status, 64.
+            and exits 2 on bad usage (unknown or missing options, malformed option values, unreadable files).
             """,
         subcommands: [VerifyRegistrationCommand.self, VerifyAuthenticationCommand.self]
     )

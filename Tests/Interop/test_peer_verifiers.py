@@ -305,3 +305,35 @@ def test_options_from_standard_input(run_sesame, tmp_path):
     webauthn.verify_registration_response(
         credential=registration, expected_challenge=challenge, expected_rp_id=RP_ID, expected_origin=ORIGIN,
         require_user_verification=True)
+
+
+def test_sesame_verify_accepts_what_the_authenticator_makes(run_sesame, tmp_path):
+    """The library (through `sesame verify`) and the authenticator agree on a full round trip, and the library
+    refuses the authenticator's output for a wrong challenge."""
+    registration, challenge, _ = create(run_sesame, tmp_path, alg="rs256", attestation="packed", uv=True)
+    path = write_json(tmp_path / "registration.json", registration)
+    result = run_sesame("verify", "registration", f"--rp-id={RP_ID}", f"--origin={ORIGIN}",
+                        f"--challenge={b64url(challenge)}", "--require-uv", path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    verified = json.loads(result.stdout)
+    assert verified["ok"] is True and verified["fmt"] == "packed" and verified["attestationType"] == "self"
+    assert verified["credentialId"] == registration["rawId"]
+    assert verified["flags"]["uv"] is True and verified["signCount"] == 1
+
+    assertion, challenge = get(run_sesame, tmp_path, uv=True)
+    path = write_json(tmp_path / "assertion.json", assertion)
+    common = [f"--rp-id={RP_ID}", f"--origin={ORIGIN}", f"--public-key={verified['credentialPublicKey']}",
+              "--sign-count=1", "--require-uv", path]
+    result = run_sesame("verify", "authentication", f"--challenge={b64url(challenge)}", *common)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)["signCount"] == 2
+    result = run_sesame("verify", "authentication", f"--challenge={b64url(os.urandom(32))}", *common)
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == {**json.loads(result.stdout), "ok": False, "error": "challengeMismatch"}
+
+
+def test_argument_errors_exit_2(run_sesame):
+    result = run_sesame("authenticator", "create", "--origin", ORIGIN)
+    assert result.returncode == 2 and "--options" in result.stderr
+    result = run_sesame("authenticator", "get", "--origin", ORIGIN, "--options", "-", "--store", "s", "--bogus")
+    assert result.returncode == 2

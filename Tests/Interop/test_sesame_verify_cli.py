@@ -122,6 +122,11 @@ def test_bad_usage_exits_2(tmp_path):
     missing_file = run("verify", "registration", "--rp-id", "example.org", "--origin", "https://example.org",
                        "--challenge", "AAAA", str(tmp_path / "absent.json"))
     assert missing_file.returncode == 2
+    missing_option = run("verify", "registration", "--origin", "https://example.org", "--challenge", "AAAA",
+                         str(response))
+    assert missing_option.returncode == 2
+    unknown_option = run("verify", "authentication", "--no-such-option", str(response))
+    assert unknown_option.returncode == 2
 
 
 def test_malformed_response_is_a_failed_verification(tmp_path):
@@ -131,3 +136,38 @@ def test_malformed_response_is_a_failed_verification(tmp_path):
                  "--challenge", "AAAA", str(response))
     assert result.returncode == 1
     assert json.loads(result.stdout)["ok"] is False
+
+
+def _b64url(data):
+    import base64
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def _unb64url(text):
+    import base64
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def test_mutated_inputs_never_crash(tmp_path):
+    """Bit flips and truncations of real attestation objects and authenticator data: inspect and verify answer
+    0 or 1 (a typed refusal), never a crash (negative status = killed by a signal)."""
+    import random
+    rng = random.Random(0x5E5A)
+    cases = [json.loads(p.read_text()) for p in CASES]
+    for round_ in range(120):
+        case = rng.choice(cases)
+        inner = case["response"]["response"]
+        field = "attestationObject" if "attestationObject" in inner else "authenticatorData"
+        data = bytearray(_unb64url(inner[field]))
+        if round_ % 3 == 2:
+            data = data[: rng.randrange(len(data))]
+        else:
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        inspected = run("inspect", "--json", "-", stdin=_b64url(bytes(data)))
+        assert inspected.returncode in (0, 1), (case["source"], inspected.returncode, inspected.stderr[-300:])
+        response = json.loads(json.dumps(case["response"]))
+        response["response"][field] = _b64url(bytes(data))
+        response_path = tmp_path / "mutated.json"
+        response_path.write_text(json.dumps(response))
+        verified = run(*command_for(case, response_path))
+        assert verified.returncode in (0, 1), (case["source"], verified.returncode, verified.stderr[-300:])

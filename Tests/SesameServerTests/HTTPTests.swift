@@ -67,7 +67,16 @@ import Testing
             let response = try await client.json("/openapi.yaml")
             #expect(response.status == .ok)
             #expect(response.text.hasPrefix("openapi: 3."))
-            for path in ["/api/sessions/password", "/api/account", "/health", "/.well-known/webauthn"] {
+            let routes = [
+                "/health", "/metrics", "/openapi.yaml", "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json",
+                "/.well-known/passkey-endpoints", "/.well-known/webauthn", "/.well-known/change-password", "/api/sessions/password",
+                "/api/sessions/second-factor", "/api/sessions/second-factor/sms", "/api/session", "/api/account", "/api/account/password",
+                "/api/account/sessions", "/api/account/sessions/{id}", "/api/account/audit", "/api/registration/options", "/api/registration",
+                "/api/authentication/options", "/api/authentication", "/api/account/passkeys", "/api/account/passkeys/options",
+                "/api/account/passkeys/{id}", "/api/account/signals", "/api/account/totp", "/api/account/totp/qr.png",
+                "/api/account/totp/confirm", "/api/account/sms", "/api/account/sms/confirm", "/api/account/recovery-codes",
+            ]
+            for path in routes {
                 #expect(response.text.contains("  \(path):"), "openapi.yaml does not describe \(path)")
             }
         }
@@ -156,6 +165,31 @@ import Testing
             server.clock.advance(901)
             let ok = try await client.json("/api/sessions/password", .post, body: #"{"username":"dave","password":"correct horse"}"#)
             #expect(ok.status == .ok)
+        }
+    }
+
+    /// Guesses sent all at once: attempts are counted before the password is checked, so no more than the
+    /// account's limit are ever checked, whatever the concurrency.
+    @Test(arguments: TestDatabase.all)
+    func concurrentGuessesCannotOutrunTheLimit(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("gus", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        try await client.json(
+                            "/api/sessions/password", .post, body: #"{"username":"gus","password":"guess \#(index)"}"#,
+                            headers: [.init("X-Forwarded-For")!: "203.0.113.\(index)"]
+                        ).status.code
+                    }
+                }
+                var all: [Int] = []
+                for try await status in group { all.append(status) }
+                return all
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 5)
+            #expect(statuses.filter { $0 == 429 }.count == 15)
         }
     }
 
@@ -287,7 +321,7 @@ import Testing
             #expect(noToken.status == .forbidden)
             #expect(noToken.errorCode == "csrf_check_failed")
             let wrongToken = try await client.json(
-                "/api/account/password", .put, body: body, headers: [.cookie: session.cookie, .init("X-CSRF-Token")!: "x" + session.csrf.dropFirst()]
+                "/api/account/password", .put, body: body, headers: [.cookie: session.cookie, .init("X-CSRF-Token")!: (session.csrf.hasPrefix("A") ? "B" : "A") + session.csrf.dropFirst()]
             )
             #expect(wrongToken.status == .forbidden)
             let crossOrigin = try await client.json(

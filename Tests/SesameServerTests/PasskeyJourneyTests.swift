@@ -74,9 +74,13 @@ import WebAuthn
             let list = try await client.json("/api/account/passkeys", headers: first.bearerHeaders)
             let items = try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [[String: Any]] ?? []
             #expect(items.count == 2)
-            #expect(items[0]["backedUp"] as? Bool == true)
-            #expect(items[0]["lastUsedAt"] != nil)
-            #expect(items[1]["transports"] as? [String] == ["usb"])
+            let synced = try #require(items.first { $0["id"] as? String == Base64URL.encode(phone.credentials[0].id) })
+            let usb = try #require(items.first { $0["id"] as? String == Base64URL.encode(key.credentials[0].id) })
+            #expect(synced["backedUp"] as? Bool == true)
+            #expect(synced["lastUsedAt"] != nil)
+            #expect(synced["transports"] as? [String] == ["hybrid", "internal"])
+            #expect(usb["transports"] as? [String] == ["usb"])
+            #expect(usb["backedUp"] as? Bool == false)
 
             let viaKey = try await signIn(client, key, username: "zoe")
             #expect(viaKey.status == .ok)
@@ -216,6 +220,48 @@ import WebAuthn
                 let replay = try await b.json("/api/authentication", .post, body: body, headers: [Self.ceremony: authToken ?? ""])
                 #expect(replay.errorCode == "challenge_invalid")
             }
+        }
+    }
+
+    /// Ceremony starts are limited per address, so nobody fills the challenge table.
+    @Test func ceremonyStartsAreLimitedPerAddress() async throws {
+        var server = TestServer(.sqlite)
+        server.rateLimits.ceremoniesPerAddress = 3
+        try await server.app().test(.router) { client in
+            for _ in 0..<3 { #expect(try await client.json("/api/authentication/options", .post, body: "{}").status == .ok) }
+            let limited = try await client.json("/api/registration/options", .post, body: #"{"username":"flood"}"#)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+            let elsewhere = try await client.json(
+                "/api/authentication/options", .post, body: "{}", headers: [.init("X-Forwarded-For")!: "198.51.100.1"]
+            )
+            #expect(elsewhere.status == .ok)
+        }
+    }
+
+    /// A related origin (listed in /.well-known/webauthn) may use the RP ID; an unlisted one may not.
+    @Test func relatedOriginsAreAcceptedAndOthersRefused() async throws {
+        let server = TestServer(.sqlite) { $0.relatedOrigins = ["https://sesame-related.example"] }
+        let va = VirtualAuthenticator()
+        try await server.app().test(.router) { client in
+            for (origin, expected) in [("https://evil.example", HTTPResponse.Status.badRequest), ("https://sesame-related.example", .created)] {
+                let (options, token) = try await begin(client, "/api/registration/options", jsonString(["username": "rel\(expected.code)"]))
+                var behaviour = VirtualAuthenticator.Behaviour()
+                behaviour.clientDataOrigin = origin
+                let created = try va.create(optionsJSON: options, origin: Self.origin, behaviour: behaviour)
+                let r = try await client.json("/api/registration", .post, body: credentialBody(created.json), headers: [Self.ceremony: token ?? ""])
+                #expect(r.status == expected, "\(origin): \(r.text)")
+            }
+        }
+    }
+
+    @Test func httpsOriginPrefixesTheCeremonyCookie() async throws {
+        let server = TestServer(.sqlite, origin: "https://example.com") { $0.rpID = "example.com" }
+        try await server.app().test(.router) { client in
+            let r = try await client.json("/api/authentication/options", .post, body: "{}")
+            let cookie = r.headers[.setCookie] ?? ""
+            #expect(cookie.hasPrefix("__Secure-sesame_ceremony="))
+            #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
         }
     }
 

@@ -249,6 +249,20 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(va.credentials.first?.discoverable == discoverable)
     }
 
+    @Test func authenticatorWithoutResidentKeys() throws {
+        let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256], residentKeys: false))
+        #expect(throws: WebAuthnError(.notAllowedError)) {
+            try va.create(optionsJSON: creationOptions(residentKey: "required"), origin: origin)
+        }
+        #expect(va.credentials.isEmpty)
+        let r = try va.create(optionsJSON: creationOptions(residentKey: "preferred", credProps: true), origin: origin)
+        #expect(r.credPropsResidentKey == false)
+        #expect(va.credentials.first?.discoverable == false)
+        #expect(throws: WebAuthnError(.notAllowedError)) { try va.get(optionsJSON: requestOptions(), origin: origin) }
+        let a = try ParsedAssertion(va.get(optionsJSON: requestOptions(allow: [r.credentialId]), origin: origin).json)
+        #expect(a.userHandle == nil)
+    }
+
     @Test func userVerificationFollowsOptionsAndCapability() throws {
         let capable = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
         let unable = VirtualAuthenticator(configuration: .init(algorithms: [.es256], userVerification: false))

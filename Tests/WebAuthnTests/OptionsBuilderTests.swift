@@ -61,4 +61,28 @@ import Testing
         #expect(e.appid == "https://example.org/appid.json")
     }
 
+
+    @Test(arguments: [
+        ("example.org", "https://example.org", true),
+        ("example.org", "https://login.example.org:8443", true),
+        ("example.org", "https://EXAMPLE.org", true),
+        ("localhost", "http://localhost:8080", true),
+        ("example.org", "https://example.com", false),
+        ("example.org", "https://badexample.org", false),
+        ("login.example.org", "https://example.org", false),
+    ])
+    func originsMustBeUnderTheRPID(rpId: String, origin: String, ok: Bool) {
+        let result = Result { () throws(WebAuthnError) in try RelyingPartyConfiguration(id: rpId, name: "x", origins: [origin]) }
+        if ok {
+            #expect((try? result.get()) != nil)
+        } else {
+            expectError(.invalidConfiguration) { _ = try result.get() }
+        }
+    }
+
+    @Test func androidOriginsAreNotTiedToTheRPID() throws {
+        _ = try RelyingPartyConfiguration(
+            id: "example.org", name: "x",
+            origins: ["https://example.org", "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"])
+    }
 }

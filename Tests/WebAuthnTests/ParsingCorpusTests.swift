@@ -13,9 +13,7 @@ struct ParsingCorpusTests {
         var testDescription: String { name }
     }
 
-    static let corpusDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus/webauthn-real")
+    static let corpusDirectory = Vectors.directory.appendingPathComponent("webauthn-real")
 
     static func loadCases() -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: corpusDirectory.path))?

@@ -76,7 +76,17 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         response.headers[.init("X-Frame-Options")!] = "DENY"
         let route = context.endpointPath ?? "unmatched"
-        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: ContinuousClock.now - start)
+        let duration = ContinuousClock.now - start
+        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        // The route pattern, never the raw path or query (paths carry session and credential IDs); no headers.
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "route": .string(route), "status": .stringConvertible(response.status.code),
+                "ms": .stringConvertible(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000),
+                "client": .string(context.clientAddress),
+            ]
+        )
         return response
     }
 }
@@ -101,11 +111,11 @@ struct SessionMiddleware: RouterMiddleware {
         var carrier: Authentication.Carrier?
         var token: String?
         if let header = request.headers[.authorization] {
+            // Anything but a live bearer token leaves the request signed out; endpoints that need a session say so.
             let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                throw APIError(.unauthorized, "unauthenticated", "Use Authorization: Bearer <session token>.")
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                token = String(parts[1])
             }
-            token = String(parts[1])
             carrier = .bearer
         } else if let cookie = request.cookies[Sessions.cookieName(sesame.configuration)] {
             token = cookie.value
@@ -130,9 +140,6 @@ struct SessionMiddleware: RouterMiddleware {
                 // Not signed in for this request; endpoints that need a session answer with the CSRF error.
                 context.csrfFailed = true
             }
-        } else if carrier == .bearer {
-            // A bearer token that names no live session is an error, not an anonymous request.
-            throw APIError.unauthenticated
         }
         return try await next(request, context)
     }

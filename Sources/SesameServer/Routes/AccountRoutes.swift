@@ -152,17 +152,16 @@ struct AccountRoutes {
         let existing = try await sesame.store.password(userID: user.id)
         if let existing {
             let limit = sesame.rateLimiter.key(secret: "password", account: Usernames.key(user.username), address: context.clientAddress)
-            try await sesame.rateLimiter.check(limit)
+            try await sesame.rateLimiter.attempt(limit)
             guard let current = body.currentPassword, current.utf8.count <= 4 * PasswordHasher.maximumLength else {
                 throw APIError.invalidField("current_password", "Give the current password to change it.")
             }
             let ok = try await sesame.offload { try hasher.verify(current, against: existing) }
             guard ok else {
-                try await sesame.rateLimiter.recordFailure(limit)
                 await sesame.audit("password.changed", "failure", user: user, context: context, detail: "wrong current password")
                 throw APIError(.forbidden, "wrong_password", "The current password is wrong.")
             }
-            try await sesame.rateLimiter.recordSuccess(limit)
+            try await sesame.rateLimiter.succeeded(limit)
         }
         let newPassword = body.newPassword
         let record = try await sesame.offload { try hasher.hash(newPassword) }

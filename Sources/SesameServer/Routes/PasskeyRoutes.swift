@@ -51,6 +51,7 @@ struct PasskeyRoutes {
     func register(on router: Router<SesameRequestContext>) {
         router.post("/api/registration/options") { request, context -> Response in
             let body = try await JSONBody.decode(RegistrationOptionsRequest.self, from: request, context: context)
+            try await sesame.rateLimiter.countCeremony(address: context.clientAddress)
             guard let username = Usernames.validate(body.username) else {
                 throw APIError.invalidField("username", "Use 1 to 64 characters without spaces or control characters.")
             }
@@ -102,6 +103,7 @@ struct PasskeyRoutes {
 
         router.post("/api/authentication/options") { request, context -> Response in
             let body = try await JSONBody.decode(AuthenticationOptionsRequest.self, from: request, context: context)
+            try await sesame.rateLimiter.countCeremony(address: context.clientAddress)
             var allow: [PublicKeyCredentialDescriptorJSON] = []
             var userID: String?
             if let name = body.username {
@@ -211,7 +213,7 @@ struct PasskeyRoutes {
     /// The client's ceremony token (cookie or header) if it sent a well-formed one, else a new one; and its hash,
     /// which binds challenges.
     private func ceremonyToken(_ request: Request) -> (token: String, binding: [UInt8]) {
-        let sent = request.headers[Self.ceremonyHeader] ?? request.cookies[Self.ceremonyCookie]?.value
+        let sent = request.headers[Self.ceremonyHeader] ?? request.cookies[Sessions.secureName(Self.ceremonyCookie, sesame.configuration)]?.value
         if let sent, Sessions.isWellFormed(sent) { return (sent, Secrets.sha256(sent)) }
         let (token, hash) = Secrets.token()
         return (token, hash)
@@ -292,7 +294,7 @@ struct PasskeyRoutes {
         var headers: HTTPFields = [:]
         if let ceremonyToken {
             headers[Self.ceremonyHeader] = ceremonyToken
-            var cookie = ["\(Self.ceremonyCookie)=\(ceremonyToken)", "Path=/api", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
+            var cookie = ["\(Sessions.secureName(Self.ceremonyCookie, sesame.configuration))=\(ceremonyToken)", "Path=/api", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { cookie.append("Secure") }
             headers[.setCookie] = cookie.joined(separator: "; ")
         }

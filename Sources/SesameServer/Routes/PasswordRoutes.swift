@@ -40,7 +40,7 @@ struct PasswordRoutes {
         }
         let key = Usernames.key(body.username.trimmingCharacters(in: .whitespacesAndNewlines))
         let limit = sesame.rateLimiter.key(secret: "password", account: key, address: context.clientAddress)
-        try await sesame.rateLimiter.check(limit)
+        try await sesame.rateLimiter.attempt(limit)
 
         let user = try await sesame.store.user(usernameKey: key)
         let record: PasswordRecord? = if let user { try await sesame.store.password(userID: user.id) } else { nil }
@@ -53,11 +53,11 @@ struct PasswordRoutes {
             return false
         }
         guard matches, let user, let record else {
-            try await sesame.rateLimiter.recordFailure(limit)
-            await sesame.audit("sign_in.password", "failure", user: user, username: user == nil ? String(key.prefix(64)) : nil, context: context, detail: "invalid_credentials")
+            // An unknown account's attempted username is not kept: people type passwords into username fields.
+            await sesame.audit("sign_in.password", "failure", user: user, context: context, detail: user == nil ? "unknown account" : "invalid_credentials")
             throw APIError.invalidCredentials
         }
-        try await sesame.rateLimiter.recordSuccess(limit)
+        try await sesame.rateLimiter.succeeded(limit)
         guard !user.disabled else {
             await sesame.audit("sign_in.password", "refused", user: user, context: context, detail: "account_disabled")
             throw APIError.accountDisabled
@@ -77,7 +77,7 @@ struct PasswordRoutes {
                 ChallengeRecord(purpose: Self.pendingPurpose, userID: user.id, payload: "{}", expiresAt: expires)
             )
             await sesame.audit("sign_in.password", "pending_second_factor", user: user, context: context)
-            var cookie = ["\(Self.pendingCookie)=\(pending)", "Path=/api/sessions", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
+            var cookie = ["\(Sessions.secureName(Self.pendingCookie, sesame.configuration))=\(pending)", "Path=/api/sessions", "Max-Age=\(sesame.configuration.challengeTimeout)", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { cookie.append("Secure") }
             return try JSONResponse(
                 SecondStepBody(status: "second_factor_required", pendingToken: pending, factors: factors, expiresAt: expires),

@@ -169,7 +169,7 @@ struct SecondFactorRoutes {
             let issued = try await Sessions.issue(user: user, method: "password+\(body.factor)", request: request, sesame: sesame)
             await sesame.audit("sign_in.second_factor", "success", user: user, context: context, detail: body.factor)
             var response = try Sessions.signedIn(issued, user: user).response(from: request, context: context)
-            var clear = ["\(PasswordRoutes.pendingCookie)=", "Path=/api/sessions", "Max-Age=0", "HttpOnly", "SameSite=Strict"]
+            var clear = ["\(Sessions.secureName(PasswordRoutes.pendingCookie, sesame.configuration))=", "Path=/api/sessions", "Max-Age=0", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { clear.append("Secure") }
             response.headers.append(HTTPField(name: .setCookie, value: clear.joined(separator: "; ")))
             return response
@@ -182,7 +182,7 @@ struct SecondFactorRoutes {
 
     /// The account a pending second step belongs to; the token comes from the body or the `sesame_pending` cookie.
     private func pending(_ token: String?, request: Request) async throws -> (User, [UInt8]) {
-        let token = token ?? request.cookies[PasswordRoutes.pendingCookie]?.value ?? ""
+        let token = token ?? request.cookies[Sessions.secureName(PasswordRoutes.pendingCookie, sesame.configuration)]?.value ?? ""
         guard Sessions.isWellFormed(token) else { throw APIError.challengeInvalid }
         let hash = Secrets.sha256(token)
         guard
@@ -203,7 +203,7 @@ struct SecondFactorRoutes {
     /// Checks a TOTP code (rate limited), and records its step so it cannot be used again.
     private func checkTOTP(_ code: String, record: TOTPRecord, user: User, confirm: Bool, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "totp", account: user.id, address: context.clientAddress)
-        try await sesame.rateLimiter.check(limit)
+        try await sesame.rateLimiter.attempt(limit)
         let totp = try TOTP(secret: try OTPSecret(bytes: record.secret))
         let trimmed = code.trimmingCharacters(in: .whitespaces)
         let last: UInt64? = record.lastStep >= 0 ? UInt64(record.lastStep) : nil
@@ -212,16 +212,15 @@ struct SecondFactorRoutes {
         guard let step = result.acceptedStep, step <= UInt64(Int64.max),
             try await sesame.store.acceptTOTPStep(userID: user.id, step: Int64(step), confirm: confirm)
         else {
-            try await sesame.rateLimiter.recordFailure(limit)
             await sesame.audit(confirm ? "totp.enabled" : "sign_in.second_factor", "failure", user: user, context: context, detail: "totp")
             throw APIError.invalidCode
         }
-        try await sesame.rateLimiter.recordSuccess(limit)
+        try await sesame.rateLimiter.succeeded(limit)
     }
 
     private func checkRecoveryCode(_ code: String, user: User, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "recovery", account: user.id, address: context.clientAddress)
-        try await sesame.rateLimiter.check(limit)
+        try await sesame.rateLimiter.attempt(limit)
         var matched: [UInt8]?
         if code.utf8.count <= 64, let stored = try await sesame.store.recoveryCodes(userID: user.id),
             let set = try? RecoveryCodeSet(salt: stored.salt, hashes: stored.unused), let index = set.match(code)
@@ -229,11 +228,10 @@ struct SecondFactorRoutes {
             matched = set.hashes[index]
         }
         guard let matched, try await sesame.store.useRecoveryCode(userID: user.id, hash: matched, at: sesame.now) else {
-            try await sesame.rateLimiter.recordFailure(limit)
             await sesame.audit("sign_in.second_factor", "failure", user: user, context: context, detail: "recovery")
             throw APIError.invalidCode
         }
-        try await sesame.rateLimiter.recordSuccess(limit)
+        try await sesame.rateLimiter.succeeded(limit)
         await sesame.audit("recovery_code.used", "success", user: user, context: context)
     }
 
@@ -248,8 +246,7 @@ struct SecondFactorRoutes {
     /// Sending is itself rate limited per account (5 per window) so the phone cannot be flooded.
     private func sendCode(purpose: String, key: [UInt8], user: User, phone: String, context: SesameRequestContext) async throws {
         let sends = sesame.rateLimiter.key(secret: "sms_send", account: user.id, address: context.clientAddress)
-        try await sesame.rateLimiter.check(sends)
-        try await sesame.rateLimiter.recordFailure(sends)  // every send counts
+        try await sesame.rateLimiter.attempt(sends)  // every send counts; sends are never given back
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
         let id = smsChallengeID(purpose: purpose, key: key)
@@ -276,7 +273,7 @@ struct SecondFactorRoutes {
 
     private func checkSMSCode(_ code: String, purpose: String, key: [UInt8], user: User, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "sms", account: user.id, address: context.clientAddress)
-        try await sesame.rateLimiter.check(limit)
+        try await sesame.rateLimiter.attempt(limit)
         let id = smsChallengeID(purpose: purpose, key: key)
         let typed = code.trimmingCharacters(in: .whitespaces)
         let expected = Array(Base64URL.encode(Secrets.hmac(key: sesame.serverSecret, Array("sms:\(typed)".utf8))).utf8)
@@ -284,11 +281,10 @@ struct SecondFactorRoutes {
         guard typed.utf8.count == 6, let stored, Secrets.constantTimeEqual(Array(stored.payload.utf8), expected),
             try await sesame.store.consumeChallenge(id: id, purpose: purpose, binding: [], now: sesame.now) != nil
         else {
-            try await sesame.rateLimiter.recordFailure(limit)
             await sesame.audit(purpose == "sms_setup" ? "sms.enabled" : "sign_in.second_factor", "failure", user: user, context: context, detail: "sms")
             throw APIError.invalidCode
         }
-        try await sesame.rateLimiter.recordSuccess(limit)
+        try await sesame.rateLimiter.succeeded(limit)
     }
 
     /// `+` and 8 to 15 digits (ITU-T E.164).

@@ -10,6 +10,12 @@ enum Sessions {
         configuration.isSecureOrigin ? "__Host-sesame_session" : "sesame_session"
     }
 
+    /// Names of the short-lived cookies (ceremony token, pending second step): `__Secure-` prefixed on https
+    /// origins, so a network attacker on plain http cannot plant them. (They are path-scoped, so not `__Host-`.)
+    static func secureName(_ name: String, _ configuration: ServerConfiguration) -> String {
+        configuration.isSecureOrigin ? "__Secure-" + name : name
+    }
+
     /// Token shape check before any database work: 43 unpadded base64url characters.
     static func isWellFormed(_ token: String) -> Bool {
         token.utf8.count == 43 && (try? Base64URL.decode(token)).map { $0.count == 32 } == true

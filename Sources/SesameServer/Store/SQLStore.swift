@@ -472,6 +472,10 @@ public struct SQLStore: Store {
         try await db.raw("DELETE FROM rate_limits WHERE bucket = \(bind: bucket)").run()
     }
 
+    public func forgiveFailure(bucket: String) async throws {
+        try await db.raw("UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0").run()
+    }
+
     // MARK: Audit
 
     public func appendAudit(_ e: AuditEvent) async throws {

@@ -217,6 +217,8 @@ public protocol Store: Sendable {
     /// Adds one failure, starting a new window if the old one ended; returns the new count and window start.
     func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date)
     func clearFailures(bucket: String) async throws
+    /// Takes one back (a success counted as an attempt), never below zero.
+    func forgiveFailure(bucket: String) async throws
 
     // Audit
     func appendAudit(_ event: AuditEvent) async throws

@@ -1,0 +1,237 @@
+"""`sesame serve` as a process: graceful shutdown, admin commands, password + TOTP codes from pyotp, SMS codes
+through the console sender, and schemathesis against the served OpenAPI document. Runs on SQLite, and on
+PostgreSQL when SESAME_TEST_POSTGRES_URL is set (scripts/test starts one)."""
+
+import http.server
+import json
+import os
+import threading
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pyotp
+import pytest
+
+from conftest import free_port
+
+DATABASES = ["sqlite"] + (["postgres"] if os.environ.get("SESAME_TEST_POSTGRES_URL") else [])
+
+
+class Server:
+    def __init__(self, sesame_bin, tmp_path, database, extra=()):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = tmp_path / "serve.log"
+        if database == "postgres":
+            self.database = os.environ["SESAME_TEST_POSTGRES_URL"]
+        else:
+            self.database = str(tmp_path / "sesame.sqlite")
+        self.common = ["--database", self.database, "--password-scrypt-log-n", "10"]
+        self.sesame_bin = sesame_bin
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [sesame_bin, "serve", "--port", str(self.port), "--origin", "http://localhost:8080", *self.common, *extra],
+            stdout=self.log, stderr=subprocess.STDOUT, cwd=tmp_path,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                if self.request("GET", "/health")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("server did not start: " + self.log_path.read_text())
+
+    def request(self, method, path, body=None, token=None, headers=None):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if body is not None:
+            request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", "Bearer " + token)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                raw = response.read()
+                return response.status, (json.loads(raw) if raw[:1] in (b"{", b"[") else raw)
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            return error.code, (json.loads(raw) if raw[:1] == b"{" else raw)
+
+    def admin(self, *args, input=None):
+        return subprocess.run([self.sesame_bin, *args, *self.common], input=input, capture_output=True, text=True, timeout=60)
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=20)
+        self.log.close()
+        return code
+
+
+@pytest.fixture(params=DATABASES)
+def server(request, sesame_bin, tmp_path):
+    s = Server(sesame_bin, tmp_path, request.param)
+    yield s
+    if s.process.poll() is None:
+        s.stop()
+
+
+def new_user(server, password="correct horse battery"):
+    name = "u" + secrets.token_hex(6)
+    result = server.admin("users", "create", name, input=password + "\n")
+    assert result.returncode == 0, result.stderr
+    return name, password
+
+
+def sign_in(server, name, password):
+    status, body = server.request("POST", "/api/sessions/password", {"username": name, "password": password})
+    assert status == 200, body
+    return body
+
+
+def test_graceful_shutdown_on_sigterm(server):
+    assert server.request("GET", "/health") == (200, {"database": "ok", "status": "ok"})
+    assert server.stop() == 0
+    log = server.log_path.read_text()
+    assert "Server started" in log
+
+
+def test_admin_commands(server):
+    name, password = new_user(server)
+    listed = server.admin("users", "list")
+    assert name in listed.stdout
+    shown = server.admin("users", "show", name.upper())
+    assert "password:     yes" in shown.stdout
+    assert server.admin("users", "disable", name).returncode == 0
+    status, body = server.request("POST", "/api/sessions/password", {"username": name, "password": password})
+    assert (status, body["error"]) == (403, "account_disabled")
+    assert server.admin("users", "enable", name).returncode == 0
+    sign_in(server, name, password)
+    audit = server.admin("audit", "--user", name, "--json")
+    kinds = [json.loads(line)["kind"] for line in audit.stdout.splitlines()]
+    assert "sign_in.password" in kinds and "admin.disabled" in kinds and "admin.created" in kinds
+    assert password not in audit.stdout
+    assert server.admin("users", "delete", name).returncode == 2  # needs --yes
+    assert server.admin("users", "delete", name, "--yes").returncode == 0
+    assert server.admin("users", "show", name).returncode != 0
+    assert server.admin("migrate").stdout.startswith("schema at version")
+
+
+def test_password_then_totp_codes_from_pyotp(server):
+    name, password = new_user(server)
+    token = sign_in(server, name, password)["sessionToken"]
+    status, setup = server.request("POST", "/api/account/totp", token=token)
+    assert status == 201
+    totp = pyotp.parse_uri(setup["otpauthURI"])
+    assert totp.secret == setup["secret"]
+    now = time.time()
+    status, _ = server.request("POST", "/api/account/totp/confirm", {"code": totp.at(now)}, token=token)
+    assert status == 200
+
+    status, pending = server.request("POST", "/api/sessions/password", {"username": name, "password": password})
+    assert pending["status"] == "second_factor_required" and pending["factors"] == ["totp"]
+    # The confirming code is spent; the next step's code (inside the ±1 window) is fresh.
+    replay = server.request("POST", "/api/sessions/second-factor", {"factor": "totp", "code": totp.at(now), "pendingToken": pending["pendingToken"]})
+    assert replay[0] == 401
+    status, signed = server.request(
+        "POST", "/api/sessions/second-factor", {"factor": "totp", "code": totp.at(now + 30), "pendingToken": pending["pendingToken"]}
+    )
+    assert status == 200 and signed["status"] == "signed_in"
+    # Nothing secret reaches the log.
+    log = server.log_path.read_text()
+    for secret in (password, token, signed["sessionToken"], setup["secret"], totp.at(now), totp.at(now + 30), pending["pendingToken"]):
+        assert secret not in log
+
+
+def test_serve_help_lists_every_setting(run_sesame):
+    result = run_sesame("serve", "--help")
+    assert result.returncode == 0
+    for variable in ("SESAME_HOST", "SESAME_PORT", "SESAME_RP_ID", "SESAME_ORIGIN", "SESAME_DATABASE", "SESAME_SMS_SENDER",
+                     "SESAME_NATIVE_APP_ORIGINS", "SESAME_RELATED_ORIGINS", "SESAME_APPLE_APP_IDS", "SESAME_ANDROID_APPS", "SESAME_CONFIG"):
+        assert variable in result.stdout
+
+
+def test_sms_code_through_the_console_sender(server):
+    name, password = new_user(server)
+    token = sign_in(server, name, password)["sessionToken"]
+    status, _ = server.request("PUT", "/api/account/sms", {"phone": "+15551234567"}, token=token)
+    assert status == 202
+    code = wait_for_code(server)
+    assert server.request("POST", "/api/account/sms/confirm", {"code": code}, token=token)[0] == 200
+
+    status, pending = server.request("POST", "/api/sessions/password", {"username": name, "password": password})
+    assert pending["factors"] == ["sms"]
+    assert server.request("POST", "/api/sessions/second-factor/sms", {"pendingToken": pending["pendingToken"]})[0] == 202
+    code = wait_for_code(server, skip=1)
+    status, signed = server.request("POST", "/api/sessions/second-factor", {"factor": "sms", "code": code, "pendingToken": pending["pendingToken"]})
+    assert status == 200, signed
+
+
+def wait_for_code(server, skip=0):
+    """The code from the latest origin-bound message (`@localhost #123456`) the console sender printed."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        server.log.flush()
+        codes = re.findall(r"^@localhost #(\d{6})$", server.log_path.read_text(), re.M)
+        if len(codes) > skip:
+            return codes[-1]
+        time.sleep(0.2)
+    raise AssertionError("no SMS printed: " + server.log_path.read_text())
+
+
+def test_sms_webhook_sender_posts_the_origin_bound_message(sesame_bin, tmp_path):
+    received = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            length = int(self.headers["Content-Length"])
+            received.append((self.headers["Content-Type"], json.loads(self.rfile.read(length))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    hook = http.server.HTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=hook.serve_forever, daemon=True).start()
+    server = Server(sesame_bin, tmp_path, "sqlite", extra=["--sms-sender", f"http://127.0.0.1:{hook.server_port}/sms"])
+    try:
+        name, password = new_user(server)
+        token = sign_in(server, name, password)["sessionToken"]
+        assert server.request("PUT", "/api/account/sms", {"phone": "+447700900123"}, token=token)[0] == 202
+        content_type, body = received[-1]
+        assert content_type == "application/json"
+        assert body["to"] == "+447700900123"
+        code = re.search(r"^@localhost #(\d{6})$", body["message"], re.M).group(1)
+        assert server.request("POST", "/api/account/sms/confirm", {"code": code}, token=token)[0] == 200
+        # A webhook that fails makes the request fail visibly (502), not silently.
+        hook.shutdown()
+        hook.server_close()
+        status, error = server.request("PUT", "/api/account/sms", {"phone": "+447700900124"}, token=token)
+        assert (status, error["error"]) == (502, "sms_not_sent")
+    finally:
+        server.stop()
+
+
+SCHEMATHESIS_CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance"
+
+
+@pytest.mark.skipif(shutil.which("schemathesis") is None, reason="schemathesis is not installed (Tests/Interop/requirements.txt)")
+def test_schemathesis_finds_no_server_errors_or_schema_violations(server):
+    name, password = new_user(server)
+    token = sign_in(server, name, password)["sessionToken"]
+    for headers in ([], ["-H", "Authorization: Bearer " + token]):
+        result = subprocess.run(
+            ["schemathesis", "run", server.base + "/openapi.yaml", "--url", server.base, "--checks", SCHEMATHESIS_CHECKS,
+             "--max-examples", "25", "--no-color", *headers],
+            capture_output=True, text=True, timeout=600, cwd=server.log_path.parent,  # its cache stays out of the tree
+        )
+        assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert "request failed" not in server.log_path.read_text()
