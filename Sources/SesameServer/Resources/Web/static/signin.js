@@ -117,18 +117,25 @@ async function silentRequest() {
   const forms = $("signin-forms");
   show($("checking"), true);
   forms.hidden = true;
+  // Whatever the network or the browser does, the form comes back within a few seconds.
+  const reveal = setTimeout(() => {
+    show($("checking"), false);
+    forms.hidden = false;
+  }, 4000);
   try {
     const options = await api.authenticationOptions();
     const credential = await navigator.credentials.get({
       mediation: "immediate",
       publicKey: webauthn.requestOptions(options),
     });
+    clearTimeout(reveal);
     show($("checking"), false);
     forms.hidden = false;
     if (credential) return await finish(options, credential);
   } catch (error) {
     // No passkey immediately available: fall through to the form. A TypeError means this browser reports the
     // capability but does not accept the request; the form is the answer then too, without a message.
+    clearTimeout(reveal);
     show($("checking"), false);
     forms.hidden = false;
     if (error && error.name !== "TypeError") {
@@ -137,6 +144,7 @@ async function silentRequest() {
     focus($("username"));
     return false;
   }
+  clearTimeout(reveal);
   show($("checking"), false);
   forms.hidden = false;
   focus($("username"));
