@@ -416,6 +416,45 @@ def test_username_first_with_security_key(browser, server, protocol):
     assert line and "last used never" not in line[0]
 
 
+def test_username_first_with_usb_security_key_holding_a_resident_credential(browser, server):
+    """The username-first path with what the API can register today: a ctap2 usb key (with resident key support).
+    The modal request carries the account's credential IDs and the key answers for its own."""
+    authenticator(browser)
+    sign_up(browser, server, "lise", "Lise Meitner")
+    authenticator(browser, transport=Transport.USB, uv=True)
+    find(browser, "add-passkey").click()
+    wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey")) == 2,
+         what="the security key in the list")
+    key = browser.get_credentials()
+    assert len(key) == 1
+    key_id = credential_id_of(key[0])
+    sign_out(browser, server)
+    without_autofill(browser)
+    restore(browser, key, transport=Transport.USB, uv=True)
+    open_page(browser, server, "/signin")
+    type_into(browser, "username", "LISE")  # usernames match in any case
+    find(browser, "continue-button").click()
+    signed_in(browser, server)
+    gets = [c for c in spied(browser) if c["fn"] == "get" and c["page"] == "/signin" and c["mediation"] is None]
+    assert gets and gets[-1]["allow"] == 2 and gets[-1]["outcome"] == "ok" and gets[-1]["id"] == key_id, gets
+    line = [entry for entry in server.passkey_lines("lise") if entry.startswith(key_id)]
+    assert line and "last used never" not in line[0]
+
+
+def test_username_first_for_an_unknown_user_looks_the_same(browser, server):
+    """An unknown username gets a modal request with an allow list too (the API's stable fake ID), so the page
+    behaves exactly as for a real account whose passkey is not on this device."""
+    authenticator(browser)
+    without_autofill(browser)
+    open_page(browser, server, "/signin")
+    type_into(browser, "username", "nobody-here")
+    find(browser, "continue-button").click()
+    wait(browser, lambda d: "cancelled or timed out" in message(d), what="the failure message")
+    gets = [c for c in spied(browser) if c["fn"] == "get" and c["mediation"] is None]
+    assert gets and gets[-1]["allow"] == 1 and gets[-1]["outcome"] == "NotAllowedError", gets
+    assert find(browser, "continue-button").is_enabled()
+
+
 # 5. Silent request with no passkey falls back to the form -----------------------------------------------------
 
 def test_silent_request_falls_back_to_form(browser, server):
