@@ -165,6 +165,8 @@ def short_server(sesame_bin, tmp_path):
 def browser(chromium):
     """The session's Chromium, clean for this test: no cookies, no authenticators, the spy installed."""
     driver = chromium
+    if getattr(driver, "virtual_authenticator_id", None):
+        driver.remove_virtual_authenticator()  # left by an earlier test
     driver.execute_cdp_cmd("Network.enable", {})
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
     driver.execute_cdp_cmd("Page.enable", {})

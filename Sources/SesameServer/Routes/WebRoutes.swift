@@ -167,7 +167,7 @@ struct WebRoutes {
             let name = try context.parameters.require("name")
             guard let file = loadedFiles[name] else { throw APIError.notFound }
             var headers: HTTPFields = [.contentType: file.contentType, .eTag: file.etag, .cacheControl: "no-cache"]
-            if file.contentType.hasPrefix("image/svg") { headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'" }
+            if file.contentType.hasPrefix("image/svg") { headers[.contentSecurityPolicy] = "default-src 'none'" }
             if request.headers[.ifNoneMatch] == file.etag {
                 return Response(status: .notModified, headers: headers)
             }
