@@ -885,6 +885,34 @@ def test_pages_have_strict_csp_and_labelled_fields(browser, server, path):
     browser.execute_script("sessionStorage.removeItem('sesame-test-spy')")
 
 
+def api_error_codes() -> set:
+    """Every error code the server's sources can answer with (literal codes and `invalid_<field>` ones)."""
+    codes = set()
+    for path in (ROOT / "Sources" / "SesameServer").rglob("*.swift"):
+        text = path.read_text()
+        codes.update(re.findall(r'APIError\([^"\n]*"([a-z_]+)"', text))
+        codes.update("invalid_" + field for field in re.findall(r'invalidField\("([a-z_]+)"', text))
+    return codes
+
+
+def test_every_api_error_code_has_a_sentence(browser, server):
+    codes = sorted(api_error_codes())
+    assert "unknown_credential" in codes and "invalid_credentials" in codes and len(codes) > 20
+    open_page(browser, server, "/signin")
+    answers = browser.execute_async_script("""
+      const [codes, done] = arguments;
+      import('/static/api.js').then((m) => done(codes.map((c) => [c, m.humanMessage(c, 'SERVER TEXT', 600)])));
+    """, codes)
+    generic = "Something went wrong. Please try again."
+    # invalid_password shows the server's own sentence: it names the configured length limits.
+    for code, sentence in answers:
+        if code == "invalid_password":
+            assert sentence == "SERVER TEXT"
+            continue
+        assert sentence not in ("SERVER TEXT", generic), f"{code} has no sentence of its own"
+    assert dict(answers)["too_many_attempts"] == "Too many tries. For your security, wait 10 minutes and try again."
+
+
 def test_account_page_needs_a_session(server):
     request = urllib.request.Request(server.origin + "/account")
 

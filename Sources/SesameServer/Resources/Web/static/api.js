@@ -62,7 +62,9 @@ const messages = {
   factor_not_enabled: "That way to confirm isn’t set up for this account. Choose another.",
   sms_not_enabled: "This account has no confirmed phone number. Choose another way to confirm.",
   totp_already_enabled: "An authenticator app is already set up. Turn it off first to move to a new one.",
-  totp_not_pending: "Start the authenticator app setup again.",
+  no_pending_totp: "Start the authenticator app setup again, then enter the code.",
+  no_pending_sms: "Enter your mobile number first; we’ll text it a code.",
+  sms_not_sent: "We couldn’t send the text message just now. Try again in a few minutes, or choose another way.",
 };
 
 const fieldMessages = {
