@@ -29,7 +29,9 @@ import urllib.request
 import pyotp
 import pytest
 from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -883,6 +885,35 @@ def test_pages_have_strict_csp_and_labelled_fields(browser, server, path):
     wait(browser, lambda d: any(c["fn"] == "csp-violation" and c["directive"] == "img-src" for c in spied(d)),
          what="the CSP report")
     browser.execute_script("sessionStorage.removeItem('sesame-test-spy')")
+
+
+def test_sign_in_by_keyboard_alone(browser, server):
+    """Tab order follows the page, and the passkey button works from the keyboard."""
+    authenticator(browser)
+    sign_up(browser, server, "tim", "Tim Berners-Lee")
+    saved = sign_out(browser, server)
+    without_autofill(browser)
+    restore(browser, saved)
+    open_page(browser, server, "/signin")
+    wait(browser, lambda d: d.switch_to.active_element.get_attribute("id") == "username",
+         what="the focus in the username field")
+
+    def step(backwards=False):
+        chain = ActionChains(browser)
+        if backwards:
+            chain = chain.key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT)
+        else:
+            chain = chain.send_keys(Keys.TAB)
+        chain.perform()
+        active = browser.switch_to.active_element
+        return active.get_attribute("id") or active.get_attribute("class")
+
+    backwards = [step(backwards=True) for _ in range(2)]
+    assert backwards == ["brand", "skip"], backwards
+    forwards = [step() for _ in range(4)]
+    assert forwards == ["brand", "username", "continue-button", "passkey-button"], forwards
+    ActionChains(browser).send_keys(Keys.ENTER).perform()
+    signed_in(browser, server)
 
 
 def api_error_codes() -> set:
