@@ -837,6 +837,16 @@ def test_totp_qr_decodes_to_shown_uri(browser, server, tmp_path):
 
 # Screenshots -----------------------------------------------------------------------------------------------------
 
+def sideways_overflow(driver, width) -> int:
+    """How many CSS pixels the page is wider than a `width`-pixel viewport."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 800, "deviceScaleFactor": 1, "mobile": width < 600})
+    overflow = driver.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return overflow
+
+
 def test_screenshots(browser, server):
     """Sign-in, sign-up and account pages at desktop and phone widths, without horizontal scrolling."""
     authenticator(browser)
@@ -846,15 +856,11 @@ def test_screenshots(browser, server):
         wait(browser, lambda d: find(d, "username").is_displayed(), what=f"{page} form")
         for width in (1280, 390):
             screenshot(browser, page, width)
-            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
-                "width": width, "height": 800, "deviceScaleFactor": 1, "mobile": width < 600})
-            overflow = browser.execute_script(
-                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-            browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-            assert overflow <= 0, f"{page} scrolls sideways at {width}px"
+            assert sideways_overflow(browser, width) <= 0, f"{page} scrolls sideways at {width}px"
     sign_up(browser, server, "dorothy", "Dorothy Vaughan")
     for width in (1280, 390):
         screenshot(browser, "account", width)
+        assert sideways_overflow(browser, width) <= 0, f"account scrolls sideways at {width}px"
     for name in ("signin", "signup", "account"):
         for width in (1280, 390):
             assert (SCREENSHOTS / f"{name}-{width}.png").stat().st_size > 1000
