@@ -68,7 +68,7 @@ const messages = {
 };
 
 const fieldMessages = {
-  invalid_username: "Choose a username: letters, digits, dots, dashes or underscores.",
+  invalid_username: "Choose a username of up to 64 characters, without spaces.",
   invalid_display_name: "Enter your name.",
   invalid_displayname: "Enter your name.",
   invalid_password: "Choose a password of at least 8 characters.",
