@@ -8,21 +8,6 @@ import { $, say, clear, busy, focus, show, el, formatDate } from "./ui.js";
 let account = null;
 let passkeys = [];
 
-function pick(object, ...keys) {
-  for (const key of keys) if (object && object[key] !== undefined && object[key] !== null) return object[key];
-  return undefined;
-}
-
-function ceremonyFields(options) {
-  const fields = {};
-  if (options && typeof options === "object" && options.publicKey) {
-    for (const [key, value] of Object.entries(options)) {
-      if (key !== "publicKey" && key !== "mediation" && typeof value === "string") fields[key] = value;
-    }
-  }
-  return fields;
-}
-
 function failed(error) {
   if (error && error.code === "unauthenticated") {
     location.assign("/signin");
@@ -106,9 +91,8 @@ function renderFactorState() {
       ? `${remaining} unused recovery code${remaining === 1 ? "" : "s"} left. Each lets you in once if you lose your other ways in.`
       : "No recovery codes. Create some and keep them somewhere safe.";
   const smsOn = factors.includes("sms");
-  const phone = pick(account, "smsPhone", "phone") || (account.sms && account.sms.phone);
   $("sms-status").textContent = smsOn
-    ? `Codes are sent to ${phone || "your phone"}.`
+    ? "Codes are sent to your confirmed mobile number."
     : "No number. Text message codes are the least safe option; prefer an authenticator app.";
   show($("sms-remove"), smsOn);
 }
@@ -122,8 +106,8 @@ async function loadPasskeys() {
 }
 
 function providerIcon(passkey) {
-  const icon = pick(passkey, "providerIcon", "icon", "iconURL");
   // Only same-origin icons: the page's Content-Security-Policy allows nothing else.
+  const icon = passkey.providerIcon;
   if (typeof icon === "string" && icon.startsWith("/") && !icon.startsWith("//")) return icon;
   return "/static/passkey.svg";
 }
@@ -139,10 +123,10 @@ function renderPasskeys() {
 }
 
 function passkeyItem(passkey) {
-  const name = pick(passkey, "name") || "Passkey";
-  const provider = pick(passkey, "providerName", "provider") || "Unknown provider";
-  const synced = pick(passkey, "backedUp", "synced", "backupState") === true;
-  const eligible = pick(passkey, "backupEligible") === true;
+  const name = passkey.name || "Passkey";
+  const provider = passkey.provider || "Unknown provider";
+  const synced = passkey.backedUp === true;
+  const eligible = passkey.backupEligible === true;
   const item = el("li", { class: "passkey", dataset: { id: passkey.id } });
   const title = el("span", { class: "name", text: name });
   item.append(
@@ -153,7 +137,7 @@ function passkeyItem(passkey) {
       el("p", { class: "title" }, title, synced ? el("span", { class: "badge synced", text: "Synced" }) : null,
         !synced && !eligible ? el("span", { class: "badge device", text: "This device only" }) : null),
       el("p", { class: "provider", text: provider }),
-      el("p", { class: "dates", text: `Created ${formatDate(pick(passkey, "createdAt", "created"))} · Last used ${formatDate(pick(passkey, "lastUsedAt", "lastUsed"))}` }),
+      el("p", { class: "dates", text: `Created ${formatDate(passkey.createdAt)} · Last used ${formatDate(passkey.lastUsedAt)}` }),
     ),
   );
   const actions = el("div", { class: "actions" });
@@ -170,7 +154,7 @@ function startRename(item, passkey) {
   const inputId = `rename-${passkey.id}`;
   const form = el("form", { class: "rename-form", novalidate: true },
     el("label", { for: inputId, text: "New name" }),
-    el("input", { id: inputId, type: "text", required: true, maxlength: 64, value: pick(passkey, "name") || "" }),
+    el("input", { id: inputId, type: "text", required: true, maxlength: 64, value: passkey.name || "" }),
     el("button", { type: "submit", class: "primary", text: "Save" }),
     el("button", { type: "button", class: "secondary cancel", text: "Cancel" }));
   const actions = item.querySelector(".actions");
@@ -204,7 +188,7 @@ function startRename(item, passkey) {
 }
 
 function confirmDelete(item, passkey) {
-  const name = pick(passkey, "name") || "this passkey";
+  const name = passkey.name || "this passkey";
   const actions = item.querySelector(".actions");
   const box = el("div", { class: "confirm", role: "group", "aria-label": "Confirm delete" },
     el("p", { text: `Delete “${name}”? You won’t be able to sign in with it any more.` }),
@@ -240,7 +224,7 @@ async function createPasskey(conditional, signal) {
   if (conditional) request.mediation = "conditional";
   if (signal) request.signal = signal;
   const credential = await navigator.credentials.create(request);
-  await api.addPasskey({ credential: webauthn.credentialJSON(credential), ...ceremonyFields(options) });
+  await api.addPasskey({ credential: webauthn.credentialJSON(credential) });
   await loadPasskeys();
   await loadAccount();
   await signalAccepted();
@@ -311,10 +295,10 @@ async function startTOTP() {
   await busy($("totp-start"), async () => {
     try {
       const setup = await api.totpStart();
-      const uri = pick(setup, "otpauthURI", "otpauthUri", "otpauthURL", "uri");
-      const apple = pick(setup, "appleOtpauthURI", "appleOtpauthUri", "appleOtpauthURL", "appleURI");
-      const qr = pick(setup, "qrURL", "qrUrl", "qrCodeURL", "qrPath");
-      $("totp-secret").textContent = groupSecret(pick(setup, "secret"));
+      const uri = setup.otpauthURI;
+      const apple = setup.appleOtpauthURI;
+      const qr = setup.qrCodeURL;
+      $("totp-secret").textContent = groupSecret(setup.secret);
       $("totp-uri").textContent = uri || "";
       if (typeof qr === "string" && qr.startsWith("/") && !qr.startsWith("//")) $("totp-qr").src = `${qr}${qr.includes("?") ? "&" : "?"}t=${Date.now()}`;
       if (typeof apple === "string" && apple.startsWith("apple-otpauth:")) $("totp-apple").href = apple;
@@ -337,12 +321,10 @@ async function confirmTOTP(event) {
   }
   await busy(event.submitter, async () => {
     try {
-      const result = await api.totpConfirm(code);
+      await api.totpConfirm(code);
       $("totp-code").value = "";
       show($("totp-setup"), false);
       await loadAccount();
-      const codes = pick(result || {}, "recoveryCodes", "codes");
-      if (Array.isArray(codes) && codes.length) showRecoveryCodes(codes);
       say("Verification codes are on. You’ll be asked for one after your password.", "success");
       focus($("totp-heading"));
     } catch (error) {
@@ -376,7 +358,7 @@ async function generateRecoveryCodes() {
   await busy($("recovery-generate"), async () => {
     try {
       const result = await api.recoveryCodes();
-      const codes = Array.isArray(result) ? result : pick(result, "codes", "recoveryCodes") || [];
+      const codes = Array.isArray(result && result.codes) ? result.codes : [];
       showRecoveryCodes(codes);
       await loadAccount();
       say("New recovery codes are below. Save them now: they won’t be shown again.", "success");

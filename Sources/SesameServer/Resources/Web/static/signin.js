@@ -11,17 +11,6 @@ const unknownCredentialCodes = new Set(["unknown_credential", "credential_unknow
 let conditional = null; // AbortController of the running AutoFill request
 let pending = null; // { token, factors } while a second step is open
 
-/** Fields the server sent beside the WebAuthn options (e.g. a ceremony handle) go back with the answer. */
-function ceremonyFields(options) {
-  const fields = {};
-  if (options && typeof options === "object" && options.publicKey) {
-    for (const [key, value] of Object.entries(options)) {
-      if (key !== "publicKey" && key !== "mediation" && typeof value === "string") fields[key] = value;
-    }
-  }
-  return fields;
-}
-
 function signedIn(result) {
   setCSRFToken(result && result.csrfToken);
   say("Signed in. Opening your account…", "success");
@@ -38,7 +27,7 @@ function stopConditional() {
 /** Sends the assertion; on an unknown credential, tells the browser so it can hide that passkey. */
 async function finish(options, credential) {
   try {
-    const result = await api.authenticate({ credential: webauthn.credentialJSON(credential), ...ceremonyFields(options) });
+    const result = await api.authenticate({ credential: webauthn.credentialJSON(credential) });
     signedIn(result);
     return true;
   } catch (error) {

@@ -4,16 +4,6 @@ import { api, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
 
-function ceremonyFields(options) {
-  const fields = {};
-  if (options && typeof options === "object" && options.publicKey) {
-    for (const [key, value] of Object.entries(options)) {
-      if (key !== "publicKey" && key !== "mediation" && typeof value === "string") fields[key] = value;
-    }
-  }
-  return fields;
-}
-
 async function createAccount() {
   const username = $("username").value.trim();
   const displayName = $("display-name").value.trim();
@@ -57,7 +47,7 @@ async function createAccount() {
   }
   let result;
   try {
-    result = await api.register({ credential: webauthn.credentialJSON(credential), ...ceremonyFields(options) });
+    result = await api.register({ credential: webauthn.credentialJSON(credential) });
   } catch (error) {
     say(error.message, "error");
     return focus($("username"));
