@@ -105,13 +105,6 @@ async function loadPasskeys() {
   renderPasskeys();
 }
 
-function providerIcon(passkey) {
-  // Only same-origin icons: the page's Content-Security-Policy allows nothing else.
-  const icon = passkey.providerIcon;
-  if (typeof icon === "string" && icon.startsWith("/") && !icon.startsWith("//")) return icon;
-  return "/static/passkey.svg";
-}
-
 function renderPasskeys() {
   const list = $("passkey-list");
   list.replaceChildren();
@@ -130,7 +123,7 @@ function passkeyItem(passkey) {
   const item = el("li", { class: "passkey", dataset: { id: passkey.id } });
   const title = el("span", { class: "name", text: name });
   item.append(
-    el("img", { class: "provider-icon", src: providerIcon(passkey), alt: "", width: 32, height: 32 }),
+    el("img", { class: "provider-icon", src: "/static/passkey.svg", alt: "", width: 32, height: 32 }),
     el(
       "div",
       { class: "details" },
