@@ -30,7 +30,7 @@ public func openStore(
         if !applied.isEmpty {
             logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
         }
-        return (engine, SQLStore(engine: engine))
+        return (engine, try await SQLStore.open(engine: engine, now: environment.clock.now()))
     } catch {
         try? await engine.shutdown()
         throw error
@@ -50,7 +50,7 @@ public func buildApplication(
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
     do {
-        let secret = try await store.serverSecret(named: "server", generate: { Secrets.random(32) }, now: environment.clock.now())
+        let secret = try await store.serverSecret(named: ServerSecret.name, generate: ServerSecret.generate, now: environment.clock.now())
         sesame = Sesame(
             configuration: configuration,
             store: store,

@@ -67,6 +67,11 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
                 mapped = .internalError
             }
             response = try mapped.response(from: request, context: context)
+        } catch StoreError.undecryptable(let purpose) {
+            // A stored secret failed authentication (damaged, moved between rows, or another server secret).
+            // Logged by purpose only; the answer says no more than any server error.
+            context.logger.error("stored secret failed authentication", metadata: ["purpose": .string(purpose)])
+            response = try APIError.internalError.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
             response = try APIError.internalError.response(from: request, context: context)

@@ -130,6 +130,9 @@ public struct AuditEvent: Sendable, Equatable, Codable {
 public enum StoreError: Error, Equatable {
     /// A unique constraint refused the row (e.g. username taken, credential ID registered).
     case conflict
+    /// A sealed secret (named by its purpose, e.g. `totp`) failed authentication: damaged, moved from another
+    /// row, or sealed under another server secret. Carries no secret material.
+    case undecryptable(String)
 }
 
 /// What deleting a way in did.
