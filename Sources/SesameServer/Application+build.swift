@@ -96,6 +96,7 @@ func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameR
     SecondFactorRoutes(sesame: sesame).register(on: router)
     PasskeyManagementRoutes(sesame: sesame).register(on: router)
     PasskeyRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
+    ReauthenticationRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
     return router
 }
 

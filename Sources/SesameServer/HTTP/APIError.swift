@@ -48,6 +48,18 @@ public struct APIError: HTTPResponseError, Equatable {
         .badRequest, "challenge_invalid", "The challenge is unknown, expired, already used or was issued to someone else. Start again."
     )
     static let invalidCode = APIError(.unauthorized, "invalid_code", "The code is wrong or was already used.")
+    /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
+    /// factor) at `reauthenticate`, then retries.
+    static func reauthenticationRequired(window: Int) -> APIError {
+        var error = APIError(
+            .forbidden, "reauthentication_required", "Confirm it is you (passkey, or password and second factor) and try again."
+        )
+        error.extra = [
+            "reauthenticate": "/api/session/reauthenticate", "reauthenticateOptions": "/api/session/reauthenticate/options",
+            "maxAgeSeconds": String(window),
+        ]
+        return error
+    }
     static let lastWayIn = APIError(.conflict, "last_way_in", "This is the account's last way to sign in; add another first.")
 
     static func tooManyAttempts(retryAfter: Int) -> APIError {

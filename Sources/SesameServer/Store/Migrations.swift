@@ -154,6 +154,13 @@ enum Migrations {
             statements: [],
             transform: { db, now in try await sealStoredSecrets(db, now: now) }
         ),
+        Migration(
+            version: 3,
+            name: "sessions remember when their holder last authenticated",
+            // Sessions from before this migration count as authenticated long ago: a sensitive change asks them
+            // to re-authenticate first.
+            statements: ["ALTER TABLE sessions ADD COLUMN authenticated_at BIGINT NOT NULL DEFAULT 0"]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with

@@ -353,7 +353,7 @@ public struct SQLStore: Store {
 
     // MARK: Sessions
 
-    private static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method"
+    private static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at"
 
     private static func session(_ row: any SQLRow) throws -> SessionRecord {
         SessionRecord(
@@ -363,7 +363,8 @@ public struct SQLStore: Store {
             lastSeenAt: Date(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)),
             expiresAt: Date(milliseconds: try row.decode(column: "expires_at", as: Int64.self)),
             userAgent: try row.decode(column: "user_agent", as: String.self),
-            method: try row.decode(column: "method", as: String.self)
+            method: try row.decode(column: "method", as: String.self),
+            authenticatedAt: Date(milliseconds: try row.decode(column: "authenticated_at", as: Int64.self))
         )
     }
 
@@ -372,7 +373,7 @@ public struct SQLStore: Store {
             """
             INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
                 \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-                \(bind: s.userAgent), \(bind: s.method))
+                \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
             """
         )
     }
@@ -385,6 +386,15 @@ public struct SQLStore: Store {
 
     public func touchSession(tokenHash: [UInt8], at: Date) async throws {
         try await db.raw("UPDATE sessions SET last_seen_at = \(bind: at.milliseconds) WHERE token_hash = \(bind: Data(tokenHash))").run()
+    }
+
+    public func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool {
+        !(try await db.raw(
+            """
+            UPDATE sessions SET authenticated_at = \(bind: at.milliseconds), method = \(bind: method), last_seen_at = \(bind: at.milliseconds)
+            WHERE token_hash = \(bind: Data(tokenHash)) RETURNING id
+            """
+        ).all()).isEmpty
     }
 
     public func sessions(userID: String, now: Date) async throws -> [SessionRecord] {
