@@ -87,9 +87,21 @@ public func buildApplication(
 
 /// Routes and middleware, in the order requests pass through them.
 func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameRequestContext> {
+    // The routes are registered twice: first into a scratch router whose route list feeds the 405 index (the
+    // error middleware must be added before the routes it wraps), then into the application router.
+    let scratch = Router(context: SesameRequestContext.self)
+    registerRoutes(on: scratch, sesame, relyingParty: relyingParty)
     let router = Router(context: SesameRequestContext.self)
-    router.add(middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger))
+    router.add(
+        middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger, methods: MethodIndex(routes: scratch.routes))
+    )
     router.add(middleware: SessionMiddleware(sesame: sesame))
+    registerRoutes(on: router, sesame, relyingParty: relyingParty)
+    return router
+}
+
+/// Every route, in registration order.
+func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame, relyingParty: RelyingParty) {
     OperationalRoutes(sesame: sesame).register(on: router)
     PasswordRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)
@@ -97,7 +109,6 @@ func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameR
     PasskeyManagementRoutes(sesame: sesame).register(on: router)
     PasskeyRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
     ReauthenticationRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
-    return router
 }
 
 /// Deletes expired challenges, sessions and rate-limit windows once a minute.
