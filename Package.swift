@@ -101,6 +101,7 @@ let package = Package(
             dependencies: [
                 "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict
         ),

@@ -30,7 +30,7 @@ public func openStore(
         if !applied.isEmpty {
             logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
         }
-        return (engine, SQLStore(engine: engine))
+        return (engine, try await SQLStore.open(engine: engine, now: environment.clock.now()))
     } catch {
         try? await engine.shutdown()
         throw error
@@ -50,7 +50,7 @@ public func buildApplication(
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
     do {
-        let secret = try await store.serverSecret(named: "server", generate: { Secrets.random(32) }, now: environment.clock.now())
+        let secret = try await store.serverSecret(named: ServerSecret.name, generate: ServerSecret.generate, now: environment.clock.now())
         sesame = Sesame(
             configuration: configuration,
             store: store,
@@ -87,9 +87,21 @@ public func buildApplication(
 
 /// Routes and middleware, in the order requests pass through them.
 func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameRequestContext> {
+    // The routes are registered twice: first into a scratch router whose route list feeds the 405 index (the
+    // error middleware must be added before the routes it wraps), then into the application router.
+    let scratch = Router(context: SesameRequestContext.self)
+    registerRoutes(on: scratch, sesame, relyingParty: relyingParty)
     let router = Router(context: SesameRequestContext.self)
-    router.add(middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger))
+    router.add(
+        middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger, methods: MethodIndex(routes: scratch.routes))
+    )
     router.add(middleware: SessionMiddleware(sesame: sesame))
+    registerRoutes(on: router, sesame, relyingParty: relyingParty)
+    return router
+}
+
+/// Every route, in registration order.
+func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame, relyingParty: RelyingParty) {
     WebRoutes(sesame: sesame).register(on: router)
     OperationalRoutes(sesame: sesame).register(on: router)
     PasswordRoutes(sesame: sesame).register(on: router)
@@ -97,7 +109,7 @@ func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameR
     SecondFactorRoutes(sesame: sesame).register(on: router)
     PasskeyManagementRoutes(sesame: sesame).register(on: router)
     PasskeyRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
-    return router
+    ReauthenticationRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
 }
 
 /// Deletes expired challenges, sessions and rate-limit windows once a minute.

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var challengeTimeout: Int = 300
     /// Session lifetime in seconds (absolute, from sign-in).
     public var sessionLifetime: Int = 14 * 24 * 3600
+    /// Seconds after the session's last sign-in or re-authentication during which sensitive account changes
+    /// (password, passkeys, second factors, recovery codes) are allowed without re-authenticating.
+    public var reauthenticationWindow: Int = 600
     /// scrypt cost: N = 2^passwordScryptLogN, r = 8, p = 1.
     public var passwordScryptLogN: Int = 15
     /// Take the client address from the first `X-Forwarded-For` entry (only behind a proxy you trust).
@@ -131,6 +134,7 @@ extension ServerConfiguration {
         Setting(key: "smsSender", flag: "--sms-sender", environment: "SESAME_SMS_SENDER", defaultValue: "console", help: "console, or an https:// webhook URL receiving {to, message} JSON.") { c, v throws(ConfigurationError) in c.smsSender = v },
         Setting(key: "challengeTimeout", flag: "--challenge-timeout", environment: "SESAME_CHALLENGE_TIMEOUT", defaultValue: "300", help: "Seconds a challenge, pending second step or SMS code lives.") { c, v throws(ConfigurationError) in c.challengeTimeout = try int("challenge-timeout", v, 30...3600) },
         Setting(key: "sessionLifetime", flag: "--session-lifetime", environment: "SESAME_SESSION_LIFETIME", defaultValue: "1209600", help: "Seconds a session lives after sign-in.") { c, v throws(ConfigurationError) in c.sessionLifetime = try int("session-lifetime", v, 60...31_536_000) },
+        Setting(key: "reauthenticationWindow", flag: "--reauthentication-window", environment: "SESAME_REAUTHENTICATION_WINDOW", defaultValue: "600", help: "Seconds after sign-in or re-authentication during which sensitive account changes are allowed.") { c, v throws(ConfigurationError) in c.reauthenticationWindow = try int("reauthentication-window", v, 30...86_400) },
         Setting(key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N", defaultValue: "15", help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in.") { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
         Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Use X-Forwarded-For for the client address (only behind your own proxy).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
         Setting(key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info", help: "trace, debug, info, notice, warning, error or critical.") { c, v throws(ConfigurationError) in c.logLevel = v },

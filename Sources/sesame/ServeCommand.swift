@@ -20,6 +20,7 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("sms-sender"), help: "console or a webhook URL. [SESAME_SMS_SENDER, default console]") var smsSender: String?
     @Option(name: .customLong("challenge-timeout"), help: "Challenge lifetime, seconds. [SESAME_CHALLENGE_TIMEOUT, default 300]") var challengeTimeout: String?
     @Option(name: .customLong("session-lifetime"), help: "Session lifetime, seconds. [SESAME_SESSION_LIFETIME, default 1209600]") var sessionLifetime: String?
+    @Option(name: .customLong("reauthentication-window"), help: "Seconds sensitive changes are allowed after sign-in. [SESAME_REAUTHENTICATION_WINDOW, default 600]") var reauthenticationWindow: String?
     @Option(name: .customLong("password-scrypt-log-n"), help: "scrypt log2(N). [SESAME_PASSWORD_SCRYPT_LOG_N, default 15]") var passwordScryptLogN: String?
     @Option(name: .customLong("trust-forwarded-for"), help: "true to use X-Forwarded-For. [SESAME_TRUST_FORWARDED_FOR, default false]") var trustForwardedFor: String?
     @Option(name: .customLong("log-level"), help: "Log level. [SESAME_LOG_LEVEL, default info]") var logLevel: String?
@@ -31,6 +32,7 @@ struct ServerOptions: ParsableArguments {
             ("relatedOrigins", relatedOrigins), ("nativeAppOrigins", nativeAppOrigins), ("database", database),
             ("appleAppIDs", appleAppIDs), ("androidApps", androidApps), ("smsSender", smsSender),
             ("challengeTimeout", challengeTimeout), ("sessionLifetime", sessionLifetime),
+            ("reauthenticationWindow", reauthenticationWindow),
             ("passwordScryptLogN", passwordScryptLogN), ("trustForwardedFor", trustForwardedFor), ("logLevel", logLevel),
         ]
         for case let (key, value?) in given { flags[key] = value }

@@ -154,7 +154,8 @@ def test_serve_help_lists_every_setting(run_sesame):
     result = run_sesame("serve", "--help")
     assert result.returncode == 0
     for variable in ("SESAME_HOST", "SESAME_PORT", "SESAME_RP_ID", "SESAME_ORIGIN", "SESAME_DATABASE", "SESAME_SMS_SENDER",
-                     "SESAME_NATIVE_APP_ORIGINS", "SESAME_RELATED_ORIGINS", "SESAME_APPLE_APP_IDS", "SESAME_ANDROID_APPS", "SESAME_CONFIG"):
+                     "SESAME_NATIVE_APP_ORIGINS", "SESAME_RELATED_ORIGINS", "SESAME_APPLE_APP_IDS", "SESAME_ANDROID_APPS", "SESAME_CONFIG",
+                     "SESAME_REAUTHENTICATION_WINDOW"):
         assert variable in result.stdout
 
 

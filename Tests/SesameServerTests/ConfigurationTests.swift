@@ -13,7 +13,19 @@ import Testing
         #expect(try DatabaseLocation(parsing: c.database) == .sqlite(path: "sesame.sqlite"))
         #expect(c.smsSender == "console")
         #expect(c.challengeTimeout == 300)
+        #expect(c.reauthenticationWindow == 600)
         #expect(!c.isSecureOrigin)
+    }
+
+    /// The re-authentication window comes from the file, the environment or a flag, within 30 s ... 1 day.
+    @Test func reauthenticationWindowIsASetting() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-config-\(UUID().uuidString).json")
+        try Data(#"{"reauthenticationWindow": 120}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try ServerConfiguration.resolve(flags: [:], environment: [:], configFile: file.path).reauthenticationWindow == 120)
+        #expect(try ServerConfiguration.resolve(flags: [:], environment: ["SESAME_REAUTHENTICATION_WINDOW": "300"], configFile: file.path).reauthenticationWindow == 300)
+        #expect(try ServerConfiguration.resolve(flags: ["reauthenticationWindow": "45"], environment: ["SESAME_REAUTHENTICATION_WINDOW": "300"], configFile: nil).reauthenticationWindow == 45)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(flags: ["reauthenticationWindow": "10"], environment: [:], configFile: nil) }
     }
 
     @Test func precedenceIsDefaultThenFileThenEnvironmentThenFlag() throws {

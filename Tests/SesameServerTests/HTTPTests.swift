@@ -75,6 +75,7 @@ import Testing
                 "/api/authentication/options", "/api/authentication", "/api/account/passkeys", "/api/account/passkeys/options",
                 "/api/account/passkeys/{id}", "/api/account/signals", "/api/account/totp", "/api/account/totp/qr.png",
                 "/api/account/totp/confirm", "/api/account/sms", "/api/account/sms/confirm", "/api/account/recovery-codes",
+                "/api/session/reauthenticate/options", "/api/session/reauthenticate", "/api/session/reauthenticate/sms",
             ]
             for path in routes {
                 #expect(response.text.contains("  \(path):"), "openapi.yaml does not describe \(path)")
@@ -88,6 +89,41 @@ import Testing
             #expect(response.status == .notFound)
             #expect(response.errorCode == "not_found")
             #expect(response.headers[.xContentTypeOptions] == "nosniff")
+        }
+    }
+
+    /// A known path with a method it does not support: 405, the methods it does support in `Allow`, JSON error.
+    @Test(arguments: [
+        ("/api/account/password", HTTPRequest.Method.post, "DELETE, PUT"),
+        ("/api/account/passkeys/abc", .put, "DELETE, PATCH"),
+        ("/api/sessions/password", .get, "POST"),
+        ("/health", .delete, "GET"),
+        ("/api/account/sessions", .patch, "DELETE, GET"),
+        ("/api/session/reauthenticate", .get, "POST"),
+    ])
+    func knownPathsWithAnotherMethodAnswer405(_ path: String, _ method: HTTPRequest.Method, _ allow: String) async throws {
+        try await TestServer(.sqlite).app().test(.router) { client in
+            let response = try await client.json(path, method)
+            #expect(response.status == .methodNotAllowed)
+            #expect(response.headers[.allow] == allow)
+            #expect(response.errorCode == "method_not_allowed")
+            #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            // The supported method is still routed (not 405).
+            let first = try #require(allow.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) })
+            let supported = try await client.json(path, HTTPRequest.Method(first)!)
+            #expect(supported.status != .methodNotAllowed)
+        }
+    }
+
+    @Test func unknownPathsStay404WhateverTheMethod() async throws {
+        try await TestServer(.sqlite).app().test(.router) { client in
+            for method: HTTPRequest.Method in [.get, .post, .delete] {
+                let response = try await client.json("/api/account/nope", method)
+                #expect(response.status == .notFound)
+                #expect(response.headers[.allow] == nil)
+            }
+            // A capture matches one segment only: deeper paths are unknown.
+            #expect(try await client.json("/api/account/passkeys/a/b", .put).status == .notFound)
         }
     }
 }

@@ -215,7 +215,7 @@ import Testing
         try await server.withStore { store in
             try await store.createSession(
                 tokenHash: [1],
-                SessionRecord(id: "s", userID: user.id, createdAt: Date(), lastSeenAt: Date(), expiresAt: Date().addingTimeInterval(60), userAgent: "", method: "password")
+                SessionRecord(id: "s", userID: user.id, createdAt: Date(), lastSeenAt: Date(), expiresAt: Date().addingTimeInterval(60), userAgent: "", method: "password", authenticatedAt: Date())
             )
             #expect(try await store.deleteUser(id: user.id))
             #expect(try await store.user(id: user.id) == nil)

@@ -9,6 +9,8 @@ public struct APIError: HTTPResponseError, Equatable {
     public let code: String
     public let message: String
     public var retryAfter: Int?
+    /// The `Allow` header of a 405 answer.
+    public var allow: String?
     /// More fields for the page, e.g. `credentialId` and `rpId` of an unknown credential (never secrets).
     public var extra: [String: String] = [:]
 
@@ -22,6 +24,7 @@ public struct APIError: HTTPResponseError, Equatable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let allow { headers[.allow] = allow }
         // Sorted keys: the same error is the same bytes every time (a dictionary's order varies per process).
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -44,10 +47,27 @@ public struct APIError: HTTPResponseError, Equatable {
     static let invalidCredentials = APIError(.unauthorized, "invalid_credentials", "The username or password is wrong.")
     static let accountDisabled = APIError(.forbidden, "account_disabled", "This account is disabled.")
     static let notFound = APIError(.notFound, "not_found", "No such resource.")
+    static func methodNotAllowed(allow: String) -> APIError {
+        var error = APIError(.methodNotAllowed, "method_not_allowed", "This method is not allowed here; the Allow header lists those that are.")
+        error.allow = allow
+        return error
+    }
     static let challengeInvalid = APIError(
         .badRequest, "challenge_invalid", "The challenge is unknown, expired, already used or was issued to someone else. Start again."
     )
     static let invalidCode = APIError(.unauthorized, "invalid_code", "The code is wrong or was already used.")
+    /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
+    /// factor) at `reauthenticate`, then retries.
+    static func reauthenticationRequired(window: Int) -> APIError {
+        var error = APIError(
+            .forbidden, "reauthentication_required", "Confirm it is you (passkey, or password and second factor) and try again."
+        )
+        error.extra = [
+            "reauthenticate": "/api/session/reauthenticate", "reauthenticateOptions": "/api/session/reauthenticate/options",
+            "maxAgeSeconds": String(window),
+        ]
+        return error
+    }
     static let lastWayIn = APIError(.conflict, "last_way_in", "This is the account's last way to sign in; add another first.")
 
     static func tooManyAttempts(retryAfter: Int) -> APIError {

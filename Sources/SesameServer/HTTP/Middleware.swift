@@ -47,6 +47,8 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
     typealias Context = SesameRequestContext
     let metrics: ServerMetrics
     let logger: Logger
+    /// Known paths and their methods: a known path with another method answers 405, not 404.
+    var methods: MethodIndex?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -58,7 +60,12 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
         } catch let error as HTTPError {
             let mapped: APIError
             switch error.status {
-            case .notFound: mapped = .notFound
+            case .notFound:
+                if let allow = await methods?.allowedMethods(for: request, context: context) {
+                    mapped = .methodNotAllowed(allow: allow)
+                } else {
+                    mapped = .notFound
+                }
             case .methodNotAllowed: mapped = APIError(.methodNotAllowed, "method_not_allowed", "This method is not allowed here.")
             case .contentTooLarge: mapped = .bodyTooLarge
             case let status where status.code < 500:
@@ -67,6 +74,11 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
                 mapped = .internalError
             }
             response = try mapped.response(from: request, context: context)
+        } catch StoreError.undecryptable(let purpose) {
+            // A stored secret failed authentication (damaged, moved between rows, or another server secret).
+            // Logged by purpose only; the answer says no more than any server error.
+            context.logger.error("stored secret failed authentication", metadata: ["purpose": .string(purpose)])
+            response = try APIError.internalError.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
             response = try APIError.internalError.response(from: request, context: context)

@@ -41,6 +41,17 @@ extension SesameRequestContext {
         guard let authentication else { throw csrfFailed ? APIError.csrf : APIError.unauthenticated }
         return authentication
     }
+
+    /// The signed-in user, if the session's holder signed in or re-authenticated within the configured window;
+    /// else 403 `reauthentication_required` (which names the endpoints to re-authenticate with).
+    func requireRecentAuthentication(_ sesame: Sesame) throws -> Authentication {
+        let authentication = try requireAuthentication()
+        let window = TimeInterval(sesame.configuration.reauthenticationWindow)
+        guard sesame.now.timeIntervalSince(authentication.session.authenticatedAt) <= window else {
+            throw APIError.reauthenticationRequired(window: sesame.configuration.reauthenticationWindow)
+        }
+        return authentication
+    }
 }
 
 /// Reading JSON request bodies: content type must be JSON, size is bounded, decoding errors are 400.

@@ -78,13 +78,13 @@ struct AccountRoutes {
         }
 
         router.put("/api/account/password") { request, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             let body = try await JSONBody.decode(PasswordChange.self, from: request, context: context)
             return try await changePassword(body, auth: auth, context: context)
         }
 
         router.delete("/api/account/password") { _, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             switch try await sesame.store.deletePassword(userID: auth.user.id) {
             case .removed:
                 await sesame.audit("password.removed", "success", user: auth.user, context: context)

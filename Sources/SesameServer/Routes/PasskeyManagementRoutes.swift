@@ -76,7 +76,7 @@ struct PasskeyManagementRoutes {
         }
 
         router.delete("/api/account/passkeys/{id}") { _, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             let id = try credentialID(context)
             switch try await sesame.store.deleteCredential(userID: auth.user.id, id: id) {
             case .removed:

@@ -167,7 +167,8 @@ struct PasskeyRoutes {
         }
 
         router.post("/api/account/passkeys/options") { request, context -> Response in
-            let auth = try context.requireAuthentication()
+            // Adding a way in is sensitive; the finish step is bound to this options request (session, expiry).
+            let auth = try context.requireRecentAuthentication(sesame)
             let user = auth.user
             let existing = try await sesame.store.credentials(userID: user.id)
             let options = relyingParty.makeCreationOptions(
@@ -219,7 +220,7 @@ struct PasskeyRoutes {
         return (token, hash)
     }
 
-    private func sessionBinding(_ auth: Authentication) -> [UInt8] {
+    func sessionBinding(_ auth: Authentication) -> [UInt8] {
         Secrets.sha256(Array("session:".utf8) + auth.tokenHash)
     }
 
@@ -228,7 +229,7 @@ struct PasskeyRoutes {
         Secrets.hmac(key: sesame.serverSecret, Array("unknown-user-credential:\(usernameKey)".utf8))
     }
 
-    private func storeChallenge(_ challenge: [UInt8], purpose: String, binding: [UInt8], userID: String?, payload: some Encodable) async throws {
+    func storeChallenge(_ challenge: [UInt8], purpose: String, binding: [UInt8], userID: String?, payload: some Encodable) async throws {
         let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         try await sesame.store.insertChallenge(
             id: Secrets.sha256(challenge), binding: binding,
@@ -241,7 +242,7 @@ struct PasskeyRoutes {
 
     /// Finds the challenge the client data names and consumes it: unknown, expired, used, or bound to someone
     /// else all give the same `challenge_invalid`.
-    private func consume(_ clientDataJSON: [UInt8], purpose: String, binding: [UInt8]) async throws -> ([UInt8], ChallengeRecord) {
+    func consume(_ clientDataJSON: [UInt8], purpose: String, binding: [UInt8]) async throws -> ([UInt8], ChallengeRecord) {
         guard let clientData = try? CollectedClientData(bytes: clientDataJSON),
             let challenge = try? Base64URL.decode(clientData.challenge), (16...64).contains(challenge.count)
         else { throw APIError(.badRequest, "invalid_client_data", "clientDataJSON is not valid client data.") }

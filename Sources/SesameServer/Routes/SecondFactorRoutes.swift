@@ -92,14 +92,14 @@ struct SecondFactorRoutes {
         }
 
         router.delete("/api/account/totp") { _, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             guard try await sesame.store.deleteTOTP(userID: auth.user.id) else { throw APIError.notFound }
             await sesame.audit("totp.disabled", "success", user: auth.user, context: context)
             return JSONResponse(Status(status: "disabled"))
         }
 
         router.put("/api/account/sms") { request, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             let body = try await JSONBody.decode(PhoneBody.self, from: request, context: context)
             guard Self.isE164(body.phone) else {
                 throw APIError.invalidField("phone", "Give the number in international form, e.g. +15551234567.")
@@ -122,14 +122,14 @@ struct SecondFactorRoutes {
         }
 
         router.delete("/api/account/sms") { _, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             guard try await sesame.store.deleteSMS(userID: auth.user.id) else { throw APIError.notFound }
             await sesame.audit("sms.disabled", "success", user: auth.user, context: context)
             return JSONResponse(Status(status: "disabled"))
         }
 
         router.post("/api/account/recovery-codes") { _, context -> JSONResponse<RecoveryCodesBody> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             let (codes, set) = try RecoveryCodeSet.generate(count: 10)
             try await sesame.store.replaceRecoveryCodes(userID: auth.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now)
             await sesame.audit("recovery_codes.generated", "success", user: auth.user, context: context)
@@ -201,7 +201,7 @@ struct SecondFactorRoutes {
     }
 
     /// Checks a TOTP code (rate limited), and records its step so it cannot be used again.
-    private func checkTOTP(_ code: String, record: TOTPRecord, user: User, confirm: Bool, context: SesameRequestContext) async throws {
+    func checkTOTP(_ code: String, record: TOTPRecord, user: User, confirm: Bool, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "totp", account: user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
         let totp = try TOTP(secret: try OTPSecret(bytes: record.secret))
@@ -218,7 +218,7 @@ struct SecondFactorRoutes {
         try await sesame.rateLimiter.succeeded(limit)
     }
 
-    private func checkRecoveryCode(_ code: String, user: User, context: SesameRequestContext) async throws {
+    func checkRecoveryCode(_ code: String, user: User, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "recovery", account: user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
         var matched: [UInt8]?
@@ -244,7 +244,7 @@ struct SecondFactorRoutes {
 
     /// Six random digits, stored only as an HMAC under the server secret, sent in an origin-bound message.
     /// Sending is itself rate limited per account (5 per window) so the phone cannot be flooded.
-    private func sendCode(purpose: String, key: [UInt8], user: User, phone: String, context: SesameRequestContext) async throws {
+    func sendCode(purpose: String, key: [UInt8], user: User, phone: String, context: SesameRequestContext) async throws {
         let sends = sesame.rateLimiter.key(secret: "sms_send", account: user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(sends)  // every send counts; sends are never given back
         var generator = SystemRandomNumberGenerator()
@@ -271,7 +271,7 @@ struct SecondFactorRoutes {
         await sesame.audit("sms.code_sent", "success", user: user, context: context, detail: purpose)
     }
 
-    private func checkSMSCode(_ code: String, purpose: String, key: [UInt8], user: User, context: SesameRequestContext) async throws {
+    func checkSMSCode(_ code: String, purpose: String, key: [UInt8], user: User, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "sms", account: user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
         let id = smsChallengeID(purpose: purpose, key: key)

@@ -59,7 +59,8 @@ enum Sessions {
             lastSeenAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(sesame.configuration.sessionLifetime)),
             userAgent: String((request.headers[.userAgent] ?? "").prefix(256)),
-            method: method
+            method: method,
+            authenticatedAt: now
         )
         try await sesame.store.createSession(tokenHash: hash, record)
         return Issued(

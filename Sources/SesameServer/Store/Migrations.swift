@@ -12,6 +12,8 @@ struct Migration: Sendable {
     let name: String
     /// Statements; `{bytes}` is replaced by the engine's byte string type.
     let statements: [String]
+    /// Work SQL alone cannot do (e.g. encrypting rows), run after the statements in the same transaction.
+    var transform: (@Sendable (any SQLDatabase, Date) async throws -> Void)? = nil
 }
 
 enum Migrations {
@@ -146,53 +148,95 @@ enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 2,
+            name: "encrypt TOTP secrets and SMS phone numbers at rest",
+            statements: [],
+            transform: { db, now in try await sealStoredSecrets(db, now: now) }
+        ),
+        Migration(
+            version: 3,
+            name: "sessions remember when their holder last authenticated",
+            // Sessions from before this migration count as authenticated long ago: a sensitive change asks them
+            // to re-authenticate first.
+            statements: ["ALTER TABLE sessions ADD COLUMN authenticated_at BIGINT NOT NULL DEFAULT 0"]
+        ),
     ]
 
-    /// Applies every migration not yet recorded. Returns the versions applied by this call.
+    /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with
+    /// `FieldCipher` (keys from the server secret, generated here if this database never had one).
+    static func sealStoredSecrets(_ db: any SQLDatabase, now: Date) async throws {
+        let secret = try await SQLStore.loadServerSecret(db, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
+        let ciphers = FieldCiphers(serverSecret: secret)
+        for row in try await db.raw("SELECT user_id, secret FROM totp").all() {
+            let userID = try row.decode(column: "user_id", as: String.self)
+            let plain = [UInt8](try row.decode(column: "secret", as: Data.self))
+            let sealed = try ciphers.totp.seal(plain, userID: userID)
+            try await db.raw("UPDATE totp SET secret = \(bind: Data(sealed)) WHERE user_id = \(bind: userID)").run()
+        }
+        for row in try await db.raw("SELECT user_id, phone FROM sms").all() {
+            let userID = try row.decode(column: "user_id", as: String.self)
+            let phone = try row.decode(column: "phone", as: String.self)
+            let sealed = try ciphers.sms.sealText(phone, userID: userID)
+            try await db.raw("UPDATE sms SET phone = \(bind: sealed) WHERE user_id = \(bind: userID)").run()
+        }
+    }
+
+    /// Applies every migration not yet recorded (up to `through`, for tests that need an older schema). Returns
+    /// the versions applied by this call.
     @discardableResult
-    static func run(on engine: SQLEngine, now: Date) async throws -> [Int] {
+    static func run(on engine: SQLEngine, now: Date, through: Int = .max) async throws -> [Int] {
         let bytes = engine.bytes
         let kind = engine.kind
         return try await engine.withMigrationLock { db in
-            try await run(on: db, kind: kind, bytes: bytes, now: now)
+            try await run(on: db, kind: kind, bytes: bytes, now: now, through: through)
         }
     }
 
-    private static func run(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date) async throws -> [Int] {
-        // SQLite: another process may hold the write lock; BEGIN IMMEDIATE waits for it (busy timeout) and
-        // the whole attempt is retried if SQLite gives up at once.
-        if kind == .sqlite {
-            return try await retryingWhileBusy { try await apply(on: db, kind: kind, bytes: bytes, now: now) }
+    private static func run(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date, through: Int) async throws -> [Int] {
+        try await whileBusy(kind) {
+            try await db.raw(
+                "CREATE TABLE IF NOT EXISTS sesame_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
+            ).run()
         }
-        return try await apply(on: db, kind: kind, bytes: bytes, now: now)
-    }
-
-    private static func apply(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date) async throws -> [Int] {
-        try await db.raw(
-            "CREATE TABLE IF NOT EXISTS sesame_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
-        ).run()
         var applied: [Int] = []
-        for migration in all {
-            try await db.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
-            do {
-                let done = try await db.raw("SELECT version FROM sesame_migrations WHERE version = \(bind: migration.version)").all()
-                if done.isEmpty {
-                    for statement in migration.statements {
-                        let text = statement.replacingOccurrences(of: "{bytes}", with: bytes)
-                        try await db.raw(SQLQueryString(stringLiteral: text)).run()
-                    }
-                    try await db.raw(
-                        "INSERT INTO sesame_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.milliseconds))"
-                    ).run()
-                    applied.append(migration.version)
-                }
-                try await db.raw("COMMIT").run()
-            } catch {
-                _ = try? await db.raw("ROLLBACK").run()
-                throw error
+        for migration in all where migration.version <= through {
+            // Each migration is its own transaction, retried alone if SQLite reports the database busy, so the
+            // versions this call applied are all reported even when a later one had to wait.
+            if try await whileBusy(kind, { try await apply(migration, on: db, kind: kind, bytes: bytes, now: now) }) {
+                applied.append(migration.version)
             }
         }
         return applied
+    }
+
+    /// SQLite: another process may hold the write lock; BEGIN IMMEDIATE waits for it (busy timeout) and the
+    /// attempt is retried if SQLite gives up at once. PostgreSQL waits on the advisory lock instead.
+    private static func whileBusy<T: Sendable>(_ kind: SQLEngineKind, _ body: () async throws -> T) async throws -> T {
+        kind == .sqlite ? try await retryingWhileBusy(body) : try await body()
+    }
+
+    /// Applies one migration unless it is recorded; true if this call applied it.
+    private static func apply(_ migration: Migration, on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date) async throws -> Bool {
+        try await db.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+        do {
+            let done = try await db.raw("SELECT version FROM sesame_migrations WHERE version = \(bind: migration.version)").all()
+            if done.isEmpty {
+                for statement in migration.statements {
+                    let text = statement.replacingOccurrences(of: "{bytes}", with: bytes)
+                    try await db.raw(SQLQueryString(stringLiteral: text)).run()
+                }
+                try await migration.transform?(db, now)
+                try await db.raw(
+                    "INSERT INTO sesame_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.milliseconds))"
+                ).run()
+            }
+            try await db.raw("COMMIT").run()
+            return done.isEmpty
+        } catch {
+            _ = try? await db.raw("ROLLBACK").run()
+            throw error
+        }
     }
 
     /// Versions recorded as applied.

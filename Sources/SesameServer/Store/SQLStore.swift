@@ -8,9 +8,32 @@ import SQLiteKit
 public struct SQLStore: Store {
     let engine: SQLEngine
     var db: any SQLDatabase { engine.sql }
+    /// Seal TOTP secrets and phone numbers at rest (keys derived from the server secret).
+    let ciphers: FieldCiphers
 
-    public init(engine: SQLEngine) {
+    /// Opens the store over a migrated engine, loading (or, on first start, generating) the server secret that
+    /// the field-encryption keys come from.
+    public static func open(engine: SQLEngine, now: Date) async throws -> SQLStore {
+        let secret = try await loadServerSecret(engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
+        return SQLStore(engine: engine, ciphers: FieldCiphers(serverSecret: secret))
+    }
+
+    init(engine: SQLEngine, ciphers: FieldCiphers) {
         self.engine = engine
+        self.ciphers = ciphers
+    }
+
+    /// Inserts the named secret unless a row exists (another node may race: `ON CONFLICT DO NOTHING`), then reads it.
+    static func loadServerSecret(
+        _ db: any SQLDatabase, named name: String, generate: @Sendable () -> [UInt8], now: Date
+    ) async throws -> [UInt8] {
+        try await db.raw(
+            "INSERT INTO server_secrets (name, value, created_at) VALUES (\(bind: name), \(bind: Data(generate())), \(bind: now.milliseconds)) ON CONFLICT (name) DO NOTHING"
+        ).run()
+        guard let row = try await db.raw("SELECT value FROM server_secrets WHERE name = \(bind: name)").first() else {
+            throw DatabaseError("server secret \(name) missing after insert")
+        }
+        return [UInt8](try row.decode(column: "value", as: Data.self))
     }
 
     private static func isUniqueViolation(_ error: any Error) -> Bool {
@@ -30,13 +53,7 @@ public struct SQLStore: Store {
     }
 
     public func serverSecret(named name: String, generate: @Sendable () -> [UInt8], now: Date) async throws -> [UInt8] {
-        try await db.raw(
-            "INSERT INTO server_secrets (name, value, created_at) VALUES (\(bind: name), \(bind: Data(generate())), \(bind: now.milliseconds)) ON CONFLICT (name) DO NOTHING"
-        ).run()
-        guard let row = try await db.raw("SELECT value FROM server_secrets WHERE name = \(bind: name)").first() else {
-            throw DatabaseError("server secret \(name) missing after insert")
-        }
-        return [UInt8](try row.decode(column: "value", as: Data.self))
+        try await Self.loadServerSecret(db, named: name, generate: generate, now: now)
     }
 
     // MARK: Users
@@ -233,7 +250,7 @@ public struct SQLStore: Store {
             return nil
         }
         return TOTPRecord(
-            secret: [UInt8](try row.decode(column: "secret", as: Data.self)),
+            secret: try ciphers.totp.open([UInt8](try row.decode(column: "secret", as: Data.self)), userID: userID),
             lastStep: try row.decode(column: "last_step", as: Int64.self),
             confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0
         )
@@ -244,7 +261,7 @@ public struct SQLStore: Store {
         try await db.raw(
             """
             INSERT INTO totp (user_id, secret, last_step, confirmed, created_at)
-            VALUES (\(bind: userID), \(bind: Data(secret)), -1, 0, \(bind: at.milliseconds))
+            VALUES (\(bind: userID), \(bind: Data(try ciphers.totp.seal(secret, userID: userID))), -1, 0, \(bind: at.milliseconds))
             ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, last_step = -1, created_at = excluded.created_at
                 WHERE totp.confirmed = 0
             """
@@ -316,7 +333,7 @@ public struct SQLStore: Store {
     public func sms(userID: String) async throws -> SMSRecord? {
         guard let row = try await db.raw("SELECT phone, confirmed FROM sms WHERE user_id = \(bind: userID)").first() else { return nil }
         return SMSRecord(
-            phone: try row.decode(column: "phone", as: String.self),
+            phone: try ciphers.sms.openText(try row.decode(column: "phone", as: String.self), userID: userID),
             confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0
         )
     }
@@ -324,7 +341,7 @@ public struct SQLStore: Store {
     public func setSMS(userID: String, phone: String, confirmed: Bool, at: Date) async throws {
         try await db.raw(
             """
-            INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES (\(bind: userID), \(bind: phone), \(bind: Int64(confirmed ? 1 : 0)), \(bind: at.milliseconds))
+            INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES (\(bind: userID), \(bind: try ciphers.sms.sealText(phone, userID: userID)), \(bind: Int64(confirmed ? 1 : 0)), \(bind: at.milliseconds))
             ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, confirmed = excluded.confirmed, created_at = excluded.created_at
             """
         ).run()
@@ -336,7 +353,7 @@ public struct SQLStore: Store {
 
     // MARK: Sessions
 
-    private static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method"
+    private static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at"
 
     private static func session(_ row: any SQLRow) throws -> SessionRecord {
         SessionRecord(
@@ -346,7 +363,8 @@ public struct SQLStore: Store {
             lastSeenAt: Date(milliseconds: try row.decode(column: "last_seen_at", as: Int64.self)),
             expiresAt: Date(milliseconds: try row.decode(column: "expires_at", as: Int64.self)),
             userAgent: try row.decode(column: "user_agent", as: String.self),
-            method: try row.decode(column: "method", as: String.self)
+            method: try row.decode(column: "method", as: String.self),
+            authenticatedAt: Date(milliseconds: try row.decode(column: "authenticated_at", as: Int64.self))
         )
     }
 
@@ -355,7 +373,7 @@ public struct SQLStore: Store {
             """
             INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
                 \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-                \(bind: s.userAgent), \(bind: s.method))
+                \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
             """
         )
     }
@@ -368,6 +386,15 @@ public struct SQLStore: Store {
 
     public func touchSession(tokenHash: [UInt8], at: Date) async throws {
         try await db.raw("UPDATE sessions SET last_seen_at = \(bind: at.milliseconds) WHERE token_hash = \(bind: Data(tokenHash))").run()
+    }
+
+    public func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool {
+        !(try await db.raw(
+            """
+            UPDATE sessions SET authenticated_at = \(bind: at.milliseconds), method = \(bind: method), last_seen_at = \(bind: at.milliseconds)
+            WHERE token_hash = \(bind: Data(tokenHash)) RETURNING id
+            """
+        ).all()).isEmpty
     }
 
     public func sessions(userID: String, now: Date) async throws -> [SessionRecord] {

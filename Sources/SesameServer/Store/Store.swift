@@ -89,6 +89,8 @@ public struct SessionRecord: Sendable, Equatable {
     public var userAgent: String
     /// How the session was established: `passkey`, `password`, `password+totp`, ...
     public var method: String
+    /// When the holder last proved who they are (sign-in, or re-authentication within the session).
+    public var authenticatedAt: Date
 }
 
 /// A pending challenge or pending step. `payload` is JSON owned by whoever created it.
@@ -130,6 +132,9 @@ public struct AuditEvent: Sendable, Equatable, Codable {
 public enum StoreError: Error, Equatable {
     /// A unique constraint refused the row (e.g. username taken, credential ID registered).
     case conflict
+    /// A sealed secret (named by its purpose, e.g. `totp`) failed authentication: damaged, moved from another
+    /// row, or sealed under another server secret. Carries no secret material.
+    case undecryptable(String)
 }
 
 /// What deleting a way in did.
@@ -196,6 +201,8 @@ public protocol Store: Sendable {
     func createSession(tokenHash: [UInt8], _ session: SessionRecord) async throws
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
     func touchSession(tokenHash: [UInt8], at: Date) async throws
+    /// Records a re-authentication: the session's `authenticatedAt` becomes `at` (and its method `method`).
+    func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool
     func sessions(userID: String, now: Date) async throws -> [SessionRecord]
     func deleteSession(userID: String, id: String) async throws -> Bool
     /// Deletes the user's sessions except `keeping` (a session id); returns how many.
