@@ -94,7 +94,7 @@ if (window.PublicKeyCredential) {
 class Server:
     """`sesame serve` on a free port with its own SQLite file; stopped by `stop()`."""
 
-    def __init__(self, sesame_bin: str, directory: pathlib.Path, challenge_timeout=None):
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, challenge_timeout=None, extra_args=()):
         self.bin = os.path.abspath(sesame_bin)
         self.port = free_port()
         self.origin = f"http://localhost:{self.port}"
@@ -105,7 +105,7 @@ class Server:
             [self.bin, "serve", "--host", "127.0.0.1", f"--port={self.port}", f"--origin={self.origin}",
              "--rp-id=localhost", f"--database={self.database}", "--password-scrypt-log-n=12",
              "--sms-sender=console", "--log-level=warning"]
-            + ([f"--challenge-timeout={challenge_timeout}"] if challenge_timeout else []),
+            + ([f"--challenge-timeout={challenge_timeout}"] if challenge_timeout else []) + list(extra_args),
             stdout=self.log, stderr=subprocess.STDOUT, cwd=directory)
         deadline = time.time() + 60
         while True:
@@ -721,6 +721,29 @@ def test_add_rename_delete_passkey_with_signals(browser, server):
     last.find_element(By.CSS_SELECTOR, "button.confirm-delete").click()
     wait(browser, lambda d: "last way to sign in" in message(d), what="the last-way-in message")
     assert len(server.passkey_lines("frances")) == 1
+
+
+@pytest.fixture
+def quick_reauth_server(sesame_bin, tmp_path):
+    """A server that allows sensitive changes for only 30 s (its minimum) after signing in."""
+    running = Server(sesame_bin, tmp_path, extra_args=["--reauthentication-window=30"])
+    yield running
+    running.stop()
+
+
+def test_sensitive_change_after_the_window_asks_for_the_passkey_again(browser, quick_reauth_server):
+    server = quick_reauth_server
+    authenticator(browser)
+    sign_up(browser, server, "katherine", "Katherine Johnson")
+    time.sleep(31)  # past the re-authentication window
+    # Without the page's help the API refuses the change.
+    status, answer = api(browser, "POST", "/api/account/recovery-codes", {})
+    assert status == 403 and answer["error"] == "reauthentication_required"
+    # The page asks the passkey again (the virtual authenticator answers) and then makes the change.
+    find(browser, "recovery-generate").click()
+    wait(browser, lambda d: find(d, "recovery-codes").is_displayed(), what="the recovery codes after re-authenticating")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#recovery-list code")) >= 8
+    assert api(browser, "GET", "/api/account")[1]["recoveryCodesRemaining"] >= 8
 
 
 def test_unknown_credential_is_signalled(browser, server):

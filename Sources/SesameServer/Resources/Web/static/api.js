@@ -1,6 +1,8 @@
 // Talking to the Sesame API: JSON in and out, the CSRF header on writes once signed in, and one human sentence
 // for every error code the API can answer with.
 
+import { credentialJSON, requestOptions } from "./webauthn.js";
+
 let csrfToken = null;
 
 /** Remember the CSRF token a sign-in or `GET /api/account` returned; it goes with every write. */
@@ -31,6 +33,8 @@ const messages = {
   unsupported_media_type: "Something went wrong sending that. Reload the page and try again.",
   body_too_large: "That was too long. Shorten it and try again.",
   bad_request: "Something went wrong sending that. Reload the page and try again.",
+  no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
+  no_password: "This account has no password. Confirm it’s you with your passkey instead.",
   method_not_allowed: "This page is out of date. Reload it and try again.",
   unauthenticated: "You’re signed out. Sign in again to continue.",
   csrf_check_failed: "Your session on this page expired. Reload the page and try again.",
@@ -44,6 +48,10 @@ const messages = {
   invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
   code_expired: "That code has expired. Ask for a new one.",
   last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
+  reauthentication_required: "For your security, confirm it’s you with your passkey (or sign out and in again), then make this change.",
+  no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
+  no_password: "This account has no password. Confirm it’s you with your passkey instead.",
+  method_not_allowed: "This page sent a request the server doesn’t accept. Reload the page and try again.",
   internal_error: "Something went wrong on our side. Please try again.",
   unavailable: "The service is unavailable right now. Please try again in a moment.",
   username_taken: "That username is taken. Choose another one.",
@@ -93,8 +101,37 @@ export function humanMessage(code, serverMessage, retryAfter) {
   return "Something went wrong. Please try again.";
 }
 
-/** `method path` with an optional JSON body; resolves to the parsed JSON answer, rejects with APIFailure. */
+/**
+ * `method path` with an optional JSON body; resolves to the parsed JSON answer, rejects with APIFailure.
+ * A sensitive change that answers `reauthentication_required` asks for the account's passkey once
+ * (`/api/session/reauthenticate`) and is then sent again; if that is cancelled or fails, the original
+ * failure is what the page shows.
+ */
 export async function call(method, path, body) {
+  try {
+    return await send(method, path, body);
+  } catch (failure) {
+    if (!(failure instanceof APIFailure) || failure.code !== "reauthentication_required") throw failure;
+    if (!(await reauthenticateWithPasskey())) throw failure;
+    return send(method, path, body);
+  }
+}
+
+/** Proves the signed-in user is still here with one of the account's passkeys; false if that didn't happen. */
+async function reauthenticateWithPasskey() {
+  if (!window.PublicKeyCredential || !navigator.credentials) return false;
+  try {
+    const options = await send("POST", "/api/session/reauthenticate/options", {});
+    const credential = await navigator.credentials.get({ publicKey: requestOptions(options) });
+    if (!credential) return false;
+    await send("POST", "/api/session/reauthenticate", { credential: credentialJSON(credential) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function send(method, path, body) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method !== "GET" && method !== "HEAD" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
