@@ -179,6 +179,23 @@ import Testing
         #expect(events.filter { $0.kind == "sign_in.password" && $0.outcome == "failure" }.count == 2)
     }
 
+    /// A username with control characters (NUL, which PostgreSQL refuses in text) is simply an unknown account:
+    /// the same 401 for password sign-in and ordinary options for passkey sign-in, never a server error.
+    /// Found by schemathesis on PostgreSQL.
+    @Test(arguments: TestDatabase.all)
+    func controlCharactersInAUsernameAreAnUnknownAccount(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.app().test(.router) { client in
+            let password = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"a\u0000b","password":"wrong horse"}"#)
+            #expect(password.status == .unauthorized)
+            #expect(password.errorCode == "invalid_credentials")
+            let options = try await client.json(
+                "/api/authentication/options", .post, body: #"{"username":"\u0000\u0007"}"#)
+            #expect(options.status == .ok)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func repeatedFailuresLockTheAccountWith429(_ db: TestDatabase) async throws {
         let server = TestServer(db)

@@ -86,7 +86,10 @@ public struct SQLStore: Store {
     }
 
     public func user(usernameKey: String) async throws -> User? {
-        try await db.raw("SELECT \(Self.userColumns) FROM users WHERE username_key = \(bind: usernameKey)").first().map(Self.user)
+        // Stored keys come from validated usernames, which never hold control characters; PostgreSQL refuses
+        // NUL in text outright, so such a lookup answers "no such user" without asking the database.
+        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        return try await db.raw("SELECT \(Self.userColumns) FROM users WHERE username_key = \(bind: usernameKey)").first().map(Self.user)
     }
 
     public func user(userHandle: [UInt8]) async throws -> User? {

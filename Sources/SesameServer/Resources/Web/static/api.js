@@ -177,7 +177,6 @@ export const api = {
     call("POST", "/api/sessions/second-factor", pendingToken ? { factor, code, pendingToken } : { factor, code }),
 
   account: () => call("GET", "/api/account"),
-  updateProfile: (displayName) => call("PATCH", "/api/account", { displayName }),
   passkeys: () => call("GET", "/api/account/passkeys"),
   passkeyOptions: () => call("POST", "/api/account/passkeys/options", {}),
   addPasskey: (payload) => call("POST", "/api/account/passkeys", payload),
