@@ -24,13 +24,20 @@ public func openStore(
     _ configuration: ServerConfiguration, environment: ServerEnvironment = .init(), logger: Logger
 ) async throws -> (engine: SQLEngine, store: SQLStore) {
     let location = try DatabaseLocation(parsing: configuration.database)
+    // The key file is read before the database is opened, so a missing or malformed file stops the start with
+    // its own message (file and line, never key bytes).
+    let sealingKeys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in try SealingKeyFile.load(path: path) }
     let engine = try await SQLEngine.open(location, searchPath: environment.postgresSchema, logger: logger)
     do {
         let applied = try await Migrations.run(on: engine, now: environment.clock.now())
         if !applied.isEmpty {
             logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
         }
-        return (engine, try await SQLStore.open(engine: engine, now: environment.clock.now()))
+        let store = try await SQLStore.open(engine: engine, now: environment.clock.now(), sealingKeys: sealingKeys)
+        if let sealingKeys {
+            logger.info("sealing key file loaded", metadata: ["keys": .string(sealingKeys.descriptions.joined(separator: ","))])
+        }
+        return (engine, store)
     } catch {
         try? await engine.shutdown()
         throw error

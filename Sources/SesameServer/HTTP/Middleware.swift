@@ -79,6 +79,13 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
             // Logged by purpose only; the answer says no more than any server error.
             context.logger.error("stored secret failed authentication", metadata: ["purpose": .string(purpose)])
             response = try APIError.internalError.response(from: request, context: context)
+        } catch StoreError.unknownSealingKey(let purpose, let keyID) {
+            // The value was sealed under a file key this node does not have (key file missing a line).
+            context.logger.error(
+                "stored secret names a sealing key that is not in the key file",
+                metadata: ["purpose": .string(purpose), "key_id": .string(keyID)]
+            )
+            response = try APIError.internalError.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
             response = try APIError.internalError.response(from: request, context: context)
