@@ -98,7 +98,9 @@ func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameR
     // error middleware must be added before the routes it wraps), then into the application router.
     let scratch = Router(context: SesameRequestContext.self)
     registerRoutes(on: scratch, sesame, relyingParty: relyingParty)
-    let router = Router(context: SesameRequestContext.self)
+    // HEAD on a GET route runs the GET handler (with every middleware) and answers its status and headers,
+    // Content-Length included, without the body (RFC 9110 §9.3.2).
+    let router = Router(context: SesameRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(
         middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger, methods: MethodIndex(routes: scratch.routes))
     )

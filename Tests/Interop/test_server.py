@@ -236,3 +236,27 @@ def test_schemathesis_finds_no_server_errors_or_schema_violations(server):
         )
         assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "request failed" not in server.log_path.read_text()
+
+
+def test_head_answers_like_get_without_a_body(server):
+    """HEAD over a real connection: GET's status and Content-Length, no body, and the kept-alive connection still
+    frames the next answer correctly."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    for path in ["/openapi.yaml", "/health", "/.well-known/webauthn", "/static/sesame.css"]:
+        connection.request("GET", path)
+        get = connection.getresponse()
+        body = get.read()
+        connection.request("HEAD", path)
+        head = connection.getresponse()
+        assert head.read() == b""
+        assert head.status == get.status == 200
+        assert head.getheader("Content-Length") == str(len(body))
+        assert head.getheader("Content-Type") == get.getheader("Content-Type")
+    connection.request("HEAD", "/api/sessions/password")
+    refused = connection.getresponse()
+    assert (refused.status, refused.getheader("Allow"), refused.read()) == (405, "POST", b"")
+    connection.request("GET", "/health")
+    assert json.loads(connection.getresponse().read()) == {"database": "ok", "status": "ok"}
+    connection.close()

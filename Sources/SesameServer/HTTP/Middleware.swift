@@ -94,6 +94,8 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         response.headers[.init("X-Frame-Options")!] = "DENY"
+        // A HEAD answer never has a body; errors (404, 405) built here keep their headers and Content-Length.
+        if request.method == .head { response = response.createHeadResponse() }
         let route = context.endpointPath ?? "unmatched"
         let duration = ContinuousClock.now - start
         metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
