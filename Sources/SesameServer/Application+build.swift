@@ -34,8 +34,14 @@ public func openStore(
             logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
         }
         let store = try await SQLStore.open(engine: engine, now: environment.clock.now(), sealingKeys: sealingKeys)
-        if let sealingKeys {
+        if let sealingKeys, let path = configuration.sealingKeyFile {
             logger.info("sealing key file loaded", metadata: ["keys": .string(sealingKeys.descriptions.joined(separator: ","))])
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                logger.warning(
+                    "sealing key file is accessible to group or others; make it readable by the server's user only (chmod 600)",
+                    metadata: ["path": .string(path), "mode": .string(String(mode & 0o777, radix: 8))]
+                )
+            }
         }
         return (engine, store)
     } catch {
