@@ -24,6 +24,7 @@ import WebAuthn
                 profiles[descriptor.id.bytes.count, default: 0] += 1
             }
         }
+        #expect(FakeCredentials.profiles.map(\.weight).reduce(0, +) == 256)
         #expect(counts[0] == 0)
         // 5/8, 1/4, 1/8 (±3 points: the binomial spread over 4000 draws is about 0.8 points).
         #expect(abs(Double(counts[1]) / Double(total) - 0.625) < 0.03)

@@ -40,37 +40,42 @@ struct FakeCredentials: Sendable {
 
     let serverSecret: [UInt8]
 
-    private func derive(_ label: String, _ usernameKey: String, count: Int) -> [UInt8] {
+    /// The most descriptors a fake list has.
+    static let maximumCount = 3
+    private static let longestID = profiles.map(\.idLength).max() ?? 0
+
+    /// One HKDF-SHA256 output per username: byte 0 picks the count, bytes 1...3 the profiles, then one
+    /// `longestID`-byte slot per descriptor whose prefix is its ID. One derivation keeps the work small and the same
+    /// for every name.
+    private func material(_ usernameKey: String) -> [UInt8] {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: serverSecret),
             salt: Array("sesame unknown-user credentials".utf8),
-            info: Array("\(label)\u{0}\(usernameKey)".utf8),
-            outputByteCount: count
+            info: Array("allow list\u{0}\(usernameKey)".utf8),
+            outputByteCount: 1 + Self.maximumCount + Self.maximumCount * Self.longestID
         ).withUnsafeBytes { Array($0) }
     }
 
-    /// How many fake credentials the username gets (1 to 3).
-    func count(_ usernameKey: String) -> Int {
-        let byte = derive("count", usernameKey, count: 1)[0]
-        return byte < 160 ? 1 : byte < 224 ? 2 : 3
+    private static func count(_ byte: UInt8) -> Int {
+        byte < 160 ? 1 : byte < 224 ? 2 : 3
     }
 
-    func profile(_ usernameKey: String, index: Int) -> Profile {
-        var pick = Int(derive("profile \(index)", usernameKey, count: 1)[0])
-        for profile in Self.profiles {
+    private static func profile(_ byte: UInt8) -> Profile {
+        var pick = Int(byte)
+        for profile in profiles {
             if pick < profile.weight { return profile }
             pick -= profile.weight
         }
-        return Self.profiles[0]
+        return profiles[0]
     }
 
     /// The descriptors, in the shape `PasskeyRoutes` gives a real account's credentials.
     func allowList(_ usernameKey: String) -> [PublicKeyCredentialDescriptorJSON] {
-        (0..<count(usernameKey)).map { index in
-            let profile = profile(usernameKey, index: index)
-            return PublicKeyCredentialDescriptorJSON(
-                id: derive("id \(index)", usernameKey, count: profile.idLength), transports: profile.transports
-            )
+        let bytes = material(usernameKey)
+        return (0..<Self.count(bytes[0])).map { index in
+            let profile = Self.profile(bytes[1 + index])
+            let start = 1 + Self.maximumCount + index * Self.longestID
+            return PublicKeyCredentialDescriptorJSON(id: Array(bytes[start..<(start + profile.idLength)]), transports: profile.transports)
         }
     }
 }
