@@ -38,5 +38,12 @@ let package = Package(
             path: "Benchmarks/OneTimeCodeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Not a package-benchmark target (those live in Benchmarks/): a plain executable that scripts/bench-server
+        // runs for the raw ES256 verify rate on all cores. Build: swift build -c release --product ES256VerifyThroughput
+        .executableTarget(
+            name: "ES256VerifyThroughput",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Tools/ES256VerifyThroughput"
+        ),
     ]
 )

@@ -1,0 +1,215 @@
+-- wrk script for scripts/bench-server: complete passkey sign-ins against `sesame serve`.
+--
+-- Each wrk thread drives one connection (run wrk with -t N -c N) through a two-state loop:
+--   options: POST /api/authentication/options   ({} for discoverable sign-in, {"username": …} for username-first)
+--   verify:  POST /api/authentication            (an assertion signed here, with the thread's account's key)
+-- The assertion is built as an authenticator and browser would: clientDataJSON {"type":"webauthn.get",
+-- "challenge", "origin", "crossOrigin"}, authenticatorData = SHA-256(RP ID) || flags UP|UV || signCount 0, and an
+-- ECDSA P-256 / SHA-256 signature (DER) over authenticatorData || SHA-256(clientDataJSON), made with OpenSSL's
+-- libcrypto through LuaJIT's FFI.
+--
+-- Arguments after `--`: ACCOUNTS_FILE MODE ORIGIN RP_ID THREADS
+--   ACCOUNTS_FILE: one account per line, tab-separated: username, credential ID (base64url), user handle
+--   (base64url), path of the PKCS#8 PEM private key. Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
+--   MODE: discoverable or username. THREADS: wrk's -t (the same as -c).
+-- done() prints one line starting with "BENCH_RESULT" (key=value pairs) for scripts/bench-server to read.
+
+local ffi = require("ffi")
+
+ffi.cdef [[
+typedef struct bio_st BIO;
+typedef struct evp_pkey_st EVP_PKEY;
+typedef struct evp_pkey_ctx_st EVP_PKEY_CTX;
+typedef struct evp_md_ctx_st EVP_MD_CTX;
+typedef struct evp_md_st EVP_MD;
+typedef struct engine_st ENGINE;
+BIO *BIO_new_mem_buf(const void *buf, int len);
+int BIO_free(BIO *bio);
+EVP_PKEY *PEM_read_bio_PrivateKey(BIO *bio, EVP_PKEY **out, void *callback, void *userdata);
+EVP_MD_CTX *EVP_MD_CTX_new(void);
+const EVP_MD *EVP_sha256(void);
+int EVP_DigestSignInit(EVP_MD_CTX *ctx, EVP_PKEY_CTX **pctx, const EVP_MD *md, ENGINE *engine, EVP_PKEY *pkey);
+int EVP_DigestSign(EVP_MD_CTX *ctx, unsigned char *sig, size_t *siglen, const unsigned char *tbs, size_t tbslen);
+unsigned char *SHA256(const unsigned char *data, size_t length, unsigned char *digest);
+int EVP_EncodeBlock(unsigned char *out, const unsigned char *in, int length);
+int RAND_bytes(unsigned char *buf, int num);
+struct bench_timespec { long tv_sec; long tv_nsec; };
+int clock_gettime(int clock, struct bench_timespec *tp);
+]]
+
+local crypto = ffi.load("libcrypto.so.3")
+local CLOCK_MONOTONIC = 1
+
+local function now()
+    local ts = ffi.new("struct bench_timespec")
+    ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
+    return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+
+local function sha256(data)
+    local digest = ffi.new("unsigned char[32]")
+    crypto.SHA256(data, #data, digest)
+    return ffi.string(digest, 32)
+end
+
+local function b64url(data)
+    local out = ffi.new("unsigned char[?]", 4 * math.ceil(#data / 3) + 1)
+    local n = crypto.EVP_EncodeBlock(out, data, #data)
+    return (ffi.string(out, n):gsub("%+", "-"):gsub("/", "_"):gsub("=", ""))
+end
+
+local function load_key(path)
+    local file = assert(io.open(path, "rb"))
+    local pem = file:read("*a")
+    file:close()
+    local bio = crypto.BIO_new_mem_buf(pem, #pem)
+    local key = crypto.PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+    crypto.BIO_free(bio)
+    assert(key ~= nil, "cannot read private key " .. path)
+    return key
+end
+
+local signature_buffer, signature_length
+
+-- Each account has its own EVP_MD_CTX: OpenSSL keeps the key context of a reused EVP_MD_CTX, so initialising one
+-- context with another key would still sign with the first.
+local function sign(account, message)
+    assert(crypto.EVP_DigestSignInit(account.ctx, nil, crypto.EVP_sha256(), nil, account.key) == 1, "EVP_DigestSignInit failed")
+    signature_length[0] = 80
+    assert(crypto.EVP_DigestSign(account.ctx, signature_buffer, signature_length, message, #message) == 1, "EVP_DigestSign failed")
+    return ffi.string(signature_buffer, tonumber(signature_length[0]))
+end
+
+-- Main state: give every thread its number; done() reads their counters back.
+local threads = {}
+
+function setup(thread)
+    table.insert(threads, thread)
+    thread:set("thread_index", #threads)
+end
+
+-- Thread state.
+local accounts = {}
+local mode, origin, rp_id_hash
+local next_account = 1
+-- The account of the current ceremony changes only when a ceremony ends, in response(): wrk may call request()
+-- more than once before sending (it does at start), and every call must describe the same ceremony.
+local phase = "options"
+local account, challenge, ceremony
+local started_at
+completed, option_errors, verify_errors, parse_errors = 0, 0, 0, 0
+latencies = {}
+
+function init(args)
+    local path = args[1]
+    mode = args[2] or "discoverable"
+    origin = args[3] or "http://localhost:8080"
+    rp_id_hash = sha256(args[4] or "localhost")
+    assert(mode == "discoverable" or mode == "username", "mode must be discoverable or username")
+    local total = tonumber(args[5])
+    local index = 0
+    for line in io.lines(path) do
+        index = index + 1
+        local username, credential_id, user_handle, key_path = line:match("^([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)$")
+        assert(username, "bad accounts line " .. index)
+        if (index - 1) % total == thread_index - 1 then
+            table.insert(accounts, {
+                username = username, credential_id = credential_id, user_handle = user_handle, key = load_key(key_path),
+                ctx = crypto.EVP_MD_CTX_new(),
+            })
+        end
+    end
+    assert(#accounts > 0, "no account for thread " .. thread_index)
+    account = accounts[1]
+    signature_buffer = ffi.new("unsigned char[80]")
+    signature_length = ffi.new("size_t[1]")
+end
+
+-- A fresh address from 198.18.0.0/15 (benchmarking range) per request: the server runs with
+-- --trust-forwarded-for, so its per-address ceremony limit sees many clients instead of throttling this one.
+local address_bytes = ffi.new("unsigned char[3]")
+local function forwarded_for()
+    crypto.RAND_bytes(address_bytes, 3)
+    return string.format("198.%d.%d.%d", 18 + address_bytes[0] % 2, address_bytes[1], address_bytes[2])
+end
+
+local function json_string(s)
+    -- Only base64url text and plain usernames are ever embedded; refuse anything that would need escaping.
+    assert(not s:find('[%c"\\]'), "unexpected character in JSON string")
+    return '"' .. s .. '"'
+end
+
+function request()
+    local headers = { ["Content-Type"] = "application/json", ["X-Forwarded-For"] = forwarded_for() }
+    if ceremony then headers["Sesame-Ceremony"] = ceremony end
+    if phase == "options" then
+        started_at = now()
+        local body = mode == "username" and ('{"username":' .. json_string(account.username) .. '}') or "{}"
+        return wrk.format("POST", "/api/authentication/options", headers, body)
+    end
+    local client_data = '{"type":"webauthn.get","challenge":' .. json_string(challenge) .. ',"origin":' ..
+        json_string(origin) .. ',"crossOrigin":false}'
+    local authenticator_data = rp_id_hash .. "\5\0\0\0\0" -- flags UP|UV, signCount 0
+    local signature = sign(account, authenticator_data .. sha256(client_data))
+    local user_handle = mode == "discoverable" and (',"userHandle":' .. json_string(account.user_handle)) or ""
+    local body = '{"credential":{"id":' .. json_string(account.credential_id) .. ',"rawId":' ..
+        json_string(account.credential_id) .. ',"type":"public-key","clientExtensionResults":{},' ..
+        '"authenticatorAttachment":"platform","response":{"clientDataJSON":' .. json_string(b64url(client_data)) ..
+        ',"authenticatorData":' .. json_string(b64url(authenticator_data)) .. ',"signature":' ..
+        json_string(b64url(signature)) .. user_handle .. '}}}'
+    return wrk.format("POST", "/api/authentication", headers, body)
+end
+
+function response(status, headers, body)
+    if phase == "options" then
+        local sent_challenge = status == 200 and body:match('"challenge"%s*:%s*"([%w_%-]+)"')
+        if not sent_challenge then
+            if status == 200 then parse_errors = parse_errors + 1 else option_errors = option_errors + 1 end
+            return
+        end
+        for name, value in pairs(headers) do
+            if name:lower() == "sesame-ceremony" then ceremony = value end
+        end
+        challenge = sent_challenge
+        phase = "verify"
+        return
+    end
+    phase = "options"
+    next_account = next_account % #accounts + 1
+    account = accounts[next_account]
+    if status == 200 then
+        completed = completed + 1
+        latencies[#latencies + 1] = now() - started_at
+    else
+        verify_errors = verify_errors + 1
+        if verify_errors <= 3 then io.stderr:write("sign-in answered ", status, ": ", body:sub(1, 200), "\n") end
+    end
+end
+
+local function percentile(sorted, p)
+    if #sorted == 0 then return 0 end
+    local rank = math.max(1, math.ceil(p / 100 * #sorted))
+    return sorted[rank]
+end
+
+function done(summary, latency, requests)
+    local total, errors, parse = 0, 0, 0
+    local all = {}
+    for _, thread in ipairs(threads) do
+        total = total + thread:get("completed")
+        errors = errors + thread:get("option_errors") + thread:get("verify_errors")
+        parse = parse + thread:get("parse_errors")
+        for _, value in ipairs(thread:get("latencies")) do all[#all + 1] = value end
+    end
+    table.sort(all)
+    local seconds = summary.duration / 1e6
+    local socket = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
+    io.write(string.format(
+        "BENCH_RESULT sign_ins=%d seconds=%.3f sign_ins_per_second=%.1f requests=%d non_2xx=%d error_responses=%d " ..
+        "parse_errors=%d socket_errors=%d " ..
+        "signin_p50_ms=%.2f signin_p90_ms=%.2f signin_p99_ms=%.2f signin_max_ms=%.2f " ..
+        "request_p50_ms=%.2f request_p90_ms=%.2f request_p99_ms=%.2f request_max_ms=%.2f\n",
+        total, seconds, total / seconds, summary.requests, summary.errors.status, errors, parse, socket,
+        percentile(all, 50) * 1e3, percentile(all, 90) * 1e3, percentile(all, 99) * 1e3, percentile(all, 100) * 1e3,
+        latency:percentile(50) / 1e3, latency:percentile(90) / 1e3, latency:percentile(99) / 1e3, latency.max / 1e3))
+end
