@@ -210,9 +210,12 @@ function confirmDelete(item, passkey) {
   });
 }
 
-/** Creates a passkey for this account; `conditional` asks the browser to do it without a prompt. */
-async function createPasskey(conditional, signal) {
-  const options = await api.passkeyOptions();
+/**
+ * Creates a passkey for this account; `conditional` asks the browser to do it without a prompt. `kind`
+ * "security-key" asks for a credential the key need not store (it signs in after the username is typed).
+ */
+async function createPasskey(conditional, signal, kind) {
+  const options = await api.passkeyOptions(kind);
   const request = { publicKey: webauthn.creationOptions(options) };
   if (conditional) request.mediation = "conditional";
   if (signal) request.signal = signal;
@@ -223,13 +226,16 @@ async function createPasskey(conditional, signal) {
   await signalAccepted();
 }
 
-async function addPasskey() {
+async function addPasskey(kind) {
   clear();
-  await busy($("add-passkey"), async () => {
+  const button = kind === "security-key" ? $("add-security-key") : $("add-passkey");
+  await busy(button, async () => {
     try {
-      await createPasskey(false);
-      say("Passkey added. You can sign in with it from now on.", "success");
-      focus($("passkey-list").lastElementChild?.querySelector(".rename") || $("add-passkey"));
+      await createPasskey(false, undefined, kind);
+      say(kind === "security-key"
+        ? "Security key added. To sign in with it, type your username and choose Continue."
+        : "Passkey added. You can sign in with it from now on.", "success");
+      focus($("passkey-list").lastElementChild?.querySelector(".rename") || button);
     } catch (error) {
       if (error instanceof DOMException || error instanceof TypeError) say(webauthn.describeFailure(error), "error");
       else failed(error);
@@ -492,7 +498,8 @@ async function loadSessions() {
 // Sign out ---------------------------------------------------------------------------------------------------------
 
 function wire() {
-  $("add-passkey").addEventListener("click", addPasskey);
+  $("add-passkey").addEventListener("click", () => addPasskey());
+  $("add-security-key").addEventListener("click", () => addPasskey("security-key"));
   $("upgrade-create").addEventListener("click", async () => {
     await busy($("upgrade-create"), async () => {
       try {
