@@ -811,6 +811,38 @@ def test_account_page_signals_current_user_details(browser, server):
     assert len([c for c in spied(browser) if c["fn"] == "signalCurrentUserDetails"]) == 1
 
 
+def test_display_name_change_signals_current_user_details(browser, server):
+    """Changing the name on the account page: the page and the server show the new name, and the page sends
+    signalCurrentUserDetails with it (after the one sent when the page first opened)."""
+    authenticator(browser)
+    sign_up(browser, server, "dorothy", "Dorothy Vaughan")
+    wait(browser, lambda d: any(c["fn"] == "signalCurrentUserDetails" for c in spied(d)),
+         what="the first signalCurrentUserDetails")
+    assert find(browser, "display-name").get_attribute("value") == "Dorothy Vaughan"
+    # A name the server refuses (a control character) is explained and changes nothing.
+    browser.execute_script("document.getElementById('display-name').value = 'Dorothy\u0007'")
+    find(browser, "display-name-save").click()
+    wait(browser, lambda d: "1 to 64 characters" in message(d), what="the refusal")
+    assert "display name: Dorothy Vaughan" in server.user("dorothy")
+    type_into(browser, "display-name", "  Dorothy J. Vaughan ")
+    find(browser, "display-name-save").click()
+    wait(browser, lambda d: "Your name is now “Dorothy J. Vaughan”" in message(d), what="the change")
+    assert "Signed in as Dorothy J. Vaughan (dorothy)" in find(browser, "who").text
+    assert "display name: Dorothy J. Vaughan" in server.user("dorothy")
+    assert api(browser, "GET", "/api/account")[1]["user"]["displayName"] == "Dorothy J. Vaughan"
+    wait(browser, lambda d: len([c for c in spied(d) if c["fn"] == "signalCurrentUserDetails"]) == 2,
+         what="signalCurrentUserDetails after the change")
+    details = [c["payload"] for c in spied(browser) if c["fn"] == "signalCurrentUserDetails"]
+    user_handle = api(browser, "GET", "/api/account")[1]["user"]["userHandle"]
+    assert details[-1] == {"rpId": "localhost", "userId": user_handle, "name": "dorothy",
+                           "displayName": "Dorothy J. Vaughan"}
+    # The new name was signalled already: reloading does not send it again.
+    open_page(browser, server, "/account")
+    signed_in(browser, server)
+    time.sleep(0.5)
+    assert len([c for c in spied(browser) if c["fn"] == "signalCurrentUserDetails"]) == 2
+
+
 # 9. A cancelled prompt leaves a usable form ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("how", ["no-presence", "no-authenticator"])

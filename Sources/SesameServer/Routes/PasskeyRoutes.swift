@@ -229,7 +229,8 @@ struct PasskeyRoutes {
 
     // MARK: Helpers
 
-    private static func displayName(_ raw: String) throws -> String {
+    /// A display name as sign-up and `PATCH /api/account` accept it: trimmed, 1 to 64 characters, no controls.
+    static func displayName(_ raw: String) throws -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError.invalidField("display_name", "Use 1 to 64 characters.")

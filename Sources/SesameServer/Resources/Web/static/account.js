@@ -36,7 +36,10 @@ async function signalAccepted() {
   return webauthn.signalAllAcceptedCredentials(accepted.rpId, accepted.userId, accepted.allAcceptedCredentialIds);
 }
 
-/** Once per browser session: the credential manager shows the account's current name on its passkeys. */
+/**
+ * Once per browser session, and again after the name changes: the credential manager shows the account's
+ * current name on its passkeys.
+ */
 async function signalUserDetailsOnce() {
   const key = `sesame.userDetailsSignalled.${account.user.id}`;
   try {
@@ -44,6 +47,10 @@ async function signalUserDetailsOnce() {
   } catch {
     // storage blocked: signal every time
   }
+  await signalUserDetails(key);
+}
+
+async function signalUserDetails(key) {
   const given = await signals();
   const details = given && given.currentUserDetails;
   if (!details) return;
@@ -62,6 +69,7 @@ async function loadAccount() {
   account = await api.account();
   setCSRFToken(account.csrfToken);
   $("who").textContent = `Signed in as ${account.user.displayName} (${account.user.username}).`;
+  if (document.activeElement !== $("display-name")) $("display-name").value = account.user.displayName;
   $("password-username").value = account.user.username;
   renderPasswordState();
   renderFactorState();
@@ -95,6 +103,27 @@ function renderFactorState() {
     ? "Codes are sent to your confirmed mobile number."
     : "No number. Text message codes are the least safe option; prefer an authenticator app.";
   show($("sms-remove"), smsOn);
+}
+
+async function saveName(event) {
+  event.preventDefault();
+  const name = $("display-name").value.trim();
+  if (!name) {
+    say("Enter a name of 1 to 64 characters.", "error");
+    return focus($("display-name"));
+  }
+  await busy($("display-name-save"), async () => {
+    try {
+      await api.renameAccount(name);
+      await loadAccount();
+      $("display-name").value = account.user.displayName;
+      say(`Your name is now “${account.user.displayName}”.`, "success");
+      await signalUserDetails(`sesame.userDetailsSignalled.${account.user.id}`);
+    } catch (error) {
+      failed(error);
+      focus($("display-name"));
+    }
+  });
 }
 
 // Passkeys ----------------------------------------------------------------------------------------------------
@@ -498,6 +527,7 @@ async function loadSessions() {
 // Sign out ---------------------------------------------------------------------------------------------------------
 
 function wire() {
+  $("name-form").addEventListener("submit", saveName);
   $("add-passkey").addEventListener("click", () => addPasskey());
   $("add-security-key").addEventListener("click", () => addPasskey("security-key"));
   $("upgrade-create").addEventListener("click", async () => {

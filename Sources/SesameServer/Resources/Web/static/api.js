@@ -178,6 +178,7 @@ export const api = {
     call("POST", "/api/sessions/second-factor", pendingToken ? { factor, code, pendingToken } : { factor, code }),
 
   account: () => call("GET", "/api/account"),
+  renameAccount: (displayName) => call("PATCH", "/api/account", { displayName }),
   passkeys: () => call("GET", "/api/account/passkeys"),
   passkeyOptions: (kind) => call("POST", "/api/account/passkeys/options", kind ? { kind } : {}),
   addPasskey: (payload) => call("POST", "/api/account/passkeys", payload),
