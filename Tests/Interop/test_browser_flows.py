@@ -722,6 +722,35 @@ def test_add_rename_delete_passkey_with_signals(browser, server):
     assert sorted(payload["allAcceptedCredentialIds"]) == sorted(ids)
     assert len(server.passkey_lines("frances")) == 2
 
+    # Provider icons. Chromium's virtual authenticators report AAGUID 01020304-0506-0708-0102-030405060708 or
+    # none (all zero), which no provider list names, so the list has no provider or icon for them and the page
+    # shows the generic icon.
+    listed = api(browser, "GET", "/api/account/passkeys")[1]
+    assert all(p.get("aaguid") in (None, "01020304-0506-0708-0102-030405060708") for p in listed), listed
+    assert all("providerIcon" not in p and "provider" not in p for p in listed), listed
+    icons = browser.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey img.provider-icon")
+    assert [i.get_attribute("src") for i in icons] == [server.origin + "/static/passkey.svg"] * 2
+    # Give the first passkey the AAGUID of a listed provider (Apple Passwords) in the database, as if it came from
+    # that provider: the page shows the provider's icon, served by this origin and allowed by img-src 'self'.
+    apple = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
+    import sqlite3
+    with sqlite3.connect(server.database, timeout=10) as db:
+        db.execute("UPDATE credentials SET aaguid = ? WHERE id = ?",
+                   (bytes.fromhex(apple.replace("-", "")), base64.urlsafe_b64decode(ids[0] + "=" * (-len(ids[0]) % 4))))
+    db.close()
+    open_page(browser, server, "/account")
+    signed_in(browser, server)
+    item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li.passkey[data-id="{ids[0]}"]')
+    assert "Apple Passwords" in item.find_element(By.CSS_SELECTOR, ".provider").text
+    icon = item.find_element(By.CSS_SELECTOR, "img.provider-icon")
+    assert icon.get_attribute("src") == f"{server.origin}/providers/{apple}/icon" and icon.get_attribute("alt") == ""
+    wait(browser, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", icon),
+         what="the provider icon to load")
+    with urllib.request.urlopen(f"{server.origin}/providers/{apple}/icon?theme=dark") as answer:
+        assert answer.headers["Content-Type"] == "image/svg+xml"
+        assert "sandbox" in answer.headers["Content-Security-Policy"]
+        assert answer.read().lstrip().startswith((b"<svg", b"<?xml"))
+
     # Rename the new one.
     new_id = credential_id_of(browser.get_credentials()[0])
     item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li[data-id="{new_id}"]')

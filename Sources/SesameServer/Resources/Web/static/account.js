@@ -149,10 +149,15 @@ function passkeyItem(passkey) {
   const provider = passkey.provider || "Unknown provider";
   const synced = passkey.backedUp === true;
   const eligible = passkey.backupEligible === true;
+  // The provider's icon is served by this origin (/providers/{aaguid}/icon); the pages have a light theme only,
+  // so the light variant is used. Anything else gets the generic passkey icon.
+  const icon = typeof passkey.providerIcon === "string" && /^\/providers\/[0-9a-f-]{36}\/icon$/.test(passkey.providerIcon)
+    ? passkey.providerIcon
+    : "/static/passkey.svg";
   const item = el("li", { class: "passkey", dataset: { id: passkey.id } });
   const title = el("span", { class: "name", text: name });
   item.append(
-    el("img", { class: "provider-icon", src: "/static/passkey.svg", alt: "", width: 32, height: 32 }),
+    el("img", { class: "provider-icon", src: icon, alt: "", width: 32, height: 32 }),
     el(
       "div",
       { class: "details" },
