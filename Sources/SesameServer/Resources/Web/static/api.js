@@ -84,6 +84,7 @@ const fieldMessages = {
   invalid_phone: "Enter your mobile number in international format, starting with +.",
   invalid_name: "Give the passkey a name of 1 to 64 characters.",
   invalid_kind: "That kind of passkey isn’t supported. Reload the page and try again.",
+  invalid_theme: "That icon isn’t available. Reload the page and try again.",
   invalid_credential_id: "That passkey no longer exists. Reload the page to see what’s current.",
   invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
   invalid_credential: "Your passkey’s answer couldn’t be read. Please try again.",
