@@ -114,3 +114,37 @@ public struct Admin: Sendable {
         }
     }
 }
+
+extension Admin {
+    /// `sesame seal-keys status`: the key file's entries, then how many TOTP secrets and phone numbers each key
+    /// holds. Key ids only (one-way functions of the keys), never key bytes.
+    public func sealingStatus(keys: SealingKeyFile?) async throws -> [String] {
+        var lines = ["key file: " + (keys.map { $0.descriptions.joined(separator: ", ") + " (the first seals)" } ?? "none (the database key seals)")]
+        let counts = try await store.sealedSecretCounts()
+        if counts.isEmpty { lines.append("no sealed secrets stored") }
+        for count in counts {
+            let key = count.key == "database" || count.key == "unrecognised" ? count.key : "file key \(count.key)"
+            lines.append("\(count.purpose): \(count.count) under \(key) (\(count.state.rawValue))")
+        }
+        return lines
+    }
+
+    /// `sesame seal-keys rotate`: seals every stored secret again under the sealing key (the key file's first
+    /// entry). Fails (after doing what it can) when some value cannot be opened.
+    public func resealSecrets() async throws -> [String] {
+        let report = try await store.resealSecrets()
+        var lines = ["resealed \(report.resealed), already under the sealing key \(report.current), changed meanwhile \(report.changedMeanwhile)"]
+        lines += report.failures
+        try await store.appendAudit(
+            AuditEvent(
+                at: Date(), kind: "admin.resealed", outcome: report.failures.isEmpty ? "success" : "failure", userID: nil, username: nil,
+                clientAddress: "cli", detail: "resealed=\(report.resealed) failures=\(report.failures.count)"
+            )
+        )
+        if !report.failures.isEmpty {
+            throw AdminError(description: (lines + ["\(report.failures.count) value(s) could not be opened; add the missing key to the key file and run again"]).joined(separator: "\n"))
+        }
+        if report.changedMeanwhile > 0 { lines.append("run again to reseal the values that changed meanwhile") }
+        return lines
+    }
+}

@@ -24,13 +24,26 @@ public func openStore(
     _ configuration: ServerConfiguration, environment: ServerEnvironment = .init(), logger: Logger
 ) async throws -> (engine: SQLEngine, store: SQLStore) {
     let location = try DatabaseLocation(parsing: configuration.database)
+    // The key file is read before the database is opened, so a missing or malformed file stops the start with
+    // its own message (file and line, never key bytes).
+    let sealingKeys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in try SealingKeyFile.load(path: path) }
     let engine = try await SQLEngine.open(location, searchPath: environment.postgresSchema, logger: logger)
     do {
         let applied = try await Migrations.run(on: engine, now: environment.clock.now())
         if !applied.isEmpty {
             logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
         }
-        return (engine, try await SQLStore.open(engine: engine, now: environment.clock.now()))
+        let store = try await SQLStore.open(engine: engine, now: environment.clock.now(), sealingKeys: sealingKeys)
+        if let sealingKeys, let path = configuration.sealingKeyFile {
+            logger.info("sealing key file loaded", metadata: ["keys": .string(sealingKeys.descriptions.joined(separator: ","))])
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+                logger.warning(
+                    "sealing key file is accessible to group or others; make it readable by the server's user only (chmod 600)",
+                    metadata: ["path": .string(path), "mode": .string(String(mode & 0o777, radix: 8))]
+                )
+            }
+        }
+        return (engine, store)
     } catch {
         try? await engine.shutdown()
         throw error
@@ -91,7 +104,9 @@ func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameR
     // error middleware must be added before the routes it wraps), then into the application router.
     let scratch = Router(context: SesameRequestContext.self)
     registerRoutes(on: scratch, sesame, relyingParty: relyingParty)
-    let router = Router(context: SesameRequestContext.self)
+    // HEAD on a GET route runs the GET handler (with every middleware) and answers its status and headers,
+    // Content-Length included, without the body (RFC 9110 §9.3.2).
+    let router = Router(context: SesameRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(
         middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger, methods: MethodIndex(routes: scratch.routes))
     )

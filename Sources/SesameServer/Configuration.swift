@@ -40,6 +40,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var trustForwardedFor: Bool = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String = "info"
+    /// Path of the sealing key file: 256-bit keys held outside the database that seal TOTP secrets and phone
+    /// numbers (`SealingKeyFile`). Without it they are sealed under a key derived from the server secret.
+    public var sealingKeyFile: String?
 
     public struct AndroidApp: Sendable, Equatable, Codable {
         public var packageName: String
@@ -138,6 +141,7 @@ extension ServerConfiguration {
         Setting(key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N", defaultValue: "15", help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in.") { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
         Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Use X-Forwarded-For for the client address (only behind your own proxy).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
         Setting(key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info", help: "trace, debug, info, notice, warning, error or critical.") { c, v throws(ConfigurationError) in c.logLevel = v },
+        Setting(key: "sealingKeyFile", flag: "--sealing-key-file", environment: "SESAME_SEALING_KEY_FILE", defaultValue: "(none)", help: "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database.") { c, v throws(ConfigurationError) in c.sealingKeyFile = v.isEmpty ? nil : v },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.

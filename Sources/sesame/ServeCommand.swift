@@ -24,6 +24,7 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("password-scrypt-log-n"), help: "scrypt log2(N). [SESAME_PASSWORD_SCRYPT_LOG_N, default 15]") var passwordScryptLogN: String?
     @Option(name: .customLong("trust-forwarded-for"), help: "true to use X-Forwarded-For. [SESAME_TRUST_FORWARDED_FOR, default false]") var trustForwardedFor: String?
     @Option(name: .customLong("log-level"), help: "Log level. [SESAME_LOG_LEVEL, default info]") var logLevel: String?
+    @Option(name: .customLong("sealing-key-file"), help: "File of base64 256-bit sealing keys, first one seals. [SESAME_SEALING_KEY_FILE]") var sealingKeyFile: String?
 
     func resolve() throws -> ServerConfiguration {
         var flags: [String: String] = [:]
@@ -34,6 +35,7 @@ struct ServerOptions: ParsableArguments {
             ("challengeTimeout", challengeTimeout), ("sessionLifetime", sessionLifetime),
             ("reauthenticationWindow", reauthenticationWindow),
             ("passwordScryptLogN", passwordScryptLogN), ("trustForwardedFor", trustForwardedFor), ("logLevel", logLevel),
+            ("sealingKeyFile", sealingKeyFile),
         ]
         for case let (key, value?) in given { flags[key] = value }
         do {

@@ -7,6 +7,7 @@ enum SesameSubcommands {
         MigrateCommand.self,
         UsersCommand.self,
         AuditCommand.self,
+        SealKeysCommand.self,
         VerifyCommand.self,
         InspectCommand.self,
         AuthenticatorCommand.self,

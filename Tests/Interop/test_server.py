@@ -236,3 +236,90 @@ def test_schemathesis_finds_no_server_errors_or_schema_violations(server):
         )
         assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "request failed" not in server.log_path.read_text()
+
+
+def test_head_answers_like_get_without_a_body(server):
+    """HEAD over a real connection: GET's status and Content-Length, no body, and the kept-alive connection still
+    frames the next answer correctly."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    for path in ["/openapi.yaml", "/health", "/.well-known/webauthn", "/static/sesame.css"]:
+        connection.request("GET", path)
+        get = connection.getresponse()
+        body = get.read()
+        connection.request("HEAD", path)
+        head = connection.getresponse()
+        assert head.read() == b""
+        assert head.status == get.status == 200
+        assert head.getheader("Content-Length") == str(len(body))
+        assert head.getheader("Content-Type") == get.getheader("Content-Type")
+    connection.request("HEAD", "/api/sessions/password")
+    refused = connection.getresponse()
+    assert (refused.status, refused.getheader("Allow"), refused.read()) == (405, "POST", b"")
+    connection.request("GET", "/health")
+    assert json.loads(connection.getresponse().read()) == {"database": "ok", "status": "ok"}
+    connection.close()
+
+
+def test_sealing_key_file_move_and_missing_key(sesame_bin, tmp_path):
+    """A TOTP secret sealed under the database key moves to a file key with `seal-keys rotate`; a server with the
+    key file signs in with codes from pyotp; one without it answers 500 (no crash, no secret); a bad key file stops
+    `serve` with a message naming the line, never the key. SQLite only: rotation covers every row of the database,
+    and the PostgreSQL database here is shared by runs (SealingKeyTests runs rotation on PostgreSQL per schema)."""
+    server = Server(sesame_bin, tmp_path, "sqlite")
+    name, password = new_user(server)
+    token = sign_in(server, name, password)["sessionToken"]
+    status, setup = server.request("POST", "/api/account/totp", token=token)
+    assert status == 201
+    totp = pyotp.parse_uri(setup["otpauthURI"])
+    now = time.time()
+    assert server.request("POST", "/api/account/totp/confirm", {"code": totp.at(now)}, token=token)[0] == 200
+
+    key = subprocess.run([sesame_bin, "seal-keys", "generate"], capture_output=True, text=True, timeout=30).stdout.strip()
+    assert len(key) == 44
+    key_file = tmp_path / "sealing.key"
+    key_file.write_text("# sealing key\n" + key + "\n")
+    key_file.chmod(0o600)
+    before = server.admin("seal-keys", "status", "--sealing-key-file", str(key_file))
+    assert before.returncode == 0, before.stderr
+    assert "under database (open only)" in before.stdout
+    key_id = before.stdout.splitlines()[0].split()[2]
+    assert "accessible to group or others" not in before.stderr
+    rotated = server.admin("seal-keys", "rotate", "--sealing-key-file", str(key_file))
+    assert rotated.returncode == 0, rotated.stderr
+    assert rotated.stdout.startswith("resealed ")
+    after = server.admin("seal-keys", "status", "--sealing-key-file", str(key_file))
+    assert f"totp: " in after.stdout and "under database" not in after.stdout and f"file key {key_id} (sealing)" in after.stdout
+    assert server.stop() == 0
+
+    key_file.chmod(0o640)  # too open: the server warns (and still starts)
+    with_key = Server(sesame_bin, tmp_path, "sqlite", extra=["--sealing-key-file", str(key_file)])
+    try:
+        _, pending = with_key.request("POST", "/api/sessions/password", {"username": name, "password": password})
+        status, signed = with_key.request(
+            "POST", "/api/sessions/second-factor", {"factor": "totp", "code": totp.at(now + 30), "pendingToken": pending["pendingToken"]}
+        )
+        assert (status, signed["status"]) == (200, "signed_in")
+    finally:
+        assert with_key.stop() == 0
+    log = with_key.log_path.read_text()
+    assert key_id in log and key not in log
+    assert "accessible to group or others" in log
+
+    without_key = Server(sesame_bin, tmp_path, "sqlite")
+    try:
+        # The password step already reads the TOTP row (to name the factors), which names a key this node lacks.
+        status, body = without_key.request("POST", "/api/sessions/password", {"username": name, "password": password})
+        assert (status, body["error"]) == (500, "internal_error")
+    finally:
+        assert without_key.stop() == 0
+    log = without_key.log_path.read_text()
+    assert "not in the key file" in log and key_id in log and setup["secret"] not in log
+
+    bad = tmp_path / "bad.key"
+    bad.write_text(key[:20] + "\n")
+    started = subprocess.run([sesame_bin, "serve", "--port", "0", *server.common, "--sealing-key-file", str(bad)],
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode != 0
+    assert f"sealing key file {bad}, line 1" in started.stderr and key[:20] not in started.stderr

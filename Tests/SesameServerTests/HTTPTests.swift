@@ -98,8 +98,8 @@ import Testing
         ("/api/account/password", HTTPRequest.Method.post, "DELETE, PUT"),
         ("/api/account/passkeys/abc", .put, "DELETE, PATCH"),
         ("/api/sessions/password", .get, "POST"),
-        ("/health", .delete, "GET"),
-        ("/api/account/sessions", .patch, "DELETE, GET"),
+        ("/health", .delete, "GET, HEAD"),
+        ("/api/account/sessions", .patch, "DELETE, GET, HEAD"),
         ("/api/session/reauthenticate", .get, "POST"),
     ])
     func knownPathsWithAnotherMethodAnswer405(_ path: String, _ method: HTTPRequest.Method, _ allow: String) async throws {
@@ -520,6 +520,59 @@ import Testing
             let audit = try await admin.auditLines(user: nil, limit: 10, json: true)
             #expect(audit.count == 2)
             #expect(audit.contains { $0.contains("admin.deleted") })
+        }
+    }
+}
+
+/// HEAD on every GET route answers like GET without the body (RFC 9110 §9.3.2): same status and headers, the
+/// GET body's Content-Length. Errors (401, 404, 405) keep their headers and lose their body too.
+@Suite struct HeadRequestTests {
+    static let getPaths = [
+        "/", "/signin", "/signup", "/account", "/static/sesame.css", "/static/api.js", "/static/passkey.svg", "/static/nope.css",
+        "/health", "/metrics", "/openapi.yaml",
+        "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/.well-known/passkey-endpoints",
+        "/.well-known/webauthn", "/.well-known/change-password",
+        "/api/account", "/api/account/sessions", "/api/account/audit", "/api/account/passkeys", "/api/account/signals",
+        "/api/account/totp/qr.png",
+    ]
+
+    @Test(arguments: [false, true])
+    func headAnswersLikeGetWithoutTheBody(signedIn: Bool) async throws {
+        let server = TestServer(.sqlite)
+        try await server.seedUser("hana", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let headers = signedIn ? try await signInWithPassword(client, "hana", "correct horse").bearerHeaders : [:]
+            for path in Self.getPaths {
+                let get = try await client.json(path, headers: headers)
+                let head = try await client.json(path, .head, headers: headers)
+                let again = try await client.json(path, headers: headers)
+                #expect(head.status == get.status, "\(path)")
+                #expect(head.status != .methodNotAllowed, "\(path)")
+                #expect(head.body.readableBytes == 0, "\(path)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(path)")
+                #expect(head.headers[.cacheControl] == get.headers[.cacheControl], "\(path)")
+                #expect(head.headers[.location] == get.headers[.location], "\(path)")
+                // Content-Length is the GET body's (when the body is the same from one GET to the next).
+                if get.body.readableBytes == again.body.readableBytes {
+                    #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(path)")
+                }
+            }
+        }
+    }
+
+    @Test func headOnOtherPathsIs405Or404WithoutABody() async throws {
+        try await TestServer(.sqlite).app().test(.router) { client in
+            let notAllowed = try await client.json("/api/sessions/password", .head)
+            #expect(notAllowed.status == .methodNotAllowed)
+            #expect(notAllowed.headers[.allow] == "POST")
+            #expect(notAllowed.body.readableBytes == 0)
+            #expect(notAllowed.headers[.contentType]?.hasPrefix("application/json") == true)
+            let unknown = try await client.json("/api/nope", .head)
+            #expect(unknown.status == .notFound)
+            #expect(unknown.body.readableBytes == 0)
+            // Paths that answer GET list HEAD among their methods.
+            let sessions = try await client.json("/api/account/sessions", .patch)
+            #expect(sessions.headers[.allow] == "DELETE, GET, HEAD")
         }
     }
 }

@@ -171,11 +171,9 @@ import WebAuthn
             func ids(_ r: TestResponse) -> [String] {
                 (r.object["allowCredentials"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
             }
-            #expect(ids(known).count == 1 && ids(unknown1).count == 1)
+            // Shapes, counts and ID lengths in detail: FakeCredentialTests.
+            #expect(ids(known).count == 1 && (1...3).contains(ids(unknown1).count))
             #expect(ids(unknown1) == ids(unknown2))  // stable
-            let fakeLength = try Base64URL.decode(ids(unknown1)[0]).count
-            let realLength = try Base64URL.decode(ids(known)[0]).count
-            #expect(fakeLength == realLength)
             #expect(Set(known.object.keys) == Set(unknown1.object.keys))
 
             // Without username: empty allow list for AutoFill / discoverable sign-in.

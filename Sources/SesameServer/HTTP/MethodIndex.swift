@@ -6,7 +6,7 @@ import Hummingbird
 ///
 /// Built from the application router's own route list (`Router.routes`) into a second router that has one GET
 /// endpoint per path, so a path is "known" by exactly the router's matching rules (literal segments and
-/// `{captures}`). When the application router finds no endpoint for a request, the error middleware asks this
+/// `{captures}`); a path with GET also answers HEAD. When the application router finds no endpoint for a request, the error middleware asks this
 /// index: a known path with another method gets 405 with an `Allow` header; anything else stays 404.
 struct MethodIndex: Sendable {
     private let responder: RouterResponder<SesameRequestContext>
@@ -15,6 +15,8 @@ struct MethodIndex: Sendable {
         var methods: [String: (path: RouterPath, methods: Set<String>)] = [:]
         for route in routes {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method.rawValue)
+            // The application router answers HEAD wherever it answers GET (`autoGenerateHeadEndpoints`).
+            if route.method == .get { methods[route.path.description]?.methods.insert(HTTPRequest.Method.head.rawValue) }
         }
         let index = Router(context: SesameRequestContext.self)
         for (_, entry) in methods {

@@ -79,6 +79,13 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
             // Logged by purpose only; the answer says no more than any server error.
             context.logger.error("stored secret failed authentication", metadata: ["purpose": .string(purpose)])
             response = try APIError.internalError.response(from: request, context: context)
+        } catch StoreError.unknownSealingKey(let purpose, let keyID) {
+            // The value was sealed under a file key this node does not have (key file missing a line).
+            context.logger.error(
+                "stored secret names a sealing key that is not in the key file",
+                metadata: ["purpose": .string(purpose), "key_id": .string(keyID)]
+            )
+            response = try APIError.internalError.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
             response = try APIError.internalError.response(from: request, context: context)
@@ -87,6 +94,8 @@ struct ErrorAndMetricsMiddleware: RouterMiddleware {
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         response.headers[.init("X-Frame-Options")!] = "DENY"
+        // A HEAD answer never has a body; errors (404, 405) built here keep their headers and Content-Length.
+        if request.method == .head { response = response.createHeadResponse() }
         let route = context.endpointPath ?? "unmatched"
         let duration = ContinuousClock.now - start
         metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)

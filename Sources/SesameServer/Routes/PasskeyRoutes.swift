@@ -135,16 +135,16 @@ struct PasskeyRoutes {
                 guard name.utf8.count <= 1024 else { throw APIError.invalidField("username", "The username is too long.") }
                 let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
                 let user = try await sesame.store.user(usernameKey: key)
-                var credentials: [StoredCredential] = []
-                if let user { credentials = try await sesame.store.credentials(userID: user.id) }
+                // The same two queries whether or not the account exists (no early return on an unknown name).
+                let credentials = try await sesame.store.credentials(userID: user?.id ?? FakeCredentials.absentUserID)
                 if let user, !credentials.isEmpty {
                     userID = user.id
                     allow = credentials.map {
                         PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
                     }
                 } else {
-                    // No such account (or no passkey): options that look the same, with a stable fake credential ID.
-                    allow = [PublicKeyCredentialDescriptorJSON(id: fakeCredentialID(key), transports: [.hybrid, .internal])]
+                    // No such account (or no passkey): a stable fake allow list shaped like a real one (FakeCredentials).
+                    allow = FakeCredentials(serverSecret: sesame.serverSecret).allowList(key)
                 }
             }
             let options = relyingParty.makeRequestOptions(allowCredentials: allow)
@@ -249,11 +249,6 @@ struct PasskeyRoutes {
 
     func sessionBinding(_ auth: Authentication) -> [UInt8] {
         Secrets.sha256(Array("session:".utf8) + auth.tokenHash)
-    }
-
-    /// Stable per username, unknowable without the server secret, shaped like a real 32-byte credential ID.
-    private func fakeCredentialID(_ usernameKey: String) -> [UInt8] {
-        Secrets.hmac(key: sesame.serverSecret, Array("unknown-user-credential:\(usernameKey)".utf8))
     }
 
     func storeChallenge(_ challenge: [UInt8], purpose: String, binding: [UInt8], userID: String?, payload: some Encodable) async throws {

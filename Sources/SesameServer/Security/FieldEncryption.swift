@@ -4,69 +4,167 @@ import WebAuthn
 
 /// Encryption at rest for stored secrets that must be read back (TOTP secrets, SMS phone numbers).
 ///
-/// Each purpose has its own AES-256-GCM key, derived with HKDF-SHA256 from the server secret with a purpose label
-/// as `info`. A sealed value is `version (1 byte, 0x01) || nonce (12) || ciphertext || tag (16)`, with a fresh
-/// random nonce per write. The associated data names the row the value belongs to (purpose and user id, each
-/// length-prefixed), so a ciphertext copied into another user's row, or from one table into another, fails
-/// authentication instead of decrypting.
+/// Each purpose has its own AES-256-GCM key, derived with HKDF-SHA256 (purpose label as `info`) from one of two
+/// sources:
 ///
-/// What this protects: a copy of the secret columns without the server secret (a leaked table, an export of
-/// selected columns, a log of row values). What it does not: the server secret lives in the same database
-/// (`server_secrets`), so a full dump of the database holds the key too.
+/// - the **database key**: the server secret, a row of `server_secrets` in the same database. A value sealed under
+///   it is `0x01 || nonce (12) || ciphertext || tag (16)`;
+/// - a **file key**: a 256-bit key from the sealing key file (`sealingKeyFile`), held outside the database. A value
+///   sealed under it is `0x02 || key id (8) || nonce (12) || ciphertext || tag (16)`; the key id (`SealingKey.id`)
+///   says which file key opens it, so several keys can be in use while a deployment rotates.
+///
+/// A fresh random nonce is used per write. The associated data names the row the value belongs to (purpose and
+/// user id, each length-prefixed; for version 2 also the version byte and key id), so a ciphertext copied into
+/// another user's row, or from one table into another, fails authentication instead of decrypting.
+///
+/// What this protects: with a file key, a copy of the database (a full dump included) without the key file; with
+/// only the database key, a copy of the secret columns without the `server_secrets` table.
 struct FieldCipher: Sendable {
-    static let version: UInt8 = 1
+    static let databaseKeyVersion: UInt8 = 1
+    static let fileKeyVersion: UInt8 = 2
     static let nonceLength = 12
     static let tagLength = 16
 
     let purpose: Purpose
-    private let key: SymmetricKey
+    private let databaseKey: SymmetricKey
+    /// Per-purpose keys derived from the file keys, by key id.
+    private let fileKeys: [[UInt8]: SymmetricKey]
+    /// The key new values are sealed under.
+    let sealingKey: SealedUnder
 
     enum Purpose: String, Sendable, CaseIterable {
         case totp
         case sms
     }
 
-    init(serverSecret: [UInt8], purpose: Purpose) {
+    /// Which key a stored value names (read from its header, without opening it).
+    enum SealedUnder: Sendable, Hashable, CustomStringConvertible {
+        case database
+        case file(id: [UInt8])
+        /// Too short or an unknown format version.
+        case unrecognised
+
+        var description: String {
+            switch self {
+            case .database: return "database key"
+            case .file(let id): return "file key \(SealingKey.hex(id))"
+            case .unrecognised: return "unrecognised format"
+            }
+        }
+    }
+
+    init(serverSecret: [UInt8], purpose: Purpose, keys: SealingKeyFile? = nil) {
         self.purpose = purpose
-        key = HKDF<SHA256>.deriveKey(
+        databaseKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: serverSecret),
             salt: Array("sesame field encryption".utf8),
             info: Array("sesame/v1/\(purpose.rawValue)".utf8),
             outputByteCount: 32
         )
+        var fileKeys: [[UInt8]: SymmetricKey] = [:]
+        for case .key(let key) in keys?.entries ?? [] {
+            fileKeys[key.id] = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: key.material,
+                salt: Array("sesame field encryption".utf8),
+                info: Array("sesame/v2/\(purpose.rawValue)".utf8),
+                outputByteCount: 32
+            )
+        }
+        self.fileKeys = fileKeys
+        switch keys?.entries.first {
+        case .key(let key)?: sealingKey = .file(id: key.id)
+        case .database?, nil: sealingKey = .database
+        }
     }
 
-    /// The associated data: the purpose and the row's user id, each as 4-byte big-endian length + UTF-8 bytes.
-    private func associatedData(userID: String) -> [UInt8] {
-        func field(_ string: String) -> [UInt8] {
-            let bytes = Array(string.utf8)
-            let count = UInt32(clamping: bytes.count)
-            return [UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)] + bytes
-        }
-        return field(purpose.rawValue) + field(userID)
+    /// 4-byte big-endian length + UTF-8 bytes.
+    private static func field(_ string: String) -> [UInt8] {
+        let bytes = Array(string.utf8)
+        let count = UInt32(clamping: bytes.count)
+        return [UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)] + bytes
+    }
+
+    /// The associated data: the purpose and the row's user id; a version 2 value adds its header (version, key id).
+    private func associatedData(userID: String, header: [UInt8]) -> [UInt8] {
+        Self.field(purpose.rawValue) + Self.field(userID) + header
     }
 
     func seal(_ plaintext: [UInt8], userID: String) throws -> [UInt8] {
-        let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData(userID: userID))
-        return [Self.version] + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        let header: [UInt8]
+        let key: SymmetricKey
+        switch sealingKey {
+        case .file(let id):
+            guard let fileKey = fileKeys[id] else { throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id)) }
+            header = [Self.fileKeyVersion] + id
+            key = fileKey
+        case .database, .unrecognised:
+            header = [Self.databaseKeyVersion]
+            key = databaseKey
+        }
+        // Version 1 values authenticate the purpose and user id only (their format predates the header in the AAD).
+        let aad = associatedData(userID: userID, header: header.count > 1 ? header : [])
+        let box = try AES.GCM.seal(plaintext, using: key, authenticating: aad)
+        return header + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
     }
 
-    /// Opens a sealed value; any damage, a wrong row, a wrong key or an unknown version is
-    /// `StoreError.undecryptable` (which names the purpose only, never bytes).
+    /// The key a stored value was sealed under, from its header.
+    func sealedUnder(_ sealed: [UInt8]) -> SealedUnder {
+        switch sealed.first {
+        case Self.databaseKeyVersion? where sealed.count >= 1 + Self.nonceLength + Self.tagLength:
+            return .database
+        case Self.fileKeyVersion? where sealed.count >= 1 + SealingKey.idLength + Self.nonceLength + Self.tagLength:
+            return .file(id: Array(sealed[1..<(1 + SealingKey.idLength)]))
+        default:
+            return .unrecognised
+        }
+    }
+
+    /// Opens a sealed value. Any damage, a wrong row, a wrong key or an unknown version is
+    /// `StoreError.undecryptable`; a value naming a file key that is not in the key file is
+    /// `StoreError.unknownSealingKey`. Neither carries secret bytes.
     func open(_ sealed: [UInt8], userID: String) throws -> [UInt8] {
-        guard sealed.count >= 1 + Self.nonceLength + Self.tagLength, sealed[0] == Self.version else {
+        let key: SymmetricKey
+        let headerLength: Int
+        let aad: [UInt8]
+        switch sealedUnder(sealed) {
+        case .database:
+            key = databaseKey
+            headerLength = 1
+            aad = associatedData(userID: userID, header: [])
+        case .file(let id):
+            guard let fileKey = fileKeys[id] else { throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id)) }
+            key = fileKey
+            headerLength = 1 + SealingKey.idLength
+            aad = associatedData(userID: userID, header: Array(sealed[0..<headerLength]))
+        case .unrecognised:
             throw StoreError.undecryptable(purpose.rawValue)
         }
         do {
-            let nonce = try AES.GCM.Nonce(data: sealed[1..<(1 + Self.nonceLength)])
+            let nonce = try AES.GCM.Nonce(data: sealed[headerLength..<(headerLength + Self.nonceLength)])
             let box = try AES.GCM.SealedBox(
                 nonce: nonce,
-                ciphertext: sealed[(1 + Self.nonceLength)..<(sealed.count - Self.tagLength)],
+                ciphertext: sealed[(headerLength + Self.nonceLength)..<(sealed.count - Self.tagLength)],
                 tag: sealed[(sealed.count - Self.tagLength)...]
             )
-            return Array(try AES.GCM.open(box, using: key, authenticating: associatedData(userID: userID)))
+            return Array(try AES.GCM.open(box, using: key, authenticating: aad))
         } catch {
             throw StoreError.undecryptable(purpose.rawValue)
+        }
+    }
+
+    /// The value sealed again under the sealing key, or nil when it already is.
+    func resealed(_ sealed: [UInt8], userID: String) throws -> [UInt8]? {
+        guard sealedUnder(sealed) != sealingKey else { return nil }
+        return try seal(try open(sealed, userID: userID), userID: userID)
+    }
+
+    /// Whether values under `key` are sealed by this cipher, only opened, or cannot be opened.
+    func state(of key: SealedUnder) -> SealedSecretCount.KeyState {
+        if key == sealingKey { return .sealing }
+        switch key {
+        case .database: return .openOnly
+        case .file(let id): return fileKeys[id] == nil ? .missing : .openOnly
+        case .unrecognised: return .unrecognised
         }
     }
 
@@ -82,16 +180,26 @@ struct FieldCipher: Sendable {
         }
         return text
     }
+
+    func sealedUnder(text stored: String) -> SealedUnder {
+        guard let sealed = try? Base64URL.decode(stored) else { return .unrecognised }
+        return sealedUnder(sealed)
+    }
+
+    func resealedText(_ stored: String, userID: String) throws -> String? {
+        guard let sealed = try? Base64URL.decode(stored) else { throw StoreError.undecryptable(purpose.rawValue) }
+        return try resealed(sealed, userID: userID).map(Base64URL.encode)
+    }
 }
 
-/// The ciphers of every purpose, derived once from the server secret.
+/// The ciphers of every purpose, derived once from the server secret and the sealing key file.
 struct FieldCiphers: Sendable {
     let totp: FieldCipher
     let sms: FieldCipher
 
-    init(serverSecret: [UInt8]) {
-        totp = FieldCipher(serverSecret: serverSecret, purpose: .totp)
-        sms = FieldCipher(serverSecret: serverSecret, purpose: .sms)
+    init(serverSecret: [UInt8], keys: SealingKeyFile? = nil) {
+        totp = FieldCipher(serverSecret: serverSecret, purpose: .totp, keys: keys)
+        sms = FieldCipher(serverSecret: serverSecret, purpose: .sms, keys: keys)
     }
 }
 

@@ -12,10 +12,10 @@ public struct SQLStore: Store {
     let ciphers: FieldCiphers
 
     /// Opens the store over a migrated engine, loading (or, on first start, generating) the server secret that
-    /// the field-encryption keys come from.
-    public static func open(engine: SQLEngine, now: Date) async throws -> SQLStore {
+    /// the database sealing key comes from; `sealingKeys` (the sealing key file) adds keys held outside it.
+    public static func open(engine: SQLEngine, now: Date, sealingKeys: SealingKeyFile? = nil) async throws -> SQLStore {
         let secret = try await loadServerSecret(engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
-        return SQLStore(engine: engine, ciphers: FieldCiphers(serverSecret: secret))
+        return SQLStore(engine: engine, ciphers: FieldCiphers(serverSecret: secret, keys: sealingKeys))
     }
 
     init(engine: SQLEngine, ciphers: FieldCiphers) {
@@ -359,6 +359,90 @@ public struct SQLStore: Store {
 
     public func deleteSMS(userID: String) async throws -> Bool {
         !(try await db.raw("DELETE FROM sms WHERE user_id = \(bind: userID) RETURNING user_id").all()).isEmpty
+    }
+
+    // MARK: Sealed secrets
+
+    /// One page of sealed values: (user id, sealed bytes), ordered by user id, after `after`.
+    private func sealedPage(_ purpose: FieldCipher.Purpose, after: String, limit: Int) async throws -> [(String, [UInt8])] {
+        switch purpose {
+        case .totp:
+            return try await db.raw(
+                "SELECT user_id, secret FROM totp WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
+            ).all().map { (try $0.decode(column: "user_id", as: String.self), [UInt8](try $0.decode(column: "secret", as: Data.self))) }
+        case .sms:
+            return try await db.raw(
+                "SELECT user_id, phone FROM sms WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
+            ).all().map { (try $0.decode(column: "user_id", as: String.self), Array(try $0.decode(column: "phone", as: String.self).utf8)) }
+        }
+    }
+
+    /// Calls `body` with every sealed value of a purpose (bytes as stored: the phone column's base64url text as UTF-8),
+    /// reading a page at a time.
+    private func forEachSealed(_ purpose: FieldCipher.Purpose, _ body: (String, [UInt8]) async throws -> Void) async throws {
+        var after = ""
+        while true {
+            let page = try await sealedPage(purpose, after: after, limit: 500)
+            for (userID, stored) in page { try await body(userID, stored) }
+            guard let last = page.last, page.count == 500 else { return }
+            after = last.0
+        }
+    }
+
+    private func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher {
+        purpose == .totp ? ciphers.totp : ciphers.sms
+    }
+
+    private func sealedUnder(_ purpose: FieldCipher.Purpose, _ stored: [UInt8]) -> FieldCipher.SealedUnder {
+        purpose == .totp ? ciphers.totp.sealedUnder(stored) : ciphers.sms.sealedUnder(text: String(decoding: stored, as: UTF8.self))
+    }
+
+    public func sealedSecretCounts() async throws -> [SealedSecretCount] {
+        var counts: [SealedSecretCount] = []
+        for purpose in FieldCipher.Purpose.allCases {
+            var byKey: [FieldCipher.SealedUnder: Int] = [:]
+            try await forEachSealed(purpose) { _, stored in byKey[sealedUnder(purpose, stored), default: 0] += 1 }
+            for (key, count) in byKey {
+                let name: String
+                switch key {
+                case .database: name = "database"
+                case .file(let id): name = SealingKey.hex(id)
+                case .unrecognised: name = "unrecognised"
+                }
+                counts.append(SealedSecretCount(purpose: purpose.rawValue, key: name, state: cipher(purpose).state(of: key), count: count))
+            }
+        }
+        return counts.sorted { ($0.purpose, $0.key) < ($1.purpose, $1.key) }
+    }
+
+    public func resealSecrets() async throws -> ResealReport {
+        var report = ResealReport()
+        for purpose in FieldCipher.Purpose.allCases {
+            try await forEachSealed(purpose) { userID, stored in
+                do {
+                    let updated: Bool
+                    switch purpose {
+                    case .totp:
+                        guard let new = try ciphers.totp.resealed(stored, userID: userID) else { report.current += 1; return }
+                        updated = !(try await db.raw(
+                            "UPDATE totp SET secret = \(bind: Data(new)) WHERE user_id = \(bind: userID) AND secret = \(bind: Data(stored)) RETURNING user_id"
+                        ).all()).isEmpty
+                    case .sms:
+                        let text = String(decoding: stored, as: UTF8.self)
+                        guard let new = try ciphers.sms.resealedText(text, userID: userID) else { report.current += 1; return }
+                        updated = !(try await db.raw(
+                            "UPDATE sms SET phone = \(bind: new) WHERE user_id = \(bind: userID) AND phone = \(bind: text) RETURNING user_id"
+                        ).all()).isEmpty
+                    }
+                    if updated { report.resealed += 1 } else { report.changedMeanwhile += 1 }
+                } catch StoreError.unknownSealingKey(_, let keyID) {
+                    report.failures.append("\(purpose.rawValue) of user \(userID): sealed under file key \(keyID), which is not in the key file")
+                } catch StoreError.undecryptable {
+                    report.failures.append("\(purpose.rawValue) of user \(userID): fails authentication (damaged or moved)")
+                }
+            }
+        }
+        return report
     }
 
     // MARK: Sessions

@@ -135,6 +135,41 @@ public enum StoreError: Error, Equatable {
     /// A sealed secret (named by its purpose, e.g. `totp`) failed authentication: damaged, moved from another
     /// row, or sealed under another server secret. Carries no secret material.
     case undecryptable(String)
+    /// A sealed secret (named by its purpose) names a file key that is not in the sealing key file: the file is
+    /// missing a key (or the server runs without one). Carries the key id, a one-way function of the key.
+    case unknownSealingKey(String, keyID: String)
+}
+
+/// One line of `sesame seal-keys status`: how many values of a purpose are sealed under a key.
+public struct SealedSecretCount: Sendable, Equatable {
+    public enum KeyState: String, Sendable, Equatable {
+        /// New values are sealed under it.
+        case sealing
+        /// In the key file (or the database key) but not first: opens values, seals none.
+        case openOnly = "open only"
+        /// A file key id that is not in the key file: these values cannot be opened.
+        case missing = "missing"
+        /// Not a sealed value this version knows.
+        case unrecognised
+    }
+
+    public let purpose: String
+    /// `database` or a file key id.
+    public let key: String
+    public let state: KeyState
+    public let count: Int
+}
+
+/// What `sesame seal-keys rotate` did.
+public struct ResealReport: Sendable, Equatable {
+    /// Values sealed again under the sealing key.
+    public var resealed = 0
+    /// Values already under the sealing key.
+    public var current = 0
+    /// Rows written by someone else between the read and the update (left as they were).
+    public var changedMeanwhile = 0
+    /// Rows that could not be opened: purpose, user id and the reason (no secret material).
+    public var failures: [String] = []
 }
 
 /// What deleting a way in did.
@@ -198,6 +233,13 @@ public protocol Store: Sendable {
     func sms(userID: String) async throws -> SMSRecord?
     func setSMS(userID: String, phone: String, confirmed: Bool, at: Date) async throws
     func deleteSMS(userID: String) async throws -> Bool
+
+    // Sealed secrets (`sesame seal-keys`)
+    /// How many stored TOTP secrets and phone numbers are sealed under each key.
+    func sealedSecretCounts() async throws -> [SealedSecretCount]
+    /// Seals every stored TOTP secret and phone number that is not under the sealing key again under it; each
+    /// row is replaced only if it still holds the value that was read (a concurrent write wins).
+    func resealSecrets() async throws -> ResealReport
 
     // Sessions
     func createSession(tokenHash: [UInt8], _ session: SessionRecord) async throws

@@ -1,0 +1,81 @@
+import Crypto
+import WebAuthn
+
+/// The allow list sign-in options carry for a username with no passkey (no such account, or an account without
+/// passkeys), shaped like a real account's so that the options do not say whether the account exists.
+///
+/// Everything is derived with HKDF-SHA256 from the server secret and the case-folded username, so the list is the
+/// same on every call, on every node and after restarts, and cannot be predicted without the secret:
+///
+/// - **count**: 1 (5/8 of usernames), 2 (1/4) or 3 (1/8), skewed like real accounts, most of which have one passkey;
+/// - **each descriptor**: an authenticator profile (credential ID length and transports) picked with fixed weights
+///   from profiles seen in real registrations, then an ID of that length.
+///
+/// What it cannot hide: an account with more passkeys than 3, or with an authenticator whose ID length or
+/// transports are not among the profiles, and a list that changes when its owner adds a passkey (a fake one never
+/// changes). docs/server.md, "Unknown usernames", says so.
+struct FakeCredentials: Sendable {
+    /// A credential ID length and the transports `getTransports()` reports (lexicographic order), with a weight out
+    /// of 256. The ID lengths are those of real registrations published as test vectors by Yubico's
+    /// java-webauthn-server (`RealExamples.scala`: Apple 20 bytes, Windows Hello 32, YubiKey 5 64, YubiKey Bio 48)
+    /// and kanidm's webauthn-rs (`core.rs` tests: macOS passkey 20 bytes with hybrid + internal, Pixel 3a 65); the
+    /// weights are ours, favouring synced platform passkeys.
+    struct Profile: Sendable, Equatable {
+        let idLength: Int
+        let transports: [AuthenticatorTransport]
+        let weight: Int
+    }
+
+    static let profiles: [Profile] = [
+        Profile(idLength: 20, transports: [.hybrid, .internal], weight: 96),  // Apple platform / iCloud Keychain
+        Profile(idLength: 65, transports: [.hybrid, .internal], weight: 64),  // Android platform
+        Profile(idLength: 32, transports: [.internal], weight: 48),  // Windows Hello
+        Profile(idLength: 64, transports: [.nfc, .usb], weight: 32),  // security key (NFC + USB)
+        Profile(idLength: 48, transports: [.usb], weight: 16),  // security key (USB), discoverable
+    ]
+
+    /// A user id no account has (ids are UUIDs): the unknown-username path runs the same credentials query as the
+    /// known one with it.
+    static let absentUserID = ""
+
+    let serverSecret: [UInt8]
+
+    /// The most descriptors a fake list has.
+    static let maximumCount = 3
+    private static let longestID = profiles.map(\.idLength).max() ?? 0
+
+    /// One HKDF-SHA256 output per username: byte 0 picks the count, bytes 1...3 the profiles, then one
+    /// `longestID`-byte slot per descriptor whose prefix is its ID. One derivation keeps the work small and the same
+    /// for every name.
+    private func material(_ usernameKey: String) -> [UInt8] {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: serverSecret),
+            salt: Array("sesame unknown-user credentials".utf8),
+            info: Array("allow list\u{0}\(usernameKey)".utf8),
+            outputByteCount: 1 + Self.maximumCount + Self.maximumCount * Self.longestID
+        ).withUnsafeBytes { Array($0) }
+    }
+
+    private static func count(_ byte: UInt8) -> Int {
+        byte < 160 ? 1 : byte < 224 ? 2 : 3
+    }
+
+    private static func profile(_ byte: UInt8) -> Profile {
+        var pick = Int(byte)
+        for profile in profiles {
+            if pick < profile.weight { return profile }
+            pick -= profile.weight
+        }
+        return profiles[0]
+    }
+
+    /// The descriptors, in the shape `PasskeyRoutes` gives a real account's credentials.
+    func allowList(_ usernameKey: String) -> [PublicKeyCredentialDescriptorJSON] {
+        let bytes = material(usernameKey)
+        return (0..<Self.count(bytes[0])).map { index in
+            let profile = Self.profile(bytes[1 + index])
+            let start = 1 + Self.maximumCount + index * Self.longestID
+            return PublicKeyCredentialDescriptorJSON(id: Array(bytes[start..<(start + profile.idLength)]), transports: profile.transports)
+        }
+    }
+}
