@@ -70,6 +70,8 @@ public struct Admin: Sendable {
                 "  \(Base64URL.encode(credential.id))  \(credential.name)  created \(credential.createdAt.formatted(Self.dateFormat))"
                     + "  last used \(credential.lastUsedAt.map { $0.formatted(Self.dateFormat) } ?? "never")"
                     + "  synced=\(credential.backedUp ? "yes" : "no")"
+                    + "  uv=\(credential.userVerified ? "yes" : "no")  format=\(credential.attestationFormat)"
+                    + "  transports=\(credential.transports.joined(separator: ","))"
             )
         }
         lines.append("sessions:")

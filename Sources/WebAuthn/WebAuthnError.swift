@@ -73,6 +73,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let inconsistentResponse = Code("inconsistentResponse")
         /// The expectation's challenge lifetime has passed.
         public static let challengeExpired = Code("challengeExpired")
+        /// A provider list (AAGUID to name and icons) that is not the expected JSON document.
+        public static let invalidProviderList = Code("invalidProviderList")
 
         /// A code defined outside this file (for formats and policies added by extensions).
         public static func custom(_ name: String) -> Code { Code(name) }

@@ -392,32 +392,63 @@ def test_modal_sign_in_without_username(browser, server):
 
 # 4. Username-first sign-in with a security key (no resident key) --------------------------------------------
 
-@pytest.mark.skip(reason="the server asks for residentKey \"required\" on every registration (sign-up and add "
-                  "passkey), so a security key without resident credentials (ctap2 usb, no rk) or a u2f one cannot "
-                  "be registered: Chromium refuses the create before any prompt")
 @pytest.mark.parametrize("protocol", [Protocol.CTAP2, Protocol.U2F], ids=["ctap2-usb", "u2f"])
 def test_username_first_with_security_key(browser, server, protocol):
+    """A security key that keeps no resident credential (ctap2 usb without rk, or u2f) is added with "Add a
+    security key" (residentKey "discouraged"), then signs in username-first: the modal request lists the account's
+    credentials and the key answers for its own."""
+    uv = protocol == Protocol.CTAP2
     authenticator(browser)
     sign_up(browser, server, "hedy", "Hedy Lamarr")
     # Add a security key that keeps no resident credential, then drop the passkey authenticator.
-    authenticator(browser, protocol=protocol, transport=Transport.USB, resident=False, uv=protocol == Protocol.CTAP2)
-    find(browser, "add-passkey").click()
+    authenticator(browser, protocol=protocol, transport=Transport.USB, resident=False, uv=uv)
+    find(browser, "add-security-key").click()
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey")) == 2,
          what="the security key in the list")
+    assert "Security key added" in message(browser)
     key = browser.get_credentials()
     assert len(key) == 1 and not key[0].is_resident_credential
-    sign_out(browser, server)
-    restore(browser, key, protocol=protocol, transport=Transport.USB, resident=False, uv=protocol == Protocol.CTAP2)
+    key_id = credential_id_of(key[0])
+    created = [c for c in spied(browser) if c["fn"] == "create" and c["page"] == "/account"]
+    assert created and created[-1]["outcome"] == "ok" and created[-1]["id"] == key_id, created
+    # What the server stored for the key: a USB credential that cannot be synced, not yet used.
+    status, listed = api(browser, "GET", "/api/account/passkeys")
+    assert status == 200
+    stored = [p for p in listed if p["id"] == key_id]
+    assert stored and stored[0]["transports"] == ["usb"], listed
+    assert stored[0]["backupEligible"] is False and stored[0]["backedUp"] is False
+    assert stored[0].get("lastUsedAt") is None
+    item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li.passkey[data-id="{key_id}"]')
+    assert "This device only" in item.text
+    line = [entry for entry in server.passkey_lines("hedy") if entry.startswith(key_id)]
+    assert line and "last used never" in line[0] and "transports=usb" in line[0]
+    # The ctap2 key verified its user (PIN); a u2f key cannot. The server asks for attestation "none", so Chromium
+    # hands over a "none" statement for both (for u2f it converts the U2F registration first).
+    assert f"uv={'yes' if uv else 'no'}" in line[0] and "format=none" in line[0], line
+
+    # Sign out with the key still attached (the internal authenticator with the passkey is already gone: adding
+    # the key replaced it). The key holds no resident credential, so it cannot answer a request with an empty
+    # allow list. (Chromium's virtual u2f authenticator reports its credentials with no rpId, since it keeps them
+    # by RP ID hash, and WebDriver's AddCredential refuses them; so the key is not detached and restored the way
+    # `sign_out` does.)
+    find(browser, "sign-out").click()
+    wait(browser, lambda d: d.current_url.startswith(server.origin + "/signin"), what="the sign-in page")
+    without_autofill(browser)
     open_page(browser, server, "/signin")
+    assert [c.id for c in browser.get_credentials()] == [key[0].id]
     type_into(browser, "username", "hedy")
     find(browser, "continue-button").click()
     signed_in(browser, server)
+    assert "Hedy Lamarr" in find(browser, "who").text
     gets = [c for c in spied(browser) if c["fn"] == "get" and c["page"] == "/signin" and c["mediation"] is None]
     assert gets and gets[-1]["allow"] == 2 and gets[-1]["outcome"] == "ok", gets
-    key_id = credential_id_of(key[0])
     assert gets[-1]["id"] == key_id
     line = [entry for entry in server.passkey_lines("hedy") if entry.startswith(key_id)]
     assert line and "last used never" not in line[0]
+    sessions = api(browser, "GET", "/api/account/sessions")[1]
+    assert [s for s in sessions if s["current"]][0]["method"].startswith("passkey")
+    status, listed = api(browser, "GET", "/api/account/passkeys")
+    assert [p for p in listed if p["id"] == key_id][0].get("lastUsedAt")
 
 
 def test_username_first_with_usb_security_key_holding_a_resident_credential(browser, server):
@@ -691,6 +722,35 @@ def test_add_rename_delete_passkey_with_signals(browser, server):
     assert sorted(payload["allAcceptedCredentialIds"]) == sorted(ids)
     assert len(server.passkey_lines("frances")) == 2
 
+    # Provider icons. Chromium's virtual authenticators report AAGUID 01020304-0506-0708-0102-030405060708 or
+    # none (all zero), which no provider list names, so the list has no provider or icon for them and the page
+    # shows the generic icon.
+    listed = api(browser, "GET", "/api/account/passkeys")[1]
+    assert all(p.get("aaguid") in (None, "01020304-0506-0708-0102-030405060708") for p in listed), listed
+    assert all("providerIcon" not in p and "provider" not in p for p in listed), listed
+    icons = browser.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey img.provider-icon")
+    assert [i.get_attribute("src") for i in icons] == [server.origin + "/static/passkey.svg"] * 2
+    # Give the first passkey the AAGUID of a listed provider (Apple Passwords) in the database, as if it came from
+    # that provider: the page shows the provider's icon, served by this origin and allowed by img-src 'self'.
+    apple = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
+    import sqlite3
+    with sqlite3.connect(server.database, timeout=10) as db:
+        db.execute("UPDATE credentials SET aaguid = ? WHERE id = ?",
+                   (bytes.fromhex(apple.replace("-", "")), base64.urlsafe_b64decode(ids[0] + "=" * (-len(ids[0]) % 4))))
+    db.close()
+    open_page(browser, server, "/account")
+    signed_in(browser, server)
+    item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li.passkey[data-id="{ids[0]}"]')
+    assert "Apple Passwords" in item.find_element(By.CSS_SELECTOR, ".provider").text
+    icon = item.find_element(By.CSS_SELECTOR, "img.provider-icon")
+    assert icon.get_attribute("src") == f"{server.origin}/providers/{apple}/icon" and icon.get_attribute("alt") == ""
+    wait(browser, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", icon),
+         what="the provider icon to load")
+    with urllib.request.urlopen(f"{server.origin}/providers/{apple}/icon?theme=dark") as answer:
+        assert answer.headers["Content-Type"] == "image/svg+xml"
+        assert "sandbox" in answer.headers["Content-Security-Policy"]
+        assert answer.read().lstrip().startswith((b"<svg", b"<?xml"))
+
     # Rename the new one.
     new_id = credential_id_of(browser.get_credentials()[0])
     item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li[data-id="{new_id}"]')
@@ -778,6 +838,38 @@ def test_account_page_signals_current_user_details(browser, server):
     signed_in(browser, server)
     time.sleep(0.5)
     assert len([c for c in spied(browser) if c["fn"] == "signalCurrentUserDetails"]) == 1
+
+
+def test_display_name_change_signals_current_user_details(browser, server):
+    """Changing the name on the account page: the page and the server show the new name, and the page sends
+    signalCurrentUserDetails with it (after the one sent when the page first opened)."""
+    authenticator(browser)
+    sign_up(browser, server, "dorothy", "Dorothy Vaughan")
+    wait(browser, lambda d: any(c["fn"] == "signalCurrentUserDetails" for c in spied(d)),
+         what="the first signalCurrentUserDetails")
+    assert find(browser, "display-name").get_attribute("value") == "Dorothy Vaughan"
+    # A name the server refuses (a control character) is explained and changes nothing.
+    browser.execute_script("document.getElementById('display-name').value = 'Dorothy\u0007'")
+    find(browser, "display-name-save").click()
+    wait(browser, lambda d: "1 to 64 characters" in message(d), what="the refusal")
+    assert "display name: Dorothy Vaughan" in server.user("dorothy")
+    type_into(browser, "display-name", "  Dorothy J. Vaughan ")
+    find(browser, "display-name-save").click()
+    wait(browser, lambda d: "Your name is now “Dorothy J. Vaughan”" in message(d), what="the change")
+    assert "Signed in as Dorothy J. Vaughan (dorothy)" in find(browser, "who").text
+    assert "display name: Dorothy J. Vaughan" in server.user("dorothy")
+    assert api(browser, "GET", "/api/account")[1]["user"]["displayName"] == "Dorothy J. Vaughan"
+    wait(browser, lambda d: len([c for c in spied(d) if c["fn"] == "signalCurrentUserDetails"]) == 2,
+         what="signalCurrentUserDetails after the change")
+    details = [c["payload"] for c in spied(browser) if c["fn"] == "signalCurrentUserDetails"]
+    user_handle = api(browser, "GET", "/api/account")[1]["user"]["userHandle"]
+    assert details[-1] == {"rpId": "localhost", "userId": user_handle, "name": "dorothy",
+                           "displayName": "Dorothy J. Vaughan"}
+    # The new name was signalled already: reloading does not send it again.
+    open_page(browser, server, "/account")
+    signed_in(browser, server)
+    time.sleep(0.5)
+    assert len([c for c in spied(browser) if c["fn"] == "signalCurrentUserDetails"]) == 2
 
 
 # 9. A cancelled prompt leaves a usable form ---------------------------------------------------------------------

@@ -76,6 +76,7 @@ import Testing
                 "/api/account/passkeys/{id}", "/api/account/signals", "/api/account/totp", "/api/account/totp/qr.png",
                 "/api/account/totp/confirm", "/api/account/sms", "/api/account/sms/confirm", "/api/account/recovery-codes",
                 "/api/session/reauthenticate/options", "/api/session/reauthenticate", "/api/session/reauthenticate/sms",
+                "/providers/{aaguid}/icon",
             ]
             for path in routes {
                 #expect(response.text.contains("  \(path):"), "openapi.yaml does not describe \(path)")

@@ -32,7 +32,10 @@ import WebAuthn
             let list = try await client.json("/api/account/passkeys", headers: session.bearerHeaders)
             let items = try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [[String: Any]] ?? []
             #expect(items.count == 2)
-            #expect(items[0]["provider"] as? String == "iCloud Keychain")
+            // The community list (Resources/aaguids, commit in SOURCE.md) names this AAGUID "Apple Passwords".
+            #expect(items[0]["provider"] as? String == "Apple Passwords")
+            #expect(items[0]["providerIcon"] as? String == "/providers/fbfc3007-154e-4ecc-8c0b-6e020557d7bd/icon")
+            #expect(items[1]["providerIcon"] == nil)
             #expect(items[0]["aaguid"] as? String == "fbfc3007-154e-4ecc-8c0b-6e020557d7bd")
             #expect(items[0]["backedUp"] as? Bool == true)
             #expect(items[1]["provider"] == nil)
@@ -67,6 +70,55 @@ import WebAuthn
             let last = try await client.json("/api/account/passkeys/\(Base64URL.encode([2, 2, 2]))", .delete, headers: session.bearerHeaders)
             #expect(last.status == .conflict)
             #expect(last.errorCode == "last_way_in")
+        }
+    }
+
+    /// `POST /api/account/passkeys/options` with no body, `{}`, `{"kind":"passkey"}` and `{"kind":"security-key"}`.
+    @Test(arguments: [
+        (nil as String?, "required", nil as String?, [] as [String]),
+        ("{}", "required", nil, []),
+        (#"{"kind":"passkey"}"#, "required", nil, []),
+        (#"{"kind":"security-key"}"#, "discouraged", "cross-platform", ["security-key"]),
+    ])
+    func addPasskeyOptionsByKind(_ body: String?, residentKey: String, attachment: String?, hints: [String]) async throws {
+        let server = TestServer(.sqlite)
+        _ = try await server.seedUser("zoe", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "zoe", "correct horse")
+            for headers in [session.bearerHeaders, session.cookieHeaders] {
+                let answer = try await client.json("/api/account/passkeys/options", .post, body: body, headers: headers)
+                #expect(answer.status == .ok, "\(answer.text)")
+                let selection = answer.object["authenticatorSelection"] as? [String: Any]
+                #expect(selection?["residentKey"] as? String == residentKey)
+                #expect(selection?["requireResidentKey"] as? Bool == (residentKey == "required"))
+                #expect(selection?["authenticatorAttachment"] as? String == attachment)
+                #expect((answer.object["hints"] as? [String] ?? []) == hints)
+                #expect((answer.object["user"] as? [String: Any])?["name"] as? String == "zoe")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"kind":"platform"}"#, HTTPResponse.Status.badRequest, "invalid_kind"),
+        (#"{"kind":""}"#, .badRequest, "invalid_kind"),
+        (#"{"kind":"Security-Key"}"#, .badRequest, "invalid_kind"),
+        (#"{"kind":7}"#, .badRequest, "malformed_json"),
+        (#"["security-key"]"#, .badRequest, "malformed_json"),
+        (#"{"kind":"#, .badRequest, "malformed_json"),
+    ])
+    func addPasskeyOptionsRejectsBadKinds(_ body: String, status: HTTPResponse.Status, code: String) async throws {
+        let server = TestServer(.sqlite)
+        _ = try await server.seedUser("zoe", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "zoe", "correct horse")
+            let answer = try await client.json("/api/account/passkeys/options", .post, body: body, headers: session.bearerHeaders)
+            #expect(answer.status == status)
+            #expect(answer.errorCode == code)
+            // A text body is refused for its type, not read as "no body".
+            var text = session.bearerHeaders
+            text[.contentType] = "text/plain"
+            let wrongType = try await client.json("/api/account/passkeys/options", .post, body: #"{"kind":"security-key"}"#, headers: text)
+            #expect(wrongType.status == .unsupportedMediaType)
         }
     }
 }

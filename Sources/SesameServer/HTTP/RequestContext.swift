@@ -71,6 +71,32 @@ enum JSONBody {
         } catch {
             throw APIError.malformedJSON
         }
+        return try decode(T.self, bytes: buffer)
+    }
+
+    /// For endpoints whose body is optional: no body (or an empty one, whatever its content type) is nil; anything
+    /// else must be JSON of the expected shape, as for `decode`.
+    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: SesameRequestContext) async throws -> T? {
+        if let length = request.headers[.contentLength].flatMap(Int.init) {
+            if length == 0 { return nil }
+            if length > maxBytes { throw APIError.bodyTooLarge }
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.bodyTooLarge
+        } catch {
+            throw APIError.malformedJSON
+        }
+        if buffer.readableBytes == 0 { return nil }
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard mediaType == "application/json" else { throw APIError.unsupportedMediaType }
+        return try decode(T.self, bytes: buffer)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, bytes buffer: ByteBuffer) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {

@@ -43,6 +43,17 @@ struct AccountRoutes {
         let newPassword: String
     }
 
+    /// `PATCH /api/account`: the fields that can change (only the display name; the username is the account's
+    /// key and stays).
+    struct AccountChange: Decodable, Sendable {
+        let displayName: String
+    }
+
+    struct AccountChanged: Codable, Sendable {
+        let status: String
+        let user: AccountUser
+    }
+
     struct AuditBody: Codable, Sendable {
         let events: [AuditEventBody]
     }
@@ -75,6 +86,19 @@ struct AccountRoutes {
                     recoveryCodesRemaining: try await sesame.store.unusedRecoveryCodeCount(userID: user.id)
                 )
             )
+        }
+
+        // Change the display name. Not a sensitive change (it adds no way in), so no re-authentication; the page
+        // then sends `signalCurrentUserDetails` so credential managers show the new name.
+        router.patch("/api/account") { request, context -> JSONResponse<AccountChanged> in
+            let auth = try context.requireAuthentication()
+            let body = try await JSONBody.decode(AccountChange.self, from: request, context: context)
+            let displayName = try PasskeyRoutes.displayName(body.displayName)
+            guard try await sesame.store.setDisplayName(userID: auth.user.id, displayName) else { throw APIError.unauthenticated }
+            var user = auth.user
+            user.displayName = displayName
+            await sesame.audit("account.renamed", "success", user: user, context: context)
+            return JSONResponse(AccountChanged(status: "renamed", user: AccountUser(user)))
         }
 
         router.put("/api/account/password") { request, context -> JSONResponse<Status> in

@@ -11,8 +11,11 @@ struct PasskeyManagementRoutes {
         /// Credential ID, base64url.
         let id: String
         let name: String
-        /// Provider name from the AAGUID when known (e.g. "iCloud Keychain").
+        /// Provider name from the AAGUID when known (e.g. "Google Password Manager").
         let provider: String?
+        /// Same-origin path of the provider's icon (`/providers/{aaguid}/icon`, add `?theme=dark` for dark
+        /// backgrounds); absent when the provider or its icon is unknown.
+        let providerIcon: String?
         let aaguid: String?
         let createdAt: Date
         let lastUsedAt: Date?
@@ -27,6 +30,7 @@ struct PasskeyManagementRoutes {
             name = c.name
             aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
             provider = aaguid.flatMap { ProviderNames.name(for: $0) }
+            providerIcon = aaguid.flatMap { ProviderNames.iconPath(for: $0) }
             createdAt = c.createdAt
             lastUsedAt = c.lastUsedAt
             backupEligible = c.backupEligible
@@ -87,6 +91,29 @@ struct PasskeyManagementRoutes {
             }
         }
 
+        // Provider icons, public (the list is public data), from this origin so that pages need no `data:` or
+        // third-party image source. An SVG could carry script if opened as a document: the CSP forbids every
+        // fetch and script and sandboxes it, and the type is never sniffed.
+        router.get("/providers/{aaguid}/icon") { request, context -> Response in
+            let text = try context.parameters.require("aaguid")
+            guard let provider = ProviderNames.provider(for: text) else { throw APIError.notFound }
+            let icon: ProviderIcon?
+            switch request.uri.queryParameters.get("theme") {
+            case nil, "light": icon = provider.lightIcon ?? provider.darkIcon
+            case "dark": icon = provider.darkIcon ?? provider.lightIcon
+            default: throw APIError.invalidField("theme", "Use theme=light or theme=dark.")
+            }
+            guard let icon else { throw APIError.notFound }
+            let headers: HTTPFields = [
+                .contentType: icon.mediaType.rawValue,
+                .xContentTypeOptions: "nosniff",
+                .cacheControl: "public, max-age=604800",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+                .init("Cross-Origin-Resource-Policy")!: "same-origin",
+            ]
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: icon.bytes)))
+        }
+
         router.get("/api/account/signals") { _, context -> JSONResponse<SignalsBody> in
             let auth = try context.requireAuthentication()
             let user = auth.user
@@ -111,20 +138,30 @@ struct PasskeyManagementRoutes {
     }
 }
 
-/// Passkey provider names by AAGUID (Resources/aaguid-names.json names its source).
+/// Passkey providers by AAGUID: names and icons from the community list in `Resources/aaguids/aaguid.json`
+/// (`SOURCE.md` there names its origin, commit and license), read once with the WebAuthn library's
+/// `AuthenticatorProviders`, which keeps only icons that are safe to serve.
 enum ProviderNames {
-    private struct File: Decodable {
-        let names: [String: String]
-    }
-
-    static let table: [String: String] = {
-        guard let url = Bundle.module.url(forResource: "aaguid-names", withExtension: "json", subdirectory: "Resources"),
-            let data = try? Data(contentsOf: url), let file = try? JSONDecoder().decode(File.self, from: data)
-        else { return [:] }
-        return file.names
+    static let providers: AuthenticatorProviders = {
+        guard let url = Bundle.module.url(forResource: "aaguid", withExtension: "json", subdirectory: "Resources/aaguids"),
+            let data = try? Data(contentsOf: url), let table = try? AuthenticatorProviders(json: [UInt8](data))
+        else { return AuthenticatorProviders() }
+        return table
     }()
 
-    static func name(for aaguid: String) -> String? { table[aaguid] }
+    /// `aaguid` in canonical form (lower-case 8-4-4-4-12), as `uuidString` gives it; nil for anything else.
+    static func provider(for aaguid: String) -> AuthenticatorProvider? {
+        guard let parsed = AAGUID(uuidString: aaguid), parsed.uuidString == aaguid else { return nil }
+        return providers[parsed]
+    }
+
+    static func name(for aaguid: String) -> String? { provider(for: aaguid)?.name }
+
+    /// Where this origin serves the provider's icon, when the list has one.
+    static func iconPath(for aaguid: String) -> String? {
+        guard let provider = provider(for: aaguid), provider.lightIcon != nil || provider.darkIcon != nil else { return nil }
+        return "/providers/\(provider.aaguid.uuidString)/icon"
+    }
 
     /// 16 bytes as a lower-case UUID string; nil for any other length or the all-zero AAGUID.
     static func uuidString(_ bytes: [UInt8]) -> String? {

@@ -36,6 +36,31 @@ struct PasskeyRoutes {
         let credential: AuthenticationResponseJSON
     }
 
+    /// `POST /api/account/passkeys/options` body, optional: `{"kind": "passkey" | "security-key"}`.
+    struct AddPasskeyOptionsRequest: Decodable, Sendable {
+        let kind: String?
+    }
+
+    /// What the add-passkey options ask the browser for. A passkey (the default) is a discoverable credential,
+    /// so it can sign in without a username. A security key is asked for a server-side credential
+    /// (`residentKey: "discouraged"`, cross-platform, hint `security-key`): keys without resident-key storage
+    /// (CTAP2 keys that keep none, U2F keys) can register it, and it signs in after the username is typed.
+    enum AddPasskeyKind: Equatable, Sendable {
+        case passkey, securityKey
+
+        init(_ body: AddPasskeyOptionsRequest?) throws {
+            switch body?.kind {
+            case nil, "passkey": self = .passkey
+            case "security-key": self = .securityKey
+            default: throw APIError.invalidField("kind", "Use \"passkey\" or \"security-key\".")
+            }
+        }
+
+        var residentKey: ResidentKeyRequirement { self == .passkey ? .required : .discouraged }
+        var attachment: AuthenticatorAttachment? { self == .passkey ? nil : .crossPlatform }
+        var hints: [PublicKeyCredentialHint] { self == .passkey ? [] : [.securityKey] }
+    }
+
     /// Kept with a sign-up challenge: the account to create when the response verifies.
     struct PendingAccount: Codable, Sendable {
         let username: String
@@ -169,6 +194,7 @@ struct PasskeyRoutes {
         router.post("/api/account/passkeys/options") { request, context -> Response in
             // Adding a way in is sensitive; the finish step is bound to this options request (session, expiry).
             let auth = try context.requireRecentAuthentication(sesame)
+            let kind = try await AddPasskeyKind(JSONBody.decodeIfPresent(AddPasskeyOptionsRequest.self, from: request, context: context))
             let user = auth.user
             let existing = try await sesame.store.credentials(userID: user.id)
             let options = relyingParty.makeCreationOptions(
@@ -176,7 +202,7 @@ struct PasskeyRoutes {
                 excludeCredentials: existing.map {
                     PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
                 },
-                residentKey: .required
+                residentKey: kind.residentKey, authenticatorAttachment: kind.attachment, hints: kind.hints
             )
             try await storeChallenge(
                 options.challenge.bytes, purpose: "add_passkey", binding: sessionBinding(auth), userID: user.id, payload: PendingSignIn(userID: user.id)
@@ -203,7 +229,8 @@ struct PasskeyRoutes {
 
     // MARK: Helpers
 
-    private static func displayName(_ raw: String) throws -> String {
+    /// A display name as sign-up and `PATCH /api/account` accept it: trimmed, 1 to 64 characters, no controls.
+    static func displayName(_ raw: String) throws -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError.invalidField("display_name", "Use 1 to 64 characters.")

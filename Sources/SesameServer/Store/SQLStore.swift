@@ -108,6 +108,13 @@ public struct SQLStore: Store {
         return !rows.isEmpty
     }
 
+    public func setDisplayName(userID: String, _ displayName: String) async throws -> Bool {
+        let rows = try await db.raw(
+            "UPDATE users SET display_name = \(bind: displayName) WHERE id = \(bind: userID) RETURNING id"
+        ).all()
+        return !rows.isEmpty
+    }
+
     public func deleteUser(id: String) async throws -> Bool {
         // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
         for table in ["credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions"] {

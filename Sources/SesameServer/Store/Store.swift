@@ -195,6 +195,8 @@ public protocol Store: Sendable {
     func user(userHandle: [UInt8]) async throws -> User?
     func users() async throws -> [User]
     func setDisabled(userID: String, _ disabled: Bool) async throws -> Bool
+    /// False when there is no such user.
+    func setDisplayName(userID: String, _ displayName: String) async throws -> Bool
     func deleteUser(id: String) async throws -> Bool
 
     // Credentials

@@ -36,7 +36,10 @@ async function signalAccepted() {
   return webauthn.signalAllAcceptedCredentials(accepted.rpId, accepted.userId, accepted.allAcceptedCredentialIds);
 }
 
-/** Once per browser session: the credential manager shows the account's current name on its passkeys. */
+/**
+ * Once per browser session, and again after the name changes: the credential manager shows the account's
+ * current name on its passkeys.
+ */
 async function signalUserDetailsOnce() {
   const key = `sesame.userDetailsSignalled.${account.user.id}`;
   try {
@@ -44,6 +47,10 @@ async function signalUserDetailsOnce() {
   } catch {
     // storage blocked: signal every time
   }
+  await signalUserDetails(key);
+}
+
+async function signalUserDetails(key) {
   const given = await signals();
   const details = given && given.currentUserDetails;
   if (!details) return;
@@ -62,6 +69,7 @@ async function loadAccount() {
   account = await api.account();
   setCSRFToken(account.csrfToken);
   $("who").textContent = `Signed in as ${account.user.displayName} (${account.user.username}).`;
+  if (document.activeElement !== $("display-name")) $("display-name").value = account.user.displayName;
   $("password-username").value = account.user.username;
   renderPasswordState();
   renderFactorState();
@@ -97,6 +105,27 @@ function renderFactorState() {
   show($("sms-remove"), smsOn);
 }
 
+async function saveName(event) {
+  event.preventDefault();
+  const name = $("display-name").value.trim();
+  if (!name) {
+    say("Enter a name of 1 to 64 characters.", "error");
+    return focus($("display-name"));
+  }
+  await busy($("display-name-save"), async () => {
+    try {
+      await api.renameAccount(name);
+      await loadAccount();
+      $("display-name").value = account.user.displayName;
+      say(`Your name is now “${account.user.displayName}”.`, "success");
+      await signalUserDetails(`sesame.userDetailsSignalled.${account.user.id}`);
+    } catch (error) {
+      failed(error);
+      focus($("display-name"));
+    }
+  });
+}
+
 // Passkeys ----------------------------------------------------------------------------------------------------
 
 async function loadPasskeys() {
@@ -120,10 +149,15 @@ function passkeyItem(passkey) {
   const provider = passkey.provider || "Unknown provider";
   const synced = passkey.backedUp === true;
   const eligible = passkey.backupEligible === true;
+  // The provider's icon is served by this origin (/providers/{aaguid}/icon); the pages have a light theme only,
+  // so the light variant is used. Anything else gets the generic passkey icon.
+  const icon = typeof passkey.providerIcon === "string" && /^\/providers\/[0-9a-f-]{36}\/icon$/.test(passkey.providerIcon)
+    ? passkey.providerIcon
+    : "/static/passkey.svg";
   const item = el("li", { class: "passkey", dataset: { id: passkey.id } });
   const title = el("span", { class: "name", text: name });
   item.append(
-    el("img", { class: "provider-icon", src: "/static/passkey.svg", alt: "", width: 32, height: 32 }),
+    el("img", { class: "provider-icon", src: icon, alt: "", width: 32, height: 32 }),
     el(
       "div",
       { class: "details" },
@@ -210,9 +244,12 @@ function confirmDelete(item, passkey) {
   });
 }
 
-/** Creates a passkey for this account; `conditional` asks the browser to do it without a prompt. */
-async function createPasskey(conditional, signal) {
-  const options = await api.passkeyOptions();
+/**
+ * Creates a passkey for this account; `conditional` asks the browser to do it without a prompt. `kind`
+ * "security-key" asks for a credential the key need not store (it signs in after the username is typed).
+ */
+async function createPasskey(conditional, signal, kind) {
+  const options = await api.passkeyOptions(kind);
   const request = { publicKey: webauthn.creationOptions(options) };
   if (conditional) request.mediation = "conditional";
   if (signal) request.signal = signal;
@@ -223,13 +260,16 @@ async function createPasskey(conditional, signal) {
   await signalAccepted();
 }
 
-async function addPasskey() {
+async function addPasskey(kind) {
   clear();
-  await busy($("add-passkey"), async () => {
+  const button = kind === "security-key" ? $("add-security-key") : $("add-passkey");
+  await busy(button, async () => {
     try {
-      await createPasskey(false);
-      say("Passkey added. You can sign in with it from now on.", "success");
-      focus($("passkey-list").lastElementChild?.querySelector(".rename") || $("add-passkey"));
+      await createPasskey(false, undefined, kind);
+      say(kind === "security-key"
+        ? "Security key added. To sign in with it, type your username and choose Continue."
+        : "Passkey added. You can sign in with it from now on.", "success");
+      focus($("passkey-list").lastElementChild?.querySelector(".rename") || button);
     } catch (error) {
       if (error instanceof DOMException || error instanceof TypeError) say(webauthn.describeFailure(error), "error");
       else failed(error);
@@ -492,7 +532,9 @@ async function loadSessions() {
 // Sign out ---------------------------------------------------------------------------------------------------------
 
 function wire() {
-  $("add-passkey").addEventListener("click", addPasskey);
+  $("name-form").addEventListener("submit", saveName);
+  $("add-passkey").addEventListener("click", () => addPasskey());
+  $("add-security-key").addEventListener("click", () => addPasskey("security-key"));
   $("upgrade-create").addEventListener("click", async () => {
     await busy($("upgrade-create"), async () => {
       try {

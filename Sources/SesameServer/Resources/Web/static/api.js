@@ -77,12 +77,14 @@ const messages = {
 
 const fieldMessages = {
   invalid_username: "Choose a username of up to 64 characters, without spaces.",
-  invalid_display_name: "Enter your name.",
+  invalid_display_name: "Enter a name of 1 to 64 characters.",
   invalid_displayname: "Enter your name.",
   invalid_password: "Choose a password of at least 8 characters.",
   invalid_current_password: "Enter your current password to change it.",
   invalid_phone: "Enter your mobile number in international format, starting with +.",
   invalid_name: "Give the passkey a name of 1 to 64 characters.",
+  invalid_kind: "That kind of passkey isn’t supported. Reload the page and try again.",
+  invalid_theme: "That icon isn’t available. Reload the page and try again.",
   invalid_credential_id: "That passkey no longer exists. Reload the page to see what’s current.",
   invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
   invalid_credential: "Your passkey’s answer couldn’t be read. Please try again.",
@@ -177,8 +179,9 @@ export const api = {
     call("POST", "/api/sessions/second-factor", pendingToken ? { factor, code, pendingToken } : { factor, code }),
 
   account: () => call("GET", "/api/account"),
+  renameAccount: (displayName) => call("PATCH", "/api/account", { displayName }),
   passkeys: () => call("GET", "/api/account/passkeys"),
-  passkeyOptions: () => call("POST", "/api/account/passkeys/options", {}),
+  passkeyOptions: (kind) => call("POST", "/api/account/passkeys/options", kind ? { kind } : {}),
   addPasskey: (payload) => call("POST", "/api/account/passkeys", payload),
   renamePasskey: (id, name) => call("PATCH", `/api/account/passkeys/${encodeURIComponent(id)}`, { name }),
   deletePasskey: (id) => call("DELETE", `/api/account/passkeys/${encodeURIComponent(id)}`),
