@@ -60,6 +60,8 @@ public func buildApplication(
     var logger = environment.logger ?? Logger(label: "sesame")
     if environment.logger == nil { logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info }
 
+    // Read before the database is opened, so a bad list stops the start with its own message.
+    let providers = try ProviderNames.load(configuration.providerListFile)
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
     do {
@@ -73,7 +75,8 @@ public func buildApplication(
             rateLimiter: RateLimiter(store: store, policy: environment.rateLimits, clock: environment.clock),
             sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger),
             serverSecret: secret,
-            metrics: environment.metrics
+            metrics: environment.metrics,
+            providers: providers
         )
     } catch {
         try? await engine.shutdown()

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Path of the sealing key file: 256-bit keys held outside the database that seal TOTP secrets and phone
     /// numbers (`SealingKeyFile`). Without it they are sealed under a key derived from the server secret.
     public var sealingKeyFile: String?
+    /// A passkey provider list (AAGUID → name and icons, in the community `aaguid.json` format) replacing the
+    /// bundled one; nil: the bundled list.
+    public var providerListFile: String?
 
     public struct AndroidApp: Sendable, Equatable, Codable {
         public var packageName: String
@@ -142,6 +145,7 @@ extension ServerConfiguration {
         Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Use X-Forwarded-For for the client address (only behind your own proxy).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
         Setting(key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info", help: "trace, debug, info, notice, warning, error or critical.") { c, v throws(ConfigurationError) in c.logLevel = v },
         Setting(key: "sealingKeyFile", flag: "--sealing-key-file", environment: "SESAME_SEALING_KEY_FILE", defaultValue: "(none)", help: "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database.") { c, v throws(ConfigurationError) in c.sealingKeyFile = v.isEmpty ? nil : v },
+        Setting(key: "providerListFile", flag: "--provider-list-file", environment: "SESAME_PROVIDER_LIST_FILE", defaultValue: "(bundled)", help: "AAGUID list (aaguid.json format) naming passkey providers and their icons, replacing the bundled copy.") { c, v throws(ConfigurationError) in c.providerListFile = v.isEmpty ? nil : v },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import WebAuthn
 
 /// Where the current time comes from. Read at each check; tests move it.
 public struct ServerClock: Sendable {
@@ -115,6 +116,8 @@ struct Sesame: Sendable {
     /// Keys the CSRF tokens (HMAC of the session token hash) and the fake credential IDs of unknown users.
     let serverSecret: [UInt8]
     let metrics: ServerMetrics
+    /// Passkey provider names and icons by AAGUID (the bundled list, or `providerListFile`).
+    let providers: AuthenticatorProviders
 
     var now: Date { clock.now() }
 

@@ -25,6 +25,7 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("trust-forwarded-for"), help: "true to use X-Forwarded-For. [SESAME_TRUST_FORWARDED_FOR, default false]") var trustForwardedFor: String?
     @Option(name: .customLong("log-level"), help: "Log level. [SESAME_LOG_LEVEL, default info]") var logLevel: String?
     @Option(name: .customLong("sealing-key-file"), help: "File of base64 256-bit sealing keys, first one seals. [SESAME_SEALING_KEY_FILE]") var sealingKeyFile: String?
+    @Option(name: .customLong("provider-list-file"), help: "AAGUID provider list (aaguid.json format) replacing the bundled one. [SESAME_PROVIDER_LIST_FILE]") var providerListFile: String?
 
     func resolve() throws -> ServerConfiguration {
         var flags: [String: String] = [:]
@@ -35,7 +36,7 @@ struct ServerOptions: ParsableArguments {
             ("challengeTimeout", challengeTimeout), ("sessionLifetime", sessionLifetime),
             ("reauthenticationWindow", reauthenticationWindow),
             ("passwordScryptLogN", passwordScryptLogN), ("trustForwardedFor", trustForwardedFor), ("logLevel", logLevel),
-            ("sealingKeyFile", sealingKeyFile),
+            ("sealingKeyFile", sealingKeyFile), ("providerListFile", providerListFile),
         ]
         for case let (key, value?) in given { flags[key] = value }
         do {

@@ -29,16 +29,16 @@ import WebAuthn
         let list = try Self.shippedList()
         #expect(list.count >= 40)
         // Every entry of this commit is well-formed and its SVG icons pass the checks, so all are kept.
-        #expect(ProviderNames.providers.count == list.count)
+        #expect(ProviderNames.bundled.count == list.count)
         for (key, entry) in list {
-            let provider = try #require(ProviderNames.provider(for: key), "\(key)")
+            let provider = try #require(ProviderNames.provider(for: key, in: ProviderNames.bundled), "\(key)")
             #expect(provider.name == entry["name"]?.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(provider.lightIcon?.bytes == Self.decodedIcon(entry["icon_light"]), "\(key)")
             #expect(provider.darkIcon?.bytes == Self.decodedIcon(entry["icon_dark"]), "\(key)")
             #expect(provider.lightIcon.map { $0.bytes.count <= ProviderIcon.defaultMaxBytes } ?? true)
         }
-        #expect(ProviderNames.name(for: Self.apple) == "Apple Passwords")
-        #expect(ProviderNames.provider(for: Self.apple.uppercased()) == nil)  // canonical form only
+        #expect(ProviderNames.provider(for: Self.apple, in: ProviderNames.bundled)?.name == "Apple Passwords")
+        #expect(ProviderNames.provider(for: Self.apple.uppercased(), in: ProviderNames.bundled) == nil)  // canonical form only
     }
 
     @Test func iconsAreServedFromThisOriginWithASandbox() async throws {
@@ -75,5 +75,47 @@ import WebAuthn
             #expect(answer.errorCode == code)
             #expect(answer.headers[.contentType]?.hasPrefix("application/json") == true)
         }
+    }
+
+    /// A deployment's own list (`providerListFile`) replaces the bundled one: its names and icons are served, the
+    /// bundled entries are gone.
+    @Test func aProviderListFileReplacesTheBundledList() async throws {
+        let aaguid = "0ea242b4-43c4-4a1b-8b17-dd6d0b6baec6"
+        let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" fill="#2a6"/></svg>"##
+        let list = [aaguid: ["name": "Example Keys", "icon_light": "data:image/svg+xml;base64,\(Data(svg.utf8).base64EncodedString())"]]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-providers-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: list).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let loaded = try ProviderNames.load(path)
+        #expect(loaded.count == 1)
+        #expect(ProviderNames.provider(for: aaguid, in: loaded)?.name == "Example Keys")
+        #expect(ProviderNames.iconPath(for: aaguid, in: loaded) == "/providers/\(aaguid)/icon")
+
+        try await TestServer(.sqlite) { $0.providerListFile = path }.app().test(.router) { client in
+            let icon = try await client.execute(uri: "/providers/\(aaguid)/icon?theme=dark", method: .get)
+            #expect(icon.status == .ok)
+            #expect(icon.headers[.contentType] == "image/svg+xml")
+            #expect(String(buffer: icon.body) == svg)  // no dark icon: the light one
+            let bundledOnly = try await client.execute(uri: "/providers/\(Self.apple)/icon", method: .get)
+            #expect(bundledOnly.status == .notFound)
+        }
+    }
+
+    /// A list that cannot be read or is not a provider list stops the start with a message naming the file.
+    @Test func aBadProviderListFileStopsTheStart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-providers-\(UUID().uuidString).json").path
+        try Data("[1, 2, 3]".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigurationError("providerListFile: \(path) is not an AAGUID provider list (invalidProviderList)")) {
+            try ProviderNames.load(path)
+        }
+        await #expect(throws: ConfigurationError.self) { _ = try await TestServer(.sqlite) { $0.providerListFile = path }.app() }
+        #expect(throws: ConfigurationError("providerListFile: cannot read /nonexistent/aaguid.json")) {
+            try ProviderNames.load("/nonexistent/aaguid.json")
+        }
+        let resolved = try ServerConfiguration.resolve(flags: [:], environment: ["SESAME_PROVIDER_LIST_FILE": "/etc/aaguid.json"], configFile: nil)
+        #expect(resolved.providerListFile == "/etc/aaguid.json")
+        #expect(ServerConfiguration().providerListFile == nil)
     }
 }

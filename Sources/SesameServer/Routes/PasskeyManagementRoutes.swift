@@ -25,12 +25,12 @@ struct PasskeyManagementRoutes {
         let backedUp: Bool
         let transports: [String]
 
-        init(_ c: StoredCredential) {
+        init(_ c: StoredCredential, providers: AuthenticatorProviders) {
             id = Base64URL.encode(c.id)
             name = c.name
             aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
-            provider = aaguid.flatMap { ProviderNames.name(for: $0) }
-            providerIcon = aaguid.flatMap { ProviderNames.iconPath(for: $0) }
+            provider = aaguid.flatMap { ProviderNames.provider(for: $0, in: providers)?.name }
+            providerIcon = aaguid.flatMap { ProviderNames.iconPath(for: $0, in: providers) }
             createdAt = c.createdAt
             lastUsedAt = c.lastUsedAt
             backupEligible = c.backupEligible
@@ -63,7 +63,7 @@ struct PasskeyManagementRoutes {
     func register(on router: Router<SesameRequestContext>) {
         router.get("/api/account/passkeys") { _, context -> JSONResponse<[PasskeyBody]> in
             let auth = try context.requireAuthentication()
-            return JSONResponse(try await sesame.store.credentials(userID: auth.user.id).map(PasskeyBody.init))
+            return JSONResponse(try await sesame.store.credentials(userID: auth.user.id).map { PasskeyBody($0, providers: sesame.providers) })
         }
 
         router.patch("/api/account/passkeys/{id}") { request, context -> JSONResponse<Status> in
@@ -96,7 +96,7 @@ struct PasskeyManagementRoutes {
         // fetch and script and sandboxes it, and the type is never sniffed.
         router.get("/providers/{aaguid}/icon") { request, context -> Response in
             let text = try context.parameters.require("aaguid")
-            guard let provider = ProviderNames.provider(for: text) else { throw APIError.notFound }
+            guard let provider = ProviderNames.provider(for: text, in: sesame.providers) else { throw APIError.notFound }
             let icon: ProviderIcon?
             switch request.uri.queryParameters.get("theme") {
             case nil, "light": icon = provider.lightIcon ?? provider.darkIcon
@@ -138,28 +138,41 @@ struct PasskeyManagementRoutes {
     }
 }
 
-/// Passkey providers by AAGUID: names and icons from the community list in `Resources/aaguids/aaguid.json`
-/// (`SOURCE.md` there names its origin, commit and license), read once with the WebAuthn library's
-/// `AuthenticatorProviders`, which keeps only icons that are safe to serve.
+/// Passkey providers by AAGUID: names and icons, read with the WebAuthn library's `AuthenticatorProviders`, which
+/// keeps only icons that are safe to serve. By default the list is the bundled copy of the community list in
+/// `Resources/aaguids/aaguid.json` (`SOURCE.md` there names its origin and commit); `providerListFile` replaces it.
 enum ProviderNames {
-    static let providers: AuthenticatorProviders = {
+    /// The bundled list.
+    static let bundled: AuthenticatorProviders = {
         guard let url = Bundle.module.url(forResource: "aaguid", withExtension: "json", subdirectory: "Resources/aaguids"),
             let data = try? Data(contentsOf: url), let table = try? AuthenticatorProviders(json: [UInt8](data))
         else { return AuthenticatorProviders() }
         return table
     }()
 
+    /// The list a deployment names, or the bundled one. A file that cannot be read or is not a provider list
+    /// stops the start with a message naming the file (its content is not echoed).
+    static func load(_ path: String?) throws(ConfigurationError) -> AuthenticatorProviders {
+        guard let path else { return bundled }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("providerListFile: cannot read \(path)")
+        }
+        do {
+            return try AuthenticatorProviders(json: [UInt8](data))
+        } catch {
+            throw ConfigurationError("providerListFile: \(path) is not an AAGUID provider list (\(error.code))")
+        }
+    }
+
     /// `aaguid` in canonical form (lower-case 8-4-4-4-12), as `uuidString` gives it; nil for anything else.
-    static func provider(for aaguid: String) -> AuthenticatorProvider? {
+    static func provider(for aaguid: String, in providers: AuthenticatorProviders) -> AuthenticatorProvider? {
         guard let parsed = AAGUID(uuidString: aaguid), parsed.uuidString == aaguid else { return nil }
         return providers[parsed]
     }
 
-    static func name(for aaguid: String) -> String? { provider(for: aaguid)?.name }
-
     /// Where this origin serves the provider's icon, when the list has one.
-    static func iconPath(for aaguid: String) -> String? {
-        guard let provider = provider(for: aaguid), provider.lightIcon != nil || provider.darkIcon != nil else { return nil }
+    static func iconPath(for aaguid: String, in providers: AuthenticatorProviders) -> String? {
+        guard let provider = provider(for: aaguid, in: providers), provider.lightIcon != nil || provider.darkIcon != nil else { return nil }
         return "/providers/\(provider.aaguid.uuidString)/icon"
     }
 

@@ -223,7 +223,7 @@ struct PasskeyRoutes {
                 throw APIError(.conflict, "credential_exists", "This passkey is already registered.")
             }
             await sesame.audit("passkey.added", "success", user: auth.user, context: context)
-            return JSONResponse(PasskeyManagementRoutes.PasskeyBody(credential), status: .created)
+            return JSONResponse(PasskeyManagementRoutes.PasskeyBody(credential, providers: sesame.providers), status: .created)
         }
     }
 
@@ -291,7 +291,7 @@ struct PasskeyRoutes {
     private func stored(_ result: RegistrationResult, user: User, name: String?) throws -> StoredCredential {
         let record = result.credential
         let aaguid = record.aaguid?.bytes
-        let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap(ProviderNames.name(for:))
+        let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap { ProviderNames.provider(for: $0, in: sesame.providers)?.name }
         let chosen = try name.map(Self.displayName) ?? provider ?? "Passkey"
         return StoredCredential(
             id: record.id, userID: user.id, publicKey: record.publicKey, signCount: record.signCount,
