@@ -64,4 +64,46 @@ import VirtualAuthenticator
             #expect((try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [Any])?.count == 1)
         }
     }
+
+    /// The automatic upgrade after a password sign-in: options asked with `"mediation": "conditional"` accept a
+    /// response without the UP flag (a conditional create saves the passkey without a prompt); options asked
+    /// without it refuse such a response, and the refused challenge stays spent.
+    @Test(arguments: TestDatabase.all)
+    func onlyConditionalOptionsAcceptAResponseWithoutUserPresence(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("jun", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "jun", "correct horse")
+            var silent = VirtualAuthenticator.Behaviour()
+            silent.userPresent = false
+            func add(_ options: TestResponse, _ authenticator: VirtualAuthenticator) async throws -> TestResponse {
+                let made = try authenticator.create(optionsJSON: Array(options.body.readableBytesView), origin: PasskeyJourneyTests.origin, behaviour: silent)
+                return try await client.json("/api/account/passkeys", .post, body: PasskeyJourneyTests().credentialBody(made.json), headers: session.bearerHeaders)
+            }
+
+            let modal = try await options(client, session)
+            let refused = try await add(modal, VirtualAuthenticator())
+            #expect(refused.status == .badRequest)
+            #expect(refused.errorCode == "registration_failed")
+            #expect(refused.text.contains("userPresenceRequired"))
+
+            let conditional = try await client.json("/api/account/passkeys/options", .post, body: #"{"mediation":"conditional"}"#, headers: session.bearerHeaders)
+            #expect(conditional.status == .ok)
+            let selection = conditional.object["authenticatorSelection"] as? [String: Any]
+            #expect(selection?["residentKey"] as? String == "required")
+            let authenticator = VirtualAuthenticator()
+            #expect(try await add(conditional, authenticator).status == .created)
+            // The same challenge cannot be used twice.
+            #expect(try await add(conditional, authenticator).errorCode == "challenge_invalid")
+
+            let list = try await client.json("/api/account/passkeys", headers: session.bearerHeaders)
+            #expect((try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [Any])?.count == 1)
+
+            for body in [#"{"mediation":"silent"}"#, #"{"mediation":""}"#, #"{"kind":"security-key","mediation":"conditional"}"#] {
+                let bad = try await client.json("/api/account/passkeys/options", .post, body: body, headers: session.bearerHeaders)
+                #expect(bad.status == .badRequest, "\(body)")
+                #expect(bad.errorCode == "invalid_mediation", "\(body)")
+            }
+        }
+    }
 }

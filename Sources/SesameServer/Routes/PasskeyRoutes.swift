@@ -36,9 +36,18 @@ struct PasskeyRoutes {
         let credential: AuthenticationResponseJSON
     }
 
-    /// `POST /api/account/passkeys/options` body, optional: `{"kind": "passkey" | "security-key"}`.
+    /// `POST /api/account/passkeys/options` body, optional: `{"kind": "passkey" | "security-key",
+    /// "mediation": "conditional"}`. `mediation` says the page will pass the options to a conditional create
+    /// (the automatic upgrade after a password sign-in), whose response may come without the UP flag.
     struct AddPasskeyOptionsRequest: Decodable, Sendable {
         let kind: String?
+        let mediation: String?
+    }
+
+    /// Kept with an add-passkey challenge: the account, and whether the options were for a conditional create.
+    struct PendingPasskey: Codable, Sendable {
+        let userID: String
+        let conditional: Bool
     }
 
     /// What the add-passkey options ask the browser for. A passkey (the default) is a discoverable credential,
@@ -194,7 +203,16 @@ struct PasskeyRoutes {
         router.post("/api/account/passkeys/options") { request, context -> Response in
             // Adding a way in is sensitive; the finish step is bound to this options request (session, expiry).
             let auth = try context.requireRecentAuthentication(sesame)
-            let kind = try await AddPasskeyKind(JSONBody.decodeIfPresent(AddPasskeyOptionsRequest.self, from: request, context: context))
+            let body = try await JSONBody.decodeIfPresent(AddPasskeyOptionsRequest.self, from: request, context: context)
+            let kind = try AddPasskeyKind(body)
+            // Conditional create saves a passkey in the browser's credential manager without a prompt; a security
+            // key is never made that way.
+            let conditional: Bool
+            switch body?.mediation {
+            case nil: conditional = false
+            case "conditional" where kind == .passkey: conditional = true
+            default: throw APIError.invalidField("mediation", "Leave mediation out, or use \"conditional\" for a passkey.")
+            }
             let user = auth.user
             let existing = try await sesame.store.credentials(userID: user.id)
             let options = relyingParty.makeCreationOptions(
@@ -205,7 +223,7 @@ struct PasskeyRoutes {
                 residentKey: kind.residentKey, authenticatorAttachment: kind.attachment, hints: kind.hints
             )
             try await storeChallenge(
-                options.challenge.bytes, purpose: "add_passkey", binding: sessionBinding(auth), userID: user.id, payload: PendingSignIn(userID: user.id)
+                options.challenge.bytes, purpose: "add_passkey", binding: sessionBinding(auth), userID: user.id, payload: PendingPasskey(userID: user.id, conditional: conditional)
             )
             return try optionsResponse(options, ceremonyToken: nil, request: request, context: context)
         }
@@ -214,8 +232,15 @@ struct PasskeyRoutes {
             let auth = try context.requireAuthentication()
             let body = try await JSONBody.decode(RegistrationRequest.self, from: request, context: context)
             let (challenge, record) = try await consume(body.credential.response.clientDataJSON.bytes, purpose: "add_passkey", binding: sessionBinding(auth))
-            guard record.userID == auth.user.id else { throw APIError.challengeInvalid }
-            let result = try await verifyRegistration(body.credential, challenge: challenge, expires: record.expiresAt, username: auth.user.username, context: context)
+            guard record.userID == auth.user.id,
+                let pending = try? JSONDecoder().decode(PendingPasskey.self, from: Data(record.payload.utf8)), pending.userID == auth.user.id
+            else { throw APIError.challengeInvalid }
+            // Only a challenge issued for a conditional create may come back without user presence (WebAuthn L3
+            // §7.1 step 15); every other one must have the UP flag.
+            let result = try await verifyRegistration(
+                body.credential, challenge: challenge, expires: record.expiresAt, username: auth.user.username,
+                mediation: pending.conditional ? .conditional : nil, context: context
+            )
             let credential = try stored(result, user: auth.user, name: body.name)
             do {
                 try await sesame.store.addCredential(credential)
@@ -274,10 +299,11 @@ struct PasskeyRoutes {
     }
 
     private func verifyRegistration(
-        _ response: RegistrationResponseJSON, challenge: [UInt8], expires: Date, username: String, context: SesameRequestContext
+        _ response: RegistrationResponseJSON, challenge: [UInt8], expires: Date, username: String,
+        mediation: CredentialMediationRequirement? = nil, context: SesameRequestContext
     ) async throws -> RegistrationResult {
         let expectation = RegistrationExpectation(
-            challenge: challenge, userVerification: relyingParty.configuration.userVerification,
+            challenge: challenge, userVerification: relyingParty.configuration.userVerification, mediation: mediation,
             allowedAlgorithms: relyingParty.configuration.algorithms, expires: expires
         )
         do {

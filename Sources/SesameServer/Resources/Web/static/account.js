@@ -249,7 +249,7 @@ function confirmDelete(item, passkey) {
  * "security-key" asks for a credential the key need not store (it signs in after the username is typed).
  */
 async function createPasskey(conditional, signal, kind) {
-  const options = await api.passkeyOptions(kind);
+  const options = await api.passkeyOptions(kind, conditional ? "conditional" : undefined);
   const request = { publicKey: webauthn.creationOptions(options) };
   if (conditional) request.mediation = "conditional";
   if (signal) request.signal = signal;

@@ -84,6 +84,7 @@ const fieldMessages = {
   invalid_phone: "Enter your mobile number in international format, starting with +.",
   invalid_name: "Give the passkey a name of 1 to 64 characters.",
   invalid_kind: "That kind of passkey isn’t supported. Reload the page and try again.",
+  invalid_mediation: "This browser can’t save a passkey that way. Reload the page and try again.",
   invalid_theme: "That icon isn’t available. Reload the page and try again.",
   invalid_credential_id: "That passkey no longer exists. Reload the page to see what’s current.",
   invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
@@ -181,7 +182,8 @@ export const api = {
   account: () => call("GET", "/api/account"),
   renameAccount: (displayName) => call("PATCH", "/api/account", { displayName }),
   passkeys: () => call("GET", "/api/account/passkeys"),
-  passkeyOptions: (kind) => call("POST", "/api/account/passkeys/options", kind ? { kind } : {}),
+  passkeyOptions: (kind, mediation) =>
+    call("POST", "/api/account/passkeys/options", { ...(kind ? { kind } : {}), ...(mediation ? { mediation } : {}) }),
   addPasskey: (payload) => call("POST", "/api/account/passkeys", payload),
   renamePasskey: (id, name) => call("PATCH", `/api/account/passkeys/${encodeURIComponent(id)}`, { name }),
   deletePasskey: (id) => call("DELETE", `/api/account/passkeys/${encodeURIComponent(id)}`),
