@@ -452,8 +452,8 @@ def test_username_first_with_security_key(browser, server, protocol):
 
 
 def test_username_first_with_usb_security_key_holding_a_resident_credential(browser, server):
-    """The username-first path with what the API can register today: a ctap2 usb key (with resident key support).
-    The modal request carries the account's credential IDs and the key answers for its own."""
+    """Username-first with a ctap2 usb key added as a passkey (it keeps a resident credential): the modal request
+    carries the account's credential IDs and the key answers for its own."""
     authenticator(browser)
     sign_up(browser, server, "lise", "Lise Meitner")
     authenticator(browser, transport=Transport.USB, uv=True)
