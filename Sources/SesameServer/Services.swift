@@ -92,9 +92,25 @@ struct RateLimiter: Sendable {
 
     /// Counts one ceremony start for the address; 429 once the window's budget is spent.
     func countCeremony(address: String) async throws {
-        let name = "ceremony:" + Self.bucket(address: address)
         let now = clock.now()
-        let state = try await store.recordFailure(bucket: name, now: now, window: policy.window)
+        let state = try await store.recordFailure(bucket: Self.ceremonyBucket(address), now: now, window: policy.window)
+        try refuseCeremony(state, now: now)
+    }
+
+    /// Counts one ceremony start for the address and stores its challenge in the same transaction; 429, with no
+    /// challenge stored, once the window's budget is spent.
+    func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord) async throws {
+        let now = clock.now()
+        let state = try await store.startCeremony(
+            bucket: Self.ceremonyBucket(address), limit: policy.ceremoniesPerAddress, now: now, window: policy.window,
+            challengeID: challengeID, binding: binding, challenge
+        )
+        try refuseCeremony(state, now: now)
+    }
+
+    private static func ceremonyBucket(_ address: String) -> String { "ceremony:" + bucket(address: address) }
+
+    private func refuseCeremony(_ state: (count: Int, windowStart: Date), now: Date) throws {
         if state.count > policy.ceremoniesPerAddress {
             let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
             throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
@@ -121,14 +137,21 @@ struct Sesame: Sendable {
     func audit(
         _ kind: String, _ outcome: String, user: User?, username: String? = nil, context: SesameRequestContext, detail: String = ""
     ) async {
-        let event = AuditEvent(
-            at: now, kind: kind, outcome: outcome, userID: user?.id, username: user?.username ?? username,
-            clientAddress: context.clientAddress, detail: detail
-        )
+        let event = auditEvent(kind, outcome, user: user, username: username, context: context, detail: detail)
         do { try await store.appendAudit(event) } catch {
             logger.error("audit event not stored", metadata: ["kind": .string(kind), "error": .string(String(describing: type(of: error)))])
         }
         metrics.auditEvent(kind: kind, outcome: outcome)
+    }
+
+    /// The event `audit` would store, for a caller that stores it with other writes (and then counts it in `metrics`).
+    func auditEvent(
+        _ kind: String, _ outcome: String, user: User?, username: String? = nil, context: SesameRequestContext, detail: String = ""
+    ) -> AuditEvent {
+        AuditEvent(
+            at: now, kind: kind, outcome: outcome, userID: user?.id, username: user?.username ?? username,
+            clientAddress: context.clientAddress, detail: detail
+        )
     }
 
     /// Runs CPU-heavy work (scrypt) off the event loops.

@@ -103,7 +103,6 @@ struct PasskeyRoutes {
 
         router.post("/api/authentication/options") { request, context -> Response in
             let body = try await JSONBody.decode(AuthenticationOptionsRequest.self, from: request, context: context)
-            try await sesame.rateLimiter.countCeremony(address: context.clientAddress)
             var allow: [PublicKeyCredentialDescriptorJSON] = []
             var userID: String?
             if let name = body.username {
@@ -124,7 +123,11 @@ struct PasskeyRoutes {
             }
             let options = relyingParty.makeRequestOptions(allowCredentials: allow)
             let (token, binding) = ceremonyToken(request)
-            try await storeChallenge(options.challenge.bytes, purpose: "authentication", binding: binding, userID: userID, payload: PendingSignIn(userID: userID))
+            // The ceremony count and the challenge in one transaction: over the address's budget, nothing is stored.
+            try await sesame.rateLimiter.startCeremony(
+                address: context.clientAddress, challengeID: Secrets.sha256(options.challenge.bytes), binding: binding,
+                try challengeRecord(purpose: "authentication", userID: userID, payload: PendingSignIn(userID: userID))
+            )
             return try optionsResponse(options, ceremonyToken: token, request: request, context: context)
         }
 
@@ -160,9 +163,16 @@ struct PasskeyRoutes {
                 await sesame.audit("sign_in.passkey", "refused", user: user, context: context, detail: "account_disabled")
                 throw APIError.accountDisabled
             }
-            try await sesame.store.recordCredentialUse(id: stored.id, signCount: result.signCount, backedUp: result.backupState, at: sesame.now)
-            await sesame.audit("sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : "")
-            let issued = try await Sessions.issue(user: user, method: "passkey", request: request, sesame: sesame)
+            // The sign count, the audit event and the session in one transaction (the challenge is already consumed).
+            let issued = Sessions.prepare(user: user, method: "passkey", request: request, sesame: sesame)
+            let event = sesame.auditEvent(
+                "sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : ""
+            )
+            try await sesame.store.recordPasskeySignIn(
+                credentialID: stored.id, signCount: result.signCount, backedUp: result.backupState, at: issued.record.createdAt,
+                audit: event, sessionTokenHash: issued.tokenHash, session: issued.record
+            )
+            sesame.metrics.auditEvent(kind: event.kind, outcome: event.outcome)
             return try Sessions.signedIn(issued, user: user).response(from: request, context: context)
         }
 
@@ -225,13 +235,16 @@ struct PasskeyRoutes {
     }
 
     func storeChallenge(_ challenge: [UInt8], purpose: String, binding: [UInt8], userID: String?, payload: some Encodable) async throws {
-        let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         try await sesame.store.insertChallenge(
-            id: Secrets.sha256(challenge), binding: binding,
-            ChallengeRecord(
-                purpose: purpose, userID: userID, payload: json,
-                expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
-            )
+            id: Secrets.sha256(challenge), binding: binding, try challengeRecord(purpose: purpose, userID: userID, payload: payload)
+        )
+    }
+
+    /// The stored form of a new challenge: its purpose, account, payload (JSON) and expiry.
+    func challengeRecord(purpose: String, userID: String?, payload: some Encodable) throws -> ChallengeRecord {
+        ChallengeRecord(
+            purpose: purpose, userID: userID, payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
+            expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
         )
     }
 

@@ -165,12 +165,39 @@ public struct SQLStore: Store {
     }
 
     public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws {
-        try await db.raw(
-            """
-            UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
-                last_used_at = \(bind: at.milliseconds) WHERE id = \(bind: Data(id))
-            """
-        ).run()
+        try await db.raw(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)).run()
+    }
+
+    private static func credentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) -> SQLQueryString {
+        """
+        UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
+            last_used_at = \(bind: at.milliseconds) WHERE id = \(bind: Data(id))
+        """
+    }
+
+    public func recordPasskeySignIn(
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord
+    ) async throws {
+        let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
+        let event = Self.auditInsert(audit)
+        let insertSession = Self.sessionInsert(tokenHash: sessionTokenHash, session)
+        do {
+            switch engine.kind {
+            case .postgres:
+                // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH
+                // clause to completion, and the statement as a whole succeeds or changes nothing.
+                try await db.raw("WITH used AS (\(use) RETURNING id), audited AS (\(event) RETURNING id) \(insertSession)").run()
+            case .sqlite:
+                try await engine.withTransaction { db in
+                    try await db.raw(use).run()
+                    try await db.raw(event).run()
+                    try await db.raw(insertSession).run()
+                }
+            }
+        } catch where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
     }
 
     public func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool {
@@ -456,13 +483,15 @@ public struct SQLStore: Store {
     }
 
     public func createSession(tokenHash: [UInt8], _ s: SessionRecord) async throws {
-        try await insert(
-            """
-            INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
-                \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-                \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
-            """
-        )
+        try await insert(Self.sessionInsert(tokenHash: tokenHash, s))
+    }
+
+    private static func sessionInsert(tokenHash: [UInt8], _ s: SessionRecord) -> SQLQueryString {
+        """
+        INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
+            \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+        """
     }
 
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
@@ -515,6 +544,51 @@ public struct SQLStore: Store {
         )
     }
 
+    public func startCeremony(
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ c: ChallengeRecord
+    ) async throws -> (count: Int, windowStart: Date) {
+        let count = Self.failureUpsert(bucket: bucket, now: now, window: window)
+        let row: (any SQLRow)?
+        do {
+            switch engine.kind {
+            case .postgres:
+                // One statement (one round trip, one commit): the challenge row is inserted only from a count row
+                // within the limit, and the count is taken under the bucket's row lock, as in `recordFailure`.
+                row = try await db.raw(
+                    """
+                    WITH counted AS (\(count)),
+                    stored AS (
+                        INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at)
+                        SELECT \(bind: Data(challengeID)), \(bind: c.purpose), \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload),
+                            \(bind: c.expiresAt.milliseconds)
+                        FROM counted WHERE counted.failures <= \(bind: Int64(limit)))
+                    SELECT window_start, failures FROM counted
+                    """
+                ).first()
+            case .sqlite:
+                row = try await engine.withTransaction { db in
+                    let row = try await db.raw(count).first()
+                    if let row, try row.decode(column: "failures", as: Int.self) <= limit {
+                        try await db.raw(
+                            """
+                            INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at) VALUES (\(bind: Data(challengeID)),
+                                \(bind: c.purpose), \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload), \(bind: c.expiresAt.milliseconds))
+                            """
+                        ).run()
+                    }
+                    return row
+                }
+            }
+        } catch where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
+        guard let row else { throw DatabaseError("rate limit upsert returned nothing") }
+        return (
+            try row.decode(column: "failures", as: Int.self),
+            Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
+        )
+    }
+
     private static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
         ChallengeRecord(
             purpose: try row.decode(column: "purpose", as: String.self),
@@ -563,19 +637,24 @@ public struct SQLStore: Store {
         return (try row.decode(column: "failures", as: Int.self), Date(milliseconds: start))
     }
 
-    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+    /// Adds one failure to the bucket, starting a new window if the old one ended; returns `window_start, failures`.
+    /// One statement: atomic on both engines, so concurrent failures on several nodes all count.
+    private static func failureUpsert(bucket: String, now: Date, window: TimeInterval) -> SQLQueryString {
         let nowMs = now.milliseconds
         let expired = nowMs - Int64(window * 1000)
-        // One statement: atomic on both engines, so concurrent failures on several nodes all count.
-        guard let row = try await db.raw(
-            """
+        return """
             INSERT INTO rate_limits (bucket, window_start, failures) VALUES (\(bind: bucket), \(bind: nowMs), 1)
             ON CONFLICT (bucket) DO UPDATE SET
                 failures = CASE WHEN rate_limits.window_start <= \(bind: expired) THEN 1 ELSE rate_limits.failures + 1 END,
                 window_start = CASE WHEN rate_limits.window_start <= \(bind: expired) THEN \(bind: nowMs) ELSE rate_limits.window_start END
             RETURNING window_start, failures
             """
-        ).first() else { throw DatabaseError("rate limit upsert returned nothing") }
+    }
+
+    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+        guard let row = try await db.raw(Self.failureUpsert(bucket: bucket, now: now, window: window)).first() else {
+            throw DatabaseError("rate limit upsert returned nothing")
+        }
         return (
             try row.decode(column: "failures", as: Int.self),
             Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
@@ -593,13 +672,15 @@ public struct SQLStore: Store {
     // MARK: Audit
 
     public func appendAudit(_ e: AuditEvent) async throws {
-        try await db.raw(
-            """
-            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (\(bind: e.id),
-                \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID), \(bind: e.username),
-                \(bind: e.clientAddress), \(bind: e.detail))
-            """
-        ).run()
+        try await db.raw(Self.auditInsert(e)).run()
+    }
+
+    private static func auditInsert(_ e: AuditEvent) -> SQLQueryString {
+        """
+        INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (\(bind: e.id),
+            \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID), \(bind: e.username),
+            \(bind: e.clientAddress), \(bind: e.detail))
+        """
     }
 
     public func auditEvents(userID: String?, limit: Int) async throws -> [AuditEvent] {
