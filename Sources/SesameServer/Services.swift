@@ -97,7 +97,7 @@ struct RateLimiter: Sendable {
         try refuseCeremony(state, now: now)
     }
 
-    /// Counts one ceremony start for the address and stores its challenge in the same transaction; 429, with no
+    /// Counts one ceremony start for the address and stores its challenge (`Store.startCeremony`); 429, with no
     /// challenge stored, once the window's budget is spent.
     func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord) async throws {
         let now = clock.now()

@@ -123,7 +123,8 @@ struct PasskeyRoutes {
             }
             let options = relyingParty.makeRequestOptions(allowCredentials: allow)
             let (token, binding) = ceremonyToken(request)
-            // The ceremony count and the challenge in one transaction: over the address's budget, nothing is stored.
+            // The ceremony count and the challenge together (one statement on PostgreSQL): over the address's budget,
+            // nothing is stored.
             try await sesame.rateLimiter.startCeremony(
                 address: context.clientAddress, challengeID: Secrets.sha256(options.challenge.bytes), binding: binding,
                 try challengeRecord(purpose: "authentication", userID: userID, payload: PendingSignIn(userID: userID))
@@ -163,7 +164,8 @@ struct PasskeyRoutes {
                 await sesame.audit("sign_in.passkey", "refused", user: user, context: context, detail: "account_disabled")
                 throw APIError.accountDisabled
             }
-            // The sign count, the audit event and the session in one transaction (the challenge is already consumed).
+            // The sign count, the audit event and the session in one statement, all or nothing (the challenge was
+            // consumed on its own above, so it stays used whatever happens).
             let issued = Sessions.prepare(user: user, method: "passkey", request: request, sesame: sesame)
             let event = sesame.auditEvent(
                 "sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : ""

@@ -15,6 +15,9 @@ public struct SQLStore: Store {
     /// the database sealing key comes from; `sealingKeys` (the sealing key file) adds keys held outside it.
     public static func open(engine: SQLEngine, now: Date, sealingKeys: SealingKeyFile? = nil) async throws -> SQLStore {
         let secret = try await loadServerSecret(engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
+        if engine.kind == .sqlite {
+            for statement in sqliteSignInStatements { try await engine.sql.raw(statement).run() }
+        }
         return SQLStore(engine: engine, ciphers: FieldCiphers(serverSecret: secret, keys: sealingKeys))
     }
 
@@ -35,6 +38,34 @@ public struct SQLStore: Store {
         }
         return [UInt8](try row.decode(column: "value", as: Data.self))
     }
+
+    /// SQLite: the verify step's three writes as one statement. On SQLite the cost of a sign-in is mostly the
+    /// number of statements (each is a round trip through the thread pool), so rather than `BEGIN`, three
+    /// statements and `COMMIT`, one `INSERT` into this connection's TEMP view runs them from its INSTEAD OF trigger.
+    /// A statement is atomic in SQLite: when any of the three fails (e.g. the session's token hash exists) the
+    /// statement is aborted and the writes it made so far are undone. TEMP objects live in the connection, not in
+    /// the database file, so this is no schema change and is made again each time the store is opened.
+    /// The statements are the same as `recordCredentialUse`, `appendAudit` and `createSession`.
+    static let sqliteSignInStatements: [SQLQueryString] = [
+        """
+        CREATE TEMP VIEW IF NOT EXISTS passkey_sign_in (credential_id, sign_count, backed_up, last_used_at, audit_id, audit_at,
+            audit_kind, audit_outcome, audit_user_id, audit_username, audit_client_address, audit_detail, token_hash, session_id,
+            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        """,
+        """
+        CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_writes INSTEAD OF INSERT ON passkey_sign_in BEGIN
+            UPDATE credentials SET sign_count = NEW.sign_count, backed_up = NEW.backed_up, last_used_at = NEW.last_used_at
+                WHERE id = NEW.credential_id;
+            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (NEW.audit_id,
+                NEW.audit_at, NEW.audit_kind, NEW.audit_outcome, NEW.audit_user_id, NEW.audit_username, NEW.audit_client_address,
+                NEW.audit_detail);
+            INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+                VALUES (NEW.token_hash, NEW.session_id, NEW.user_id, NEW.created_at, NEW.last_seen_at, NEW.expires_at, NEW.user_agent,
+                NEW.method, NEW.authenticated_at);
+        END
+        """,
+    ]
 
     private static func isUniqueViolation(_ error: any Error) -> Bool {
         if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
@@ -179,21 +210,27 @@ public struct SQLStore: Store {
         credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
         session: SessionRecord
     ) async throws {
-        let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
-        let event = Self.auditInsert(audit)
-        let insertSession = Self.sessionInsert(tokenHash: sessionTokenHash, session)
         do {
             switch engine.kind {
             case .postgres:
+                let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
+                let event = Self.auditInsert(audit)
+                let insertSession = Self.sessionInsert(tokenHash: sessionTokenHash, session)
                 // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH
                 // clause to completion, and the statement as a whole succeeds or changes nothing.
                 try await db.raw("WITH used AS (\(use) RETURNING id), audited AS (\(event) RETURNING id) \(insertSession)").run()
             case .sqlite:
-                try await engine.withTransaction { db in
-                    try await db.raw(use).run()
-                    try await db.raw(event).run()
-                    try await db.raw(insertSession).run()
-                }
+                let e = audit
+                let s = session
+                try await db.raw(
+                    """
+                    INSERT INTO passkey_sign_in VALUES (\(bind: Data(credentialID)), \(bind: Int64(signCount)), \(bind: Int64(backedUp ? 1 : 0)),
+                        \(bind: at.milliseconds), \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
+                        \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail), \(bind: Data(sessionTokenHash)), \(bind: s.id),
+                        \(bind: s.userID), \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+                        \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+                    """
+                ).run()
             }
         } catch where Self.isUniqueViolation(error) {
             throw StoreError.conflict
@@ -566,17 +603,12 @@ public struct SQLStore: Store {
                     """
                 ).first()
             case .sqlite:
-                row = try await engine.withTransaction { db in
-                    let row = try await db.raw(count).first()
-                    if let row, try row.decode(column: "failures", as: Int.self) <= limit {
-                        try await db.raw(
-                            """
-                            INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at) VALUES (\(bind: Data(challengeID)),
-                                \(bind: c.purpose), \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload), \(bind: c.expiresAt.milliseconds))
-                            """
-                        ).run()
-                    }
-                    return row
+                // Two statements without a transaction (on SQLite a sign-in's cost is mostly its statement count):
+                // the count is atomic on its own, and the challenge is stored only after a count within the limit.
+                // Interrupted between the two, a start is counted that stored nothing, which errs on the safe side.
+                row = try await db.raw(count).first()
+                if let row, try row.decode(column: "failures", as: Int.self) <= limit {
+                    try await insertChallenge(id: challengeID, binding: binding, c)
                 }
             }
         } catch where Self.isUniqueViolation(error) {

@@ -265,7 +265,8 @@ public protocol Store: Sendable {
     /// Reads a challenge without consuming it.
     func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord?
     /// Counts one ceremony start in `bucket` (as `recordFailure`) and, only if the count is then at most `limit`,
-    /// stores the challenge (as `insertChallenge`), in one transaction. Returns the bucket's count and window start.
+    /// stores the challenge (as `insertChallenge`). Returns the bucket's count and window start. The count is exact
+    /// across nodes; a challenge is never stored for a start past the limit.
     func startCeremony(
         bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord
     ) async throws -> (count: Int, windowStart: Date)
