@@ -53,11 +53,23 @@ struct RateLimiter: Sendable {
 
     /// Bucket names carry no usernames or addresses in clear: they are SHA-256 hex of the subject.
     static func bucket(_ secret: String, account: String) -> String {
-        "\(secret):acct:" + Secrets.sha256(account).prefix(16).map { String(format: "%02x", $0) }.joined()
+        "\(secret):acct:" + hex(Secrets.sha256(account).prefix(16))
     }
 
     static func bucket(address: String) -> String {
-        "addr:" + Secrets.sha256(address).prefix(16).map { String(format: "%02x", $0) }.joined()
+        "addr:" + hex(Secrets.sha256(address).prefix(16))
+    }
+
+    /// Lowercase hex (what `String(format: "%02x")` per byte gives, without a formatter per byte on every request).
+    static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     func key(secret: String, account: String, address: String) -> RateLimitKey {

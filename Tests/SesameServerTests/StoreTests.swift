@@ -127,6 +127,15 @@ import Testing
         }
     }
 
+    /// Bucket names are stored, so they must stay what earlier versions wrote (`String(format: "%02x")` per byte).
+    @Test func rateLimitBucketNamesKeepTheirHexForm() {
+        #expect(RateLimiter.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        let digest = Secrets.sha256("198.51.100.7").prefix(16)
+        #expect(RateLimiter.bucket(address: "198.51.100.7") == "addr:" + digest.map { String(format: "%02x", $0) }.joined())
+        #expect(RateLimiter.bucket("password", account: "amy").hasPrefix("password:acct:"))
+        #expect(RateLimiter.bucket("password", account: "amy").count == "password:acct:".count + 32)
+    }
+
     /// A ceremony start stores its challenge only within the address's budget, also when many race.
     @Test(arguments: TestDatabase.all)
     func ceremonyStartsStoreChallengesOnlyWithinTheLimit(_ db: TestDatabase) async throws {
