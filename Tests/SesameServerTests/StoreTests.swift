@@ -169,6 +169,37 @@ import Testing
         }
     }
 
+    /// The joined reads of a sign-in answer what the separate reads did.
+    @Test(arguments: TestDatabase.all)
+    func joinedSignInReadsMatchTheSeparateOnes(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let owner = try await server.seedUser("Joined")
+        let bare = try await server.seedUser("bare")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await server.withStore { store in
+            for (n, id) in [[3], [1, 2]].enumerated() {
+                try await store.addCredential(
+                    StoredCredential(
+                        id: id.map(UInt8.init), userID: owner.id, publicKey: [0xA5], signCount: UInt32(n), transports: ["usb"], aaguid: [9],
+                        backupEligible: false, backedUp: false, userVerified: true, attestationFormat: "none", name: "k\(n)",
+                        createdAt: now.addingTimeInterval(Double(n)), lastUsedAt: nil
+                    )
+                )
+            }
+            let separate = try await store.credentials(userID: owner.id)
+            #expect(separate.count == 2)
+            #expect(try await store.credentials(usernameKey: Usernames.key("JOINED")) == separate)
+            #expect(try await store.credentials(usernameKey: Usernames.key(bare.username)).isEmpty)
+            #expect(try await store.credentials(usernameKey: "nobody").isEmpty)
+            #expect(try await store.credentials(usernameKey: "jo\u{0}ined").isEmpty)
+
+            let found = try #require(try await store.credentialWithUser(id: [1, 2]))
+            #expect(found.credential == separate[1])
+            #expect(found.user == owner)
+            #expect(try await store.credentialWithUser(id: [7]) == nil)
+        }
+    }
+
     /// The writes of a sign-in land together or not at all.
     @Test(arguments: TestDatabase.all)
     func passkeySignInWritesAllOrNothing(_ db: TestDatabase) async throws {

@@ -108,11 +108,10 @@ struct PasskeyRoutes {
             if let name = body.username {
                 guard name.utf8.count <= 1024 else { throw APIError.invalidField("username", "The username is too long.") }
                 let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
-                let user = try await sesame.store.user(usernameKey: key)
-                // The same two queries whether or not the account exists (no early return on an unknown name).
-                let credentials = try await sesame.store.credentials(userID: user?.id ?? FakeCredentials.absentUserID)
-                if let user, !credentials.isEmpty {
-                    userID = user.id
+                // The same one query whether or not the account exists (no early return on an unknown name).
+                let credentials = try await sesame.store.credentials(usernameKey: key)
+                if let first = credentials.first {
+                    userID = first.userID
                     allow = credentials.map {
                         PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
                     }
@@ -137,13 +136,13 @@ struct PasskeyRoutes {
             let credential = body.credential
             let (_, binding) = ceremonyToken(request)
             let (challenge, record) = try await consume(credential.response.clientDataJSON.bytes, purpose: "authentication", binding: binding)
-            guard let stored = try await sesame.store.credential(id: credential.rawId.bytes) else {
+            guard let (stored, account) = try await sesame.store.credentialWithUser(id: credential.rawId.bytes) else {
                 await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "unknown_credential")
                 var error = APIError(.notFound, "unknown_credential", "This passkey is not registered here; the page can signal it as unknown.")
                 error.extra = ["credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID]
                 throw error
             }
-            guard let user = try await sesame.store.user(id: stored.userID) else { throw APIError.challengeInvalid }
+            guard let user = account else { throw APIError.challengeInvalid }
             if let expectedUser = record.userID, expectedUser != user.id {
                 await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "credentialNotAllowed")
                 throw APIError(.badRequest, "authentication_failed", "Passkey check failed: credentialNotAllowed.")

@@ -89,14 +89,17 @@ public struct SQLStore: Store {
 
     // MARK: Users
 
-    private static func user(_ row: any SQLRow) throws -> User {
+    private static func user(_ row: any SQLRow) throws -> User { try user(row, prefix: "") }
+
+    /// A user from a row whose user columns carry `prefix` (joins name them `u_id`, `u_username`, ...).
+    private static func user(_ row: any SQLRow, prefix: String) throws -> User {
         User(
-            id: try row.decode(column: "id", as: String.self),
-            username: try row.decode(column: "username", as: String.self),
-            displayName: try row.decode(column: "display_name", as: String.self),
-            userHandle: [UInt8](try row.decode(column: "user_handle", as: Data.self)),
-            disabled: try row.decode(column: "disabled", as: Int64.self) != 0,
-            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+            id: try row.decode(column: prefix + "id", as: String.self),
+            username: try row.decode(column: prefix + "username", as: String.self),
+            displayName: try row.decode(column: prefix + "display_name", as: String.self),
+            userHandle: [UInt8](try row.decode(column: prefix + "user_handle", as: Data.self)),
+            disabled: try row.decode(column: prefix + "disabled", as: Int64.self) != 0,
+            createdAt: Date(milliseconds: try row.decode(column: prefix + "created_at", as: Int64.self))
         )
     }
 
@@ -193,6 +196,35 @@ public struct SQLStore: Store {
 
     public func credential(id: [UInt8]) async throws -> StoredCredential? {
         try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))").first().map(Self.credential)
+    }
+
+    /// `credentialColumns` qualified with the table alias `c`, for joins.
+    private static let joinedCredentialColumns: SQLQueryString = """
+        c.id, c.user_id, c.public_key, c.sign_count, c.transports, c.aaguid, c.backup_eligible, c.backed_up, c.user_verified, \
+        c.attestation_format, c.name, c.created_at, c.last_used_at
+        """
+
+    public func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)? {
+        guard let row = try await db.raw(
+            """
+            SELECT \(Self.joinedCredentialColumns), u.id AS u_id, u.username AS u_username, u.display_name AS u_display_name,
+                u.user_handle AS u_user_handle, u.disabled AS u_disabled, u.created_at AS u_created_at
+            FROM credentials c LEFT JOIN users u ON u.id = c.user_id WHERE c.id = \(bind: Data(id))
+            """
+        ).first() else { return nil }
+        let user = try row.decode(column: "u_id", as: String?.self) == nil ? nil : try Self.user(row, prefix: "u_")
+        return (try Self.credential(row), user)
+    }
+
+    public func credentials(usernameKey: String) async throws -> [StoredCredential] {
+        // As in `user(usernameKey:)`: a key with control characters names no account (PostgreSQL refuses NUL).
+        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return [] }
+        return try await db.raw(
+            """
+            SELECT \(Self.joinedCredentialColumns) FROM users u JOIN credentials c ON c.user_id = u.id
+            WHERE u.username_key = \(bind: usernameKey) ORDER BY c.created_at, c.id
+            """
+        ).all().map(Self.credential)
     }
 
     public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws {

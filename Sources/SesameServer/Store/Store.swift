@@ -201,6 +201,11 @@ public protocol Store: Sendable {
     func addCredential(_ credential: StoredCredential) async throws
     func credentials(userID: String) async throws -> [StoredCredential]
     func credential(id: [UInt8]) async throws -> StoredCredential?
+    /// The credential and its account (nil if the account row is missing), in one query.
+    func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)?
+    /// The credentials of the account with this username key (`credentials(userID:)` of `user(usernameKey:)`), in
+    /// one query; empty when there is no such account or it has none.
+    func credentials(usernameKey: String) async throws -> [StoredCredential]
     func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws
     /// The writes of a verified passkey sign-in, all or nothing: records the credential's use (as
     /// `recordCredentialUse`), appends `audit` and creates the session (as `createSession`). The challenge is not
