@@ -288,6 +288,37 @@ import Testing
         }
     }
 
+    /// Multi-statement transactions (`SQLEngine.withTransaction`; on SQLite behind `SQLiteGate`) roll back alone:
+    /// other requests' statements issued meanwhile are neither undone nor left half-applied.
+    @Test(arguments: TestDatabase.all)
+    func failedTransactionsRollBackOnlyThemselves(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("gate")
+        try await server.withStore { store in
+            try await store.replaceRecoveryCodes(userID: user.id, salt: [1], hashes: [[1], [2]], at: Date())
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<20 {
+                    group.addTask {
+                        // The second insert repeats the first code: the replacement fails and must undo its delete.
+                        await #expect(throws: (any Error).self) {
+                            try await store.replaceRecoveryCodes(userID: user.id, salt: [2], hashes: [[3], [3]], at: Date())
+                        }
+                    }
+                    group.addTask {
+                        try await store.appendAudit(
+                            AuditEvent(id: "kept-\(i)", at: Date(), kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                        )
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let codes = try #require(try await store.recoveryCodes(userID: user.id))
+            #expect(codes.salt == [1])
+            #expect(codes.unused.sorted { $0.lexicographicallyPrecedes($1) } == [[1], [2]])
+            #expect(try await store.auditEvents(userID: user.id, limit: 100).count == 20)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func totpStepsAreAcceptedOnlyOnceAndInOrder(_ db: TestDatabase) async throws {
         let server = TestServer(db)
