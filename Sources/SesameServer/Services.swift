@@ -54,11 +54,23 @@ struct RateLimiter: Sendable {
 
     /// Bucket names carry no usernames or addresses in clear: they are SHA-256 hex of the subject.
     static func bucket(_ secret: String, account: String) -> String {
-        "\(secret):acct:" + Secrets.sha256(account).prefix(16).map { String(format: "%02x", $0) }.joined()
+        "\(secret):acct:" + hex(Secrets.sha256(account).prefix(16))
     }
 
     static func bucket(address: String) -> String {
-        "addr:" + Secrets.sha256(address).prefix(16).map { String(format: "%02x", $0) }.joined()
+        "addr:" + hex(Secrets.sha256(address).prefix(16))
+    }
+
+    /// Lowercase hex (what `String(format: "%02x")` per byte gives, without a formatter per byte on every request).
+    static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     func key(secret: String, account: String, address: String) -> RateLimitKey {
@@ -93,9 +105,25 @@ struct RateLimiter: Sendable {
 
     /// Counts one ceremony start for the address; 429 once the window's budget is spent.
     func countCeremony(address: String) async throws {
-        let name = "ceremony:" + Self.bucket(address: address)
         let now = clock.now()
-        let state = try await store.recordFailure(bucket: name, now: now, window: policy.window)
+        let state = try await store.recordFailure(bucket: Self.ceremonyBucket(address), now: now, window: policy.window)
+        try refuseCeremony(state, now: now)
+    }
+
+    /// Counts one ceremony start for the address and stores its challenge (`Store.startCeremony`); 429, with no
+    /// challenge stored, once the window's budget is spent.
+    func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord) async throws {
+        let now = clock.now()
+        let state = try await store.startCeremony(
+            bucket: Self.ceremonyBucket(address), limit: policy.ceremoniesPerAddress, now: now, window: policy.window,
+            challengeID: challengeID, binding: binding, challenge
+        )
+        try refuseCeremony(state, now: now)
+    }
+
+    private static func ceremonyBucket(_ address: String) -> String { "ceremony:" + bucket(address: address) }
+
+    private func refuseCeremony(_ state: (count: Int, windowStart: Date), now: Date) throws {
         if state.count > policy.ceremoniesPerAddress {
             let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
             throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
@@ -124,14 +152,21 @@ struct Sesame: Sendable {
     func audit(
         _ kind: String, _ outcome: String, user: User?, username: String? = nil, context: SesameRequestContext, detail: String = ""
     ) async {
-        let event = AuditEvent(
-            at: now, kind: kind, outcome: outcome, userID: user?.id, username: user?.username ?? username,
-            clientAddress: context.clientAddress, detail: detail
-        )
+        let event = auditEvent(kind, outcome, user: user, username: username, context: context, detail: detail)
         do { try await store.appendAudit(event) } catch {
             logger.error("audit event not stored", metadata: ["kind": .string(kind), "error": .string(String(describing: type(of: error)))])
         }
         metrics.auditEvent(kind: kind, outcome: outcome)
+    }
+
+    /// The event `audit` would store, for a caller that stores it with other writes (and then counts it in `metrics`).
+    func auditEvent(
+        _ kind: String, _ outcome: String, user: User?, username: String? = nil, context: SesameRequestContext, detail: String = ""
+    ) -> AuditEvent {
+        AuditEvent(
+            at: now, kind: kind, outcome: outcome, userID: user?.id, username: user?.username ?? username,
+            clientAddress: context.clientAddress, detail: detail
+        )
     }
 
     /// Runs CPU-heavy work (scrypt) off the event loops.

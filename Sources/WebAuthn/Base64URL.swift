@@ -2,12 +2,36 @@ import Foundation
 
 /// Unpadded base64url (RFC 4648 §5), the only binary encoding used in WebAuthn Level 3 JSON.
 public enum Base64URL {
-    /// Encodes without padding.
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Encodes without padding. (Straight from the bytes: a server encodes several values per request, and
+    /// rewriting Foundation's standard base64 with string replacements cost more than the encoding.)
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        var out: [UInt8] = []
+        out.reserveCapacity((input.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= input.count {
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+            out.append(alphabet[Int(n >> 18)])
+            out.append(alphabet[Int(n >> 12 & 0x3f)])
+            out.append(alphabet[Int(n >> 6 & 0x3f)])
+            out.append(alphabet[Int(n & 0x3f)])
+            i += 3
+        }
+        switch input.count - i {
+        case 1:
+            let n = UInt32(input[i]) << 16
+            out.append(alphabet[Int(n >> 18)])
+            out.append(alphabet[Int(n >> 12 & 0x3f)])
+        case 2:
+            let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+            out.append(alphabet[Int(n >> 18)])
+            out.append(alphabet[Int(n >> 12 & 0x3f)])
+            out.append(alphabet[Int(n >> 6 & 0x3f)])
+        default: break
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes strict unpadded base64url. Padding (`=`), the standard alphabet's `+` and `/`, whitespace and

@@ -151,6 +151,14 @@ import WebAuthn
             let bad = try await client.json("/api/authentication", .post, body: credentialBody(tampered.json), headers: [Self.ceremony: authToken ?? ""])
             #expect(bad.status == .badRequest)
             #expect(bad.errorCode == "authentication_failed")
+            // The failed attempt used the challenge up: a correct assertion over it is refused, and nothing of a
+            // sign-in was written (the only session is the sign-up's).
+            let honest = try va.get(optionsJSON: authOptions, origin: Self.origin)
+            let late = try await client.json("/api/authentication", .post, body: credentialBody(honest.json), headers: [Self.ceremony: authToken ?? ""])
+            #expect(late.errorCode == "challenge_invalid")
+            let bea = try #require(try await server.withStore { try await $0.user(usernameKey: "bea") })
+            #expect(try await server.withStore { try await $0.sessions(userID: bea.id, now: server.clock.now) }.count == 1)
+            #expect(try await server.withStore { try await $0.credentials(userID: bea.id) }.first?.lastUsedAt == nil)
 
             // Malformed credential JSON and invalid base64url are 400s.
             let garbage = try await client.json("/api/authentication", .post, body: #"{"credential":{"id":"!!","rawId":"!!","type":"public-key","response":{}}}"#)

@@ -127,6 +127,198 @@ import Testing
         }
     }
 
+    /// Bucket names are stored, so they must stay what earlier versions wrote (`String(format: "%02x")` per byte).
+    @Test func rateLimitBucketNamesKeepTheirHexForm() {
+        #expect(RateLimiter.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        let digest = Secrets.sha256("198.51.100.7").prefix(16)
+        #expect(RateLimiter.bucket(address: "198.51.100.7") == "addr:" + digest.map { String(format: "%02x", $0) }.joined())
+        #expect(RateLimiter.bucket("password", account: "amy").hasPrefix("password:acct:"))
+        #expect(RateLimiter.bucket("password", account: "amy").count == "password:acct:".count + 32)
+    }
+
+    /// A ceremony start stores its challenge only within the address's budget, also when many race.
+    @Test(arguments: TestDatabase.all)
+    func ceremonyStartsStoreChallengesOnlyWithinTheLimit(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let record = ChallengeRecord(purpose: "authentication", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(300))
+        try await server.withStore { store in
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<20 {
+                    group.addTask {
+                        try await store.startCeremony(
+                            bucket: "c", limit: 5, now: now, window: 60, challengeID: [UInt8(i)], binding: [1], record
+                        ).count
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(counts.sorted() == Array(1...20))
+            var stored = 0
+            for i in 0..<20 where try await store.peekChallenge(id: [UInt8(i)], purpose: "authentication", binding: [1], now: now) != nil {
+                stored += 1
+            }
+            #expect(stored == 5)
+            // A new window starts the budget again.
+            let later = now.addingTimeInterval(61)
+            let next = try await store.startCeremony(
+                bucket: "c", limit: 5, now: later, window: 60, challengeID: [99], binding: [1], record
+            )
+            #expect(next.count == 1 && next.windowStart == later)
+            #expect(try await store.peekChallenge(id: [99], purpose: "authentication", binding: [1], now: later) != nil)
+        }
+    }
+
+    /// The joined reads of a sign-in answer what the separate reads did.
+    @Test(arguments: TestDatabase.all)
+    func joinedSignInReadsMatchTheSeparateOnes(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let owner = try await server.seedUser("Joined")
+        let bare = try await server.seedUser("bare")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await server.withStore { store in
+            for (n, id) in [[3], [1, 2]].enumerated() {
+                try await store.addCredential(
+                    StoredCredential(
+                        id: id.map(UInt8.init), userID: owner.id, publicKey: [0xA5], signCount: UInt32(n), transports: ["usb"], aaguid: [9],
+                        backupEligible: false, backedUp: false, userVerified: true, attestationFormat: "none", name: "k\(n)",
+                        createdAt: now.addingTimeInterval(Double(n)), lastUsedAt: nil
+                    )
+                )
+            }
+            let separate = try await store.credentials(userID: owner.id)
+            #expect(separate.count == 2)
+            #expect(try await store.credentials(usernameKey: Usernames.key("JOINED")) == separate)
+            #expect(try await store.credentials(usernameKey: Usernames.key(bare.username)).isEmpty)
+            #expect(try await store.credentials(usernameKey: "nobody").isEmpty)
+            #expect(try await store.credentials(usernameKey: "jo\u{0}ined").isEmpty)
+
+            let found = try #require(try await store.credentialWithUser(id: [1, 2]))
+            #expect(found.credential == separate[1])
+            #expect(found.user == owner)
+            #expect(try await store.credentialWithUser(id: [7]) == nil)
+        }
+    }
+
+    /// The writes of a sign-in land together or not at all.
+    @Test(arguments: TestDatabase.all)
+    func passkeySignInWritesAllOrNothing(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("signin")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func session(_ id: String) -> SessionRecord {
+            SessionRecord(
+                id: id, userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600), userAgent: "t",
+                method: "passkey", authenticatedAt: now
+            )
+        }
+        func event(_ id: String) -> AuditEvent {
+            AuditEvent(id: id, at: now, kind: "sign_in.passkey", outcome: "success", userID: user.id, username: user.username, clientAddress: "a", detail: "")
+        }
+        try await server.withStore { store in
+            try await store.addCredential(
+                StoredCredential(
+                    id: [5], userID: user.id, publicKey: [0xA5], signCount: 1, transports: [], aaguid: nil, backupEligible: true,
+                    backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now, lastUsedAt: nil
+                )
+            )
+            try await store.recordPasskeySignIn(
+                credentialID: [5], signCount: 7, backedUp: true, at: now, audit: event("e1"), sessionTokenHash: [1], session: session("s1")
+            )
+            let used = try #require(try await store.credential(id: [5]))
+            #expect(used.signCount == 7 && used.backedUp && used.lastUsedAt == now)
+            #expect(try await store.session(tokenHash: [1], now: now)?.id == "s1")
+            #expect(try await store.auditEvents(userID: user.id, limit: 10).map(\.id) == ["e1"])
+
+            // The session insert fails (its token hash exists): the sign count and the audit event are not written either.
+            await #expect(throws: StoreError.conflict) {
+                try await store.recordPasskeySignIn(
+                    credentialID: [5], signCount: 9, backedUp: false, at: now.addingTimeInterval(5), audit: event("e2"),
+                    sessionTokenHash: [1], session: session("s2")
+                )
+            }
+            let after = try #require(try await store.credential(id: [5]))
+            #expect(after.signCount == 7 && after.backedUp && after.lastUsedAt == now)
+            #expect(try await store.auditEvents(userID: user.id, limit: 10).map(\.id) == ["e1"])
+            #expect(try await store.sessions(userID: user.id, now: now).map(\.id) == ["s1"])
+        }
+    }
+
+    /// A transaction that rolls back takes nothing else with it: statements of other requests running at the
+    /// same time (on SQLite, the same connection) all stay written.
+    @Test(arguments: TestDatabase.all)
+    func rolledBackTransactionsLeaveConcurrentWritesAlone(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("concurrent")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await server.withStore { store in
+            try await store.createSession(
+                tokenHash: [9],
+                SessionRecord(id: "taken", userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
+                              userAgent: "", method: "passkey", authenticatedAt: now)
+            )
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<30 {
+                    group.addTask {
+                        // Fails on its last statement (the token hash is taken) and rolls back.
+                        let event = AuditEvent(id: "failed-\(i)", at: now, kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                        let session = SessionRecord(
+                            id: "s\(i)", userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
+                            userAgent: "", method: "passkey", authenticatedAt: now
+                        )
+                        await #expect(throws: StoreError.conflict) {
+                            try await store.recordPasskeySignIn(
+                                credentialID: [1], signCount: 1, backedUp: false, at: now, audit: event, sessionTokenHash: [9], session: session
+                            )
+                        }
+                    }
+                    group.addTask {
+                        try await store.appendAudit(
+                            AuditEvent(id: "kept-\(i)", at: now, kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                        )
+                        _ = try await store.recordFailure(bucket: "concurrent", now: now, window: 60)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let ids = try await store.auditEvents(userID: user.id, limit: 100).map(\.id)
+            #expect(ids.filter { $0.hasPrefix("kept-") }.count == 30)
+            #expect(!ids.contains { $0.hasPrefix("failed-") })
+            #expect(try await store.failures(bucket: "concurrent", now: now, window: 60).count == 30)
+        }
+    }
+
+    /// Multi-statement transactions (`SQLEngine.withTransaction`; on SQLite behind `SQLiteGate`) roll back alone:
+    /// other requests' statements issued meanwhile are neither undone nor left half-applied.
+    @Test(arguments: TestDatabase.all)
+    func failedTransactionsRollBackOnlyThemselves(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("gate")
+        try await server.withStore { store in
+            try await store.replaceRecoveryCodes(userID: user.id, salt: [1], hashes: [[1], [2]], at: Date())
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<20 {
+                    group.addTask {
+                        // The second insert repeats the first code: the replacement fails and must undo its delete.
+                        await #expect(throws: (any Error).self) {
+                            try await store.replaceRecoveryCodes(userID: user.id, salt: [2], hashes: [[3], [3]], at: Date())
+                        }
+                    }
+                    group.addTask {
+                        try await store.appendAudit(
+                            AuditEvent(id: "kept-\(i)", at: Date(), kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                        )
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let codes = try #require(try await store.recoveryCodes(userID: user.id))
+            #expect(codes.salt == [1])
+            #expect(codes.unused.sorted { $0.lexicographicallyPrecedes($1) } == [[1], [2]])
+            #expect(try await store.auditEvents(userID: user.id, limit: 100).count == 20)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func totpStepsAreAcceptedOnlyOnceAndInOrder(_ db: TestDatabase) async throws {
         let server = TestServer(db)

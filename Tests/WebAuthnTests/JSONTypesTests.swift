@@ -28,6 +28,30 @@ import Testing
         #expect(e?.detail.contains("not unpadded base64url") == true)
     }
 
+    /// RFC 4648 §10 test vectors (base64, the same for base64url on these inputs), unpadded.
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+    ])
+    func encodesRFC4648Vectors(vector: (String, String)) throws {
+        #expect(Base64URL.encode(Array(vector.0.utf8)) == vector.1)
+        #expect(try Base64URL.decode(vector.1) == Array(vector.0.utf8))
+    }
+
+    /// Every length up to 70 and every byte value: the same text as Foundation's base64 with the URL alphabet and
+    /// no padding, and it decodes back.
+    @Test func encodeMatchesFoundationAndRoundTrips() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...70 {
+            let bytes = length == 64 ? Array(0...63).map { UInt8($0 * 4) } : (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let reference = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == reference)
+            #expect(try Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+        #expect(Base64URL.encode([0xfb, 0xff, 0xbf]) == "-_-_")
+        #expect(Base64URL.encode(Array(0...255).map(UInt8.init)).count == 342)
+    }
+
     @Test func refusesIdNotEqualToRawId() {
         let json = Self.good.replacingOccurrences(of: "\"id\":\"AQID\"", with: "\"id\":\"AQIE\"")
         expectError(.credentialIdMismatch) { _ = try AuthenticationResponseJSON.decode(Array(json.utf8)) }

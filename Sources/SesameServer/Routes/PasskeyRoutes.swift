@@ -137,17 +137,15 @@ struct PasskeyRoutes {
 
         router.post("/api/authentication/options") { request, context -> Response in
             let body = try await JSONBody.decode(AuthenticationOptionsRequest.self, from: request, context: context)
-            try await sesame.rateLimiter.countCeremony(address: context.clientAddress)
             var allow: [PublicKeyCredentialDescriptorJSON] = []
             var userID: String?
             if let name = body.username {
                 guard name.utf8.count <= 1024 else { throw APIError.invalidField("username", "The username is too long.") }
                 let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
-                let user = try await sesame.store.user(usernameKey: key)
-                // The same two queries whether or not the account exists (no early return on an unknown name).
-                let credentials = try await sesame.store.credentials(userID: user?.id ?? FakeCredentials.absentUserID)
-                if let user, !credentials.isEmpty {
-                    userID = user.id
+                // The same one query whether or not the account exists (no early return on an unknown name).
+                let credentials = try await sesame.store.credentials(usernameKey: key)
+                if let first = credentials.first {
+                    userID = first.userID
                     allow = credentials.map {
                         PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
                     }
@@ -158,7 +156,12 @@ struct PasskeyRoutes {
             }
             let options = relyingParty.makeRequestOptions(allowCredentials: allow)
             let (token, binding) = ceremonyToken(request)
-            try await storeChallenge(options.challenge.bytes, purpose: "authentication", binding: binding, userID: userID, payload: PendingSignIn(userID: userID))
+            // The ceremony count and the challenge together (one statement on PostgreSQL): over the address's budget,
+            // nothing is stored.
+            try await sesame.rateLimiter.startCeremony(
+                address: context.clientAddress, challengeID: Secrets.sha256(options.challenge.bytes), binding: binding,
+                try challengeRecord(purpose: "authentication", userID: userID, payload: PendingSignIn(userID: userID))
+            )
             return try optionsResponse(options, ceremonyToken: token, request: request, context: context)
         }
 
@@ -167,13 +170,13 @@ struct PasskeyRoutes {
             let credential = body.credential
             let (_, binding) = ceremonyToken(request)
             let (challenge, record) = try await consume(credential.response.clientDataJSON.bytes, purpose: "authentication", binding: binding)
-            guard let stored = try await sesame.store.credential(id: credential.rawId.bytes) else {
+            guard let (stored, account) = try await sesame.store.credentialWithUser(id: credential.rawId.bytes) else {
                 await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "unknown_credential")
                 var error = APIError(.notFound, "unknown_credential", "This passkey is not registered here; the page can signal it as unknown.")
                 error.extra = ["credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID]
                 throw error
             }
-            guard let user = try await sesame.store.user(id: stored.userID) else { throw APIError.challengeInvalid }
+            guard let user = account else { throw APIError.challengeInvalid }
             if let expectedUser = record.userID, expectedUser != user.id {
                 await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "credentialNotAllowed")
                 throw APIError(.badRequest, "authentication_failed", "Passkey check failed: credentialNotAllowed.")
@@ -194,9 +197,17 @@ struct PasskeyRoutes {
                 await sesame.audit("sign_in.passkey", "refused", user: user, context: context, detail: "account_disabled")
                 throw APIError.accountDisabled
             }
-            try await sesame.store.recordCredentialUse(id: stored.id, signCount: result.signCount, backedUp: result.backupState, at: sesame.now)
-            await sesame.audit("sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : "")
-            let issued = try await Sessions.issue(user: user, method: "passkey", request: request, sesame: sesame)
+            // The sign count, the audit event and the session in one statement, all or nothing (the challenge was
+            // consumed on its own above, so it stays used whatever happens).
+            let issued = Sessions.prepare(user: user, method: "passkey", request: request, sesame: sesame)
+            let event = sesame.auditEvent(
+                "sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : ""
+            )
+            try await sesame.store.recordPasskeySignIn(
+                credentialID: stored.id, signCount: result.signCount, backedUp: result.backupState, at: issued.record.createdAt,
+                audit: event, sessionTokenHash: issued.tokenHash, session: issued.record
+            )
+            sesame.metrics.auditEvent(kind: event.kind, outcome: event.outcome)
             return try Sessions.signedIn(issued, user: user).response(from: request, context: context)
         }
 
@@ -277,13 +288,16 @@ struct PasskeyRoutes {
     }
 
     func storeChallenge(_ challenge: [UInt8], purpose: String, binding: [UInt8], userID: String?, payload: some Encodable) async throws {
-        let json = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         try await sesame.store.insertChallenge(
-            id: Secrets.sha256(challenge), binding: binding,
-            ChallengeRecord(
-                purpose: purpose, userID: userID, payload: json,
-                expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
-            )
+            id: Secrets.sha256(challenge), binding: binding, try challengeRecord(purpose: purpose, userID: userID, payload: payload)
+        )
+    }
+
+    /// The stored form of a new challenge: its purpose, account, payload (JSON) and expiry.
+    func challengeRecord(purpose: String, userID: String?, payload: some Encodable) throws -> ChallengeRecord {
+        ChallengeRecord(
+            purpose: purpose, userID: userID, payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
+            expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
         )
     }
 

@@ -34,10 +34,6 @@ struct FakeCredentials: Sendable {
         Profile(idLength: 48, transports: [.usb], weight: 16),  // security key (USB), discoverable
     ]
 
-    /// A user id no account has (ids are UUIDs): the unknown-username path runs the same credentials query as the
-    /// known one with it.
-    static let absentUserID = ""
-
     let serverSecret: [UInt8]
 
     /// The most descriptors a fake list has.

@@ -50,6 +50,13 @@ enum Sessions {
     }
 
     static func issue(user: User, method: String, request: Request, sesame: Sesame) async throws -> Issued {
+        let issued = prepare(user: user, method: method, request: request, sesame: sesame)
+        try await sesame.store.createSession(tokenHash: issued.tokenHash, issued.record)
+        return issued
+    }
+
+    /// A new session for `user`, not stored yet: the caller stores `record` under `tokenHash` before handing it out.
+    static func prepare(user: User, method: String, request: Request, sesame: Sesame) -> Issued {
         let (token, hash) = Secrets.token()
         let now = sesame.now
         let record = SessionRecord(
@@ -62,7 +69,6 @@ enum Sessions {
             method: method,
             authenticatedAt: now
         )
-        try await sesame.store.createSession(tokenHash: hash, record)
         return Issued(
             token: token, tokenHash: hash, record: record, csrfToken: csrfToken(for: hash, sesame: sesame),
             setCookie: cookie(value: token, maxAge: sesame.configuration.sessionLifetime, sesame.configuration)

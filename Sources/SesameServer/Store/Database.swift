@@ -21,9 +21,18 @@ public struct DatabaseError: Error, CustomStringConvertible {
 
 /// An open database: a single serialised SQLite connection (WAL, busy timeout) or a PostgreSQL connection pool.
 /// Queries never log their binds (`queryLogLevel: nil`): binds carry hashes, codes and keys.
+///
+/// SQLite settings: `journal_mode = WAL` (readers and the writer do not block each other), `synchronous = NORMAL`
+/// (in WAL mode a commit is durable across a crash of the server process; a power loss or kernel crash can lose
+/// the last transactions committed before it, never corrupt the file), `busy_timeout = 5000` (another process
+/// holding the write lock is waited for up to 5 s) and `foreign_keys = ON`.
 public final class SQLEngine: Sendable {
     public let kind: SQLEngineKind
+    /// Statements outside transactions. On SQLite each one passes `gate` (see `SQLiteGate`).
     public let sql: any SQLDatabase
+    /// SQLite: the connection itself, used only by a transaction holding `gate` exclusively.
+    private let sqliteConnection: (any SQLDatabase)?
+    private let gate: SQLiteGate?
     let location: DatabaseLocation
     private let close: @Sendable () async throws -> Void
     private let postgresConfiguration: SQLPostgresConfiguration?
@@ -38,7 +47,16 @@ public final class SQLEngine: Sendable {
     ) {
         self.postgresPool = postgresPool
         self.kind = kind
-        self.sql = sql
+        if kind == .sqlite {
+            let gate = SQLiteGate()
+            self.gate = gate
+            self.sqliteConnection = sql
+            self.sql = GatedSQLDatabase(base: sql, gate: gate)
+        } else {
+            self.gate = nil
+            self.sqliteConnection = nil
+            self.sql = sql
+        }
         self.location = location
         self.postgresConfiguration = postgresConfiguration
         self.logger = logger
@@ -137,26 +155,37 @@ public final class SQLEngine: Sendable {
         }
     }
 
-    /// Runs `body` in a transaction on one pooled connection (PostgreSQL). On SQLite every statement already runs
-    /// one at a time on the single connection, so callers there rely on single-statement atomicity and `body` runs
-    /// without BEGIN (an explicit transaction on a shared connection would absorb other requests' statements).
+    /// Runs `body` in a transaction: all its statements take effect or none. PostgreSQL: `BEGIN` … `COMMIT` on one
+    /// pooled connection. SQLite: `BEGIN IMMEDIATE` … `COMMIT` on the one connection while holding its gate alone,
+    /// so no other request's statement runs inside the transaction. `body` must use only the handle it is given
+    /// (on SQLite, a statement through `sql` inside `body` would wait for the gate `body` holds).
     func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        if kind == .sqlite, let gate, let connection = sqliteConnection {
+            await gate.enterTransaction()
+            defer { gate.leaveTransaction() }
+            return try await Self.inTransaction(connection, begin: "BEGIN IMMEDIATE", body)
+        }
         guard kind == .postgres, let box = postgresPool else { return try await body(sql) }
         let logger = self.logger
         return try await box.pool.withConnection(logger: logger) { connection in
             connection.eventLoop.makeFutureWithTask {
-                let db = connection.sql(queryLogLevel: nil)
-                try await db.raw("BEGIN").run()
-                do {
-                    let result = try await body(db)
-                    try await db.raw("COMMIT").run()
-                    return result
-                } catch {
-                    _ = try? await db.raw("ROLLBACK").run()
-                    throw error
-                }
+                try await Self.inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
             }
         }.get()
+    }
+
+    private static func inTransaction<T: Sendable>(
+        _ db: any SQLDatabase, begin: String, _ body: @Sendable (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await db.raw(SQLQueryString(begin)).run()
+        do {
+            let result = try await body(db)
+            try await db.raw("COMMIT").run()
+            return result
+        } catch {
+            _ = try? await db.raw("ROLLBACK").run()
+            throw error
+        }
     }
 
     /// Arbitrary constant naming Sesame's migration lock among other users of the same PostgreSQL database.

@@ -15,6 +15,9 @@ public struct SQLStore: Store {
     /// the database sealing key comes from; `sealingKeys` (the sealing key file) adds keys held outside it.
     public static func open(engine: SQLEngine, now: Date, sealingKeys: SealingKeyFile? = nil) async throws -> SQLStore {
         let secret = try await loadServerSecret(engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
+        if engine.kind == .sqlite {
+            for statement in sqliteSignInStatements { try await engine.sql.raw(statement).run() }
+        }
         return SQLStore(engine: engine, ciphers: FieldCiphers(serverSecret: secret, keys: sealingKeys))
     }
 
@@ -35,6 +38,34 @@ public struct SQLStore: Store {
         }
         return [UInt8](try row.decode(column: "value", as: Data.self))
     }
+
+    /// SQLite: the verify step's three writes as one statement. On SQLite the cost of a sign-in is mostly the
+    /// number of statements (each is a round trip through the thread pool), so rather than `BEGIN`, three
+    /// statements and `COMMIT`, one `INSERT` into this connection's TEMP view runs them from its INSTEAD OF trigger.
+    /// A statement is atomic in SQLite: when any of the three fails (e.g. the session's token hash exists) the
+    /// statement is aborted and the writes it made so far are undone. TEMP objects live in the connection, not in
+    /// the database file, so this is no schema change and is made again each time the store is opened.
+    /// The statements are the same as `recordCredentialUse`, `appendAudit` and `createSession`.
+    static let sqliteSignInStatements: [SQLQueryString] = [
+        """
+        CREATE TEMP VIEW IF NOT EXISTS passkey_sign_in (credential_id, sign_count, backed_up, last_used_at, audit_id, audit_at,
+            audit_kind, audit_outcome, audit_user_id, audit_username, audit_client_address, audit_detail, token_hash, session_id,
+            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        """,
+        """
+        CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_writes INSTEAD OF INSERT ON passkey_sign_in BEGIN
+            UPDATE credentials SET sign_count = NEW.sign_count, backed_up = NEW.backed_up, last_used_at = NEW.last_used_at
+                WHERE id = NEW.credential_id;
+            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (NEW.audit_id,
+                NEW.audit_at, NEW.audit_kind, NEW.audit_outcome, NEW.audit_user_id, NEW.audit_username, NEW.audit_client_address,
+                NEW.audit_detail);
+            INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+                VALUES (NEW.token_hash, NEW.session_id, NEW.user_id, NEW.created_at, NEW.last_seen_at, NEW.expires_at, NEW.user_agent,
+                NEW.method, NEW.authenticated_at);
+        END
+        """,
+    ]
 
     private static func isUniqueViolation(_ error: any Error) -> Bool {
         if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
@@ -58,14 +89,17 @@ public struct SQLStore: Store {
 
     // MARK: Users
 
-    private static func user(_ row: any SQLRow) throws -> User {
+    private static func user(_ row: any SQLRow) throws -> User { try user(row, prefix: "") }
+
+    /// A user from a row whose user columns carry `prefix` (joins name them `u_id`, `u_username`, ...).
+    private static func user(_ row: any SQLRow, prefix: String) throws -> User {
         User(
-            id: try row.decode(column: "id", as: String.self),
-            username: try row.decode(column: "username", as: String.self),
-            displayName: try row.decode(column: "display_name", as: String.self),
-            userHandle: [UInt8](try row.decode(column: "user_handle", as: Data.self)),
-            disabled: try row.decode(column: "disabled", as: Int64.self) != 0,
-            createdAt: Date(milliseconds: try row.decode(column: "created_at", as: Int64.self))
+            id: try row.decode(column: prefix + "id", as: String.self),
+            username: try row.decode(column: prefix + "username", as: String.self),
+            displayName: try row.decode(column: prefix + "display_name", as: String.self),
+            userHandle: [UInt8](try row.decode(column: prefix + "user_handle", as: Data.self)),
+            disabled: try row.decode(column: prefix + "disabled", as: Int64.self) != 0,
+            createdAt: Date(milliseconds: try row.decode(column: prefix + "created_at", as: Int64.self))
         )
     }
 
@@ -171,13 +205,75 @@ public struct SQLStore: Store {
         try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))").first().map(Self.credential)
     }
 
+    /// `credentialColumns` qualified with the table alias `c`, for joins.
+    private static let joinedCredentialColumns: SQLQueryString = """
+        c.id, c.user_id, c.public_key, c.sign_count, c.transports, c.aaguid, c.backup_eligible, c.backed_up, c.user_verified, \
+        c.attestation_format, c.name, c.created_at, c.last_used_at
+        """
+
+    public func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)? {
+        guard let row = try await db.raw(
+            """
+            SELECT \(Self.joinedCredentialColumns), u.id AS u_id, u.username AS u_username, u.display_name AS u_display_name,
+                u.user_handle AS u_user_handle, u.disabled AS u_disabled, u.created_at AS u_created_at
+            FROM credentials c LEFT JOIN users u ON u.id = c.user_id WHERE c.id = \(bind: Data(id))
+            """
+        ).first() else { return nil }
+        let user = try row.decode(column: "u_id", as: String?.self) == nil ? nil : try Self.user(row, prefix: "u_")
+        return (try Self.credential(row), user)
+    }
+
+    public func credentials(usernameKey: String) async throws -> [StoredCredential] {
+        // As in `user(usernameKey:)`: a key with control characters names no account (PostgreSQL refuses NUL).
+        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return [] }
+        return try await db.raw(
+            """
+            SELECT \(Self.joinedCredentialColumns) FROM users u JOIN credentials c ON c.user_id = u.id
+            WHERE u.username_key = \(bind: usernameKey) ORDER BY c.created_at, c.id
+            """
+        ).all().map(Self.credential)
+    }
+
     public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws {
-        try await db.raw(
-            """
-            UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
-                last_used_at = \(bind: at.milliseconds) WHERE id = \(bind: Data(id))
-            """
-        ).run()
+        try await db.raw(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)).run()
+    }
+
+    private static func credentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) -> SQLQueryString {
+        """
+        UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
+            last_used_at = \(bind: at.milliseconds) WHERE id = \(bind: Data(id))
+        """
+    }
+
+    public func recordPasskeySignIn(
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord
+    ) async throws {
+        do {
+            switch engine.kind {
+            case .postgres:
+                let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
+                let event = Self.auditInsert(audit)
+                let insertSession = Self.sessionInsert(tokenHash: sessionTokenHash, session)
+                // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH
+                // clause to completion, and the statement as a whole succeeds or changes nothing.
+                try await db.raw("WITH used AS (\(use) RETURNING id), audited AS (\(event) RETURNING id) \(insertSession)").run()
+            case .sqlite:
+                let e = audit
+                let s = session
+                try await db.raw(
+                    """
+                    INSERT INTO passkey_sign_in VALUES (\(bind: Data(credentialID)), \(bind: Int64(signCount)), \(bind: Int64(backedUp ? 1 : 0)),
+                        \(bind: at.milliseconds), \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
+                        \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail), \(bind: Data(sessionTokenHash)), \(bind: s.id),
+                        \(bind: s.userID), \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+                        \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+                    """
+                ).run()
+            }
+        } catch where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
     }
 
     public func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool {
@@ -463,13 +559,15 @@ public struct SQLStore: Store {
     }
 
     public func createSession(tokenHash: [UInt8], _ s: SessionRecord) async throws {
-        try await insert(
-            """
-            INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
-                \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-                \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
-            """
-        )
+        try await insert(Self.sessionInsert(tokenHash: tokenHash, s))
+    }
+
+    private static func sessionInsert(tokenHash: [UInt8], _ s: SessionRecord) -> SQLQueryString {
+        """
+        INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
+            \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+        """
     }
 
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
@@ -522,6 +620,46 @@ public struct SQLStore: Store {
         )
     }
 
+    public func startCeremony(
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ c: ChallengeRecord
+    ) async throws -> (count: Int, windowStart: Date) {
+        let count = Self.failureUpsert(bucket: bucket, now: now, window: window)
+        let row: (any SQLRow)?
+        do {
+            switch engine.kind {
+            case .postgres:
+                // One statement (one round trip, one commit): the challenge row is inserted only from a count row
+                // within the limit, and the count is taken under the bucket's row lock, as in `recordFailure`.
+                row = try await db.raw(
+                    """
+                    WITH counted AS (\(count)),
+                    stored AS (
+                        INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at)
+                        SELECT \(bind: Data(challengeID)), \(bind: c.purpose), \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload),
+                            \(bind: c.expiresAt.milliseconds)
+                        FROM counted WHERE counted.failures <= \(bind: Int64(limit)))
+                    SELECT window_start, failures FROM counted
+                    """
+                ).first()
+            case .sqlite:
+                // Two statements without a transaction (on SQLite a sign-in's cost is mostly its statement count):
+                // the count is atomic on its own, and the challenge is stored only after a count within the limit.
+                // Interrupted between the two, a start is counted that stored nothing, which errs on the safe side.
+                row = try await db.raw(count).first()
+                if let row, try row.decode(column: "failures", as: Int.self) <= limit {
+                    try await insertChallenge(id: challengeID, binding: binding, c)
+                }
+            }
+        } catch where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
+        guard let row else { throw DatabaseError("rate limit upsert returned nothing") }
+        return (
+            try row.decode(column: "failures", as: Int.self),
+            Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
+        )
+    }
+
     private static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
         ChallengeRecord(
             purpose: try row.decode(column: "purpose", as: String.self),
@@ -570,19 +708,24 @@ public struct SQLStore: Store {
         return (try row.decode(column: "failures", as: Int.self), Date(milliseconds: start))
     }
 
-    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+    /// Adds one failure to the bucket, starting a new window if the old one ended; returns `window_start, failures`.
+    /// One statement: atomic on both engines, so concurrent failures on several nodes all count.
+    private static func failureUpsert(bucket: String, now: Date, window: TimeInterval) -> SQLQueryString {
         let nowMs = now.milliseconds
         let expired = nowMs - Int64(window * 1000)
-        // One statement: atomic on both engines, so concurrent failures on several nodes all count.
-        guard let row = try await db.raw(
-            """
+        return """
             INSERT INTO rate_limits (bucket, window_start, failures) VALUES (\(bind: bucket), \(bind: nowMs), 1)
             ON CONFLICT (bucket) DO UPDATE SET
                 failures = CASE WHEN rate_limits.window_start <= \(bind: expired) THEN 1 ELSE rate_limits.failures + 1 END,
                 window_start = CASE WHEN rate_limits.window_start <= \(bind: expired) THEN \(bind: nowMs) ELSE rate_limits.window_start END
             RETURNING window_start, failures
             """
-        ).first() else { throw DatabaseError("rate limit upsert returned nothing") }
+    }
+
+    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+        guard let row = try await db.raw(Self.failureUpsert(bucket: bucket, now: now, window: window)).first() else {
+            throw DatabaseError("rate limit upsert returned nothing")
+        }
         return (
             try row.decode(column: "failures", as: Int.self),
             Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
@@ -600,13 +743,15 @@ public struct SQLStore: Store {
     // MARK: Audit
 
     public func appendAudit(_ e: AuditEvent) async throws {
-        try await db.raw(
-            """
-            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (\(bind: e.id),
-                \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID), \(bind: e.username),
-                \(bind: e.clientAddress), \(bind: e.detail))
-            """
-        ).run()
+        try await db.raw(Self.auditInsert(e)).run()
+    }
+
+    private static func auditInsert(_ e: AuditEvent) -> SQLQueryString {
+        """
+        INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (\(bind: e.id),
+            \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID), \(bind: e.username),
+            \(bind: e.clientAddress), \(bind: e.detail))
+        """
     }
 
     public func auditEvents(userID: String?, limit: Int) async throws -> [AuditEvent] {

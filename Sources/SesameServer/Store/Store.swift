@@ -203,7 +203,19 @@ public protocol Store: Sendable {
     func addCredential(_ credential: StoredCredential) async throws
     func credentials(userID: String) async throws -> [StoredCredential]
     func credential(id: [UInt8]) async throws -> StoredCredential?
+    /// The credential and its account (nil if the account row is missing), in one query.
+    func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)?
+    /// The credentials of the account with this username key (`credentials(userID:)` of `user(usernameKey:)`), in
+    /// one query; empty when there is no such account or it has none.
+    func credentials(usernameKey: String) async throws -> [StoredCredential]
     func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws
+    /// The writes of a verified passkey sign-in, all or nothing: records the credential's use (as
+    /// `recordCredentialUse`), appends `audit` and creates the session (as `createSession`). The challenge is not
+    /// part of it: it was consumed on its own before the assertion was checked, so it stays used whatever happens here.
+    func recordPasskeySignIn(
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord
+    ) async throws
     func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool
     func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome
 
@@ -259,6 +271,12 @@ public protocol Store: Sendable {
     func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord?
     /// Reads a challenge without consuming it.
     func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord?
+    /// Counts one ceremony start in `bucket` (as `recordFailure`) and, only if the count is then at most `limit`,
+    /// stores the challenge (as `insertChallenge`). Returns the bucket's count and window start. The count is exact
+    /// across nodes; a challenge is never stored for a start past the limit.
+    func startCeremony(
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord
+    ) async throws -> (count: Int, windowStart: Date)
     func deleteChallenges(userID: String, purpose: String) async throws
     func deleteChallenge(id: [UInt8]) async throws
 
