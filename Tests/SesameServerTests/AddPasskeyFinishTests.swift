@@ -66,7 +66,7 @@ import VirtualAuthenticator
     }
 
     /// The automatic upgrade after a password sign-in: options asked with `"mediation": "conditional"` accept a
-    /// response without the UP flag (a conditional create saves the passkey without a prompt); options asked
+    /// response without the UP (and UV) flag (a conditional create saves the passkey without a prompt); options asked
     /// without it refuse such a response, and the refused challenge stays spent.
     @Test(arguments: TestDatabase.all)
     func onlyConditionalOptionsAcceptAResponseWithoutUserPresence(_ db: TestDatabase) async throws {
@@ -74,8 +74,10 @@ import VirtualAuthenticator
         try await server.seedUser("jun", password: "correct horse")
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "jun", "correct horse")
+            // Chrome documents that a conditional create answers with neither UP nor UV set.
             var silent = VirtualAuthenticator.Behaviour()
             silent.userPresent = false
+            silent.userVerified = false
             func add(_ options: TestResponse, _ authenticator: VirtualAuthenticator) async throws -> TestResponse {
                 let made = try authenticator.create(optionsJSON: Array(options.body.readableBytesView), origin: PasskeyJourneyTests.origin, behaviour: silent)
                 return try await client.json("/api/account/passkeys", .post, body: PasskeyJourneyTests().credentialBody(made.json), headers: session.bearerHeaders)
