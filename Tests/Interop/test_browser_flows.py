@@ -701,6 +701,18 @@ def test_sms_code_sign_in(browser, server):
 
 # 8. Add, rename and delete a passkey, with the Signal API ------------------------------------------------------
 
+def set_aaguid(server, credential_id, aaguid):
+    """Stores `aaguid` for a credential directly in the server's SQLite file (Chromium's virtual authenticators
+    report AAGUIDs no provider list names)."""
+    import sqlite3
+    with sqlite3.connect(server.database, timeout=10) as db:
+        changed = db.execute("UPDATE credentials SET aaguid = ? WHERE id = ?", (
+            bytes.fromhex(aaguid.replace("-", "")),
+            base64.urlsafe_b64decode(credential_id + "=" * (-len(credential_id) % 4)))).rowcount
+    db.close()
+    assert changed == 1, credential_id
+
+
 def test_add_rename_delete_passkey_with_signals(browser, server):
     authenticator(browser)
     sign_up(browser, server, "frances", "Frances Allen")
@@ -733,11 +745,7 @@ def test_add_rename_delete_passkey_with_signals(browser, server):
     # Give the first passkey the AAGUID of a listed provider (Apple Passwords) in the database, as if it came from
     # that provider: the page shows the provider's icon, served by this origin and allowed by img-src 'self'.
     apple = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
-    import sqlite3
-    with sqlite3.connect(server.database, timeout=10) as db:
-        db.execute("UPDATE credentials SET aaguid = ? WHERE id = ?",
-                   (bytes.fromhex(apple.replace("-", "")), base64.urlsafe_b64decode(ids[0] + "=" * (-len(ids[0]) % 4))))
-    db.close()
+    set_aaguid(server, ids[0], apple)
     open_page(browser, server, "/account")
     signed_in(browser, server)
     item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li.passkey[data-id="{ids[0]}"]')
@@ -973,6 +981,16 @@ def test_screenshots(browser, server):
             screenshot(browser, page, width)
             assert sideways_overflow(browser, width) <= 0, f"{page} scrolls sideways at {width}px"
     sign_up(browser, server, "dorothy", "Dorothy Vaughan")
+    # Chromium's virtual authenticator reports an AAGUID no provider list names; give the passkey Apple Passwords'
+    # AAGUID in the database (as flow 8 does) so the picture shows what a person with that provider sees.
+    passkey_id = browser.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").get_attribute("data-id")
+    set_aaguid(server, passkey_id, "fbfc3007-154e-4ecc-8c0b-6e020557d7bd")
+    open_page(browser, server, "/account")
+    wait(browser, lambda d: "Apple Passwords" in d.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").text,
+         what="the provider name")
+    icon = browser.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey img.provider-icon")
+    wait(browser, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", icon),
+         what="the provider icon to load")
     for width in (1280, 390):
         screenshot(browser, "account", width)
         assert sideways_overflow(browser, width) <= 0, f"account scrolls sideways at {width}px"
