@@ -70,8 +70,7 @@ struct PasskeyManagementRoutes {
             let auth = try context.requireAuthentication()
             let id = try credentialID(context)
             let body = try await JSONBody.decode(RenameBody.self, from: request, context: context)
-            let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            guard let name = PasskeyRoutes.shownName(body.name) else {
                 throw APIError.invalidField("name", "Give a name of 1 to 64 characters.")
             }
             guard try await sesame.store.renameCredential(userID: auth.user.id, id: id, name: name) else { throw APIError.notFound }

@@ -267,9 +267,16 @@ struct PasskeyRoutes {
 
     /// A display name as sign-up and `PATCH /api/account` accept it: trimmed, 1 to 64 characters, no controls.
     static func displayName(_ raw: String) throws -> String {
+        guard let name = shownName(raw) else { throw APIError.invalidField("display_name", "Use 1 to 64 characters.") }
+        return name
+    }
+
+    /// A name people see (display name, passkey name): trimmed, 1 to 64 characters, no control characters; nil
+    /// when it breaks a rule.
+    static func shownName(_ raw: String) -> String? {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError.invalidField("display_name", "Use 1 to 64 characters.")
+            return nil
         }
         return name
     }
