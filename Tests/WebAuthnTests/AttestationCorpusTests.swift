@@ -49,14 +49,11 @@ struct CorpusCase: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     static func all() throws -> [CorpusCase] {
-        guard let vectors = Bundle.module.url(forResource: "Vectors", withExtension: nil) else { return [] }
-        let folder = vectors.appendingPathComponent("webauthn-real")
         // Registrations in the formats this library verifies; tpm, android-key and android-safetynet come later.
         let later = ["tpm", "android", "safetynet"]
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { $0.hasSuffix("-reg.json") && !later.contains(where: $0.contains) }.sorted()
+        let files = RealCorpus.names.filter { $0.hasSuffix("-reg.json") && !later.contains(where: $0.contains) }
         return try files.map { file in
-            let data = try Data(contentsOf: folder.appendingPathComponent(file))
+            let data = try RealCorpus.data(file)
             let decoded = try JSONDecoder().decode(CorpusCase.self, from: data)
             return CorpusCase(named: String(file.dropLast(5)), decoded)
         }
@@ -344,10 +341,11 @@ struct SplitMix64: RandomNumberGenerator {
     /// The Microsoft AIK certificate marks certificatePolicies and subjectAltName critical; RFC 5280 processing
     /// alone must refuse the chain, and a format rule that handles both must let it verify (the `tpm` verifier
     /// will bring such a rule).
-    @Test(arguments: ["yubico-windows-hello-tpm-reg", "webauthn-rs-windows-hello-tpm-rs1-reg"])
+    /// The webauthn-rs capture is read in place from the shared corpus (MPL-2.0); without it only Yubico's runs,
+    /// and `RealCorpusPresenceTests` reports the skip.
+    @Test(arguments: ["yubico-windows-hello-tpm-reg"] + (RealCorpus.files["webauthn-rs-windows-hello-tpm-rs1-reg.json"] == nil ? [] : ["webauthn-rs-windows-hello-tpm-rs1-reg"]))
     func tpmAIKChainNeedsFormatRules(_ name: String) async throws {
-        let vectors = try #require(Bundle.module.url(forResource: "Vectors", withExtension: nil))
-        let data = try Data(contentsOf: vectors.appendingPathComponent("attestation/later/\(name).json"))
+        let data = try name.hasPrefix("webauthn-rs-") ? RealCorpus.data("\(name).json") : Vectors.data("attestation/later/\(name).json")
         let testCase = try JSONDecoder().decode(CorpusCase.self, from: data)
         let object = try AttestationObject(bytes: try Base64URL.decode(testCase.response.response.attestationObject))
         #expect(object.format == "tpm")
@@ -371,3 +369,17 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(verified)
     }
 }
+
+/// The cases read in place from the shared corpus (NOTICE: kanidm/webauthn-rs, MPL-2.0, kept out of this
+/// repository). Without the shared corpus this suite is skipped and says so; the other corpus tests then run on the
+/// copies here only.
+@Suite(.enabled(if: RealCorpus.sharedDirectory != nil, "the shared corpus (../shared/corpus or SESAME_SHARED_CORPUS) is absent: the webauthn-rs cases it holds were not checked"))
+struct RealCorpusPresenceTests {
+    @Test func inPlaceCasesAreRead() throws {
+        let inPlace = RealCorpus.names.filter { name in RealCorpus.inPlacePrefixes.contains(where: name.hasPrefix) }
+        let local = Set((try? FileManager.default.contentsOfDirectory(atPath: Vectors.directory.appendingPathComponent("webauthn-real").path)) ?? [])
+        #expect(inPlace.filter { !local.contains($0) }.count >= 28)
+        #expect(RealCorpus.names.count >= 98)
+    }
+}
+
