@@ -6,6 +6,8 @@ enum SesameSubcommands {
         ServeCommand.self,
         MigrateCommand.self,
         UsersCommand.self,
+        ClientsCommand.self,
+        SigningKeysCommand.self,
         AuditCommand.self,
         SealKeysCommand.self,
         VerifyCommand.self,

@@ -42,6 +42,10 @@ import WebAuthn
         #expect(try Self.openAPI.contains("error:\n          $ref: '#/components/schemas/ErrorCode'"))
     }
 
+    @Test func oauthErrorCodesAreTheOpenAPIEnum() throws {
+        #expect(try Self.openAPIEnum(schema: "OAuthErrorCode") == OAuthErrorCode.allCases.map(\.rawValue))
+    }
+
     /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.
     static func pageMessageKeys() throws -> [String] {
         let script = try text("Sources/SesameServer/Resources/Web/static/api.js")
@@ -142,7 +146,8 @@ import WebAuthn
             let sesame = Sesame(
                 configuration: configuration, store: store, clock: server.clock.serverClock, logger: Logger(label: "test"),
                 serverSecret: Array(repeating: 7, count: 32), metrics: ServerMetrics(), providers: try ProviderNames.load(nil),
-                rateLimits: RateLimitPolicy(), sms: server.sms, relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration())
+                rateLimits: RateLimitPolicy(), sms: server.sms, relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration()),
+                ciphers: store.ciphers
             )
             let router = Router(context: SesameRequestContext.self)
             registerRoutes(on: router, sesame)

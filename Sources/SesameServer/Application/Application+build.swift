@@ -71,7 +71,8 @@ public func buildApplication(
         sesame = Sesame(
             configuration: configuration, store: store, clock: environment.clock, logger: logger, serverSecret: secret,
             metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,
-            sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty
+            sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty,
+            ciphers: store.ciphers
         )
     } catch {
         try? await engine.shutdown()
@@ -117,4 +118,5 @@ func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     SecondFactorRoutes(sesame: sesame).register(on: router)
     ReauthenticationRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)
+    IdentityProviderRoutes(sesame: sesame).register(on: router)
 }

@@ -30,11 +30,13 @@ struct Sesame: Sendable {
     let audit: AuditLog
     let factors: FactorVerifier
     let passkeys: PasskeyVerifier
+    let signingKeys: SigningKeyring
+    let tokens: TokenIssuer
 
     init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
-        relyingParty: RelyingParty
+        relyingParty: RelyingParty, ciphers: FieldCiphers
     ) {
         self.configuration = configuration
         self.store = store
@@ -60,6 +62,12 @@ struct Sesame: Sendable {
             serverSecret: serverSecret, configuration: configuration
         )
         self.passkeys = PasskeyVerifier(relyingParty: relyingParty, store: store, audit: audit, clock: clock, providers: providers)
+        let signingKeys = SigningKeyring(
+            store: store, ciphers: ciphers, clock: clock,
+            longestTokenLifetime: TimeInterval(max(TokenIssuer.accessTokenLifetime, TokenIssuer.idTokenLifetime))
+        )
+        self.signingKeys = signingKeys
+        self.tokens = TokenIssuer(keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock)
     }
 
     var now: Date { clock.now() }

@@ -50,6 +50,9 @@ struct ErrorMiddleware: RouterMiddleware {
         switch error {
         case let error as APIError:
             return try error.response(from: request, context: context)
+        case let error as OAuthError:
+            // The identity provider's endpoints answer in OAuth's own error shape (RFC 6749 §5.2).
+            return try error.response(from: request, context: context)
         case let error as HTTPError:
             let mapped: APIError
             switch error.status {

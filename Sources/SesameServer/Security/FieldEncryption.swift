@@ -35,6 +35,8 @@ struct FieldCipher: Sendable {
     enum Purpose: String, Sendable, CaseIterable {
         case totp
         case sms
+        /// OpenID Connect token-signing private keys (the "user id" of their associated data is the key id).
+        case signingKey = "signing_key"
     }
 
     /// Which key a stored value names (read from its header, without opening it).
@@ -196,10 +198,20 @@ struct FieldCipher: Sendable {
 struct FieldCiphers: Sendable {
     let totp: FieldCipher
     let sms: FieldCipher
+    let signingKey: FieldCipher
 
     init(serverSecret: [UInt8], keys: SealingKeyFile? = nil) {
         totp = FieldCipher(serverSecret: serverSecret, purpose: .totp, keys: keys)
         sms = FieldCipher(serverSecret: serverSecret, purpose: .sms, keys: keys)
+        signingKey = FieldCipher(serverSecret: serverSecret, purpose: .signingKey, keys: keys)
+    }
+
+    func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher {
+        switch purpose {
+        case .totp: totp
+        case .sms: sms
+        case .signingKey: signingKey
+        }
     }
 }
 

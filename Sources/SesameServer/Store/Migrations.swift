@@ -161,6 +161,77 @@ enum Migrations {
             // to re-authenticate first.
             statements: ["ALTER TABLE sessions ADD COLUMN authenticated_at BIGINT NOT NULL DEFAULT 0"]
         ),
+        Migration(
+            version: 4,
+            name: "OpenID Connect provider: clients, signing keys, grants, codes, refresh tokens, consents",
+            statements: [
+                """
+                CREATE TABLE oauth_clients (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    secret_hash {bytes},
+                    redirect_uris TEXT NOT NULL,
+                    post_logout_redirect_uris TEXT NOT NULL,
+                    backchannel_logout_uri TEXT,
+                    first_party BIGINT NOT NULL,
+                    id_token_alg TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE oauth_signing_keys (
+                    kid TEXT PRIMARY KEY,
+                    alg TEXT NOT NULL,
+                    private_key {bytes} NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    retired_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE oauth_grants (
+                    id TEXT PRIMARY KEY,
+                    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL,
+                    nonce TEXT,
+                    auth_time BIGINT NOT NULL,
+                    method TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT
+                )
+                """,
+                "CREATE INDEX oauth_grants_user ON oauth_grants (user_id, client_id)",
+                """
+                CREATE TABLE oauth_codes (
+                    code_hash {bytes} PRIMARY KEY,
+                    grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+                    redirect_uri TEXT NOT NULL,
+                    code_challenge TEXT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE oauth_refresh_tokens (
+                    token_hash {bytes} PRIMARY KEY,
+                    grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
+                    idle_expires_at BIGINT NOT NULL,
+                    used_at BIGINT
+                )
+                """,
+                "CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)",
+                """
+                CREATE TABLE oauth_consents (
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL,
+                    granted_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, client_id)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with

@@ -73,5 +73,8 @@ public struct SQLStore: Store {
         try await db.raw("DELETE FROM challenges WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: nowMs - Int64(rateLimitWindow * 1000))").run()
+        // A grant past its absolute end takes its codes and refresh tokens with it (ON DELETE CASCADE); spent
+        // codes and refresh tokens stay until then, so a replay is still recognised and still revokes.
+        try await db.raw("DELETE FROM oauth_grants WHERE expires_at <= \(bind: nowMs)").run()
     }
 }

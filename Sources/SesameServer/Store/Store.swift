@@ -5,7 +5,7 @@ import Foundation
 /// that must be atomic across nodes is a single statement or a transaction; the store conformance suite
 /// (`StoreTests`) runs on both engines.
 public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore, SessionStore,
-    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, Sendable
+    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, Sendable
 {
     func ping() async throws
 

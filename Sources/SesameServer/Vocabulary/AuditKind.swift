@@ -31,6 +31,15 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case adminEnabled = "admin.enabled"
     case adminDeleted = "admin.deleted"
     case adminResealed = "admin.resealed"
+    case clientAdded = "client.added"
+    case clientRemoved = "client.removed"
+    case clientSecretRotated = "client.secret_rotated"
+    case signingKeysRotated = "signing_keys.rotated"
+    case appConsented = "app.consented"
+    case appAuthorized = "app.authorized"
+    case appAccessRevoked = "app.access_revoked"
+    case codeReplayed = "app.code_replayed"
+    case refreshTokenReused = "app.refresh_token_reused"
 }
 
 /// How an audited attempt ended.

@@ -83,6 +83,29 @@ struct WebRoutes {
         return escaped
     }
 
+    /// A page filled per request (consent, application errors): the layout and the body template, read once.
+    struct DynamicPage: Sendable {
+        let layout: String
+        let body: String
+        let name: String
+        let title: String
+
+        static func load(_ name: String, title: String) throws -> DynamicPage {
+            let templates = try resourceDirectory("templates")
+            return DynamicPage(
+                layout: try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8),
+                body: try String(contentsOf: templates.appendingPathComponent("\(name).html"), encoding: .utf8), name: name, title: title
+            )
+        }
+
+        /// The page's HTML; every value is escaped. `script` names the static module the page loads.
+        func render(_ configuration: ServerConfiguration, script: String, _ values: [String: String]) throws -> String {
+            let common = ["title": title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": script]
+            let all = values.merging(common) { own, _ in own }
+            return try fill(layout, common.merging(["content": try fill(body, all)]) { old, _ in old })
+        }
+    }
+
     /// Every page, rendered with this server's configuration.
     static func renderPages(_ configuration: ServerConfiguration) throws -> [Page: ByteBuffer] {
         let templates = try resourceDirectory("templates")
@@ -154,8 +177,10 @@ struct WebRoutes {
         router.get("/") { _, context in
             redirect(context.authentication == nil ? "/signin" : "/account")
         }
-        router.get("/signin") { _, context in
-            context.authentication == nil ? page(.signin) : redirect("/account")
+        // With `return` (an application's authorization request sent the person to sign in again), the page is
+        // shown even to a signed-in person.
+        router.get("/signin") { request, context in
+            context.authentication == nil || request.uri.queryParameters["return"] != nil ? page(.signin) : redirect("/account")
         }
         router.get("/signup") { _, context in
             context.authentication == nil ? page(.signup) : redirect("/account")

@@ -55,6 +55,10 @@ extension SQLStore: SealedSecretStore {
             return try await db.raw(
                 "SELECT user_id, phone FROM sms WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
             ).all().map { (try $0.decode(column: "user_id", as: String.self), Array(try $0.decode(column: "phone", as: String.self).utf8)) }
+        case .signingKey:
+            return try await db.raw(
+                "SELECT kid, private_key FROM oauth_signing_keys WHERE kid > \(bind: after) ORDER BY kid LIMIT \(bind: limit)"
+            ).all().map { (try $0.decode(column: "kid", as: String.self), [UInt8](try $0.decode(column: "private_key", as: Data.self))) }
         }
     }
 
@@ -70,12 +74,10 @@ extension SQLStore: SealedSecretStore {
         }
     }
 
-    private func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher {
-        purpose == .totp ? ciphers.totp : ciphers.sms
-    }
+    private func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher { ciphers.cipher(purpose) }
 
     private func sealedUnder(_ purpose: FieldCipher.Purpose, _ stored: [UInt8]) -> FieldCipher.SealedUnder {
-        purpose == .totp ? ciphers.totp.sealedUnder(stored) : ciphers.sms.sealedUnder(text: String(decoding: stored, as: UTF8.self))
+        purpose == .sms ? ciphers.sms.sealedUnder(text: String(decoding: stored, as: UTF8.self)) : cipher(purpose).sealedUnder(stored)
     }
 
     public func sealedSecretCounts() async throws -> [SealedSecretCount] {
@@ -113,6 +115,11 @@ extension SQLStore: SealedSecretStore {
                         guard let new = try ciphers.sms.resealedText(text, userID: userID) else { report.current += 1; return }
                         updated = !(try await db.raw(
                             "UPDATE sms SET phone = \(bind: new) WHERE user_id = \(bind: userID) AND phone = \(bind: text) RETURNING user_id"
+                        ).all()).isEmpty
+                    case .signingKey:
+                        guard let new = try ciphers.signingKey.resealed(stored, userID: userID) else { report.current += 1; return }
+                        updated = !(try await db.raw(
+                            "UPDATE oauth_signing_keys SET private_key = \(bind: Data(new)) WHERE kid = \(bind: userID) AND private_key = \(bind: Data(stored)) RETURNING kid"
                         ).all()).isEmpty
                     }
                     if updated { report.resealed += 1 } else { report.changedMeanwhile += 1 }

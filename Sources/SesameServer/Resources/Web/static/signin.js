@@ -9,10 +9,20 @@ import { $, say, clear, busy, focus, show } from "./ui.js";
 let conditional = null; // AbortController of the running AutoFill request
 let pending = null; // { token, factors } while a second step is open
 
+/**
+ * Where to go after signing in: the `return` link an application's sign-in request came with (only this site's
+ * own authorization endpoint), else the account page.
+ */
+export function returnTarget(search) {
+  const target = new URLSearchParams(search).get("return");
+  return typeof target === "string" && target.startsWith("/oauth/authorize?") ? target : "/account";
+}
+
 function signedIn(result) {
   setCSRFToken(result && result.csrfToken);
-  say("Signed in. Opening your account…", "success");
-  location.assign("/account");
+  const target = returnTarget(location.search);
+  say(target === "/account" ? "Signed in. Opening your account…" : "Signed in. Returning to the application…", "success");
+  location.assign(target);
 }
 
 function stopConditional() {

@@ -1,0 +1,121 @@
+import Foundation
+import WebAuthn
+
+/// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
+struct IDTokenClaims: Codable, Sendable {
+    let iss: String
+    let sub: String
+    let aud: String
+    let exp: Int
+    let iat: Int
+    let auth_time: Int
+    let nonce: String?
+    let amr: [String]
+    let acr: String?
+    let azp: String
+    let preferred_username: String?
+    let name: String?
+
+    static func isPasskey(_ method: String) -> Bool {
+        method == SessionMethod.passkey.rawValue || method == SessionMethod.passkeyPresence.rawValue
+    }
+
+    /// Authentication methods (RFC 8176) for how the session's holder proved who they are, said truthfully: a
+    /// passkey is proof of possession of a key (`pop`), plus `user` and `mfa` when the authenticator verified the
+    /// user; a password is `pwd`, with `otp` (TOTP or a recovery code) or `sms` and `mfa` for a second factor.
+    static func amr(_ method: String) -> [String] {
+        switch SessionMethod(rawValue: method) {
+        case .passkey?: ["pop", "user", "mfa"]
+        case .passkeyPresence?: ["pop"]
+        case .password?: ["pwd"]
+        case .passwordAnd(.totp)?, .passwordAnd(.recovery)?: ["pwd", "otp", "mfa"]
+        case .passwordAnd(.sms)?: ["pwd", "sms", "mfa"]
+        case nil: []
+        }
+    }
+
+    /// `phr` (phishing-resistant, OpenID EAP ACR values) for a passkey sign-in; nothing is claimed otherwise.
+    static func acr(_ method: String) -> String? { isPasskey(method) ? "phr" : nil }
+}
+
+struct AccessTokenClaims: Codable, Sendable {
+    let iss: String
+    let sub: String
+    let aud: String
+    let exp: Int
+    let iat: Int
+    let jti: String
+    let client_id: String
+    let scope: String
+    let auth_time: Int
+    /// The grant the token belongs to: revoking the grant ends the token at UserInfo and introspection.
+    let gid: String
+}
+
+/// What the token endpoint answers (RFC 6749 §5.1, OpenID Connect Core 1.0 §3.1.3.3).
+struct TokenResponse: Encodable, Sendable {
+    let access_token: String
+    let token_type = "Bearer"
+    let expires_in: Int
+    let id_token: String
+    let refresh_token: String?
+    let scope: String
+}
+
+/// Signs the tokens of a grant.
+struct TokenIssuer: Sendable {
+    let keyring: SigningKeyring
+    let issuer: String
+    let store: any Store
+    let clock: ServerClock
+
+    static let accessTokenLifetime = 600
+    static let idTokenLifetime = 600
+    static let codeLifetime: TimeInterval = 60
+    static let refreshIdleLifetime: TimeInterval = 14 * 24 * 3600
+    static let grantLifetime: TimeInterval = 30 * 24 * 3600
+
+    /// Tokens for a grant; `rotatedRefreshToken` is the successor the store already holds after a refresh, else
+    /// a refresh token is made when the grant has `offline_access`.
+    func tokens(for grant: OAuthGrant, client: OAuthClient, user: User, rotatedRefreshToken: String? = nil) async throws -> TokenResponse {
+        let now = clock.now()
+        let iat = Int(now.timeIntervalSince1970)
+        let profile = grant.scope.split(separator: " ").contains("profile")
+        let idClaims = IDTokenClaims(
+            iss: issuer, sub: user.id, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
+            auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce, amr: IDTokenClaims.amr(grant.method),
+            acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: profile ? user.username : nil,
+            name: profile ? user.displayName : nil
+        )
+        let idKey = try await keyring.current(JSONWebToken.Algorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
+        let accessClaims = AccessTokenClaims(
+            iss: issuer, sub: user.id, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat, jti: Base64URL.encode(Secrets.random(16)),
+            client_id: client.id, scope: grant.scope, auth_time: Int(grant.authTime.timeIntervalSince1970), gid: grant.id
+        )
+        var refresh = rotatedRefreshToken
+        if refresh == nil, grant.scope.split(separator: " ").contains("offline_access") {
+            let token = "sesame_rt_" + Base64URL.encode(Secrets.random(32))
+            try await store.addRefreshToken(
+                hash: Secrets.sha256(token), grantID: grant.id, idleExpiresAt: min(now.addingTimeInterval(Self.refreshIdleLifetime), grant.expiresAt)
+            )
+            refresh = token
+        }
+        return TokenResponse(
+            access_token: try JSONWebToken.sign(accessClaims, key: try await keyring.current(.es256), type: "at+jwt"),
+            expires_in: Self.accessTokenLifetime, id_token: try JSONWebToken.sign(idClaims, key: idKey), refresh_token: refresh, scope: grant.scope
+        )
+    }
+
+    /// A new refresh token in place of a spent one (the caller stores it with `rotateRefreshToken`).
+    static func newRefreshToken() -> String { "sesame_rt_" + Base64URL.encode(Secrets.random(32)) }
+
+    /// The claims of one of the provider's access tokens, if it is genuine, unexpired and its grant is live.
+    func validAccessToken(_ token: String) async throws -> (AccessTokenClaims, OAuthGrant)? {
+        guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()), header.typ == "at+jwt",
+            let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(bytes)), claims.iss == issuer,
+            claims.exp > Int(clock.now().timeIntervalSince1970),
+            let grant = try await store.grant(id: claims.gid), grant.revokedAt == nil, grant.userID == claims.sub
+        else { return nil }
+        return (claims, grant)
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import SesameServer
+
+/// `sesame clients`: the applications that sign their people in through Sesame (OpenID Connect).
+struct ClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clients",
+        abstract: "Register, list, show and remove the applications that sign people in through Sesame (OpenID Connect).",
+        subcommands: [Add.self, List.self, Show.self, Remove.self, RotateSecret.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register an application; prints its client id and, once, its secret.",
+            discussion: """
+                Redirect URIs must match exactly at sign-in; an http URI on a loopback host (native apps, RFC 8252) \
+                matches on any port. Public clients (--public) have no secret and must use PKCE, as every client does.
+                """
+        )
+        @Option(help: "The application's name, shown on the consent page.") var name: String
+        @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several).") var redirectURIs: [String] = []
+        @Option(name: .customLong("post-logout-redirect-uri"), help: "Where RP-initiated logout may return (repeatable).")
+        var postLogoutRedirectURIs: [String] = []
+        @Option(name: .customLong("backchannel-logout-uri"), help: "The application's back-channel logout endpoint.") var backchannelLogoutURI: String?
+        @Flag(name: .customLong("public"), help: "A public client (native or single-page app): no secret.") var isPublic = false
+        @Flag(name: .customLong("first-party"), help: "Your own application: no consent page.") var firstParty = false
+        @Option(name: .customLong("id-token-alg"), help: "ES256 (default) or RS256.") var idTokenAlgorithm = "ES256"
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            var client = Admin.ClientOptions(name: name, redirectURIs: redirectURIs)
+            client.postLogoutRedirectURIs = postLogoutRedirectURIs
+            client.backchannelLogoutURI = backchannelLogoutURI
+            client.isPublic = isPublic
+            client.firstParty = firstParty
+            client.idTokenAlgorithm = idTokenAlgorithm
+            try await withAdmin(options) { admin in
+                for line in try await admin.addClient(client) { print(line) }
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the registered applications (never their secrets).")
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in
+                for line in try await admin.listClients() { print(line) }
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one application.")
+        @Argument(help: "Client id.") var client: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in print(try await admin.showClient(client)) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an application; its grants and tokens stop working.")
+        @Argument(help: "Client id.") var client: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in print(try await admin.removeClient(client)) }
+        }
+    }
+
+    struct RotateSecret: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-secret", abstract: "Give a confidential application a new secret (printed once); the old one stops working."
+        )
+        @Argument(help: "Client id.") var client: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in print(try await admin.rotateClientSecret(client)) }
+        }
+    }
+}
+
+/// `sesame signing-keys rotate`.
+struct SigningKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signing-keys",
+        abstract: "Rotate the keys that sign ID and access tokens.",
+        subcommands: [Rotate.self]
+    )
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make new ES256 and RS256 signing keys; the old ones stay in the JWKS until their tokens expire."
+        )
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withAdmin(options) { admin in
+                for line in try await admin.rotateSigningKeys() { print(line) }
+            }
+        }
+    }
+}
