@@ -255,6 +255,14 @@ public struct COSEKey: Sendable, Hashable {
         return (Array(point[1...half]), Array(point[(half + 1)...]))
     }
 
+    /// The modulus and public exponent of an RSA key (big-endian, without leading zero bytes); nil for other key
+    /// types.
+    public var rsaComponents: (n: [UInt8], e: [UInt8])? {
+        guard case .rsa(let k) = key, let primitives = try? k.getKeyPrimitives() else { return nil }
+        func trimmed(_ data: Data) -> [UInt8] { Array(Array(data).drop { $0 == 0 }) }
+        return (trimmed(primitives.modulus), trimmed(primitives.publicExponent))
+    }
+
     /// The key as DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7), to compare with a certificate's key or to
     /// fill `getPublicKey()`.
     public var subjectPublicKeyInfoDER: [UInt8] {

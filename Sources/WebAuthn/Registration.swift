@@ -204,6 +204,7 @@ extension RelyingParty {
         // Steps 21–22: find the format's verification procedure and run it.
         var trust = configuration.attestationTrust
         if trust.verificationTime == nil { trust.verificationTime = now }
+        if configuration.allowRS1 { trust.allowSHA1Signatures = true }
         let attestation: AttestationResult
         do {
             attestation = try await configuration.attestationRegistry.verify(

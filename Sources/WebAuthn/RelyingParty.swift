@@ -28,7 +28,8 @@ public struct RelyingPartyConfiguration: Sendable {
     /// Attestation types accepted at registration; nil accepts every type the registry verifies.
     public var acceptedAttestationTypes: Set<AttestationType>? = nil
     /// Accept credentials and attestation signatures using RSASSA-PKCS1-v1_5 with SHA-1 (COSE -65535). Off by
-    /// default: only old TPMs need it.
+    /// default. On, it also sets ``AttestationTrust/allowSHA1Signatures`` for registrations: Windows Hello `tpm`
+    /// statements are signed with RS1.
     public var allowRS1: Bool = false
     /// The `timeout` put in options, in milliseconds.
     public var timeoutMilliseconds: UInt32 = 300_000
