@@ -631,7 +631,8 @@ final class CheckCounter: @unchecked Sendable {
     }
 
     @Test func registryLookupAndReplacement() throws {
-        #expect(AttestationFormatRegistry.standard.formats == ["apple", "fido-u2f", "none", "packed", "tpm"])
+        #expect(
+            AttestationFormatRegistry.standard.formats == ["android-key", "apple", "fido-u2f", "none", "packed", "tpm"])
         let registry = AttestationFormatRegistry(verifiers: []).adding(NoneAttestationVerifier())
         #expect(registry.formats == ["none"])
         #expect(registry.verifier(for: "packed") == nil)

@@ -10,7 +10,8 @@ import X509
 //     attObj = { authData: bytes, $$attStmtType }
 //     attStmtTemplate = ( fmt: text, attStmt: { * tstr => any } )
 //
-// Each format has a verifier (one file each: None.swift, Packed.swift, TPM.swift, FIDOU2F.swift, Apple.swift) that checks the
+// Each format has a verifier (one file each: None.swift, Packed.swift, TPM.swift, AndroidKey.swift, FIDOU2F.swift,
+// Apple.swift) that checks the
 // statement's signature and format rules and, through `AttestationCertificateChain`, the certificate chain against
 // the anchors the caller trusts. The registry maps `fmt` to a verifier; formats added later (tpm, android-key,
 // android-safetynet, compound) are further verifiers given to `AttestationFormatRegistry.adding(_:)` or to
@@ -42,7 +43,7 @@ public struct AttestationTrust: Sendable {
     /// rules are still verified, and the result says `chainVerified == false`).
     public var trustAnchors: [Certificate]
     /// Root certificates trusted for one format only, by `fmt` (e.g. the Apple WebAuthn root for `apple`, Google's
-    /// hardware attestation roots for `android-key`). ``TrustAnchors/bundled`` holds the roots Sesame ships.
+    /// hardware attestation roots for `android-key`). ``TrustAnchors/bundled()`` holds the roots Sesame ships.
     public var formatAnchors: [String: [Certificate]]
     /// When certificate validity is checked; `nil` means the `now` given to `verify` (the ceremony's time).
     public var verificationTime: Date?
@@ -68,6 +69,8 @@ public struct AttestationTrust: Sendable {
     /// TPM manufacturers (`id:XXXXXXXX`) accepted in an AIK certificate's subjectAltName. Default: every vendor of
     /// the TCG TPM Vendor ID Registry (``TPMVendors/all``).
     public var tpmManufacturers: Set<String>
+    /// `android-key` rules that are policy (software-enforced lists, lists without origin and purpose).
+    public var androidKey: AndroidKeyPolicy
 
     public init(
         trustAnchors: [Certificate] = [],
@@ -76,7 +79,8 @@ public struct AttestationTrust: Sendable {
         acceptUnknownFormatsAsNone: Bool = false,
         acceptsLeafAsTrustAnchor: Bool = false,
         allowSHA1Signatures: Bool = false,
-        tpmManufacturers: Set<String> = TPMVendors.all
+        tpmManufacturers: Set<String> = TPMVendors.all,
+        androidKey: AndroidKeyPolicy = AndroidKeyPolicy()
     ) {
         self.trustAnchors = trustAnchors
         self.formatAnchors = formatAnchors
@@ -85,6 +89,7 @@ public struct AttestationTrust: Sendable {
         self.acceptsLeafAsTrustAnchor = acceptsLeafAsTrustAnchor
         self.allowSHA1Signatures = allowSHA1Signatures
         self.tpmManufacturers = tpmManufacturers
+        self.androidKey = androidKey
     }
 }
 
@@ -168,12 +173,13 @@ public protocol AttestationStatementVerifier: Sendable {
 public struct AttestationFormatRegistry: Sendable {
     private var verifiers: [String: any AttestationStatementVerifier]
 
-    /// The formats of W3C WebAuthn Level 3 that this library implements: `none`, `packed`, `tpm`, `fido-u2f`,
-    /// `apple`.
+    /// The formats of W3C WebAuthn Level 3 that this library implements: `none`, `packed`, `tpm`, `android-key`,
+    /// `fido-u2f`, `apple`.
     public static let standard = AttestationFormatRegistry(verifiers: [
         NoneAttestationVerifier(),
         PackedAttestationVerifier(),
         TPMAttestationVerifier(),
+        AndroidKeyAttestationVerifier(),
         FIDOU2FAttestationVerifier(),
         AppleAttestationVerifier(),
     ])
