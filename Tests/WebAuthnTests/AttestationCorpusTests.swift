@@ -87,6 +87,12 @@ private let expectedFailures: [String: WebAuthnError.Code?] = [
     // The Key Attestation CA1 chain with only Google's RSA roots as anchors: its self-signed root inside x5c is not
     // an anchor.
     "py-webauthn-pixel-key-attestation-ca1-untrusted-root-reg": .attestationUntrusted,
+    // go-webauthn's copy of a SafetyNet response with one character of the leaf certificate changed: the JWS
+    // signature no longer verifies with the changed leaf.
+    "go-webauthn-safetynet-corrupted-cert-reg": .attestationSignatureInvalid,
+    "simplewebauthn-safetynet-cts-false-reg": .safetyNetCTSProfileMismatch,
+    // Evaluated a day after the response was made.
+    "simplewebauthn-safetynet-stale-timestamp-reg": .safetyNetTimestampInvalid,
 ]
 
 /// Positive corpus cases this library cannot verify yet, and the error that says so: the ML-DSA credential keys
@@ -132,19 +138,22 @@ private func run(_ testCase: CorpusCase) async throws(WebAuthnError) -> Attestat
         time = parsed
     }
     // Every TPM statement of the corpus is RS1; TPMAttestationTests shows the refusal without this opt-in.
-    let trust = AttestationTrust(trustAnchors: anchors, verificationTime: time, allowSHA1Signatures: true)
+    // SafetyNet is deprecated and refused unless enabled; SafetyNetAttestationTests shows the refusal.
+    let trust = AttestationTrust(
+        trustAnchors: anchors, verificationTime: time, allowSHA1Signatures: true, safetyNet: SafetyNetPolicy())
     return try await AttestationFormatRegistry.standard.verify(
         object, clientDataHash: Array(SHA256.hash(data: clientDataJSON)), trust: trust, now: corpusNow)
 }
 
 @Suite struct AttestationCorpusTests {
-    /// Every registration except android-safetynet (which comes later).
-    static let formats: Set<String> = ["none", "packed", "tpm", "android-key", "fido-u2f", "apple"]
+    static let formats: Set<String> = [
+        "none", "packed", "tpm", "android-key", "android-safetynet", "fido-u2f", "apple",
+    ]
     static let cases: [CorpusCase] = (try? CorpusCase.all(formats: formats)) ?? []
 
     @Test func corpusIsPresent() throws {
         let cases = try CorpusCase.all(formats: Self.formats)
-        #expect(cases.count == 81)
+        #expect(cases.count == 92)
         let negatives = Set(cases.filter { !$0.expected.ok }.map(\.name))
         #expect(negatives == Set(expectedFailures.keys).union(ceremonyLevelFailures))
     }

@@ -632,7 +632,9 @@ final class CheckCounter: @unchecked Sendable {
 
     @Test func registryLookupAndReplacement() throws {
         #expect(
-            AttestationFormatRegistry.standard.formats == ["android-key", "apple", "fido-u2f", "none", "packed", "tpm"])
+            AttestationFormatRegistry.standard.formats == [
+                "android-key", "android-safetynet", "apple", "fido-u2f", "none", "packed", "tpm",
+            ])
         let registry = AttestationFormatRegistry(verifiers: []).adding(NoneAttestationVerifier())
         #expect(registry.formats == ["none"])
         #expect(registry.verifier(for: "packed") == nil)

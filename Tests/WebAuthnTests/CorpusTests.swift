@@ -81,9 +81,6 @@ struct CorpusEntry: Sendable, CustomStringConvertible {
             return .reject(["credentialIdMismatch"])
         }
         if file.contains("mldsa") { return .unsupported("unsupportedAlgorithm") }  // ML-DSA keys: later issue
-        if let format, ["android-safetynet"].contains(format) {
-            return .unsupported("unsupportedAttestationFormat")  // these formats come with a later issue
-        }
         if corpus.expected.ok { return .accept }
         // Negative cases: the error each one must produce (see webauthn-real/README.md "Negative cases").
         let f = file
@@ -94,7 +91,9 @@ struct CorpusEntry: Sendable, CustomStringConvertible {
                 "invalidCBOR",
             ])
         }
-        if f.contains("solokey-v2") { return .reject(["invalidCOSEKey", "invalidCBOR", "authenticatorDataLengthMismatch"]) }
+        if f.contains("solokey-v2") {
+            return .reject(["invalidCOSEKey", "invalidCBOR", "authenticatorDataLengthMismatch"])
+        }
         if f.contains("aaguid-ext-mismatch") { return .reject(["attestationAAGUIDMismatch"]) }
         if f.contains("untrusted-root") { return .reject(["attestationUntrusted"]) }
         if f.contains("bad-nonce") || f.contains("clientdata-mismatch") { return .reject(["attestationNonceMismatch"]) }
@@ -104,6 +103,9 @@ struct CorpusEntry: Sendable, CustomStringConvertible {
         if f.contains("expired-aik") { return .reject(["attestationUntrusted"]) }
         // Only Google's RSA roots as anchors for a Key Attestation CA1 chain.
         if f.contains("ca1-untrusted-root") { return .reject(["attestationUntrusted"]) }
+        if f.contains("safetynet-corrupted-cert") { return .reject(["attestationSignatureInvalid"]) }
+        if f.contains("safetynet-cts-false") { return .reject(["safetyNetCTSProfileMismatch"]) }
+        if f.contains("safetynet-stale-timestamp") { return .reject(["safetyNetTimestampInvalid"]) }
         return .reject([])  // unknown negative: the test fails and names it
     }
 }
@@ -120,7 +122,9 @@ let corpusDefaultTime = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-0
 
 enum CorpusRunner {
     /// Runs one case; returns the error code on failure.
-    static func run(_ entry: CorpusEntry) async throws -> (ok: Bool, code: String?, check: (RegistrationResult?, AuthenticationResult?)) {
+    static func run(_ entry: CorpusEntry) async throws -> (
+        ok: Bool, code: String?, check: (RegistrationResult?, AuthenticationResult?)
+    ) {
         let c = entry.corpus
         var config = try RelyingPartyConfiguration(id: c.rpId, name: "corpus", origins: [c.origin])
         var time = corpusDefaultTime
@@ -130,7 +134,10 @@ enum CorpusRunner {
         let anchors = try (c.trustAnchorsPEM ?? []).map { try Certificate(pemEncoded: $0) }
         // Every TPM statement in the corpus is signed with RS1: the SHA-1 opt-in is on here, and the TPM tests show
         // that without it they are refused.
-        config.attestationTrust = AttestationTrust(trustAnchors: anchors, verificationTime: time, allowSHA1Signatures: true)
+        // SafetyNet is deprecated and refused by default; the corpus expects its captures verified, so it is enabled
+        // here (SafetyNetAttestationTests shows the default refusal).
+        config.attestationTrust = AttestationTrust(
+            trustAnchors: anchors, verificationTime: time, allowSHA1Signatures: true, safetyNet: SafetyNetPolicy())
         let rp = RelyingParty(configuration: config)
         let challenge = try b64(c.challenge)
         let uv: UserVerificationRequirement = c.requireUserVerification ? .required : .preferred
@@ -140,7 +147,8 @@ enum CorpusRunner {
                 let algorithms = c.allowedAlgorithms.map { $0.map(COSEAlgorithm.init(rawValue:)) } ?? allAlgorithms
                 let result = try await rp.verifyRegistration(
                     response: response,
-                    expected: RegistrationExpectation(challenge: challenge, userVerification: uv, allowedAlgorithms: algorithms),
+                    expected: RegistrationExpectation(
+                        challenge: challenge, userVerification: uv, allowedAlgorithms: algorithms),
                     now: time)
                 return (true, nil, (result, nil))
             } else {
@@ -195,7 +203,8 @@ enum CorpusRunner {
             }
         case .reject(let codes):
             #expect(!ok, "\(entry.file) must be refused (\(c.expected.errorKind ?? ""))")
-            #expect(codes.contains(code ?? ""), "\(entry.file): got \(code ?? "success"), want one of \(codes.sorted())")
+            #expect(
+                codes.contains(code ?? ""), "\(entry.file): got \(code ?? "success"), want one of \(codes.sorted())")
         case .unsupported(let expectedCode):
             #expect(!ok)
             #expect(code == expectedCode, "\(entry.file): got \(code ?? "success")")
@@ -209,11 +218,15 @@ enum CorpusRunner {
             let (ok, code, _) = try await CorpusRunner.run(entry)
             switch entry.outcome {
             case .accept: if ok { accepted += 1 } else { wrong.append("\(entry.file): \(code ?? "")") }
-            case .reject(let codes): if !ok, codes.contains(code ?? "") { refused += 1 } else { wrong.append(entry.file) }
-            case .unsupported(let want): if code == want { unsupported += 1 } else { wrong.append("\(entry.file): \(code ?? "ok")") }
+            case .reject(let codes):
+                if !ok, codes.contains(code ?? "") { refused += 1 } else { wrong.append(entry.file) }
+            case .unsupported(let want):
+                if code == want { unsupported += 1 } else { wrong.append("\(entry.file): \(code ?? "ok")") }
             }
         }
-        print("corpus: \(accepted) accepted, \(refused) refused as expected, \(unsupported) unsupported (typed error), \(wrong.count) wrong")
+        print(
+            "corpus: \(accepted) accepted, \(refused) refused as expected, \(unsupported) unsupported (typed error), \(wrong.count) wrong"
+        )
         for w in wrong { print("  wrong: \(w)") }
         #expect(wrong.isEmpty)
     }

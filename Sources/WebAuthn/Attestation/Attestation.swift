@@ -71,6 +71,9 @@ public struct AttestationTrust: Sendable {
     public var tpmManufacturers: Set<String>
     /// `android-key` rules that are policy (software-enforced lists, lists without origin and purpose).
     public var androidKey: AndroidKeyPolicy
+    /// `android-safetynet` (deprecated): nil, the default, refuses every SafetyNet statement with
+    /// `.safetyNetNotEnabled`; a policy value enables the format with its freshness and integrity rules.
+    public var safetyNet: SafetyNetPolicy?
 
     public init(
         trustAnchors: [Certificate] = [],
@@ -80,7 +83,8 @@ public struct AttestationTrust: Sendable {
         acceptsLeafAsTrustAnchor: Bool = false,
         allowSHA1Signatures: Bool = false,
         tpmManufacturers: Set<String> = TPMVendors.all,
-        androidKey: AndroidKeyPolicy = AndroidKeyPolicy()
+        androidKey: AndroidKeyPolicy = AndroidKeyPolicy(),
+        safetyNet: SafetyNetPolicy? = nil
     ) {
         self.trustAnchors = trustAnchors
         self.formatAnchors = formatAnchors
@@ -90,6 +94,7 @@ public struct AttestationTrust: Sendable {
         self.allowSHA1Signatures = allowSHA1Signatures
         self.tpmManufacturers = tpmManufacturers
         self.androidKey = androidKey
+        self.safetyNet = safetyNet
     }
 }
 
@@ -174,12 +179,13 @@ public struct AttestationFormatRegistry: Sendable {
     private var verifiers: [String: any AttestationStatementVerifier]
 
     /// The formats of W3C WebAuthn Level 3 that this library implements: `none`, `packed`, `tpm`, `android-key`,
-    /// `fido-u2f`, `apple`.
+    /// `android-safetynet` (refused unless ``AttestationTrust/safetyNet`` enables it), `fido-u2f`, `apple`.
     public static let standard = AttestationFormatRegistry(verifiers: [
         NoneAttestationVerifier(),
         PackedAttestationVerifier(),
         TPMAttestationVerifier(),
         AndroidKeyAttestationVerifier(),
+        SafetyNetAttestationVerifier(),
         FIDOU2FAttestationVerifier(),
         AppleAttestationVerifier(),
     ])
