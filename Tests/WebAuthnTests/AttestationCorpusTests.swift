@@ -174,6 +174,11 @@ private func run(_ testCase: CorpusCase) async throws(WebAuthnError) -> Attestat
         // A chain is reported verified exactly when the case supplies anchors (and the type has a chain).
         #expect(result.chainVerified == (!testCase.trustAnchorsPEM.isEmpty && !result.trustPath.isEmpty))
         #expect(result.trustPath.isEmpty == [.none, .`self`].contains(result.type))
+        // The validated chain is reported exactly when the chain was verified, and ends at one of the anchors.
+        #expect(result.verifiedChain.isEmpty != result.chainVerified)
+        if let anchor = result.trustAnchor {
+            #expect(testCase.trustAnchorsPEM.contains { (try? Certificate(pemEncoded: $0)) == anchor })
+        }
     }
 
     @Test(arguments: cases.filter { !$0.expected.ok && !ceremonyLevelFailures.contains($0.name) })

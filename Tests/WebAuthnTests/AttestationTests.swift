@@ -633,7 +633,7 @@ final class CheckCounter: @unchecked Sendable {
     @Test func registryLookupAndReplacement() throws {
         #expect(
             AttestationFormatRegistry.standard.formats == [
-                "android-key", "android-safetynet", "apple", "fido-u2f", "none", "packed", "tpm",
+                "android-key", "android-safetynet", "apple", "compound", "fido-u2f", "none", "packed", "tpm",
             ])
         let registry = AttestationFormatRegistry(verifiers: []).adding(NoneAttestationVerifier())
         #expect(registry.formats == ["none"])

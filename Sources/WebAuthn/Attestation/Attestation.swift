@@ -8,14 +8,13 @@ import X509
 // An attestation object carries a format name and a statement:
 //
 //     attObj = { authData: bytes, $$attStmtType }
-//     attStmtTemplate = ( fmt: text, attStmt: { * tstr => any } )
+//     attStmtTemplate = ( fmt: text, attStmt: { * tstr => any } )     ; compound: attStmt is an array (§8.9)
 //
-// Each format has a verifier (one file each: None.swift, Packed.swift, TPM.swift, AndroidKey.swift, FIDOU2F.swift,
-// Apple.swift) that checks the
-// statement's signature and format rules and, through `AttestationCertificateChain`, the certificate chain against
-// the anchors the caller trusts. The registry maps `fmt` to a verifier; formats added later (tpm, android-key,
-// android-safetynet, compound) are further verifiers given to `AttestationFormatRegistry.adding(_:)` or to
-// `standard`.
+// Each format has a verifier (one file each: None.swift, Packed.swift, TPM.swift, AndroidKey.swift, SafetyNet.swift,
+// FIDOU2F.swift, Apple.swift, Compound.swift) that checks the statement's signature and format rules and, through
+// `AttestationCertificateChain`, the certificate chain against the anchors that apply: the caller's, those for the
+// format (`TrustAnchors`), and those of the FIDO metadata statement for the authenticator. The registry maps `fmt` to
+// a verifier; a verifier of another format is added with `AttestationFormatRegistry.adding(_:)`.
 //
 // Verification is `async` because chain building uses swift-certificates' `Verifier`, whose `validate` is async.
 
@@ -179,7 +178,8 @@ public struct AttestationFormatRegistry: Sendable {
     private var verifiers: [String: any AttestationStatementVerifier]
 
     /// The formats of W3C WebAuthn Level 3 that this library implements: `none`, `packed`, `tpm`, `android-key`,
-    /// `android-safetynet` (refused unless ``AttestationTrust/safetyNet`` enables it), `fido-u2f`, `apple`.
+    /// `android-safetynet` (refused unless ``AttestationTrust/safetyNet`` enables it), `fido-u2f`, `apple` and
+    /// `compound`, whose sub-statements are verified by this registry's verifiers.
     public static let standard = AttestationFormatRegistry(verifiers: [
         NoneAttestationVerifier(),
         PackedAttestationVerifier(),
@@ -188,6 +188,7 @@ public struct AttestationFormatRegistry: Sendable {
         SafetyNetAttestationVerifier(),
         FIDOU2FAttestationVerifier(),
         AppleAttestationVerifier(),
+        CompoundAttestationVerifier(),
     ])
 
     /// A registry of `verifiers`; a later verifier for the same format replaces an earlier one.
@@ -229,6 +230,11 @@ public struct AttestationFormatRegistry: Sendable {
             throw WebAuthnError(
                 .unsupportedAttestationFormat, step: "§7.1: attestation statement format",
                 detail: "fmt \(name) is not supported by this registry")
+        }
+        if let compound = verifier as? CompoundAttestationVerifier {
+            return try await compound.verify(
+                statement: object.statement, authenticatorData: object.authenticatorData,
+                clientDataHash: clientDataHash, trust: trust, now: now, registry: self)
         }
         return try await verifier.verify(
             statement: object.statement, authenticatorData: object.authenticatorData,
