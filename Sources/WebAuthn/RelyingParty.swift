@@ -44,6 +44,13 @@ public struct RelyingPartyConfiguration: Sendable {
     /// (ES384, ES512, PS256…) can be added by setting ``algorithms``.
     public static let defaultAlgorithms: [COSEAlgorithm] = [.edDSA, .es256, .rs256]
 
+    /// The post-quantum credential algorithms the library verifies: ML-DSA-65 (-49) and ML-DSA-87 (-50), FIPS 204
+    /// with RFC 9964 AKP keys. They are never offered unless a relying party opts in by adding them to
+    /// ``algorithms`` (e.g. `algorithms = RelyingPartyConfiguration.postQuantumAlgorithms + defaultAlgorithms`):
+    /// few authenticators make such keys yet, and their public keys (2–2.6 kB) and signatures (3.3–4.6 kB) are
+    /// large. ML-DSA-44 (-48) is not available (see ``COSEAlgorithm/mldsa44``).
+    public static let postQuantumAlgorithms: [COSEAlgorithm] = [.mldsa65, .mldsa87]
+
     public init(id: String, name: String, origins: [String]) throws(WebAuthnError) {
         guard !id.isEmpty, !id.contains("/"), !id.contains(":") else {
             throw WebAuthnError(.invalidConfiguration, detail: "RP ID must be a domain name")

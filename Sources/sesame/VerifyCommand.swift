@@ -233,6 +233,7 @@ struct VerifyAuthenticationCommand: ParsableCommand {
 enum VerifyDefaults {
     /// Every credential algorithm the library verifies (RS1 still needs --allow-rs1).
     static let allAlgorithms: [COSEAlgorithm] = [
-        .edDSA, .ed25519, .es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .rs1,
+        .edDSA, .ed25519, .es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .rs1, .mldsa65,
+        .mldsa87,
     ]
 }

@@ -98,7 +98,7 @@ struct W3CVector: Decodable, Sendable, CustomStringConvertible {
 }
 
 let allAlgorithms: [COSEAlgorithm] = [
-    .edDSA, .ed25519, .es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512,
+    .edDSA, .ed25519, .es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .mldsa65, .mldsa87,
 ]
 
 /// The vectors were generated on this date or later; certificates are valid 2024–3024.
