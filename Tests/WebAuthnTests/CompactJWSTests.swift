@@ -42,7 +42,8 @@ enum TestJWS {
     @Test func es256Verifies() throws {
         let jws = try CompactJWS(
             try TestJWS.es256(key, certificates: [certificate], payload: payload), maximumLength: 4096)
-        #expect(jws.algorithm == .es256 && jws.payload == payload && jws.certificates == [certificate])
+        #expect(jws.algorithm == .es256 && jws.payload == payload)
+        #expect(try jws.chain() == [certificate])
         #expect(jws.signatureIsValid)
     }
 
@@ -132,6 +133,23 @@ enum TestJWS {
         let extra = try TestJWS.es256(
             key, certificates: [certificate], payload: payload, extra: #","typ":"JWT","kid":"k1""#)
         #expect(try CompactJWS(extra, maximumLength: 4096).type == "JWT")
+    }
+
+    /// A later x5c entry that is base64 but not a certificate leaves the signature checkable and fails `chain()`,
+    /// so that callers report a chain failure, not a malformed JWS (the conformance MDS BLOB with a bad chain).
+    @Test func unreadableLaterEntryFailsOnlyTheChain() throws {
+        let cert64 = Data(try der(certificate)).base64EncodedString()
+        let text = try TestJWS.make(header: #"{"alg":"ES256","x5c":[""# + cert64 + #"","AAAA"]}"#, payload: payload) {
+            Array(try key.signature(for: $0).rawRepresentation)
+        }
+        let jws = try CompactJWS(text, maximumLength: 1 << 16)
+        #expect(jws.signatureIsValid && jws.signer == certificate)
+        #expect(throws: WebAuthnError(.invalidJWS)) { _ = try jws.chain() }
+        // x5c[0] itself must be a certificate.
+        let badSigner = try TestJWS.make(header: #"{"alg":"ES256","x5c":["AAAA"]}"#, payload: payload) {
+            Array(try key.signature(for: $0).rawRepresentation)
+        }
+        #expect(throws: WebAuthnError(.invalidJWS)) { _ = try CompactJWS(badSigner, maximumLength: 1 << 16) }
     }
 
     @Test func memberNameScanner() {

@@ -73,6 +73,14 @@ public struct AttestationTrust: Sendable {
     /// `android-safetynet` (deprecated): nil, the default, refuses every SafetyNet statement with
     /// `.safetyNetNotEnabled`; a policy value enables the format with its freshness and integrity rules.
     public var safetyNet: SafetyNetPolicy?
+    /// FIDO metadata from a verified MDS3 BLOB: the statement of the attested model adds its
+    /// `attestationRootCertificates` to the anchors, for that model only (by AAGUID, or by attestation certificate
+    /// key identifier for U2F authenticators).
+    public var metadata: MetadataIndex?
+
+    /// The AAGUID of the registration being verified, set by ``AttestationFormatRegistry`` so that chain
+    /// evaluation can find the metadata statement.
+    var subjectAAGUID: AAGUID?
 
     public init(
         trustAnchors: [Certificate] = [],
@@ -83,7 +91,8 @@ public struct AttestationTrust: Sendable {
         allowSHA1Signatures: Bool = false,
         tpmManufacturers: Set<String> = TPMVendors.all,
         androidKey: AndroidKeyPolicy = AndroidKeyPolicy(),
-        safetyNet: SafetyNetPolicy? = nil
+        safetyNet: SafetyNetPolicy? = nil,
+        metadata: MetadataIndex? = nil
     ) {
         self.trustAnchors = trustAnchors
         self.formatAnchors = formatAnchors
@@ -94,6 +103,7 @@ public struct AttestationTrust: Sendable {
         self.tpmManufacturers = tpmManufacturers
         self.androidKey = androidKey
         self.safetyNet = safetyNet
+        self.metadata = metadata
     }
 }
 
@@ -231,6 +241,8 @@ public struct AttestationFormatRegistry: Sendable {
                 .unsupportedAttestationFormat, step: "§7.1: attestation statement format",
                 detail: "fmt \(name) is not supported by this registry")
         }
+        var trust = trust
+        trust.subjectAAGUID = object.authenticatorData.attestedCredentialData?.aaguid
         if let compound = verifier as? CompoundAttestationVerifier {
             return try await compound.verify(
                 statement: object.statement, authenticatorData: object.authenticatorData,

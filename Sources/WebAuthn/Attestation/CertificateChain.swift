@@ -102,9 +102,13 @@ public enum AttestationCertificateChain {
     }
 
     /// The anchors that apply to a statement of `format` whose attestation certificate is `leaf`: the caller's
-    /// anchors for every format and those for `format`.
+    /// anchors for every format, those for `format`, and the roots of the metadata statement for the
+    /// registration's AAGUID (or, for U2F authenticators, for `leaf`'s key identifier).
     public static func anchors(for leaf: Certificate, format: String, trust: AttestationTrust) -> [Certificate] {
         var anchors = trust.trustAnchors + (trust.formatAnchors[format] ?? [])
+        if let metadata = trust.metadata {
+            anchors += metadata.attestationRoots(aaguid: trust.subjectAAGUID, attestationCertificate: leaf)
+        }
         var unique: [Certificate] = []
         for anchor in anchors where !unique.contains(anchor) { unique.append(anchor) }
         return unique

@@ -98,7 +98,7 @@ public struct SafetyNetAttestationVerifier: AttestationStatementVerifier {
         }
 
         // Step 4: issued to attest.android.com.
-        try Self.checkHostname(jws.certificates[0], step: step("8.5", "step 4: attestation certificate"))
+        try Self.checkHostname(jws.signer, step: step("8.5", "step 4: attestation certificate"))
 
         // Step 5: device integrity and freshness.
         if policy.requireCTSProfileMatch {
@@ -121,10 +121,14 @@ public struct SafetyNetAttestationVerifier: AttestationStatementVerifier {
         }
 
         // Step 6: Basic, trust path = the JWS x5c.
+        let x5c: [Certificate]
+        do { x5c = try jws.chain() } catch {
+            throw WebAuthnError(.attestationCertificateInvalid, step: step("8.5", "step 6: x5c"), detail: error.detail)
+        }
         let chain = try await AttestationCertificateChain.validatedPath(
-            jws.certificates, trust: trust, now: now, rules: chainRules, format: format)
+            x5c, trust: trust, now: now, rules: chainRules, format: format)
         return AttestationResult(
-            format: format, type: .basic, trustPath: jws.certificates, chainVerified: chain != nil,
+            format: format, type: .basic, trustPath: x5c, chainVerified: chain != nil,
             verifiedChain: chain ?? [])
     }
 

@@ -14,8 +14,10 @@ import X509
 /// ```
 /// Refused: any other header member (`crit`, `jku`, `jwk`, `x5u`: nothing is ever fetched), a repeated member, `alg`
 /// `none` or any algorithm not listed, padding or the standard alphabet in base64url, an `x5c` entry that is not
-/// canonical padded base64 (RFC 7515 §4.1.6) of one DER certificate, more than ``maximumCertificates``
-/// certificates, input longer than the caller's limit. ES256 signatures are the 64-byte `R ‖ S` of RFC 7518 §3.4
+/// canonical padded base64 (RFC 7515 §4.1.6), an `x5c[0]` that is not one DER certificate, a repeated entry, more
+/// than ``maximumCertificates`` certificates, input longer than the caller's limit. A later `x5c` entry that is
+/// base64 but not a certificate this reader can parse does not fail the parse: the signature can still be checked
+/// with `x5c[0]`, and ``chain()`` reports the entry, so that a caller can tell a bad signature from a bad chain. ES256 signatures are the 64-byte `R ‖ S` of RFC 7518 §3.4
 /// (a DER signature is refused); the key must fit the algorithm.
 ///
 /// Why not jwt-kit: the library depends only on swift-crypto, swift-certificates and swift-asn1, and needs three
@@ -34,8 +36,10 @@ public struct CompactJWS: Sendable {
     public let algorithm: Algorithm
     /// `typ`, if present.
     public let type: String?
-    /// The `x5c` chain, signer first.
-    public let certificates: [Certificate]
+    /// `x5c[0]`, whose key signed the JWS.
+    public let signer: Certificate
+    /// Every `x5c` entry, signer first, nil where the entry is not a DER certificate.
+    private let x5c: [Certificate?]
     /// The decoded payload.
     public let payload: [UInt8]
     /// The decoded signature.
@@ -94,28 +98,42 @@ public struct CompactJWS: Sendable {
         guard x5c.count <= Self.maximumCertificates else {
             throw WebAuthnError(.invalidJWS, detail: "x5c has more than \(Self.maximumCertificates) certificates")
         }
-        var certificates: [Certificate] = []
+        var entries: [[UInt8]] = []
         for (index, entry) in x5c.enumerated() {
             guard let text = entry as? String, let data = Data(base64Encoded: text),
                 data.base64EncodedString() == text
             else {
                 throw WebAuthnError(.invalidJWS, detail: "x5c[\(index)] is not canonical base64")
             }
-            guard let certificate = try? Certificate(derEncoded: Array(data)) else {
-                throw WebAuthnError(.invalidJWS, detail: "x5c[\(index)] is not a DER certificate")
-            }
-            guard !certificates.contains(certificate) else {
+            guard !entries.contains(Array(data)) else {
                 throw WebAuthnError(.invalidJWS, detail: "x5c[\(index)] repeats an earlier certificate")
             }
-            certificates.append(certificate)
+            entries.append(Array(data))
         }
-        self.certificates = certificates
+        guard let signer = try? Certificate(derEncoded: entries[0]) else {
+            throw WebAuthnError(.invalidJWS, detail: "x5c[0] is not a DER certificate")
+        }
+        self.signer = signer
+        self.x5c = [signer] + entries.dropFirst().map { try? Certificate(derEncoded: $0) }
+    }
+
+    /// The `x5c` chain, signer first. Throws `.invalidJWS` naming the first entry that is not a DER certificate;
+    /// callers report it as their own chain failure.
+    public func chain() throws(WebAuthnError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for (index, entry) in x5c.enumerated() {
+            guard let entry else {
+                throw WebAuthnError(.invalidJWS, detail: "x5c[\(index)] is not a DER certificate")
+            }
+            certificates.append(entry)
+        }
+        return certificates
     }
 
     /// Whether the signature verifies with the key of the first `x5c` certificate. A key that does not fit the
     /// algorithm (ES256 needs P-256, RS256 and PS256 need RSA) does not verify.
     public var signatureIsValid: Bool {
-        let key = certificates[0].publicKey
+        let key = signer.publicKey
         switch algorithm {
         case .es256:
             guard let key = P256.Signing.PublicKey(key), signature.count == 64,
