@@ -27,6 +27,10 @@ public struct RelyingPartyConfiguration: Sendable {
     public var attestationRegistry: AttestationFormatRegistry = .standard
     /// Attestation types accepted at registration; nil accepts every type the registry verifies.
     public var acceptedAttestationTypes: Set<AttestationType>? = nil
+    /// Which authenticators are admitted once the attestation is verified: metadata status reports, attestation
+    /// required, AAGUID allow- and deny-lists, certification level, backup eligibility. FIDO metadata itself goes
+    /// in ``AttestationTrust/metadata`` (``attestationTrust``).
+    public var registrationPolicy: RegistrationPolicy = .acceptAny
     /// Accept credentials and attestation signatures using RSASSA-PKCS1-v1_5 with SHA-1 (COSE -65535). Off by
     /// default. On, it also sets ``AttestationTrust/allowSHA1Signatures`` for registrations: Windows Hello `tpm`
     /// statements are signed with RS1.

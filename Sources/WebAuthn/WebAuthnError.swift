@@ -104,6 +104,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let metadataInvalid = Code("metadataInvalid")
 
         // Registration policy (``RegistrationPolicy``); each code names the rule that refused.
+        /// The attestation statement format (or a `compound` sub-statement's) is not one the policy admits.
+        public static let policyFormatNotAllowed = Code("policyFormatNotAllowed")
         /// The authenticator's metadata carries a status report the policy refuses (REVOKED, …).
         public static let metadataStatusRefused = Code("metadataStatusRefused")
         /// The policy requires an attestation that chains to a trust anchor.

@@ -43,7 +43,7 @@ public struct CertificateRevocationList: Sendable, Hashable {
                 let signatureBits = try ASN1BitString(derEncoded: &nodes)
                 guard signatureBits.paddingBits == 0 else { throw Self.invalid("signature has unused bits") }
                 var serializer = DER.Serializer()
-                try serializer.serialize(tbsNode)
+                serializer.serialize(tbsNode)
                 let tbs = serializer.serializedBytes
                 return try DER.sequence(tbsNode, identifier: .sequence) { tbsNodes in
                     var next = tbsNodes.next()
