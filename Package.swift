@@ -67,6 +67,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
+        // Checks on the repository itself (NOTICE and LICENSE), reading files from the source tree.
+        .testTarget(name: "RepositoryTests", swiftSettings: strict),
         .testTarget(
             name: "WebAuthnTests",
             dependencies: ["WebAuthn", "CBOR", "VirtualAuthenticator"],

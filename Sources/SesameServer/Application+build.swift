@@ -83,21 +83,16 @@ public func buildApplication(
         throw error
     }
 
-    var rpConfiguration = try RelyingPartyConfiguration(
-        id: configuration.rpID, name: configuration.rpName, origins: [configuration.origin] + configuration.nativeAppOrigins
-    )
-    // Related origins (WebAuthn L3 "related origin requests", listed in /.well-known/webauthn) are other sites that
-    // may use this RP ID, so they are outside it by design; the initialiser refuses such origins, so they are set here.
-    rpConfiguration.origins = try AllowedOrigins(configuration.allowedOrigins)
-    rpConfiguration.userVerification = .preferred
-    rpConfiguration.timeoutMilliseconds = UInt32(configuration.challengeTimeout) * 1000
-    let router = buildRouter(sesame, relyingParty: RelyingParty(configuration: rpConfiguration))
+    let router = buildRouter(sesame, relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration()))
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sesame"),
         logger: logger
     )
     app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame))
+    if let metricsListener = try MetricsEndpoint.listener(configuration, metrics: sesame.metrics, logger: logger) {
+        app.addServices(metricsListener)
+    }
     return app
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// Every setting of `sesame serve`. Each one can come from four places, in increasing precedence:
 /// built-in default < config file (JSON, `--config` / `SESAME_CONFIG`) < `SESAME_*` environment variable < flag.
@@ -36,8 +37,21 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var reauthenticationWindow: Int = 600
     /// scrypt cost: N = 2^passwordScryptLogN, r = 8, p = 1.
     public var passwordScryptLogN: Int = 15
-    /// Take the client address from the first `X-Forwarded-For` entry (only behind a proxy you trust).
+    /// Take the client address from `X-Forwarded-For` (only behind proxies you run): the entry `trustedProxyHops`
+    /// places from the right, which the outermost of your proxies appended. Entries to its left are the client's
+    /// own words and are ignored.
     public var trustForwardedFor: Bool = false
+    /// How many proxies you run in front of Sesame, each appending the address it saw to `X-Forwarded-For`.
+    public var trustedProxyHops: Int = 1
+    /// WebAuthn user verification: `preferred` (a passkey sign-in without it counts as one factor) or `required`
+    /// (registrations and sign-ins without it are refused).
+    public var userVerification: String = "preferred"
+    /// `host:port` of a second listener that serves only `/metrics` (bind it where only your monitoring reaches).
+    public var metricsAddress: String?
+    /// Bearer token that `/metrics` requires; without it (and without `metricsAddress`) `/metrics` is not served.
+    public var metricsToken: String?
+    /// Allow the `console` SMS sender (codes and numbers printed to standard output) on an https origin.
+    public var allowConsoleSMS: Bool = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String = "info"
     /// Path of the sealing key file: 256-bit keys held outside the database that seal TOTP secrets and phone
@@ -142,10 +156,18 @@ extension ServerConfiguration {
         Setting(key: "sessionLifetime", flag: "--session-lifetime", environment: "SESAME_SESSION_LIFETIME", defaultValue: "1209600", help: "Seconds a session lives after sign-in.") { c, v throws(ConfigurationError) in c.sessionLifetime = try int("session-lifetime", v, 60...31_536_000) },
         Setting(key: "reauthenticationWindow", flag: "--reauthentication-window", environment: "SESAME_REAUTHENTICATION_WINDOW", defaultValue: "600", help: "Seconds after sign-in or re-authentication during which sensitive account changes are allowed.") { c, v throws(ConfigurationError) in c.reauthenticationWindow = try int("reauthentication-window", v, 30...86_400) },
         Setting(key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N", defaultValue: "15", help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in.") { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
-        Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Use X-Forwarded-For for the client address (only behind your own proxy).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
+        Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Take the client address from X-Forwarded-For, as your proxies appended it (only behind proxies you run).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
+        Setting(key: "trustedProxyHops", flag: "--trusted-proxy-hops", environment: "SESAME_TRUSTED_PROXY_HOPS", defaultValue: "1", help: "Proxies you run in front of Sesame; the client address is the X-Forwarded-For entry this many places from the right.") { c, v throws(ConfigurationError) in c.trustedProxyHops = try int("trusted-proxy-hops", v, 1...10) },
+        Setting(key: "userVerification", flag: "--user-verification", environment: "SESAME_USER_VERIFICATION", defaultValue: "preferred", help: "preferred (a passkey sign-in without user verification is one factor) or required (refused without it).") { c, v throws(ConfigurationError) in
+            guard ["preferred", "required"].contains(v) else { throw ConfigurationError("user-verification: expected preferred or required") }
+            c.userVerification = v
+        },
+        Setting(key: "metricsAddress", flag: "--metrics-address", environment: "SESAME_METRICS_ADDRESS", defaultValue: "(none)", help: "host:port of a separate listener serving only /metrics.") { c, v throws(ConfigurationError) in c.metricsAddress = v.isEmpty ? nil : v },
+        Setting(key: "metricsToken", flag: "--metrics-token", environment: "SESAME_METRICS_TOKEN", defaultValue: "(none)", help: "Bearer token /metrics requires; without it or a metrics address, /metrics is not served.") { c, v throws(ConfigurationError) in c.metricsToken = v.isEmpty ? nil : v },
+        Setting(key: "allowConsoleSMS", flag: "--allow-console-sms", environment: "SESAME_ALLOW_CONSOLE_SMS", defaultValue: "false", help: "Allow the console SMS sender (prints codes and numbers) on an https origin.") { c, v throws(ConfigurationError) in c.allowConsoleSMS = try bool("allow-console-sms", v) },
         Setting(key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info", help: "trace, debug, info, notice, warning, error or critical.") { c, v throws(ConfigurationError) in c.logLevel = v },
         Setting(key: "sealingKeyFile", flag: "--sealing-key-file", environment: "SESAME_SEALING_KEY_FILE", defaultValue: "(none)", help: "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database.") { c, v throws(ConfigurationError) in c.sealingKeyFile = v.isEmpty ? nil : v },
-        Setting(key: "providerListFile", flag: "--provider-list-file", environment: "SESAME_PROVIDER_LIST_FILE", defaultValue: "(bundled)", help: "AAGUID list (aaguid.json format) naming passkey providers and their icons, replacing the bundled copy.") { c, v throws(ConfigurationError) in c.providerListFile = v.isEmpty ? nil : v },
+        Setting(key: "providerListFile", flag: "--provider-list-file", environment: "SESAME_PROVIDER_LIST_FILE", defaultValue: "(bundled)", help: "AAGUID list (aaguid.json format) naming passkey providers and their icons, replacing the bundled names.") { c, v throws(ConfigurationError) in c.providerListFile = v.isEmpty ? nil : v },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.
@@ -195,8 +217,8 @@ extension ServerConfiguration {
             switch value {
             case let string as String:
                 try setting.apply(&self, string)
-            case let number as NSNumber where setting.key == "trustForwardedFor":
-                self.trustForwardedFor = number.boolValue
+            case let number as NSNumber where ["trustForwardedFor", "allowConsoleSMS"].contains(setting.key):
+                try setting.apply(&self, number.boolValue ? "true" : "false")
             case let number as NSNumber:
                 try setting.apply(&self, number.stringValue)
             case let strings as [String]:
@@ -226,15 +248,55 @@ extension ServerConfiguration {
                 throw ConfigurationError("related-origins: \(related) is not a web origin")
             }
         }
-        for native in nativeAppOrigins where !native.hasPrefix("android:apk-key-hash:") && !native.hasPrefix("ios:bundle-id:") {
-            throw ConfigurationError("native-app-origins: \(native) is not android:apk-key-hash:… or ios:bundle-id:…")
-        }
-        if smsSender != "console" {
+        // What the relying party accepts is checked by building it, so nothing that passes here fails at start-up.
+        _ = try relyingPartyConfiguration()
+        if smsSender == "console" {
+            guard !isSecureOrigin || allowConsoleSMS else {
+                throw ConfigurationError(
+                    "sms-sender: console prints codes and phone numbers to standard output; on an https origin give a webhook URL, or set allow-console-sms to true"
+                )
+            }
+        } else {
             guard let url = URL(string: smsSender), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
                 url.host != nil
             else { throw ConfigurationError("sms-sender: expected console or an http(s) URL") }
         }
+        if let metricsAddress { _ = try Self.hostAndPort(metricsAddress, key: "metrics-address") }
+        if let metricsToken, metricsToken.utf8.count < 16 {
+            throw ConfigurationError("metrics-token: use at least 16 characters (a random value, e.g. openssl rand -hex 16)")
+        }
         _ = try DatabaseLocation(parsing: database)
+    }
+
+    /// The relying party this configuration describes: RP ID, name, and every origin it accepts in client data
+    /// (the web origin, related origins, Android app origins). `validate()` builds it, so a value the WebAuthn
+    /// library refuses stops the configuration, not the start-up.
+    public func relyingPartyConfiguration() throws(ConfigurationError) -> RelyingPartyConfiguration {
+        for native in nativeAppOrigins where !native.hasPrefix("android:apk-key-hash:") {
+            throw ConfigurationError("native-app-origins: \(native) is not android:apk-key-hash:<base64url SHA-256>")
+        }
+        do {
+            var rp = try RelyingPartyConfiguration(id: rpID, name: rpName, origins: [origin] + nativeAppOrigins)
+            // Related origins (WebAuthn L3 "related origin requests", listed in /.well-known/webauthn) are other
+            // sites that may use this RP ID, so they are outside it by design; the initialiser refuses such origins.
+            rp.origins = try AllowedOrigins(allowedOrigins)
+            rp.userVerification = userVerification == "required" ? .required : .preferred
+            rp.timeoutMilliseconds = UInt32(challengeTimeout) * 1000
+            return rp
+        } catch {
+            throw ConfigurationError("origins: \(error.description)")
+        }
+    }
+
+    /// `host:port` as a listener address.
+    static func hostAndPort(_ value: String, key: String) throws(ConfigurationError) -> (host: String, port: Int) {
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ConfigurationError("\(key): expected host:port, e.g. 127.0.0.1:9090")
+        }
+        var host = String(value[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ConfigurationError("\(key): expected host:port, e.g. 127.0.0.1:9090") }
+        return (host, port)
     }
 
     /// The settings table as Markdown (docs/configuration.md embeds it; a test keeps them equal).

@@ -24,8 +24,9 @@ public struct AuthenticatorProvider: Sendable, Hashable {
 /// An icon image decoded from a `data:` URI and checked: SVG or PNG only, at most a given size.
 ///
 /// Icons are meant to be served from the relying party's own origin (a page's CSP then needs no `data:` source).
-/// An SVG document can carry script; serve it with a sandboxing `Content-Security-Policy`, and this type also
-/// refuses SVG that contains `<script`, `<foreignObject`, event-handler attributes or `javascript:` URLs.
+/// An SVG document can carry script: this type keeps only SVG that ``PassiveSVG`` finds passive (a parse with an
+/// allow-list of elements and attributes), and icons should still be served with a sandboxing
+/// `Content-Security-Policy`.
 public struct ProviderIcon: Sendable, Hashable {
     public enum MediaType: String, Sendable, Hashable {
         case svg = "image/svg+xml"
@@ -65,28 +66,9 @@ public struct ProviderIcon: Sendable, Hashable {
         self.bytes = bytes
     }
 
-    /// An `<svg` element and none of the constructs that run script or embed other documents. (Serving the icon
-    /// with a sandboxing CSP is the real barrier; this keeps obviously active documents out of the table.)
-    static func isPassiveSVG(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        guard lower.contains("<svg") else { return false }
-        for marker in ["<script", "<foreignobject", "javascript:", "<iframe", "<embed", "<object"] where lower.contains(marker) {
-            return false
-        }
-        // Event handler attributes: whitespace, "on", letters, optional whitespace, "=".
-        let scalars = Array(lower.unicodeScalars)
-        var i = 0
-        while i + 2 < scalars.count {
-            if scalars[i].properties.isWhitespace, scalars[i + 1] == "o", scalars[i + 2] == "n" {
-                var j = i + 3
-                while j < scalars.count, ("a"..."z").contains(scalars[j]) { j += 1 }
-                while j < scalars.count, scalars[j].properties.isWhitespace { j += 1 }
-                if j > i + 3, j < scalars.count, scalars[j] == "=" { return false }
-            }
-            i += 1
-        }
-        return true
-    }
+    /// A passive SVG picture (``PassiveSVG``: allow-listed elements and attributes, no script, no external loads).
+    /// Serving the icon with a sandboxing CSP is the second barrier, not the only one.
+    static func isPassiveSVG(_ text: String) -> Bool { PassiveSVG.isPassive(text) }
 }
 
 /// A table of ``AuthenticatorProvider`` by AAGUID, read from a JSON document shaped like the community AAGUID

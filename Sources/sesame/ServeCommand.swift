@@ -23,6 +23,11 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("reauthentication-window"), help: "Seconds sensitive changes are allowed after sign-in. [SESAME_REAUTHENTICATION_WINDOW, default 600]") var reauthenticationWindow: String?
     @Option(name: .customLong("password-scrypt-log-n"), help: "scrypt log2(N). [SESAME_PASSWORD_SCRYPT_LOG_N, default 15]") var passwordScryptLogN: String?
     @Option(name: .customLong("trust-forwarded-for"), help: "true to use X-Forwarded-For. [SESAME_TRUST_FORWARDED_FOR, default false]") var trustForwardedFor: String?
+    @Option(name: .customLong("trusted-proxy-hops"), help: "Proxies in front of Sesame appending X-Forwarded-For. [SESAME_TRUSTED_PROXY_HOPS, default 1]") var trustedProxyHops: String?
+    @Option(name: .customLong("user-verification"), help: "preferred or required. [SESAME_USER_VERIFICATION, default preferred]") var userVerification: String?
+    @Option(name: .customLong("metrics-address"), help: "host:port of a listener serving only /metrics. [SESAME_METRICS_ADDRESS]") var metricsAddress: String?
+    @Option(name: .customLong("metrics-token"), help: "Bearer token /metrics requires. [SESAME_METRICS_TOKEN]") var metricsToken: String?
+    @Option(name: .customLong("allow-console-sms"), help: "true to allow the console SMS sender on https. [SESAME_ALLOW_CONSOLE_SMS, default false]") var allowConsoleSMS: String?
     @Option(name: .customLong("log-level"), help: "Log level. [SESAME_LOG_LEVEL, default info]") var logLevel: String?
     @Option(name: .customLong("sealing-key-file"), help: "File of base64 256-bit sealing keys, first one seals. [SESAME_SEALING_KEY_FILE]") var sealingKeyFile: String?
     @Option(name: .customLong("provider-list-file"), help: "AAGUID provider list (aaguid.json format) replacing the bundled one. [SESAME_PROVIDER_LIST_FILE]") var providerListFile: String?
@@ -36,6 +41,8 @@ struct ServerOptions: ParsableArguments {
             ("challengeTimeout", challengeTimeout), ("sessionLifetime", sessionLifetime),
             ("reauthenticationWindow", reauthenticationWindow),
             ("passwordScryptLogN", passwordScryptLogN), ("trustForwardedFor", trustForwardedFor), ("logLevel", logLevel),
+            ("trustedProxyHops", trustedProxyHops), ("userVerification", userVerification), ("metricsAddress", metricsAddress),
+            ("metricsToken", metricsToken), ("allowConsoleSMS", allowConsoleSMS),
             ("sealingKeyFile", sealingKeyFile), ("providerListFile", providerListFile),
         ]
         for case let (key, value?) in given { flags[key] = value }

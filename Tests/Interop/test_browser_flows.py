@@ -91,6 +91,12 @@ if (window.PublicKeyCredential) {
 """
 
 
+# A provider list of the project's own (one made-up provider with icons drawn for the tests): the bundled list
+# names providers but ships none of their icons.
+PROVIDERS = pathlib.Path(__file__).resolve().parent / "browser" / "providers.json"
+EXAMPLE_PROVIDER = "5e5a3e00-5e5a-4e00-8000-0000000000f1"
+
+
 class Server:
     """`sesame serve` on a free port with its own SQLite file; stopped by `stop()`."""
 
@@ -104,7 +110,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.bin, "serve", "--host", "127.0.0.1", f"--port={self.port}", f"--origin={self.origin}",
              "--rp-id=localhost", f"--database={self.database}", "--password-scrypt-log-n=12",
-             "--sms-sender=console", "--log-level=warning"]
+             "--sms-sender=console", "--log-level=warning", f"--provider-list-file={PROVIDERS}"]
             + ([f"--challenge-timeout={challenge_timeout}"] if challenge_timeout else []) + list(extra_args),
             stdout=self.log, stderr=subprocess.STDOUT, cwd=directory)
         deadline = time.time() + 60
@@ -742,19 +748,18 @@ def test_add_rename_delete_passkey_with_signals(browser, server):
     assert all("providerIcon" not in p and "provider" not in p for p in listed), listed
     icons = browser.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey img.provider-icon")
     assert [i.get_attribute("src") for i in icons] == [server.origin + "/static/passkey.svg"] * 2
-    # Give the first passkey the AAGUID of a listed provider (Apple Passwords) in the database, as if it came from
-    # that provider: the page shows the provider's icon, served by this origin and allowed by img-src 'self'.
-    apple = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
-    set_aaguid(server, ids[0], apple)
+    # Give the first passkey the AAGUID of a listed provider (the test list's example) in the database, as if it came
+    # from that provider: the page shows the provider's icon, served by this origin and allowed by img-src 'self'.
+    set_aaguid(server, ids[0], EXAMPLE_PROVIDER)
     open_page(browser, server, "/account")
     signed_in(browser, server)
     item = browser.find_element(By.CSS_SELECTOR, f'#passkey-list li.passkey[data-id="{ids[0]}"]')
-    assert "Apple Passwords" in item.find_element(By.CSS_SELECTOR, ".provider").text
+    assert "Example Passkeys" in item.find_element(By.CSS_SELECTOR, ".provider").text
     icon = item.find_element(By.CSS_SELECTOR, "img.provider-icon")
-    assert icon.get_attribute("src") == f"{server.origin}/providers/{apple}/icon" and icon.get_attribute("alt") == ""
+    assert icon.get_attribute("src") == f"{server.origin}/providers/{EXAMPLE_PROVIDER}/icon" and icon.get_attribute("alt") == ""
     wait(browser, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", icon),
          what="the provider icon to load")
-    with urllib.request.urlopen(f"{server.origin}/providers/{apple}/icon?theme=dark") as answer:
+    with urllib.request.urlopen(f"{server.origin}/providers/{EXAMPLE_PROVIDER}/icon?theme=dark") as answer:
         assert answer.headers["Content-Type"] == "image/svg+xml"
         assert "sandbox" in answer.headers["Content-Security-Policy"]
         assert answer.read().lstrip().startswith((b"<svg", b"<?xml"))
@@ -981,12 +986,12 @@ def test_screenshots(browser, server):
             screenshot(browser, page, width)
             assert sideways_overflow(browser, width) <= 0, f"{page} scrolls sideways at {width}px"
     sign_up(browser, server, "dorothy", "Dorothy Vaughan")
-    # Chromium's virtual authenticator reports an AAGUID no provider list names; give the passkey Apple Passwords'
-    # AAGUID in the database (as flow 8 does) so the picture shows what a person with that provider sees.
+    # Chromium's virtual authenticator reports an AAGUID no provider list names; give the passkey the test list's
+    # example provider (as flow 8 does) so the picture shows a named provider with its icon.
     passkey_id = browser.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").get_attribute("data-id")
-    set_aaguid(server, passkey_id, "fbfc3007-154e-4ecc-8c0b-6e020557d7bd")
+    set_aaguid(server, passkey_id, EXAMPLE_PROVIDER)
     open_page(browser, server, "/account")
-    wait(browser, lambda d: "Apple Passwords" in d.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").text,
+    wait(browser, lambda d: "Example Passkeys" in d.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").text,
          what="the provider name")
     icon = browser.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey img.provider-icon")
     wait(browser, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", icon),

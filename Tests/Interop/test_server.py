@@ -53,6 +53,8 @@ class Server:
         request = urllib.request.Request(self.base + path, data=data, method=method)
         if body is not None:
             request.add_header("Content-Type", "application/json")
+        # These tests act as a native app: pages get no session token in the body.
+        request.add_header("Sesame-Client", "native")
         if token:
             request.add_header("Authorization", "Bearer " + token)
         for name, value in (headers or {}).items():

@@ -1,7 +1,9 @@
 """`sesame verify` and `sesame inspect` on the real-authenticator corpus: exit codes (0 verified, 1 refused,
 2 bad usage) and the JSON output contract other tools (the Chromium test, scripts) rely on.
 
-The cases are the corpus copies in Tests/WebAuthnTests/Vectors/webauthn-real/ (each names its source)."""
+The cases are the corpus copies in Tests/WebAuthnTests/Vectors/webauthn-real/ (each names its source), plus the
+cases read in place from the shared corpus beside the repository (../shared/corpus, or $SESAME_SHARED_CORPUS): those
+whose only source is MPL-2.0 (kanidm/webauthn-rs) are not copied here (NOTICE)."""
 import json
 import os
 import pathlib
@@ -12,7 +14,14 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "Tests" / "WebAuthnTests" / "Vectors" / "webauthn-real"
 SESAME = os.environ.get("SESAME_BIN", str(ROOT / ".build" / "debug" / "sesame"))
-CASES = sorted(CORPUS.glob("*.json"))
+SHARED = pathlib.Path(os.environ.get("SESAME_SHARED_CORPUS", ROOT.parent / "shared" / "corpus")) / "webauthn-real"
+IN_PLACE = sorted(p for p in SHARED.glob("webauthn-rs-*.json") if not (CORPUS / p.name).exists()) if SHARED.is_dir() else []
+CASES = sorted(list(CORPUS.glob("*.json")) + IN_PLACE, key=lambda p: p.name)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason=f"the shared corpus ({SHARED}) is absent: its in-place webauthn-rs cases were not checked")
+def test_in_place_cases_are_read():
+    assert len(IN_PLACE) >= 28
 
 # Formats and algorithms that come with a later issue: refused with a typed error for now.
 LATER_FORMATS = {"tpm", "android-key", "android-safetynet"}

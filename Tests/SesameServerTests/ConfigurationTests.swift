@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func httpsOriginMakesCookiesSecure() throws {
-        let c = try ServerConfiguration.resolve(flags: ["origin": "https://login.example.com", "rpID": "example.com"], environment: [:], configFile: nil)
+        let c = try ServerConfiguration.resolve(flags: ["origin": "https://login.example.com", "rpID": "example.com", "smsSender": "https://sms.example.com/hook"], environment: [:], configFile: nil)
         #expect(c.isSecureOrigin)
         #expect(Sessions.cookieName(c) == "__Host-sesame_session")
         #expect(Sessions.cookie(value: "v", maxAge: 10, c).contains("; Secure"))

@@ -17,9 +17,9 @@ import Testing
     }
 
     @Test func metricsArePrometheusText() async throws {
-        try await TestServer(.sqlite).app().test(.router) { client in
+        try await TestServer(.sqlite) { $0.metricsToken = "metrics-token-0123456789" }.app().test(.router) { client in
             try await client.json("/health")
-            let response = try await client.json("/metrics")
+            let response = try await client.json("/metrics", headers: [.authorization: "Bearer metrics-token-0123456789"])
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
             #expect(response.text.contains("sesame_http_requests_total"))
@@ -298,7 +298,8 @@ import Testing
         let user = try await server.seedUser("grace", password: "correct horse")
         try await server.withStore { store in
             try await store.setPendingTOTP(userID: user.id, secret: Array(repeating: 3, count: 20), at: Date())
-            _ = try await store.acceptTOTPStep(userID: user.id, step: 1, confirm: true)
+            let pending = try #require(try await store.totp(userID: user.id))
+            _ = try await store.confirmTOTP(userID: user.id, step: 1, revision: pending.revision)
             try await store.replaceRecoveryCodes(userID: user.id, salt: [5], hashes: [[1]], at: Date())
         }
         try await server.app().test(.router) { client in

@@ -7,59 +7,58 @@ import WebAuthn
 
 @testable import SesameServer
 
-/// Provider names and icons from the shipped community AAGUID list (`Resources/aaguids`), and
-/// `GET /providers/{aaguid}/icon`.
+/// Provider names from the bundled list (`Resources/providers.json`: names only), icons from a deployment's own list
+/// (`providerListFile`), and `GET /providers/{aaguid}/icon`.
 @Suite struct ProviderIconTests {
-    /// The shipped file read independently of `AuthenticatorProviders`: AAGUID → entry.
-    static func shippedList() throws -> [String: [String: String]] {
+    /// The bundled file read independently of `AuthenticatorProviders`: AAGUID → entry.
+    static func bundledList() throws -> [String: [String: String]] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/SesameServer/Resources/aaguids/aaguid.json")
+            .appendingPathComponent("Sources/SesameServer/Resources/providers.json")
         let data = try Data(contentsOf: url)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: String]])
     }
 
-    static func decodedIcon(_ uri: String?) -> [UInt8]? {
-        guard let uri, let comma = uri.firstIndex(of: ",") else { return nil }
-        return Data(base64Encoded: String(uri[uri.index(after: comma)...])).map { [UInt8]($0) }
-    }
-
     static let apple = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
 
-    @Test func theShippedListLoadsWithItsIcons() throws {
-        let list = try Self.shippedList()
+    /// Every entry is a name, and nothing else: the project ships no provider's icon (their marks, and the list
+    /// they come from carries no license).
+    @Test func theBundledListNamesProvidersWithoutIcons() throws {
+        let list = try Self.bundledList()
         #expect(list.count >= 40)
-        // Every entry of this commit is well-formed and its SVG icons pass the checks, so all are kept.
         #expect(ProviderNames.bundled.count == list.count)
         for (key, entry) in list {
+            #expect(Array(entry.keys) == ["name"], "\(key)")
             let provider = try #require(ProviderNames.provider(for: key, in: ProviderNames.bundled), "\(key)")
-            #expect(provider.name == entry["name"]?.trimmingCharacters(in: .whitespacesAndNewlines))
-            #expect(provider.lightIcon?.bytes == Self.decodedIcon(entry["icon_light"]), "\(key)")
-            #expect(provider.darkIcon?.bytes == Self.decodedIcon(entry["icon_dark"]), "\(key)")
-            #expect(provider.lightIcon.map { $0.bytes.count <= ProviderIcon.defaultMaxBytes } ?? true)
+            #expect(provider.name == entry["name"])
+            #expect(provider.lightIcon == nil && provider.darkIcon == nil)
+            #expect(ProviderNames.iconPath(for: key, in: ProviderNames.bundled) == nil)
         }
         #expect(ProviderNames.provider(for: Self.apple, in: ProviderNames.bundled)?.name == "Apple Passwords")
         #expect(ProviderNames.provider(for: Self.apple.uppercased(), in: ProviderNames.bundled) == nil)  // canonical form only
     }
 
     @Test func iconsAreServedFromThisOriginWithASandbox() async throws {
-        // A provider whose light and dark icons differ, so the theme is seen to choose.
-        let list = try Self.shippedList()
-        let (aaguid, entry) = try #require(list.sorted { $0.key < $1.key }.first { $0.value["icon_light"] != $0.value["icon_dark"] && $0.value["icon_dark"] != nil })
-        try await TestServer(.sqlite).app().test(.router) { client in
-            for (query, key) in [("", "icon_light"), ("?theme=light", "icon_light"), ("?theme=dark", "icon_dark")] {
-                let answer = try await client.execute(uri: "/providers/\(aaguid)/icon\(query)", method: .get)
+        let path = try ProviderFixture.file()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await TestServer(.sqlite) { $0.providerListFile = path }.app().test(.router) { client in
+            for (query, svg) in [("", ProviderFixture.light), ("?theme=light", ProviderFixture.light), ("?theme=dark", ProviderFixture.dark)] {
+                let answer = try await client.execute(uri: "/providers/\(ProviderFixture.aaguid)/icon\(query)", method: .get)
                 #expect(answer.status == .ok)
                 #expect(answer.headers[.contentType] == "image/svg+xml")
                 #expect(answer.headers[.xContentTypeOptions] == "nosniff")
                 #expect(answer.headers[.contentSecurityPolicy] == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
                 #expect(answer.headers[.cacheControl] == "public, max-age=604800")
-                #expect([UInt8](answer.body.readableBytesView) == Self.decodedIcon(entry[key]), "\(query)")
+                #expect(String(buffer: answer.body) == svg, "\(query)")
             }
+            // The bundled list has no icons: a named provider's icon is not found.
+            let named = try await client.execute(uri: "/providers/\(Self.apple)/icon", method: .get)
+            #expect(named.status == .notFound)
         }
     }
 
     @Test(arguments: [
-        ("/providers/\(apple)/icon?theme=sepia", HTTPResponse.Status.badRequest, "invalid_theme"),
+        ("/providers/\(ProviderFixture.aaguid)/icon?theme=sepia", HTTPResponse.Status.badRequest, "invalid_theme"),
+        ("/providers/\(apple)/icon", .notFound, "not_found"),
         ("/providers/\(apple.uppercased())/icon", .notFound, "not_found"),
         ("/providers/00000000-0000-0000-0000-000000000000/icon", .notFound, "not_found"),
         ("/providers/11111111-2222-3333-4444-555555555555/icon", .notFound, "not_found"),
@@ -69,7 +68,9 @@ import WebAuthn
         ("/providers/x/icon", .notFound, "not_found"),
     ])
     func badRequestsGetJSONErrors(_ uri: String, _ status: HTTPResponse.Status, _ code: String) async throws {
-        try await TestServer(.sqlite).app().test(.router) { client in
+        let path = try ProviderFixture.file()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await TestServer(.sqlite) { $0.providerListFile = path }.app().test(.router) { client in
             let answer = try await client.json(uri)
             #expect(answer.status == status)
             #expect(answer.errorCode == code)

@@ -222,8 +222,10 @@ import Testing
                     backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now, lastUsedAt: nil
                 )
             )
-            try await store.recordPasskeySignIn(
-                credentialID: [5], signCount: 7, backedUp: true, at: now, audit: event("e1"), sessionTokenHash: [1], session: session("s1")
+            #expect(
+                try await store.recordPasskeySignIn(
+                    credentialID: [5], signCount: 7, backedUp: true, at: now, audit: event("e1"), sessionTokenHash: [1], session: session("s1")
+                )
             )
             let used = try #require(try await store.credential(id: [5]))
             #expect(used.signCount == 7 && used.backedUp && used.lastUsedAt == now)
@@ -241,6 +243,21 @@ import Testing
             #expect(after.signCount == 7 && after.backedUp && after.lastUsedAt == now)
             #expect(try await store.auditEvents(userID: user.id, limit: 10).map(\.id) == ["e1"])
             #expect(try await store.sessions(userID: user.id, now: now).map(\.id) == ["s1"])
+
+            // The sign count guard: a count that is not above the stored one writes nothing at all.
+            for count: UInt32 in [7, 3, 0] {
+                #expect(
+                    try await !store.recordPasskeySignIn(
+                        credentialID: [5], signCount: count, backedUp: false, at: now.addingTimeInterval(9), audit: event("e\(count)x"),
+                        sessionTokenHash: [2], session: session("s\(count)x")
+                    )
+                )
+            }
+            #expect(try await store.credential(id: [5])?.signCount == 7)
+            #expect(try await store.auditEvents(userID: user.id, limit: 10).map(\.id) == ["e1"])
+            #expect(try await store.sessions(userID: user.id, now: now).map(\.id) == ["s1"])
+            #expect(try await !store.recordCredentialUse(id: [5], signCount: 7, backedUp: false, at: now))
+            #expect(try await store.recordCredentialUse(id: [5], signCount: 8, backedUp: false, at: now))
         }
     }
 
@@ -252,6 +269,12 @@ import Testing
         let user = try await server.seedUser("concurrent")
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try await server.withStore { store in
+            try await store.addCredential(
+                StoredCredential(
+                    id: [1], userID: user.id, publicKey: [0xA5], signCount: 0, transports: [], aaguid: nil, backupEligible: false,
+                    backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now, lastUsedAt: nil
+                )
+            )
             try await store.createSession(
                 tokenHash: [9],
                 SessionRecord(id: "taken", userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
@@ -285,6 +308,7 @@ import Testing
             #expect(ids.filter { $0.hasPrefix("kept-") }.count == 30)
             #expect(!ids.contains { $0.hasPrefix("failed-") })
             #expect(try await store.failures(bucket: "concurrent", now: now, window: 60).count == 30)
+            #expect(try await store.credential(id: [1])?.signCount == 0)
         }
     }
 
@@ -325,11 +349,13 @@ import Testing
         let user = try await server.seedUser("totp-user")
         try await server.withStore { store in
             try await store.setPendingTOTP(userID: user.id, secret: Array(repeating: 1, count: 20), at: Date())
-            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10, confirm: false))  // not confirmed yet
-            #expect(try await store.acceptTOTPStep(userID: user.id, step: 10, confirm: true))
-            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10, confirm: false))  // replay
-            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 9, confirm: false))  // older
-            #expect(try await store.acceptTOTPStep(userID: user.id, step: 11, confirm: false))
+            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10))  // not confirmed yet
+            let pending = try #require(try await store.totp(userID: user.id))
+            #expect(try await store.confirmTOTP(userID: user.id, step: 10, revision: pending.revision))
+            #expect(try await !store.confirmTOTP(userID: user.id, step: 11, revision: pending.revision))  // confirmed already
+            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10))  // replay
+            #expect(try await !store.acceptTOTPStep(userID: user.id, step: 9))  // older
+            #expect(try await store.acceptTOTPStep(userID: user.id, step: 11))
             // A confirmed secret is not replaced by a new pending one.
             try await store.setPendingTOTP(userID: user.id, secret: Array(repeating: 2, count: 20), at: Date())
             #expect(try await store.totp(userID: user.id)?.secret == Array(repeating: 1, count: 20))

@@ -73,6 +73,38 @@ import Testing
         ("svg with spaced onclick", svgURI("<svg xmlns=\"http://www.w3.org/2000/svg\">\n<rect\tonclick = \"x()\"/></svg>")),
         ("svg with javascript: link", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><a href="JavaScript:alert(1)"><rect/></a></svg>"#)),
         ("svg with foreignObject", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><iframe/></foreignObject></svg>"#)),
+        // The security review's two bypasses of the first, pattern-based check:
+        ("handler right after the tag name", svgURI(#"<svg/onload=alert(1)>"#)),
+        ("handler after a slash, quoted", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"/onload="alert(1)"/>"#)),
+        ("entity-encoded javascript: link", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><a href="javascript&#58;alert(1)"><rect/></a></svg>"#)),
+        ("hex entity in xlink:href", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><use xlink:href="java&#x73;cript&#x3a;x"/></svg>"#)),
+        // The same class, beyond what the review tried:
+        ("use of a remote document", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><use href="https://example.com/a.svg#x"/></svg>"#)),
+        ("image element", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><image href="https://example.com/t.png"/></svg>"#)),
+        ("animation rewriting href", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><set attributeName="href" to="javascript:x"/></svg>"#)),
+        ("style sheet import", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><style>@import url(https://example.com/x.css);</style></svg>"#)),
+        ("remote paint server", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(https://example.com/p.svg#g)"/></svg>"#)),
+        ("style attribute with a remote url", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><rect style="fill:url( 'https://example.com/p' )"/></svg>"#)),
+        ("javascript split by a tab entity", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><a href="java&#9;script:x"><rect/></a></svg>"#)),
+        ("doctype with an entity", svgURI("<!DOCTYPE svg [<!ENTITY x \"javascript:\">]><svg xmlns=\"http://www.w3.org/2000/svg\"/>")),
+        ("CDATA section", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><style><![CDATA[*{}]]></style></svg>"#)),
+        ("processing instruction", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><?xml-stylesheet href="x.css"?></svg>"#)),
+        ("unknown named entity", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><text>&nbsp;</text></svg>"#)),
+        ("unclosed element", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><g>"#)),
+        ("mismatched end tag", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><g></svg></g>"#)),
+        ("two roots", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"/><svg/>"#)),
+        ("root is not svg", svgURI(#"<g xmlns="http://www.w3.org/2000/svg"><svg/></g>"#)),
+        ("unquoted attribute", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg" width=10/>"#)),
+        // Namespaces: script reached through a prefix.
+        ("HTML script under a prefix", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:h="http://www.w3.org/1999/xhtml"><h:script>x()</h:script></svg>"#)),
+        ("SVG script under another prefix in metadata", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><metadata><s:script xmlns:s="http://www.w3.org/2000/svg">x()</s:script></metadata></svg>"#)),
+        ("XLink under another prefix", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:l="http://www.w3.org/1999/xlink"><use l:href="https://example.com/a.svg#x"/></svg>"#)),
+        ("default namespace is HTML", svgURI(#"<svg xmlns="http://www.w3.org/1999/xhtml"/>"#)),
+        ("undeclared prefix", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><q:thing/></svg>"#)),
+        // Found by FuzzProviderIcon: a name that is only a colon crashed the namespace split.
+        ("attribute named by a colon", svgURI(#"<svg :="ht0">)8ta="#)),
+        ("attribute with an empty prefix", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg" :width="1"/>"#)),
+        ("element with an empty local name", svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><x: /></svg>"#)),
     ])
     func refusedIconsAreDropped(_ why: String, _ uri: String) throws {
         let providers = try AuthenticatorProviders(json: Self.document([Self.first: ["name": "Keychain", "icon_light": uri, "icon_dark": uri]]))
@@ -97,6 +129,25 @@ import Testing
         // Text with "on" in words, and attributes that merely start with "o", are not event handlers.
         #expect(ProviderIcon(dataURI: Self.svgURI(#"<svg xmlns="http://www.w3.org/2000/svg"><text>done = one</text></svg>"#)) != nil)
         #expect(ProviderIcon(dataURI: Self.svgURI(#"<svg xmlns="http://www.w3.org/2000/svg" data-icon="x"><g opacity="0.5"/></svg>"#)) != nil)
+        // What real provider icons use: a declaration, comments, gradients and clip paths referenced within the
+        // document, filters, a style sheet without imports, editor metadata and character references.
+        let drawing = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!-- drawn by hand -->
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 24 24">
+              <metadata><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:cc="http://creativecommons.org/ns#"><cc:Work rdf:about=""/></rdf:RDF></metadata>
+              <sodipodi:namedview xmlns:sodipodi="http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd" pagecolor="#ffffff" showgrid="false"/>
+              <style>.a{fill:url(#g)}</style>
+              <defs>
+                <linearGradient id="g" gradientUnits="userSpaceOnUse"><stop offset="0" stop-color="#fff"/></linearGradient>
+                <clipPath id="c"><rect width="24" height="24" rx="4"/></clipPath>
+                <filter id="f"><feGaussianBlur stdDeviation="1"/></filter>
+              </defs>
+              <g clip-path="url(#c)" filter="url('#f')"><path class="a" d="M0 0h24v24H0z"/><use xlink:href="#c"/></g>
+              <text>A &amp; B &#x2713;</text>
+            </svg>
+            """
+        #expect(ProviderIcon(dataURI: Self.svgURI(drawing)) != nil)
     }
 
     @Test(arguments: [

@@ -40,8 +40,8 @@ struct CorpusEntry: Sendable, CustomStringConvertible {
     let responseJSON: Data
     var description: String { file }
 
-    static let all: [CorpusEntry] = Vectors.names(in: "webauthn-real").compactMap { file in
-        guard let data = try? Vectors.data("webauthn-real/" + file),
+    static let all: [CorpusEntry] = RealCorpus.names.compactMap { file in
+        guard let data = try? RealCorpus.data(file),
             let c = try? JSONDecoder().decode(RealCorpusCase.self, from: data),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let response = object["response"],
@@ -176,7 +176,8 @@ enum CorpusRunner {
 }
 
 @Suite struct CorpusTests {
-    @Test func corpusIsComplete() {
+    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, "the shared corpus is absent: its webauthn-rs cases are missing, so the count cannot be checked"))
+    func corpusIsComplete() {
         #expect(CorpusEntry.all.count == 123)
         #expect(CorpusEntry.all.allSatisfy { !$0.corpus.source.isEmpty })
     }

@@ -51,4 +51,18 @@ struct FuzzCorpusRegressionTests {
             _ = try? AttestationObject(bytes: bytes)
         }
     }
+
+    @Test func providerIconCorpus() {
+        let inputs = Self.inputs("FuzzProviderIcon")
+        #expect(inputs.count >= 5)
+        var kept = 0
+        for bytes in inputs {
+            if let icon = ProviderIcon(dataURI: "data:image/svg+xml;base64," + Data(bytes).base64EncodedString()) {
+                let text = String(decoding: icon.bytes, as: UTF8.self).lowercased()
+                #expect(!text.contains("<script") && !text.contains("<foreignobject") && !text.contains("onload"))
+                kept += 1
+            }
+        }
+        #expect(kept > 0)
+    }
 }

@@ -13,11 +13,11 @@ import X509
 // it is missing. BLOBs with status reports no public BLOB has (REVOKED) are signed here by a test CA.
 
 enum SharedCorpus {
-    /// `../shared/corpus/mds` beside the repository, if present.
+    /// `mds/` of the project's shared corpus (`$SESAME_SHARED_CORPUS`, or `../shared/corpus` beside the
+    /// repository), if present.
     static let mds: URL? = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = root.deletingLastPathComponent().appendingPathComponent("shared/corpus/mds")
+        guard let corpus = RealCorpus.sharedDirectory?.deletingLastPathComponent() else { return nil }
+        let folder = corpus.appendingPathComponent("mds")
         return FileManager.default.fileExists(atPath: folder.appendingPathComponent("index.json").path) ? folder : nil
     }()
     static var available: Bool { mds != nil }

@@ -13,12 +13,7 @@ struct ParsingCorpusTests {
         var testDescription: String { name }
     }
 
-    static let corpusDirectory = Vectors.directory.appendingPathComponent("webauthn-real")
-
-    static func loadCases() -> [String] {
-        (try? FileManager.default.contentsOfDirectory(atPath: corpusDirectory.path))?
-            .filter { $0.hasSuffix(".json") }.sorted() ?? []
-    }
+    static func loadCases() -> [String] { RealCorpus.names }
 
     /// Cases the corpus expects to fail because their bytes are malformed (errorKind says so).
     static let malformed: Set<String> = [
@@ -29,7 +24,7 @@ struct ParsingCorpusTests {
 
     @Test(arguments: loadCases())
     func parses(_ file: String) throws {
-        let data = try Data(contentsOf: Self.corpusDirectory.appendingPathComponent(file))
+        let data = try RealCorpus.data(file)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let response = try #require((object["response"] as? [String: Any])?["response"] as? [String: Any])
         let options = COSEKeyOptions(allowRS1: true)

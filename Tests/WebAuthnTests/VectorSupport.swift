@@ -24,6 +24,52 @@ enum Vectors {
     }
 }
 
+/// The real-authenticator corpus: the copies in `Vectors/webauthn-real/`, plus the cases read in place from the
+/// project's shared corpus (`../shared/corpus/webauthn-real/` beside the repository, or `$SESAME_SHARED_CORPUS`).
+/// Cases whose only source is under a copyleft license (kanidm/webauthn-rs, MPL-2.0) stay out of this repository
+/// and are read there; NOTICE lists which. When the shared corpus is absent they are left out and
+/// `RealCorpusPresenceTests` reports the skip.
+enum RealCorpus {
+    /// File-name prefixes of the cases read in place.
+    static let inPlacePrefixes = ["webauthn-rs-"]
+
+    static var sharedDirectory: URL? {
+        let configured = ProcessInfo.processInfo.environment["SESAME_SHARED_CORPUS"].map { URL(fileURLWithPath: $0) }
+        // #filePath is <repository>/Tests/WebAuthnTests/VectorSupport.swift; the shared folder is beside the repository.
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let beside = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        let directory = (configured ?? beside).appendingPathComponent("webauthn-real")
+        return FileManager.default.fileExists(atPath: directory.path) ? directory : nil
+    }
+
+    /// Every case file: name → URL (a copy here wins over the shared file of the same name).
+    static var files: [String: URL] {
+        var files: [String: URL] = [:]
+        if let shared = sharedDirectory {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: shared.path)) ?? []
+            where name.hasSuffix(".json") && inPlacePrefixes.contains(where: name.hasPrefix) {
+                files[name] = shared.appendingPathComponent(name)
+            }
+        }
+        let local = Vectors.directory.appendingPathComponent("webauthn-real")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: local.path)) ?? [] where name.hasSuffix(".json") {
+            files[name] = local.appendingPathComponent(name)
+        }
+        return files
+    }
+
+    static var names: [String] { files.keys.sorted() }
+
+    /// Why a test that needs a case read in place did not run.
+    static let absentReason: Comment =
+        "the shared corpus (../shared/corpus or SESAME_SHARED_CORPUS) is absent: this test needs webauthn-rs cases read in place"
+
+    static func data(_ name: String) throws -> Data {
+        guard let url = files[name] else { throw CocoaError(.fileNoSuchFile) }
+        return try Data(contentsOf: url)
+    }
+}
+
 func b64(_ s: String) throws -> [UInt8] { try Base64URL.decode(s) }
 
 func hexBytes(_ s: String) -> [UInt8] {

@@ -11,6 +11,8 @@ public struct APIError: HTTPResponseError, Equatable {
     public var retryAfter: Int?
     /// The `Allow` header of a 405 answer.
     public var allow: String?
+    /// The `WWW-Authenticate` header of a 401 answer that wants a bearer token.
+    public var wwwAuthenticate: String?
     /// More fields for the page, e.g. `credentialId` and `rpId` of an unknown credential (never secrets).
     public var extra: [String: String] = [:]
 
@@ -25,6 +27,7 @@ public struct APIError: HTTPResponseError, Equatable {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if let allow { headers[.allow] = allow }
+        if let wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
         // Sorted keys: the same error is the same bytes every time (a dictionary's order varies per process).
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

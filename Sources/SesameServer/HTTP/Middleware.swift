@@ -121,13 +121,15 @@ struct SessionMiddleware: RouterMiddleware {
     let sesame: Sesame
 
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        if sesame.configuration.trustForwardedFor, let forwarded = request.headers[.init("X-Forwarded-For")!] {
-            let first = forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            if !first.isEmpty, first.count <= 64 { context.clientAddress = first }
-        }
+        let configuration = sesame.configuration
+        context.clientAddress = ClientAddress.resolve(
+            peer: context.peerAddress, forwarded: request.headers[values: Self.forwardedFor],
+            trustForwardedFor: configuration.trustForwardedFor, hops: configuration.trustedProxyHops
+        )
         let unsafe = ![.get, .head, .options].contains(request.method)
         var carrier: Authentication.Carrier?
         var token: String?
@@ -142,12 +144,17 @@ struct SessionMiddleware: RouterMiddleware {
             token = cookie.value
             carrier = .cookie
         }
-        if unsafe, carrier != .bearer, let origin = request.headers[.origin] {
-            guard sesame.configuration.allowedWebOrigins.contains(where: { $0.lowercased() == origin.lowercased() }) else {
+        let authentication: Authentication? =
+            if let token, let carrier { try await Sessions.authenticate(token: token, carrier: carrier, sesame: sesame) } else { nil }
+        // A write from a page of another origin is refused. Only a request that authenticates with a live bearer
+        // token is exempt (native apps send no Origin, or one that is not a web origin of ours); an Authorization
+        // header alone, valid or not, exempts nothing.
+        if unsafe, let origin = request.headers[.origin], !(carrier == .bearer && authentication != nil) {
+            guard configuration.allowedWebOrigins.contains(where: { $0.lowercased() == origin.lowercased() }) else {
                 throw APIError.originNotAllowed
             }
         }
-        if let token, let carrier, let authentication = try await Sessions.authenticate(token: token, carrier: carrier, sesame: sesame) {
+        if let authentication, let carrier {
             var csrfOK = true
             if unsafe, carrier == .cookie {
                 let expected = Sessions.csrfToken(for: authentication.tokenHash, sesame: sesame)

@@ -17,12 +17,16 @@ struct OperationalRoutes {
             }
         }
 
-        router.get("/metrics") { _, _ -> Response in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: sesame.metrics.registry.emitToBuffer()))
-            )
+        // Metrics are served here only behind their token (see `MetricsEndpoint`).
+        if let token = sesame.configuration.metricsToken {
+            router.get("/metrics") { request, _ -> Response in
+                do {
+                    return try MetricsEndpoint.response(to: request, metrics: sesame.metrics, token: token)
+                } catch var error as APIError {
+                    error.wwwAuthenticate = "Bearer"
+                    throw error
+                }
+            }
         }
 
         router.get("/openapi.yaml") { _, _ -> Response in

@@ -138,12 +138,13 @@ struct PasskeyManagementRoutes {
 }
 
 /// Passkey providers by AAGUID: names and icons, read with the WebAuthn library's `AuthenticatorProviders`, which
-/// keeps only icons that are safe to serve. By default the list is the bundled copy of the community list in
-/// `Resources/aaguids/aaguid.json` (`SOURCE.md` there names its origin and commit); `providerListFile` replaces it.
+/// keeps only icons that are safe to serve. By default the list is `Resources/providers.json`: provider names by
+/// AAGUID (facts, with their source in NOTICE) and no icons; `providerListFile` replaces it with a deployment's own
+/// list, icons included (for example the community list, whose files carry no license and so are not shipped).
 enum ProviderNames {
     /// The bundled list.
     static let bundled: AuthenticatorProviders = {
-        guard let url = Bundle.module.url(forResource: "aaguid", withExtension: "json", subdirectory: "Resources/aaguids"),
+        guard let url = Bundle.module.url(forResource: "providers", withExtension: "json", subdirectory: "Resources"),
             let data = try? Data(contentsOf: url), let table = try? AuthenticatorProviders(json: [UInt8](data))
         else { return AuthenticatorProviders() }
         return table

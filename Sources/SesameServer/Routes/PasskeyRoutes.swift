@@ -77,10 +77,23 @@ struct PasskeyRoutes {
         let userHandle: String
     }
 
-    /// Kept with a sign-in challenge: the account named in the options request, if any.
+    /// Kept with a sign-in challenge: the account named in the options request, if any; whether the options were
+    /// asked for with a username (then every failure answers alike, account or not); and, for a name with no
+    /// passkey, the decoy descriptors its options listed.
     struct PendingSignIn: Codable, Sendable {
         let userID: String?
+        var usernameFirst: Bool? = nil
+        var decoys: [Decoy]? = nil
+
+        struct Decoy: Codable, Sendable {
+            let id: String
+            let transports: [String]
+        }
     }
+
+    /// The session method of a passkey ceremony: `passkey` when the authenticator verified the user (two factors:
+    /// the device and a PIN or biometric), `passkey-up` when it only tested presence (one factor, like a password).
+    static func sessionMethod(userVerified: Bool) -> String { userVerified ? "passkey" : "passkey-up" }
 
     func register(on router: Router<SesameRequestContext>) {
         router.post("/api/registration/options") { request, context -> Response in
@@ -131,14 +144,17 @@ struct PasskeyRoutes {
                 throw APIError(.conflict, "credential_exists", "This passkey is already registered.")
             }
             await sesame.audit("sign_up.passkey", "success", user: user, context: context)
-            let issued = try await Sessions.issue(user: user, method: "passkey", request: request, sesame: sesame)
-            return try Sessions.signedIn(issued, user: user, status: .created).response(from: request, context: context)
+            let issued = try await Sessions.issue(
+                user: user, method: Self.sessionMethod(userVerified: result.credential.uvInitialized), request: request, sesame: sesame
+            )
+            return try Sessions.signedIn(issued, user: user, request: request, status: .created).response(from: request, context: context)
         }
 
         router.post("/api/authentication/options") { request, context -> Response in
             let body = try await JSONBody.decode(AuthenticationOptionsRequest.self, from: request, context: context)
             var allow: [PublicKeyCredentialDescriptorJSON] = []
             var userID: String?
+            var decoys: [PendingSignIn.Decoy]?
             if let name = body.username {
                 guard name.utf8.count <= 1024 else { throw APIError.invalidField("username", "The username is too long.") }
                 let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -152,6 +168,7 @@ struct PasskeyRoutes {
                 } else {
                     // No such account (or no passkey): a stable fake allow list shaped like a real one (FakeCredentials).
                     allow = FakeCredentials(serverSecret: sesame.serverSecret).allowList(key)
+                    decoys = allow.map { PendingSignIn.Decoy(id: Base64URL.encode($0.id.bytes), transports: ($0.transports ?? []).map(\.rawValue)) }
                 }
             }
             let options = relyingParty.makeRequestOptions(allowCredentials: allow)
@@ -160,7 +177,10 @@ struct PasskeyRoutes {
             // nothing is stored.
             try await sesame.rateLimiter.startCeremony(
                 address: context.clientAddress, challengeID: Secrets.sha256(options.challenge.bytes), binding: binding,
-                try challengeRecord(purpose: "authentication", userID: userID, payload: PendingSignIn(userID: userID))
+                try challengeRecord(
+                    purpose: "authentication", userID: userID,
+                    payload: PendingSignIn(userID: userID, usernameFirst: body.username != nil, decoys: decoys)
+                )
             )
             return try optionsResponse(options, ceremonyToken: token, request: request, context: context)
         }
@@ -170,16 +190,34 @@ struct PasskeyRoutes {
             let credential = body.credential
             let (_, binding) = ceremonyToken(request)
             let (challenge, record) = try await consume(credential.response.clientDataJSON.bytes, purpose: "authentication", binding: binding)
-            guard let (stored, account) = try await sesame.store.credentialWithUser(id: credential.rawId.bytes) else {
-                await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "unknown_credential")
-                var error = APIError(.notFound, "unknown_credential", "This passkey is not registered here; the page can signal it as unknown.")
-                error.extra = ["credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID]
-                throw error
-            }
-            guard let user = account else { throw APIError.challengeInvalid }
-            if let expectedUser = record.userID, expectedUser != user.id {
-                await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "credentialNotAllowed")
-                throw APIError(.badRequest, "authentication_failed", "Passkey check failed: credentialNotAllowed.")
+            let pending = try? JSONDecoder().decode(PendingSignIn.self, from: Data(record.payload.utf8))
+            let found = try await sesame.store.credentialWithUser(id: credential.rawId.bytes)
+
+            let stored: StoredCredential, user: User
+            // Username-first: the options listed the account's passkeys, or decoys for a name without any. Every
+            // failure then gets the same answer, `authentication_failed` without the step (which is audited), so a
+            // response cannot tell an account from a decoy list; a decoy is still checked against a decoy key, so
+            // both do the same work. Discoverable sign-in names the failed step: it reveals nothing about accounts.
+            let usernameFirst = pending?.usernameFirst == true || record.userID != nil
+            func failed(_ code: WebAuthnError.Code) -> APIError { usernameFirst ? Self.passkeyCheckFailed : Self.authenticationFailed(code) }
+            if usernameFirst {
+                guard let (candidate, account) = found, let owner = account, let expected = record.userID, owner.id == expected else {
+                    throw await refusalOutsideAccount(credential, challenge: challenge, record: record, decoys: pending?.decoys ?? [], context: context)
+                }
+                stored = candidate
+                user = owner
+            } else {
+                // Discoverable sign-in: an unknown credential is answered as such, so the page can tell the
+                // credential manager (Signal API); the response names no account, so this reveals nothing.
+                guard let (candidate, account) = found else {
+                    await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "unknown_credential")
+                    var error = APIError(.notFound, "unknown_credential", "This passkey is not registered here; the page can signal it as unknown.")
+                    error.extra = ["credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID]
+                    throw error
+                }
+                guard let owner = account else { throw APIError.challengeInvalid }
+                stored = candidate
+                user = owner
             }
             let allowed = record.userID == nil ? [] : try await sesame.store.credentials(userID: user.id).map(\.id)
             let expectation = AuthenticationExpectation(
@@ -191,24 +229,28 @@ struct PasskeyRoutes {
                 result = try relyingParty.verifyAuthentication(response: credential, expected: expectation, now: sesame.now)
             } catch let error as WebAuthnError {
                 await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "\(error.code)")
-                throw APIError(.badRequest, "authentication_failed", "Passkey check failed: \(error.code).")
+                throw failed(error.code)
             }
             guard !user.disabled else {
                 await sesame.audit("sign_in.passkey", "refused", user: user, context: context, detail: "account_disabled")
                 throw APIError.accountDisabled
             }
-            // The sign count, the audit event and the session in one statement, all or nothing (the challenge was
-            // consumed on its own above, so it stays used whatever happens).
-            let issued = Sessions.prepare(user: user, method: "passkey", request: request, sesame: sesame)
-            let event = sesame.auditEvent(
-                "sign_in.passkey", "success", user: user, context: context, detail: result.cloneWarning ? "sign count did not grow" : ""
-            )
-            try await sesame.store.recordPasskeySignIn(
-                credentialID: stored.id, signCount: result.signCount, backedUp: result.backupState, at: issued.record.createdAt,
-                audit: event, sessionTokenHash: issued.tokenHash, session: issued.record
-            )
+            // The sign count, the audit event and the session in one statement, all or nothing, and only while the
+            // stored count is below the reported one (the challenge was consumed on its own above, so it stays used
+            // whatever happens). Of two assertions carrying one counter, sent together, one gets a session.
+            let issued = Sessions.prepare(user: user, method: Self.sessionMethod(userVerified: result.flags.contains(.userVerified)), request: request, sesame: sesame)
+            let event = sesame.auditEvent("sign_in.passkey", "success", user: user, context: context)
+            guard
+                try await sesame.store.recordPasskeySignIn(
+                    credentialID: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState, at: issued.record.createdAt,
+                    audit: event, sessionTokenHash: issued.tokenHash, session: issued.record
+                )
+            else {
+                await sesame.audit("sign_in.passkey", "failure", user: user, context: context, detail: "\(WebAuthnError.Code.signCountRegression)")
+                throw failed(.signCountRegression)
+            }
             sesame.metrics.auditEvent(kind: event.kind, outcome: event.outcome)
-            return try Sessions.signedIn(issued, user: user).response(from: request, context: context)
+            return try Sessions.signedIn(issued, user: user, request: request).response(from: request, context: context)
         }
 
         router.post("/api/account/passkeys/options") { request, context -> Response in
@@ -264,6 +306,42 @@ struct PasskeyRoutes {
     }
 
     // MARK: Helpers
+
+    /// The answer to a passkey check that failed at `code`'s step.
+    static func authenticationFailed(_ code: WebAuthnError.Code) -> APIError {
+        APIError(.badRequest, "authentication_failed", "Passkey check failed: \(code).")
+    }
+
+    /// The answer to any failed username-first passkey check: the same whatever the step and whatever the name.
+    static let passkeyCheckFailed = APIError(.badRequest, "authentication_failed", "Passkey check failed.")
+
+    /// A username-first assertion whose credential is not one of the named account's: always fails, with the answer
+    /// every username-first failure gets. A decoy the options listed is verified against its decoy record first (the
+    /// same steps and one signature check, as for a real passkey); the step that failed is audited.
+    private func refusalOutsideAccount(
+        _ credential: AuthenticationResponseJSON, challenge: [UInt8], record: ChallengeRecord, decoys: [PendingSignIn.Decoy],
+        context: SesameRequestContext
+    ) async -> APIError {
+        let id = Base64URL.encode(credential.rawId.bytes)
+        if record.userID == nil, let decoy = decoys.first(where: { $0.id == id }) {
+            let fake = FakeCredentials(serverSecret: sesame.serverSecret)
+            let expectation = AuthenticationExpectation(
+                challenge: challenge,
+                credential: fake.decoyRecord(id: credential.rawId.bytes, transports: decoy.transports.map(AuthenticatorTransport.init(rawValue:))),
+                userHandle: Secrets.hmac(key: sesame.serverSecret, Array("decoy user handle".utf8)),
+                allowCredentials: decoys.compactMap { try? Base64URL.decode($0.id) },
+                userVerification: relyingParty.configuration.userVerification, expires: record.expiresAt
+            )
+            do {
+                _ = try relyingParty.verifyAuthentication(response: credential, expected: expectation, now: sesame.now)
+            } catch {
+                await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "\(error.code)")
+                return Self.passkeyCheckFailed
+            }
+        }
+        await sesame.audit("sign_in.passkey", "failure", user: nil, context: context, detail: "\(WebAuthnError.Code.credentialNotAllowed)")
+        return Self.passkeyCheckFailed
+    }
 
     /// A display name as sign-up and `PATCH /api/account` accept it: trimmed, 1 to 64 characters, no controls.
     static func displayName(_ raw: String) throws -> String {

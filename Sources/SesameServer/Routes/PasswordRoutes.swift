@@ -86,7 +86,7 @@ struct PasswordRoutes {
         }
         let issued = try await Sessions.issue(user: user, method: "password", request: request, sesame: sesame)
         await sesame.audit("sign_in.password", "success", user: user, context: context)
-        return try Sessions.signedIn(issued, user: user).response(from: request, context: context)
+        return try Sessions.signedIn(issued, user: user, request: request).response(from: request, context: context)
     }
 }
 

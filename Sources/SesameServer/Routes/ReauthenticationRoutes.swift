@@ -78,8 +78,8 @@ struct ReauthenticationRoutes {
             let body = try await JSONBody.decode(ReauthenticationRequest.self, from: request, context: context)
             let method: String
             if let credential = body.credential {
-                try await verifyPasskey(credential, auth: auth, context: context)
-                method = "passkey"
+                let result = try await verifyPasskey(credential, auth: auth, context: context)
+                method = PasskeyRoutes.sessionMethod(userVerified: result.flags.contains(.userVerified))
             } else if let password = body.password {
                 method = try await verifyPassword(password, factor: body.factor, code: body.code, auth: auth, context: context)
             } else {
@@ -102,7 +102,9 @@ struct ReauthenticationRoutes {
         await sesame.audit("session.reauthenticated", "failure", user: auth.user, context: context, detail: detail)
     }
 
-    private func verifyPasskey(_ credential: AuthenticationResponseJSON, auth: Authentication, context: SesameRequestContext) async throws {
+    private func verifyPasskey(
+        _ credential: AuthenticationResponseJSON, auth: Authentication, context: SesameRequestContext
+    ) async throws -> AuthenticationResult {
         let (challenge, record) = try await passkeys.consume(
             credential.response.clientDataJSON.bytes, purpose: Self.purpose, binding: passkeys.sessionBinding(auth)
         )
@@ -125,7 +127,16 @@ struct ReauthenticationRoutes {
             await failed(auth, context, "\(error.code)")
             throw APIError(.badRequest, "authentication_failed", "Passkey check failed: \(error.code).")
         }
-        try await sesame.store.recordCredentialUse(id: stored.id, signCount: result.signCount, backedUp: result.backupState, at: sesame.now)
+        // The same sign count guard as sign-in: two re-authentications carrying one counter do not both count.
+        guard
+            try await sesame.store.recordCredentialUse(
+                id: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState, at: sesame.now
+            )
+        else {
+            await failed(auth, context, "\(WebAuthnError.Code.signCountRegression)")
+            throw APIError(.badRequest, "authentication_failed", "Passkey check failed: \(WebAuthnError.Code.signCountRegression).")
+        }
+        return result
     }
 
     /// The password, then (if the account has TOTP or SMS) a second factor; returns the method name.
@@ -157,7 +168,7 @@ struct ReauthenticationRoutes {
         switch factor {
         case "totp":
             guard let totp = try await sesame.store.totp(userID: user.id), totp.confirmed else { throw factorUnavailable }
-            try await factors.checkTOTP(code, record: totp, user: user, confirm: false, context: context)
+            try await factors.checkTOTP(code, record: totp, user: user, confirming: false, context: context)
         case "sms":
             guard let sms = try await sesame.store.sms(userID: user.id), sms.confirmed else { throw factorUnavailable }
             try await factors.checkSMSCode(code, purpose: Self.smsPurpose, key: auth.tokenHash, user: user, context: context)

@@ -54,8 +54,10 @@ struct SecondFactorRoutes {
     }
 
     func register(on router: Router<SesameRequestContext>) {
+        // Setting up TOTP changes how the account signs in with its password (and re-authenticates): a sensitive
+        // change, so every step needs a recent sign-in, like removing it.
         router.post("/api/account/totp") { _, context -> JSONResponse<TOTPSetupBody> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             if let existing = try await sesame.store.totp(userID: auth.user.id), existing.confirmed {
                 throw APIError(.conflict, "totp_already_enabled", "Turn the authenticator app off before setting up a new one.")
             }
@@ -69,7 +71,7 @@ struct SecondFactorRoutes {
         }
 
         router.get("/api/account/totp/qr.png") { _, context -> Response in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             // Only an unconfirmed secret is shown again; a confirmed one is never displayed.
             guard let record = try await sesame.store.totp(userID: auth.user.id), !record.confirmed else { throw APIError.notFound }
             let uri = try keyURIs(secret: try OTPSecret(bytes: record.secret), user: auth.user).otpauth
@@ -81,12 +83,12 @@ struct SecondFactorRoutes {
         }
 
         router.post("/api/account/totp/confirm") { request, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             let body = try await JSONBody.decode(CodeBody.self, from: request, context: context)
             guard let record = try await sesame.store.totp(userID: auth.user.id), !record.confirmed else {
                 throw APIError(.conflict, "no_pending_totp", "Start authenticator app setup first.")
             }
-            try await checkTOTP(body.code, record: record, user: auth.user, confirm: true, context: context)
+            try await checkTOTP(body.code, record: record, user: auth.user, confirming: true, context: context)
             await sesame.audit("totp.enabled", "success", user: auth.user, context: context)
             return JSONResponse(Status(status: "enabled"))
         }
@@ -104,19 +106,34 @@ struct SecondFactorRoutes {
             guard Self.isE164(body.phone) else {
                 throw APIError.invalidField("phone", "Give the number in international form, e.g. +15551234567.")
             }
-            try await sendCode(purpose: "sms_setup", key: Array(auth.user.id.utf8), user: auth.user, phone: body.phone, context: context)
-            try await sesame.store.setSMS(userID: auth.user.id, phone: body.phone, confirmed: false, at: sesame.now)
+            // The new number is pending until its code comes back; a confirmed number stays in force meanwhile, so
+            // starting a change never turns SMS off. The pending change is keyed by the code sent to that number.
+            try await sendCode(to: body.phone, user: auth.user, purpose: "sms_setup", context: context) { code in
+                try await sesame.store.beginPhoneChange(
+                    userID: auth.user.id, phone: body.phone, challengeID: phoneChangeID(userID: auth.user.id, code: code),
+                    expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
+                )
+            }
+            await sesame.audit("sms.change_started", "success", user: auth.user, context: context)
             return JSONResponse(Status(status: "code_sent"), status: .accepted)
         }
 
         router.post("/api/account/sms/confirm") { request, context -> JSONResponse<Status> in
-            let auth = try context.requireAuthentication()
+            let auth = try context.requireRecentAuthentication(sesame)
             let body = try await JSONBody.decode(CodeBody.self, from: request, context: context)
-            guard let sms = try await sesame.store.sms(userID: auth.user.id), !sms.confirmed else {
-                throw APIError(.conflict, "no_pending_sms", "Add a phone number first.")
+            let limit = sesame.rateLimiter.key(secret: "sms", account: auth.user.id, address: context.clientAddress)
+            try await sesame.rateLimiter.attempt(limit)
+            let typed = body.code.trimmingCharacters(in: .whitespaces)
+            // Only the number this code was sent to is confirmed: the pending change is found by the code itself.
+            guard typed.utf8.count == 6,
+                try await sesame.store.completePhoneChange(
+                    userID: auth.user.id, challengeID: phoneChangeID(userID: auth.user.id, code: typed), now: sesame.now
+                ) != nil
+            else {
+                await sesame.audit("sms.enabled", "failure", user: auth.user, context: context, detail: "sms")
+                throw APIError.invalidCode
             }
-            try await checkSMSCode(body.code, purpose: "sms_setup", key: Array(auth.user.id.utf8), user: auth.user, context: context)
-            try await sesame.store.setSMS(userID: auth.user.id, phone: sms.phone, confirmed: true, at: sesame.now)
+            try await sesame.rateLimiter.succeeded(limit)
             await sesame.audit("sms.enabled", "success", user: auth.user, context: context)
             return JSONResponse(Status(status: "enabled"))
         }
@@ -152,7 +169,7 @@ struct SecondFactorRoutes {
             switch body.factor {
             case "totp":
                 guard let record = try await sesame.store.totp(userID: user.id), record.confirmed else { throw factorUnavailable }
-                try await checkTOTP(body.code, record: record, user: user, confirm: false, context: context)
+                try await checkTOTP(body.code, record: record, user: user, confirming: false, context: context)
             case "sms":
                 guard let sms = try await sesame.store.sms(userID: user.id), sms.confirmed else { throw factorUnavailable }
                 try await checkSMSCode(body.code, purpose: "sms_sign_in", key: pendingHash, user: user, context: context)
@@ -168,7 +185,7 @@ struct SecondFactorRoutes {
             else { throw APIError.challengeInvalid }
             let issued = try await Sessions.issue(user: user, method: "password+\(body.factor)", request: request, sesame: sesame)
             await sesame.audit("sign_in.second_factor", "success", user: user, context: context, detail: body.factor)
-            var response = try Sessions.signedIn(issued, user: user).response(from: request, context: context)
+            var response = try Sessions.signedIn(issued, user: user, request: request).response(from: request, context: context)
             var clear = ["\(Sessions.secureName(PasswordRoutes.pendingCookie, sesame.configuration))=", "Path=/api/sessions", "Max-Age=0", "HttpOnly", "SameSite=Strict"]
             if sesame.configuration.isSecureOrigin { clear.append("Secure") }
             response.headers.append(HTTPField(name: .setCookie, value: clear.joined(separator: "; ")))
@@ -200,8 +217,9 @@ struct SecondFactorRoutes {
         return (otpauth, apple)
     }
 
-    /// Checks a TOTP code (rate limited), and records its step so it cannot be used again.
-    func checkTOTP(_ code: String, record: TOTPRecord, user: User, confirm: Bool, context: SesameRequestContext) async throws {
+    /// Checks a TOTP code (rate limited), and records its step so it cannot be used again. When `confirming`, the
+    /// secret is confirmed only if it is still the one checked (`record.revision`).
+    func checkTOTP(_ code: String, record: TOTPRecord, user: User, confirming confirm: Bool, context: SesameRequestContext) async throws {
         let limit = sesame.rateLimiter.key(secret: "totp", account: user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
         let totp = try TOTP(secret: try OTPSecret(bytes: record.secret))
@@ -209,9 +227,16 @@ struct SecondFactorRoutes {
         let last: UInt64? = record.lastStep >= 0 ? UInt64(record.lastStep) : nil
         let result = try OTPVerifier(window: Self.window).verify(trimmed, totp: totp, lastAcceptedStep: last, at: sesame.now)
         // The store's conditional update is the replay guard that holds across nodes and concurrent requests.
-        guard let step = result.acceptedStep, step <= UInt64(Int64.max),
-            try await sesame.store.acceptTOTPStep(userID: user.id, step: Int64(step), confirm: confirm)
-        else {
+        let accepted: Bool
+        if let step = result.acceptedStep, step <= UInt64(Int64.max) {
+            accepted =
+                confirm
+                ? try await sesame.store.confirmTOTP(userID: user.id, step: Int64(step), revision: record.revision)
+                : try await sesame.store.acceptTOTPStep(userID: user.id, step: Int64(step))
+        } else {
+            accepted = false
+        }
+        guard accepted else {
             await sesame.audit(confirm ? "totp.enabled" : "sign_in.second_factor", "failure", user: user, context: context, detail: "totp")
             throw APIError.invalidCode
         }
@@ -242,23 +267,37 @@ struct SecondFactorRoutes {
         Secrets.sha256(Array("\(purpose):".utf8) + key)
     }
 
+    /// The challenge id of a pending phone-number change: the account and the HMAC of the code sent to the new number.
+    private func phoneChangeID(userID: String, code: String) -> [UInt8] {
+        Secrets.sha256(Array("sms_setup:\(userID):".utf8) + Secrets.hmac(key: sesame.serverSecret, Array("sms:\(code)".utf8)))
+    }
+
     /// Six random digits, stored only as an HMAC under the server secret, sent in an origin-bound message.
     /// Sending is itself rate limited per account (5 per window) so the phone cannot be flooded.
     func sendCode(purpose: String, key: [UInt8], user: User, phone: String, context: SesameRequestContext) async throws {
+        try await sendCode(to: phone, user: user, purpose: purpose, context: context) { code in
+            let id = smsChallengeID(purpose: purpose, key: key)
+            try await sesame.store.deleteChallenge(id: id)
+            let payload = Base64URL.encode(Secrets.hmac(key: sesame.serverSecret, Array("sms:\(code)".utf8)))
+            try await sesame.store.insertChallenge(
+                id: id, binding: [],
+                ChallengeRecord(
+                    purpose: purpose, userID: user.id, payload: payload,
+                    expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
+                )
+            )
+        }
+    }
+
+    /// Makes a code, lets `store` keep what checks it, and texts it to `phone`; rate limited per account and address.
+    private func sendCode(
+        to phone: String, user: User, purpose: String, context: SesameRequestContext, store: (String) async throws -> Void
+    ) async throws {
         let sends = sesame.rateLimiter.key(secret: "sms_send", account: user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(sends)  // every send counts; sends are never given back
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
-        let id = smsChallengeID(purpose: purpose, key: key)
-        try await sesame.store.deleteChallenge(id: id)
-        let payload = Base64URL.encode(Secrets.hmac(key: sesame.serverSecret, Array("sms:\(code)".utf8)))
-        try await sesame.store.insertChallenge(
-            id: id, binding: [],
-            ChallengeRecord(
-                purpose: purpose, userID: user.id, payload: payload,
-                expiresAt: sesame.now.addingTimeInterval(TimeInterval(sesame.configuration.challengeTimeout))
-            )
-        )
+        try await store(code)
         let host = URL(string: sesame.configuration.origin)?.host ?? sesame.configuration.rpID
         let message = try OriginBoundMessage(topLevelHost: host, code: code)
             .message(text: "\(code) is your \(sesame.configuration.rpName) verification code.")
@@ -281,7 +320,7 @@ struct SecondFactorRoutes {
         guard typed.utf8.count == 6, let stored, Secrets.constantTimeEqual(Array(stored.payload.utf8), expected),
             try await sesame.store.consumeChallenge(id: id, purpose: purpose, binding: [], now: sesame.now) != nil
         else {
-            await sesame.audit(purpose == "sms_setup" ? "sms.enabled" : "sign_in.second_factor", "failure", user: user, context: context, detail: "sms")
+            await sesame.audit("sign_in.second_factor", "failure", user: user, context: context, detail: "sms")
             throw APIError.invalidCode
         }
         try await sesame.rateLimiter.succeeded(limit)

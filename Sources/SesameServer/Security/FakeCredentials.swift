@@ -1,3 +1,4 @@
+import CBOR
 import Crypto
 import WebAuthn
 
@@ -72,6 +73,43 @@ struct FakeCredentials: Sendable {
             let profile = Self.profile(bytes[1 + index])
             let start = 1 + Self.maximumCount + index * Self.longestID
             return PublicKeyCredentialDescriptorJSON(id: Array(bytes[start..<(start + profile.idLength)]), transports: profile.transports)
+        }
+    }
+
+    /// The credential record a decoy ID is checked against when an assertion names it: a P-256 key derived from the
+    /// server secret (its private half is never kept, so no assertion verifies), sign count 0, and the backup
+    /// eligibility a credential with these transports would have (a security key is not backup eligible). The
+    /// assertion then fails at the same step, with the same error, as a wrong assertion for a real passkey.
+    func decoyRecord(id: [UInt8], transports: [AuthenticatorTransport]) -> CredentialRecord {
+        let eligible = transports.contains(.internal) || transports.contains(.hybrid)
+        return CredentialRecord(
+            id: id, publicKey: decoyKey, signCount: 0, transports: transports, backupEligible: eligible, backupState: eligible,
+            uvInitialized: true
+        )
+    }
+
+    /// COSE_Key bytes of the decoy public key (EC2, ES256, P-256).
+    private var decoyKey: [UInt8] {
+        var counter: UInt8 = 0
+        while true {
+            let seed = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: serverSecret), salt: Array("sesame decoy key".utf8), info: [counter],
+                outputByteCount: 32
+            ).withUnsafeBytes { Array($0) }
+            // A 32-byte value is a valid P-256 scalar unless it is 0 or at least the group order (chance about 2^-32).
+            if let key = try? P256.Signing.PrivateKey(rawRepresentation: seed) {
+                let raw = Array(key.publicKey.rawRepresentation)
+                return CBOREncoder.encode(
+                    .map([
+                        CBORMapEntry(.unsigned(1), .unsigned(2)),
+                        CBORMapEntry(.unsigned(3), .negative(6)),
+                        CBORMapEntry(.negative(0), .unsigned(1)),
+                        CBORMapEntry(.negative(1), .byteString(Array(raw[0..<32]))),
+                        CBORMapEntry(.negative(2), .byteString(Array(raw[32..<64]))),
+                    ])
+                )
+            }
+            counter &+= 1
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import WebAuthn
 
@@ -89,8 +90,10 @@ enum Sessions {
 /// The JSON a successful sign-in returns.
 struct SessionIssuedBody: Codable, Sendable {
     let status: String
-    /// For native apps: send as `Authorization: Bearer <token>`. Pages use the cookie and can ignore it.
-    let sessionToken: String
+    /// For native apps, which ask for it with the `Sesame-Client: native` request header: send it as
+    /// `Authorization: Bearer <token>`. Pages never get it: their session is the HttpOnly cookie, which script on the
+    /// page cannot read, and a token in the body would undo that.
+    let sessionToken: String?
     /// For pages: send as `X-CSRF-Token` on writes.
     let csrfToken: String
     let expiresAt: Date
@@ -113,10 +116,19 @@ struct AccountUser: Codable, Sendable {
 }
 
 extension Sessions {
-    static func signedIn(_ issued: Issued, user: User, status: HTTPResponse.Status = .ok) -> JSONResponse<SessionIssuedBody> {
+    /// The request header a native app sends to get the session token in the body.
+    static let clientHeader = HTTPField.Name("Sesame-Client")!
+
+    /// Whether the request comes from a native app that keeps the session token itself.
+    static func wantsToken(_ request: Request) -> Bool {
+        request.headers[clientHeader]?.lowercased() == "native"
+    }
+
+    static func signedIn(_ issued: Issued, user: User, request: Request, status: HTTPResponse.Status = .ok) -> JSONResponse<SessionIssuedBody> {
         JSONResponse(
             SessionIssuedBody(
-                status: "signed_in", sessionToken: issued.token, csrfToken: issued.csrfToken, expiresAt: issued.record.expiresAt,
+                status: "signed_in", sessionToken: wantsToken(request) ? issued.token : nil, csrfToken: issued.csrfToken,
+                expiresAt: issued.record.expiresAt,
                 user: AccountUser(user)
             ),
             status: status,

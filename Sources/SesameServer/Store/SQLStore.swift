@@ -2,6 +2,7 @@ import Foundation
 import PostgresKit
 import SQLKit
 import SQLiteKit
+import WebAuthn
 
 /// The one `Store` implementation, over sql-kit. Statements are written once in the SQL both engines accept
 /// (`INSERT … ON CONFLICT`, `DELETE … RETURNING`, `UPDATE … WHERE <guard>`), so SQLite and PostgreSQL behave alike.
@@ -54,7 +55,9 @@ public struct SQLStore: Store {
         AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
         """,
         """
-        CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_writes INSTEAD OF INSERT ON passkey_sign_in BEGIN
+        CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_guarded INSTEAD OF INSERT ON passkey_sign_in BEGIN
+            SELECT RAISE(ABORT, 'sesame: sign count did not grow') WHERE NOT EXISTS (SELECT 1 FROM credentials
+                WHERE id = NEW.credential_id AND (sign_count < NEW.sign_count OR (sign_count = 0 AND NEW.sign_count = 0)));
             UPDATE credentials SET sign_count = NEW.sign_count, backed_up = NEW.backed_up, last_used_at = NEW.last_used_at
                 WHERE id = NEW.credential_id;
             INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (NEW.audit_id,
@@ -234,30 +237,54 @@ public struct SQLStore: Store {
         ).all().map(Self.credential)
     }
 
-    public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws {
-        try await db.raw(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)).run()
+    public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool {
+        !(try await db.raw("\(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)) RETURNING id").all()).isEmpty
     }
 
+    /// The guarded update of a credential's use: only while the stored count is below the one the authenticator
+    /// reported, or both are 0 (an authenticator without a counter). Of two assertions carrying the same counter,
+    /// the second finds the count already there and changes nothing, and a count never goes backwards.
     private static func credentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) -> SQLQueryString {
-        """
-        UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
-            last_used_at = \(bind: at.milliseconds) WHERE id = \(bind: Data(id))
-        """
+        let count = Int64(signCount)
+        return """
+            UPDATE credentials SET sign_count = \(bind: count), backed_up = \(bind: Int64(backedUp ? 1 : 0)),
+                last_used_at = \(bind: at.milliseconds)
+            WHERE id = \(bind: Data(id)) AND (sign_count < \(bind: count) OR (sign_count = 0 AND \(bind: count) = 0))
+            """
     }
+
+    /// The message the SQLite sign-in trigger aborts with when the sign count guard fails.
+    static let signCountGuardMessage = "sesame: sign count did not grow"
 
     public func recordPasskeySignIn(
         credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
         session: SessionRecord
-    ) async throws {
+    ) async throws -> Bool {
         do {
             switch engine.kind {
             case .postgres:
                 let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
-                let event = Self.auditInsert(audit)
-                let insertSession = Self.sessionInsert(tokenHash: sessionTokenHash, session)
+                let e = audit
+                let s = session
                 // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH
-                // clause to completion, and the statement as a whole succeeds or changes nothing.
-                try await db.raw("WITH used AS (\(use) RETURNING id), audited AS (\(event) RETURNING id) \(insertSession)").run()
+                // clause to completion, and the statement as a whole succeeds or changes nothing. The audit event
+                // and the session are written only from the row the guarded update changed: a concurrent
+                // assertion with the same counter waits for this one's row lock, then finds the guard false.
+                let rows = try await db.raw(
+                    """
+                    WITH used AS (\(use) RETURNING id),
+                    audited AS (
+                        INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail)
+                        SELECT \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
+                            \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail) FROM used RETURNING id)
+                    INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+                    SELECT \(bind: Data(sessionTokenHash)), \(bind: s.id), \(bind: s.userID), \(bind: s.createdAt.milliseconds),
+                        \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds), \(bind: s.userAgent), \(bind: s.method),
+                        \(bind: s.authenticatedAt.milliseconds) FROM used
+                    RETURNING id
+                    """
+                ).all()
+                return !rows.isEmpty
             case .sqlite:
                 let e = audit
                 let s = session
@@ -270,7 +297,10 @@ public struct SQLStore: Store {
                         \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
                     """
                 ).run()
+                return true
             }
+        } catch let error as SQLiteError where error.message.contains(Self.signCountGuardMessage) {
+            return false
         } catch where Self.isUniqueViolation(error) {
             throw StoreError.conflict
         }
@@ -355,10 +385,12 @@ public struct SQLStore: Store {
         guard let row = try await db.raw("SELECT secret, last_step, confirmed FROM totp WHERE user_id = \(bind: userID)").first() else {
             return nil
         }
+        let sealed = [UInt8](try row.decode(column: "secret", as: Data.self))
         return TOTPRecord(
-            secret: try ciphers.totp.open([UInt8](try row.decode(column: "secret", as: Data.self)), userID: userID),
+            secret: try ciphers.totp.open(sealed, userID: userID),
             lastStep: try row.decode(column: "last_step", as: Int64.self),
-            confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0
+            confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0,
+            revision: sealed
         )
     }
 
@@ -374,13 +406,23 @@ public struct SQLStore: Store {
         ).run()
     }
 
-    public func acceptTOTPStep(userID: String, step: Int64, confirm: Bool) async throws -> Bool {
-        let confirmClause: SQLQueryString = confirm ? ", confirmed = 1" : ""
-        let requireClause: SQLQueryString = confirm ? "" : " AND confirmed = 1"
-        return !(try await db.raw(
+    public func acceptTOTPStep(userID: String, step: Int64) async throws -> Bool {
+        !(try await db.raw(
             """
-            UPDATE totp SET last_step = \(bind: step)\(confirmClause)
-            WHERE user_id = \(bind: userID) AND last_step < \(bind: step)\(requireClause) RETURNING user_id
+            UPDATE totp SET last_step = \(bind: step)
+            WHERE user_id = \(bind: userID) AND last_step < \(bind: step) AND confirmed = 1 RETURNING user_id
+            """
+        ).all()).isEmpty
+    }
+
+    public func confirmTOTP(userID: String, step: Int64, revision: [UInt8]) async throws -> Bool {
+        // The secret column must still hold the sealed bytes the code was checked against: a setup started
+        // meanwhile (a new random secret, sealed under a new nonce) makes this update change nothing.
+        !(try await db.raw(
+            """
+            UPDATE totp SET last_step = \(bind: step), confirmed = 1
+            WHERE user_id = \(bind: userID) AND confirmed = 0 AND secret = \(bind: Data(revision)) AND last_step < \(bind: step)
+            RETURNING user_id
             """
         ).all()).isEmpty
     }
@@ -451,6 +493,47 @@ public struct SQLStore: Store {
             ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, confirmed = excluded.confirmed, created_at = excluded.created_at
             """
         ).run()
+    }
+
+    /// The purpose of the challenge row that holds a pending phone-number change.
+    static let phoneChangePurpose = "sms_setup"
+
+    public func beginPhoneChange(userID: String, phone: String, challengeID: [UInt8], expiresAt: Date) async throws {
+        let sealed = Base64URL.encode(try ciphers.sms.seal(Array(phone.utf8), userID: userID))
+        try await engine.withTransaction { db in
+            try await db.raw("DELETE FROM challenges WHERE user_id = \(bind: userID) AND purpose = \(bind: Self.phoneChangePurpose)").run()
+            try await db.raw(
+                """
+                INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at) VALUES (\(bind: Data(challengeID)),
+                    \(bind: Self.phoneChangePurpose), \(bind: Data()), \(bind: userID), \(bind: sealed), \(bind: expiresAt.milliseconds))
+                """
+            ).run()
+        }
+    }
+
+    public func completePhoneChange(userID: String, challengeID: [UInt8], now: Date) async throws -> String? {
+        try await engine.withTransaction { [self] db in
+            guard
+                let row = try await db.raw(
+                    """
+                    DELETE FROM challenges WHERE id = \(bind: Data(challengeID)) AND purpose = \(bind: Self.phoneChangePurpose)
+                        AND user_id = \(bind: userID) AND expires_at > \(bind: now.milliseconds)
+                    RETURNING payload
+                    """
+                ).first()
+            else { return nil }
+            guard let sealed = try? Base64URL.decode(try row.decode(column: "payload", as: String.self)) else {
+                throw StoreError.undecryptable(FieldCipher.Purpose.sms.rawValue)
+            }
+            let phone = String(decoding: try ciphers.sms.open(sealed, userID: userID), as: UTF8.self)
+            try await db.raw(
+                """
+                INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES (\(bind: userID), \(bind: try ciphers.sms.sealText(phone, userID: userID)), 1, \(bind: now.milliseconds))
+                ON CONFLICT (user_id) DO UPDATE SET phone = excluded.phone, confirmed = 1, created_at = excluded.created_at
+                """
+            ).run()
+            return phone
+        }
     }
 
     public func deleteSMS(userID: String) async throws -> Bool {

@@ -72,6 +72,9 @@ public struct TOTPRecord: Sendable, Equatable {
     /// Last accepted time step; a code for this step or an earlier one is refused (replay).
     public var lastStep: Int64
     public var confirmed: Bool
+    /// The stored (sealed) form of the secret: it changes whenever a new secret is set, so a confirmation can be
+    /// made conditional on the secret it checked (`Store.confirmTOTP`).
+    public var revision: [UInt8] = []
 }
 
 public struct SMSRecord: Sendable, Equatable {
@@ -208,14 +211,18 @@ public protocol Store: Sendable {
     /// The credentials of the account with this username key (`credentials(userID:)` of `user(usernameKey:)`), in
     /// one query; empty when there is no such account or it has none.
     func credentials(usernameKey: String) async throws -> [StoredCredential]
-    func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws
+    /// Records a verified assertion: the sign count the authenticator reported, its backup state and the time, only
+    /// while the stored count is below `signCount` or both are 0. False (nothing written) when the guard fails: a
+    /// concurrent assertion with the same counter got there first, or the count would go backwards.
+    func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool
     /// The writes of a verified passkey sign-in, all or nothing: records the credential's use (as
-    /// `recordCredentialUse`), appends `audit` and creates the session (as `createSession`). The challenge is not
-    /// part of it: it was consumed on its own before the assertion was checked, so it stays used whatever happens here.
+    /// `recordCredentialUse`, with the same guard), appends `audit` and creates the session (as `createSession`).
+    /// False, with nothing written, when the sign count guard fails. The challenge is not part of it: it was consumed
+    /// on its own before the assertion was checked, so it stays used whatever happens here.
     func recordPasskeySignIn(
         credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
         session: SessionRecord
-    ) async throws
+    ) async throws -> Bool
     func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool
     func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome
 
@@ -227,9 +234,12 @@ public protocol Store: Sendable {
     // TOTP
     func totp(userID: String) async throws -> TOTPRecord?
     func setPendingTOTP(userID: String, secret: [UInt8], at: Date) async throws
-    /// Confirms (if `confirm`) and records `step` as accepted, only if it is later than the last accepted step.
-    /// Returns false when the step was already used (replay) or there is no TOTP secret.
-    func acceptTOTPStep(userID: String, step: Int64, confirm: Bool) async throws -> Bool
+    /// Records `step` as accepted for a confirmed secret, only if it is later than the last accepted step.
+    /// Returns false when the step was already used (replay) or there is no confirmed TOTP secret.
+    func acceptTOTPStep(userID: String, step: Int64) async throws -> Bool
+    /// Confirms the pending secret whose stored form is `revision` and records `step` as accepted; false when the
+    /// secret was replaced meanwhile (another setup started), is confirmed already, or the step is not later.
+    func confirmTOTP(userID: String, step: Int64, revision: [UInt8]) async throws -> Bool
     func deleteTOTP(userID: String) async throws -> Bool
 
     // Recovery codes (salted hashes only)
@@ -245,6 +255,12 @@ public protocol Store: Sendable {
     func sms(userID: String) async throws -> SMSRecord?
     func setSMS(userID: String, phone: String, confirmed: Bool, at: Date) async throws
     func deleteSMS(userID: String) async throws -> Bool
+    /// Starts a phone-number change: keeps `phone` (sealed) as a pending change under `challengeID` until
+    /// `expiresAt`, replacing any earlier pending change of the account. The confirmed number stays in force.
+    func beginPhoneChange(userID: String, phone: String, challengeID: [UInt8], expiresAt: Date) async throws
+    /// Consumes the pending change stored under `challengeID` and makes its number the confirmed one, in one
+    /// transaction; returns it, or nil when there is none (wrong code, expired, or replaced by a later change).
+    func completePhoneChange(userID: String, challengeID: [UInt8], now: Date) async throws -> String?
 
     // Sealed secrets (`sesame seal-keys`)
     /// How many stored TOTP secrets and phone numbers are sealed under each key.

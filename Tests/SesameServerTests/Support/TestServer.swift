@@ -57,6 +57,8 @@ struct TestServer: Sendable {
         configuration.port = 0
         configuration.passwordScryptLogN = 10
         configuration.trustForwardedFor = true
+        // Messages go to `CapturedSMS`, never to standard output; https test servers may keep the console default.
+        configuration.allowConsoleSMS = true
         let name = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         switch database {
         case .sqlite:
@@ -127,6 +129,8 @@ extension TestClientProtocol {
         var headers = headers
         if body != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         if headers[.init("X-Forwarded-For")!] == nil { headers[.init("X-Forwarded-For")!] = "192.0.2.1" }
+        // Tests act as a native app unless they say otherwise (pages get no session token in the body).
+        if headers[.init("Sesame-Client")!] == nil { headers[.init("Sesame-Client")!] = "native" }
         return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
     }
 }

@@ -503,6 +503,16 @@ function describeAgent(agent) {
   return browser || system || "App or other device";
 }
 
+/** How a session was established, in words (`method` values of the sessions API). */
+const methodWords = {
+  passkey: "a passkey",
+  "passkey-up": "a passkey without screen lock or PIN",
+  password: "a password",
+  "password+totp": "a password and an authenticator code",
+  "password+sms": "a password and a text message code",
+  "password+recovery": "a password and a recovery code",
+};
+
 async function loadSessions() {
   const sessions = await api.sessions();
   const list = $("session-list");
@@ -511,7 +521,7 @@ async function loadSessions() {
     const item = el("li", { class: "session", dataset: { id: session.id } },
       el("div", { class: "details" },
         el("p", { class: "title" }, describeAgent(session.userAgent), session.current ? el("span", { class: "badge", text: "This device" }) : null),
-        el("p", { class: "dates", text: `Signed in ${formatDate(session.createdAt)} with ${session.method} · Last active ${formatDate(session.lastSeenAt)}` })));
+        el("p", { class: "dates", text: `Signed in ${formatDate(session.createdAt)} with ${methodWords[session.method] || session.method} · Last active ${formatDate(session.lastSeenAt)}` })));
     const button = el("button", { type: "button", class: "secondary", text: session.current ? "Sign out" : "Sign out this session" });
     button.addEventListener("click", () => busy(button, async () => {
       try {
