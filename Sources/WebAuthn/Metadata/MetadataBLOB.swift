@@ -35,12 +35,6 @@ public struct MetadataBLOB: Sendable {
     /// The largest BLOB accepted (the production BLOB is about 3 MB).
     public static let maximumLength = 32 << 20
 
-    private struct Payload: Decodable {
-        let legalHeader: String?
-        let no: Int
-        let nextUpdate: String
-        let entries: [MetadataEntry]
-    }
 
     public static func verify(
         _ text: some StringProtocol, roots: [Certificate], crls: [CertificateRevocationList] = [], time: Date,
@@ -107,25 +101,17 @@ public struct MetadataBLOB: Sendable {
         }
 
         // 6 (read before 5, which needs nextUpdate). The payload.
-        let payload: Payload
-        do {
-            payload = try JSONDecoder().decode(Payload.self, from: Data(jws.payload))
-        } catch {
-            throw WebAuthnError(
-                .metadataInvalid, step: "MDS3 BLOB: payload", detail: "the payload is not a MetadataBLOBPayload")
-        }
-        guard let nextUpdateDay = day(payload.nextUpdate) else {
-            throw WebAuthnError(.metadataInvalid, step: "MDS3 BLOB: payload", detail: "nextUpdate is not YYYY-MM-DD")
-        }
+        let payload: MetadataBLOBPayload
+        do { payload = try MetadataBLOBPayload(json: jws.payload) } catch { throw error.at("MDS3 BLOB: payload") }
 
         // 5. Freshness.
-        if enforceNextUpdate, time >= nextUpdateDay.addingTimeInterval(86_400) {
+        if enforceNextUpdate, time >= payload.nextUpdateDay.addingTimeInterval(86_400) {
             throw WebAuthnError(
                 .metadataStale, step: "MDS3 BLOB: nextUpdate",
                 detail: "the BLOB's nextUpdate \(payload.nextUpdate) has passed; import a newer BLOB")
         }
         return MetadataBLOB(
-            number: payload.no, nextUpdate: payload.nextUpdate, legalHeader: payload.legalHeader,
+            number: payload.number, nextUpdate: payload.nextUpdate, legalHeader: payload.legalHeader,
             entries: payload.entries, chain: chain, algorithm: jws.algorithm)
     }
 
@@ -160,5 +146,49 @@ public struct MetadataBLOB: Sendable {
             calendar.dateComponents([.year, .month, .day], from: date) == components
         else { return nil }
         return date
+    }
+}
+
+/// The payload of a metadata BLOB (FIDO MDS v3.0 §3.1.6), read from its JSON before any of it is trusted:
+///
+/// ```
+/// MetadataBLOBPayload = { ? legalHeader: string, no: int, nextUpdate: "YYYY-MM-DD", entries: [MetadataEntry] }
+/// ```
+/// ``MetadataBLOB/verify(_:roots:crls:time:enforceNextUpdate:)`` reads it only after the signature and chain have
+/// been checked; it is public so that it can be fuzzed on its own (`FuzzTesting`, target `FuzzMetadata`).
+public struct MetadataBLOBPayload: Sendable {
+    public let legalHeader: String?
+    public let number: Int
+    public let nextUpdate: String
+    /// Midnight UTC of `nextUpdate`.
+    public let nextUpdateDay: Date
+    public let entries: [MetadataEntry]
+
+    private struct Document: Decodable {
+        let legalHeader: String?
+        let no: Int
+        let nextUpdate: String
+        let entries: [MetadataEntry]
+    }
+
+    /// Errors are `.metadataInvalid`; they name the rule, never the input.
+    public init(json: [UInt8]) throws(WebAuthnError) {
+        guard json.count <= MetadataBLOB.maximumLength else {
+            throw WebAuthnError(.metadataInvalid, detail: "the payload is larger than \(MetadataBLOB.maximumLength) bytes")
+        }
+        let document: Document
+        do {
+            document = try JSONDecoder().decode(Document.self, from: Data(json))
+        } catch {
+            throw WebAuthnError(.metadataInvalid, detail: "the payload is not a MetadataBLOBPayload")
+        }
+        guard let day = MetadataBLOB.day(document.nextUpdate) else {
+            throw WebAuthnError(.metadataInvalid, detail: "nextUpdate is not YYYY-MM-DD")
+        }
+        legalHeader = document.legalHeader
+        number = document.no
+        nextUpdate = document.nextUpdate
+        nextUpdateDay = day
+        entries = document.entries
     }
 }
