@@ -100,6 +100,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let metadataCertificateRevoked = Code("metadataCertificateRevoked")
         /// The verification time is after the BLOB's `nextUpdate` day.
         public static let metadataStale = Code("metadataStale")
+        /// The BLOB's serial number (`no`) is not greater than that of the BLOB already held: a rollback.
+        public static let metadataNotNewer = Code("metadataNotNewer")
         /// The BLOB payload, a statement or a CRL is not the documented format.
         public static let metadataInvalid = Code("metadataInvalid")
 

@@ -277,6 +277,18 @@ struct TestMDS {
             text, roots: [mds.root.certificate], time: lastDay.addingTimeInterval(86400), enforceNextUpdate: false)
     }
 
+    /// The serial number: a BLOB no newer than the one held is a rollback, even validly signed and fresh.
+    @Test func anOlderOrEqualSerialIsARollback() async throws {
+        let text = try mds.blob(entries: [], no: 7)
+        for held in [7, 8, 100] {
+            await #expect(throws: WebAuthnError(.metadataNotNewer), "held \(held)") {
+                _ = try await MetadataBLOB.verify(text, roots: [mds.root.certificate], time: TestTime.now, newerThan: held)
+            }
+        }
+        let blob = try await MetadataBLOB.verify(text, roots: [mds.root.certificate], time: TestTime.now, newerThan: 6)
+        #expect(blob.number == 7)
+    }
+
     @Test func expiredSignerFails() async throws {
         let short = try TestMDS(signerValidity: Date(timeIntervalSince1970: 1_700_000_000)...Date(timeIntervalSince1970: 1_750_000_000))
         let text = try short.blob(entries: [])

@@ -9,7 +9,7 @@ import SwiftASN1
 /// ```
 /// signed by a certificate (`x5c[0]`) that chains, through the rest of `x5c`, to the FIDO metadata root.
 ///
-/// ``verify(_:roots:crls:time:enforceNextUpdate:)`` checks, in this order, and fails with the first that does not hold
+/// ``verify(_:roots:crls:time:enforceNextUpdate:newerThan:)`` checks, in this order, and fails with the first that does not hold
 /// (each with its own code):
 /// 1. the JWS is well formed and its signature verifies with `x5c[0]` (`.invalidJWS`, `.metadataSignatureInvalid`);
 /// 2. `x5c[i]` is issued by `x5c[i+1]` and the last one by, or equal to, one of `roots`, and the whole path meets
@@ -20,7 +20,10 @@ import SwiftASN1
 ///    `.metadataInvalid`);
 /// 5. `time` is not after the end (UTC) of the `nextUpdate` day, unless `enforceNextUpdate` is off
 ///    (`.metadataStale`);
-/// 6. the payload is the documented JSON (`.metadataInvalid`).
+/// 6. the payload is the documented JSON (`.metadataInvalid`);
+/// 7. its serial number `no` is greater than `newerThan`, the number of the BLOB the caller already holds
+///    (`.metadataNotNewer`): an older BLOB, validly signed and still inside its `nextUpdate`, could otherwise bring
+///    back a model whose later status report revoked it.
 public struct MetadataBLOB: Sendable {
     /// The BLOB's serial number; a newer BLOB has a larger one.
     public let number: Int
@@ -38,7 +41,7 @@ public struct MetadataBLOB: Sendable {
 
     public static func verify(
         _ text: some StringProtocol, roots: [Certificate], crls: [CertificateRevocationList] = [], time: Date,
-        enforceNextUpdate: Bool = true
+        enforceNextUpdate: Bool = true, newerThan: Int? = nil
     ) async throws(WebAuthnError) -> MetadataBLOB {
         // 1. Signature.
         let jws = try CompactJWS(text, maximumLength: maximumLength)
@@ -110,6 +113,12 @@ public struct MetadataBLOB: Sendable {
                 .metadataStale, step: "MDS3 BLOB: nextUpdate",
                 detail: "the BLOB's nextUpdate \(payload.nextUpdate) has passed; import a newer BLOB")
         }
+        // 7. Serial number.
+        if let newerThan, payload.number <= newerThan {
+            throw WebAuthnError(
+                .metadataNotNewer, step: "MDS3 BLOB: no",
+                detail: "BLOB number \(payload.number) is not newer than the one held (\(newerThan))")
+        }
         return MetadataBLOB(
             number: payload.number, nextUpdate: payload.nextUpdate, legalHeader: payload.legalHeader,
             entries: payload.entries, chain: chain, algorithm: jws.algorithm)
@@ -154,7 +163,7 @@ public struct MetadataBLOB: Sendable {
 /// ```
 /// MetadataBLOBPayload = { ? legalHeader: string, no: int, nextUpdate: "YYYY-MM-DD", entries: [MetadataEntry] }
 /// ```
-/// ``MetadataBLOB/verify(_:roots:crls:time:enforceNextUpdate:)`` reads it only after the signature and chain have
+/// ``MetadataBLOB/verify(_:roots:crls:time:enforceNextUpdate:newerThan:)`` reads it only after the signature and chain have
 /// been checked; it is public so that it can be fuzzed on its own (`FuzzTesting`, target `FuzzMetadata`).
 public struct MetadataBLOBPayload: Sendable {
     public let legalHeader: String?
