@@ -109,7 +109,9 @@ public struct RegistrationPolicy: Sendable, Hashable {
         let aaguid = authenticatorData.attestedCredentialData?.aaguid ?? .zero
         let results = [attestation] + attestation.components
         if let allowed = allowedFormats, let refused = results.first(where: { !allowed.contains($0.format) }) {
-            let name = AttestationFormatRegistry.registeredFormats.contains(refused.format) ? refused.format : "an unregistered format"
+            let name =
+                AttestationFormatRegistry.registeredFormats.contains(refused.format)
+                ? refused.format : "an unregistered format"
             throw WebAuthnError(
                 .policyFormatNotAllowed, step: "policy formats", detail: "attestation format \(name) is not admitted")
         }
@@ -133,11 +135,14 @@ public struct RegistrationPolicy: Sendable, Hashable {
             guard attested else {
                 throw WebAuthnError(
                     .policyAAGUIDNotAllowed, step: "policy allowAAGUIDs",
-                    detail: "an allow-list needs an attested AAGUID (a chain to the model's metadata roots, or an AAGUID certificate extension)")
+                    detail:
+                        "an allow-list needs an attested AAGUID (a chain to the model's metadata roots, or an AAGUID certificate extension)"
+                )
             }
             guard allowed.contains(aaguid) else {
                 throw WebAuthnError(
-                    .policyAAGUIDNotAllowed, step: "policy allowAAGUIDs", detail: "AAGUID \(aaguid) is not on the allow-list")
+                    .policyAAGUIDNotAllowed, step: "policy allowAAGUIDs",
+                    detail: "AAGUID \(aaguid) is not on the allow-list")
             }
         }
         if deniedAAGUIDs.contains(aaguid) {
@@ -153,12 +158,15 @@ public struct RegistrationPolicy: Sendable, Hashable {
             guard attested else {
                 throw WebAuthnError(
                     .policyCertificationLevel, step: "policy minimumCertificationLevel",
-                    detail: "a certification level needs an attested AAGUID (a chain to the model's metadata roots, or an AAGUID certificate extension)")
+                    detail:
+                        "a certification level needs an attested AAGUID (a chain to the model's metadata roots, or an AAGUID certificate extension)"
+                )
             }
             guard let level = metadata.certificationLevel, level >= minimum else {
                 throw WebAuthnError(
                     .policyCertificationLevel, step: "policy minimumCertificationLevel",
-                    detail: "certified \(metadata.certificationLevel?.description ?? "at no level"), \(minimum) required")
+                    detail:
+                        "certified \(metadata.certificationLevel?.description ?? "at no level"), \(minimum) required")
             }
         }
         if refuseBackupEligible, authenticatorData.flags.contains(.backupEligible) {
@@ -169,7 +177,8 @@ public struct RegistrationPolicy: Sendable, Hashable {
 
     /// Whether the attestation vouches for `aaguid` itself (see the type's documentation). U2F models (zero AAGUID)
     /// are attested through their key identifier: a chain to the roots of the statement found by it.
-    static func aaguidIsAttested(_ aaguid: AAGUID, attestation: AttestationResult, metadataRoots: [Certificate]) -> Bool {
+    static func aaguidIsAttested(_ aaguid: AAGUID, attestation: AttestationResult, metadataRoots: [Certificate]) -> Bool
+    {
         guard attestation.chainVerified, let anchor = attestation.trustAnchor else { return false }
         if metadataRoots.contains(anchor) { return true }
         guard aaguid != .zero, let leaf = attestation.verifiedChain.first,
@@ -198,7 +207,8 @@ public struct RegistrationPolicy: Sendable, Hashable {
             let refusedStatuses: [String]?
         }
         let known: Set<String> = [
-            "formats", "attestationTypes", "safetyNet", "allowSHA1Attestation", "requireAttestation", "allowAAGUIDs", "denyAAGUIDs", "minimumCertificationLevel", "refuseBackupEligible",
+            "formats", "attestationTypes", "safetyNet", "allowSHA1Attestation", "requireAttestation", "allowAAGUIDs",
+            "denyAAGUIDs", "minimumCertificationLevel", "refuseBackupEligible",
             "refusedStatuses",
         ]
         guard let names = JSONMemberNames.topLevel(json) else {
@@ -221,7 +231,8 @@ public struct RegistrationPolicy: Sendable, Hashable {
             throw WebAuthnError(
                 .invalidConfiguration, detail: "policy member \(Self.member(context)) has the wrong type")
         } catch {
-            throw WebAuthnError(.invalidConfiguration, detail: "the policy is not a JSON object of the documented members")
+            throw WebAuthnError(
+                .invalidConfiguration, detail: "the policy is not a JSON object of the documented members")
         }
         func aaguids(_ list: [String]?, _ name: String) throws(WebAuthnError) -> Set<AAGUID>? {
             guard let list else { return nil }

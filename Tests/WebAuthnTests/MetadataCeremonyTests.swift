@@ -22,7 +22,9 @@ struct MetadataCeremony {
     static let helloAAGUID = "08987058-CADC-4B81-B6E1-30DE50DCBE96"
 
     /// Registers the capture with no anchors but the metadata's, and the RS1 opt-in of the policy.
-    func register(metadata: MetadataIndex?, policy: RegistrationPolicy) async throws(WebAuthnError) -> RegistrationResult {
+    func register(metadata: MetadataIndex?, policy: RegistrationPolicy) async throws(WebAuthnError)
+        -> RegistrationResult
+    {
         var policy = policy
         policy.allowSHA1Attestation = true
         let c = entry.corpus
@@ -32,7 +34,8 @@ struct MetadataCeremony {
         let challenge: [UInt8]
         do { challenge = try b64(c.challenge) } catch { throw WebAuthnError(.invalidBase64URL) }
         return try await RelyingParty(configuration: config).verifyRegistration(
-            response: response, expected: RegistrationExpectation(challenge: challenge, allowedAlgorithms: allAlgorithms),
+            response: response,
+            expected: RegistrationExpectation(challenge: challenge, allowedAlgorithms: allAlgorithms),
             now: time)
     }
 

@@ -85,7 +85,8 @@ struct MDSCase: Decodable, Sendable, CustomTestStringConvertible {
         } else {
             let code = try #require(Self.codes[expected.error ?? ""])
             await #expect(throws: WebAuthnError(code)) {
-                _ = try await MetadataBLOB.verify(blobText, roots: roots, time: time, enforceNextUpdate: enforceNextUpdate)
+                _ = try await MetadataBLOB.verify(
+                    blobText, roots: roots, time: time, enforceNextUpdate: enforceNextUpdate)
             }
         }
     }
@@ -123,7 +124,8 @@ struct MDSCase: Decodable, Sendable, CustomTestStringConvertible {
         let helloAAGUID = try #require(AAGUID(uuidString: "08987058-cadc-4b81-b6e1-30de50dcbe96"))
         let hello = try #require(index.entry(aaguid: helloAAGUID))
         #expect(hello.name == "Windows Hello Hardware Authenticator")
-        let helloRoots = index.attestationRoots(aaguid: AAGUID(uuidString: "08987058-cadc-4b81-b6e1-30de50dcbe96"), attestationCertificate: nil)
+        let helloRoots = index.attestationRoots(
+            aaguid: AAGUID(uuidString: "08987058-cadc-4b81-b6e1-30de50dcbe96"), attestationCertificate: nil)
         #expect(helloRoots == (try TrustAnchors.bundled())["tpm"], "the Microsoft TPM root")
         let safetyNet = try #require(AAGUID(uuidString: "b93fd961-f2e6-462f-b122-82002247de78"))
         #expect(index.attestationRoots(aaguid: safetyNet, attestationCertificate: nil).count == 39)
@@ -196,7 +198,8 @@ struct TestMDS {
         return try TestJWS.es256(signerKey, certificates: [signer, intermediate.certificate], payload: Array(json))
     }
 
-    func verify(_ text: String, crls: [CertificateRevocationList] = [], time: Date = TestTime.now) async throws(WebAuthnError)
+    func verify(_ text: String, crls: [CertificateRevocationList] = [], time: Date = TestTime.now)
+        async throws(WebAuthnError)
         -> MetadataBLOB
     {
         try await MetadataBLOB.verify(text, roots: [root.certificate], crls: crls, time: time)
@@ -225,7 +228,9 @@ struct TestMDS {
                 TestDER.explicit(
                     0,
                     TestDER.sequence([
-                        TestDER.sequence([[0x06, 0x03, 0x55, 0x1D, 0x1B], [0x01, 0x01, 0xFF], TestDER.octets(TestDER.integer(1))])
+                        TestDER.sequence([
+                            [0x06, 0x03, 0x55, 0x1D, 0x1B], [0x01, 0x01, 0xFF], TestDER.octets(TestDER.integer(1)),
+                        ])
                     ])))
         }
         let tbs = TestDER.sequence(members)
@@ -246,8 +251,11 @@ struct TestMDS {
         let keyIdentifier = try #require(MetadataIndex.keyIdentifier(of: u2fCertificate))
         #expect(keyIdentifier.count == 40)
         let text = try mds.blob(entries: [
-            try TestMDS.entry(aaguid: "5e5a3e00-1122-4344-8566-778899aabbcc", roots: [root.certificate], statuses: ["FIDO_CERTIFIED_L2"]),
-            try TestMDS.entry(keyIdentifiers: [keyIdentifier.uppercased()], roots: [root.certificate], statuses: ["FIDO_CERTIFIED"]),
+            try TestMDS.entry(
+                aaguid: "5e5a3e00-1122-4344-8566-778899aabbcc", roots: [root.certificate],
+                statuses: ["FIDO_CERTIFIED_L2"]),
+            try TestMDS.entry(
+                keyIdentifiers: [keyIdentifier.uppercased()], roots: [root.certificate], statuses: ["FIDO_CERTIFIED"]),
         ])
         let blob = try await mds.verify(text)
         #expect(blob.number == 7 && blob.chain.count == 3 && blob.chain.last == mds.root.certificate)
@@ -267,12 +275,16 @@ struct TestMDS {
             _ = try await MetadataBLOB.verify(text, roots: [other.certificate], time: TestTime.now)
         }
         let parts = text.split(separator: ".")
-        let tampered = parts[0] + "." + Base64URL.encode(Array(#"{"entries":[],"no":8,"nextUpdate":"2026-12-01"}"#.utf8)) + "." + parts[2]
+        let tampered =
+            parts[0] + "." + Base64URL.encode(Array(#"{"entries":[],"no":8,"nextUpdate":"2026-12-01"}"#.utf8)) + "."
+            + parts[2]
         await #expect(throws: WebAuthnError(.metadataSignatureInvalid)) { _ = try await mds.verify(String(tampered)) }
         // nextUpdate 2026-12-01: valid through that day, stale from the next.
         let lastDay = try #require(ISO8601DateFormatter().date(from: "2026-12-01T23:59:59Z"))
         _ = try await mds.verify(text, time: lastDay)
-        await #expect(throws: WebAuthnError(.metadataStale)) { _ = try await mds.verify(text, time: lastDay.addingTimeInterval(1)) }
+        await #expect(throws: WebAuthnError(.metadataStale)) {
+            _ = try await mds.verify(text, time: lastDay.addingTimeInterval(1))
+        }
         _ = try await MetadataBLOB.verify(
             text, roots: [mds.root.certificate], time: lastDay.addingTimeInterval(86400), enforceNextUpdate: false)
     }
@@ -282,7 +294,8 @@ struct TestMDS {
         let text = try mds.blob(entries: [], no: 7)
         for held in [7, 8, 100] {
             await #expect(throws: WebAuthnError(.metadataNotNewer), "held \(held)") {
-                _ = try await MetadataBLOB.verify(text, roots: [mds.root.certificate], time: TestTime.now, newerThan: held)
+                _ = try await MetadataBLOB.verify(
+                    text, roots: [mds.root.certificate], time: TestTime.now, newerThan: held)
             }
         }
         let blob = try await MetadataBLOB.verify(text, roots: [mds.root.certificate], time: TestTime.now, newerThan: 6)
@@ -290,7 +303,8 @@ struct TestMDS {
     }
 
     @Test func expiredSignerFails() async throws {
-        let short = try TestMDS(signerValidity: Date(timeIntervalSince1970: 1_700_000_000)...Date(timeIntervalSince1970: 1_750_000_000))
+        let short = try TestMDS(
+            signerValidity: Date(timeIntervalSince1970: 1_700_000_000)...Date(timeIntervalSince1970: 1_750_000_000))
         let text = try short.blob(entries: [])
         await #expect(throws: WebAuthnError(.metadataCertificateExpired)) { _ = try await short.verify(text) }
     }
@@ -299,7 +313,8 @@ struct TestMDS {
         // x5c[1] did not issue x5c[0] (the conformance corpus's bad-chain case, made here).
         let unrelated = try mds.root.intermediate("Unrelated CA")
         let payload = Array(#"{"entries":[],"no":1,"nextUpdate":"2026-12-01"}"#.utf8)
-        let text = try TestJWS.es256(mds.signerKey, certificates: [mds.signer, unrelated.certificate], payload: payload)
+        let text = try TestJWS.es256(
+            mds.signerKey, certificates: [mds.signer, unrelated.certificate], payload: payload)
         await #expect(throws: WebAuthnError(.metadataChainInvalid)) { _ = try await mds.verify(text) }
     }
 
@@ -307,17 +322,22 @@ struct TestMDS {
         let text = try mds.blob(entries: [])
         // The intermediate's CRL lists the signer: revoked.
         let revoking = try TestMDS.crl(issuer: mds.intermediate, revoking: [mds.signer.serialNumber])
-        await #expect(throws: WebAuthnError(.metadataCertificateRevoked)) { _ = try await mds.verify(text, crls: [revoking]) }
+        await #expect(throws: WebAuthnError(.metadataCertificateRevoked)) {
+            _ = try await mds.verify(text, crls: [revoking])
+        }
         // A CRL that lists others: accepted.
         let other = try TestMDS.crl(issuer: mds.intermediate, revoking: [Certificate.SerialNumber()])
         _ = try await mds.verify(text, crls: [other])
         // The root's CRL revoking the intermediate.
         let rootCRL = try TestMDS.crl(issuer: mds.root, revoking: [mds.intermediate.certificate.serialNumber])
-        await #expect(throws: WebAuthnError(.metadataCertificateRevoked)) { _ = try await mds.verify(text, crls: [rootCRL]) }
+        await #expect(throws: WebAuthnError(.metadataCertificateRevoked)) {
+            _ = try await mds.verify(text, crls: [rootCRL])
+        }
         // A CRL from outside the chain, an outdated one, one with a critical extension: refused.
         let stranger = try TestMDS.crl(issuer: try TestCA.root("Stranger"), revoking: [])
         await #expect(throws: WebAuthnError(.metadataInvalid)) { _ = try await mds.verify(text, crls: [stranger]) }
-        let old = try TestMDS.crl(issuer: mds.intermediate, revoking: [], thisUpdate: "240101000000Z", nextUpdate: "250101000000Z")
+        let old = try TestMDS.crl(
+            issuer: mds.intermediate, revoking: [], thisUpdate: "240101000000Z", nextUpdate: "250101000000Z")
         await #expect(throws: WebAuthnError(.metadataInvalid)) { _ = try await mds.verify(text, crls: [old]) }
         #expect(throws: WebAuthnError(.metadataInvalid)) {
             _ = try TestMDS.crl(issuer: mds.intermediate, revoking: [], critical: true)
@@ -328,15 +348,17 @@ struct TestMDS {
         let good = try TestMDS.crl(issuer: mds.intermediate, revoking: [mds.signer.serialNumber])
         #expect(good.revokes(mds.signer) && good.isSigned(by: mds.intermediate.certificate))
         #expect(!good.isSigned(by: mds.root.certificate))
-        for bytes in [[], [0x30, 0x00], [0x30, 0x03, 0x02, 0x01, 0x01], Array(repeating: 0x30, count: 10)] as [[UInt8]] {
+        for bytes in [[], [0x30, 0x00], [0x30, 0x03, 0x02, 0x01, 0x01], Array(repeating: 0x30, count: 10)] as [[UInt8]]
+        {
             #expect(throws: WebAuthnError(.metadataInvalid)) { _ = try CertificateRevocationList(derEncoded: bytes) }
         }
     }
 
     @Test func payloadMustBeTheDocumentedJSON() async throws {
-        for payload in [#"{"no":"7","nextUpdate":"2026-12-01","entries":[]}"#, #"{"no":7,"entries":[]}"#,
-            #"{"no":7,"nextUpdate":"1 Dec 2026","entries":[]}"#, #"[]"#]
-        {
+        for payload in [
+            #"{"no":"7","nextUpdate":"2026-12-01","entries":[]}"#, #"{"no":7,"entries":[]}"#,
+            #"{"no":7,"nextUpdate":"1 Dec 2026","entries":[]}"#, #"[]"#,
+        ] {
             let text = try TestJWS.es256(
                 mds.signerKey, certificates: [mds.signer, mds.intermediate.certificate], payload: Array(payload.utf8))
             await #expect(throws: WebAuthnError(.metadataInvalid), "\(payload)") { _ = try await mds.verify(text) }

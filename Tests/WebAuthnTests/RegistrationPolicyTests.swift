@@ -68,21 +68,28 @@ struct PolicySubject {
     init() throws { subject = try PolicySubject() }
 
     @Test func acceptAnyAdmitsEveryTypeWithoutMetadata() async throws {
-        for result in [try await subject.none(), try await subject.selfAttestation(), try await subject.packed(anchors: [])] {
+        for result in [
+            try await subject.none(), try await subject.selfAttestation(), try await subject.packed(anchors: []),
+        ] {
             #expect(try subject.evaluate(.acceptAny, result) == nil)
         }
     }
 
     @Test func formatsRule() async throws {
         let packed = try await subject.packed(anchors: [subject.vendorRoot.certificate])
-        #expect(try subject.evaluate(RegistrationPolicy(allowedFormats: ["tpm", "apple"]), packed) == .policyFormatNotAllowed)
+        #expect(
+            try subject.evaluate(RegistrationPolicy(allowedFormats: ["tpm", "apple"]), packed)
+                == .policyFormatNotAllowed)
         #expect(try subject.evaluate(RegistrationPolicy(allowedFormats: ["packed"]), packed) == nil)
         // compound: every sub-statement's format must be admitted, not only the name "compound".
         let compound = AttestationResult(
             format: "compound", type: packed.type, trustPath: packed.trustPath, chainVerified: true,
             verifiedChain: packed.verifiedChain, components: [packed, try await subject.none()])
-        #expect(try subject.evaluate(RegistrationPolicy(allowedFormats: ["compound", "packed"]), compound) == .policyFormatNotAllowed)
-        #expect(try subject.evaluate(RegistrationPolicy(allowedFormats: ["compound", "packed", "none"]), compound) == nil)
+        #expect(
+            try subject.evaluate(RegistrationPolicy(allowedFormats: ["compound", "packed"]), compound)
+                == .policyFormatNotAllowed)
+        #expect(
+            try subject.evaluate(RegistrationPolicy(allowedFormats: ["compound", "packed", "none"]), compound) == nil)
     }
 
     @Test func attestationTypesRuleAdmitsSelfAndNoneOnlyWhenListed() async throws {
@@ -97,8 +104,10 @@ struct PolicySubject {
 
     /// Each undesired status refuses by default, even for an unattested registration: refusing on the client's
     /// word only refuses more.
-    @Test(arguments: ["REVOKED", "USER_VERIFICATION_BYPASS", "ATTESTATION_KEY_COMPROMISE", "USER_KEY_REMOTE_COMPROMISE",
-        "USER_KEY_PHYSICAL_COMPROMISE"])
+    @Test(arguments: [
+        "REVOKED", "USER_VERIFICATION_BYPASS", "ATTESTATION_KEY_COMPROMISE", "USER_KEY_REMOTE_COMPROMISE",
+        "USER_KEY_PHYSICAL_COMPROMISE",
+    ])
     func undesiredStatusRefuses(_ status: String) async throws {
         let entry = try subject.entry(["FIDO_CERTIFIED_L2", status])
         #expect(try subject.evaluate(.acceptAny, try await subject.none(), metadata: entry) == .metadataStatusRefused)
@@ -109,7 +118,9 @@ struct PolicySubject {
     }
 
     @Test func otherStatusesDoNotRefuse() async throws {
-        let entry = try subject.entry(["FIDO_CERTIFIED_L1", "UPDATE_AVAILABLE", "SELF_ASSERTION_SUBMITTED", "SOMETHING_NEW"])
+        let entry = try subject.entry([
+            "FIDO_CERTIFIED_L1", "UPDATE_AVAILABLE", "SELF_ASSERTION_SUBMITTED", "SOMETHING_NEW",
+        ])
         #expect(try subject.evaluate(.acceptAny, try await subject.none(), metadata: entry) == nil)
     }
 
@@ -118,7 +129,8 @@ struct PolicySubject {
         #expect(try subject.evaluate(policy, try await subject.none()) == .policyAttestationRequired)
         #expect(try subject.evaluate(policy, try await subject.selfAttestation()) == .policyAttestationRequired)
         #expect(try subject.evaluate(policy, try await subject.packed(anchors: [])) == .policyAttestationRequired)
-        #expect(try subject.evaluate(policy, try await subject.packed(anchors: [subject.vendorRoot.certificate])) == nil)
+        #expect(
+            try subject.evaluate(policy, try await subject.packed(anchors: [subject.vendorRoot.certificate])) == nil)
     }
 
     @Test func allowListNeedsAnAttestedAAGUID() async throws {
@@ -128,7 +140,8 @@ struct PolicySubject {
         // Attested by a chain to the model's own metadata roots (no extension).
         let noExtension = try await subject.packed(aaguidExtension: false, anchors: [subject.vendorRoot.certificate])
         #expect(
-            try subject.evaluate(allow, noExtension, metadata: try subject.entry([]), metadataRoots: [subject.vendorRoot.certificate])
+            try subject.evaluate(
+                allow, noExtension, metadata: try subject.entry([]), metadataRoots: [subject.vendorRoot.certificate])
                 == nil)
         // Attack: a certificate under a trusted anchor that says nothing about the model, claiming an allowed
         // AAGUID; none and self claim it too.
@@ -137,13 +150,17 @@ struct PolicySubject {
         #expect(try subject.evaluate(allow, try await subject.selfAttestation()) == .policyAAGUIDNotAllowed)
         // An attested AAGUID that is not listed.
         let other = RegistrationPolicy(allowedAAGUIDs: [AAGUID(uuidString: "00000000-0000-0000-0000-000000000001")!])
-        #expect(try subject.evaluate(other, try await subject.packed(anchors: [subject.vendorRoot.certificate])) == .policyAAGUIDNotAllowed)
+        #expect(
+            try subject.evaluate(other, try await subject.packed(anchors: [subject.vendorRoot.certificate]))
+                == .policyAAGUIDNotAllowed)
     }
 
     @Test func denyListRefusesAttestedOrNot() async throws {
         let deny = RegistrationPolicy(deniedAAGUIDs: [subject.aaguid])
         #expect(try subject.evaluate(deny, try await subject.none()) == .policyAAGUIDDenied)
-        #expect(try subject.evaluate(deny, try await subject.packed(anchors: [subject.vendorRoot.certificate])) == .policyAAGUIDDenied)
+        #expect(
+            try subject.evaluate(deny, try await subject.packed(anchors: [subject.vendorRoot.certificate]))
+                == .policyAAGUIDDenied)
         #expect(try subject.evaluate(RegistrationPolicy(deniedAAGUIDs: [.zero]), try await subject.none()) == nil)
     }
 
@@ -152,17 +169,26 @@ struct PolicySubject {
         let attested = try await subject.packed(anchors: [subject.vendorRoot.certificate])
         #expect(try subject.evaluate(l1plus, attested, metadata: try subject.entry(["FIDO_CERTIFIED_L2"])) == nil)
         #expect(try subject.evaluate(l1plus, attested, metadata: try subject.entry(["FIDO_CERTIFIED_L1plus"])) == nil)
-        #expect(try subject.evaluate(l1plus, attested, metadata: try subject.entry(["FIDO_CERTIFIED_L1"])) == .policyCertificationLevel)
+        #expect(
+            try subject.evaluate(l1plus, attested, metadata: try subject.entry(["FIDO_CERTIFIED_L1"]))
+                == .policyCertificationLevel)
         // Legacy FIDO_CERTIFIED is L1.
         #expect(
-            try subject.evaluate(RegistrationPolicy(minimumCertificationLevel: .l1), attested, metadata: try subject.entry(["FIDO_CERTIFIED"]))
+            try subject.evaluate(
+                RegistrationPolicy(minimumCertificationLevel: .l1), attested,
+                metadata: try subject.entry(["FIDO_CERTIFIED"]))
                 == nil)
-        #expect(try subject.evaluate(l1plus, attested, metadata: try subject.entry(["NOT_FIDO_CERTIFIED"])) == .policyCertificationLevel)
+        #expect(
+            try subject.evaluate(l1plus, attested, metadata: try subject.entry(["NOT_FIDO_CERTIFIED"]))
+                == .policyCertificationLevel)
         #expect(try subject.evaluate(l1plus, attested) == .policyCertificationLevel, "no metadata")
         // Attack: a `none` registration (or an unanchored chain) claiming the AAGUID of a certified model.
         let certified = try subject.entry(["FIDO_CERTIFIED_L3"])
-        #expect(try subject.evaluate(l1plus, try await subject.none(), metadata: certified) == .policyCertificationLevel)
-        #expect(try subject.evaluate(l1plus, try await subject.packed(anchors: []), metadata: certified) == .policyCertificationLevel)
+        #expect(
+            try subject.evaluate(l1plus, try await subject.none(), metadata: certified) == .policyCertificationLevel)
+        #expect(
+            try subject.evaluate(l1plus, try await subject.packed(anchors: []), metadata: certified)
+                == .policyCertificationLevel)
         let noExtension = try await subject.packed(aaguidExtension: false, anchors: [subject.vendorRoot.certificate])
         #expect(try subject.evaluate(l1plus, noExtension, metadata: certified) == .policyCertificationLevel)
     }
@@ -208,7 +234,8 @@ struct PolicySubject {
         #expect(policy.deniedAAGUIDs == [AAGUID(uuidString: "08987058-cadc-4b81-b6e1-30de50dcbe96")!])
         #expect(policy.minimumCertificationLevel == .l1plus)
         #expect(policy.refusedStatuses == [.revoked])
-        #expect(policy.safetyNet == SafetyNetPolicy(maximumAge: 120, maximumClockSkew: 5, requireCTSProfileMatch: false))
+        #expect(
+            policy.safetyNet == SafetyNetPolicy(maximumAge: 120, maximumClockSkew: 5, requireCTSProfileMatch: false))
         #expect(try RegistrationPolicy(json: Array("{}".utf8)) == .acceptAny)
     }
 

@@ -79,7 +79,8 @@ public struct CertificateRevocationList: Sendable, Hashable {
                     }
                     return CertificateRevocationList(
                         issuer: issuer, thisUpdate: thisUpdate, nextUpdate: nextUpdate, revokedSerialNumbers: revoked,
-                        tbsBytes: tbs, signatureAlgorithm: outerAlgorithm.algorithm, signature: Array(signatureBits.bytes))
+                        tbsBytes: tbs, signatureAlgorithm: outerAlgorithm.algorithm,
+                        signature: Array(signatureBits.bytes))
                 }
             }
         } catch let error as WebAuthnError {

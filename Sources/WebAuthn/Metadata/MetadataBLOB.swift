@@ -38,7 +38,6 @@ public struct MetadataBLOB: Sendable {
     /// The largest BLOB accepted (the production BLOB is about 3 MB).
     public static let maximumLength = 32 << 20
 
-
     public static func verify(
         _ text: some StringProtocol, roots: [Certificate], crls: [CertificateRevocationList] = [], time: Date,
         enforceNextUpdate: Bool = true, newerThan: Int? = nil
@@ -56,7 +55,8 @@ public struct MetadataBLOB: Sendable {
         }
         for index in 0..<(x5c.count - 1) where !issued(x5c[index], by: x5c[index + 1]) {
             throw WebAuthnError(
-                .metadataChainInvalid, step: "MDS3 BLOB: chain", detail: "x5c[\(index)] is not issued by x5c[\(index + 1)]")
+                .metadataChainInvalid, step: "MDS3 BLOB: chain",
+                detail: "x5c[\(index)] is not issued by x5c[\(index + 1)]")
         }
         let last = x5c[x5c.count - 1]
         guard let root = roots.first(where: { $0 == last }) ?? roots.first(where: { issued(last, by: $0) }) else {
@@ -80,7 +80,8 @@ public struct MetadataBLOB: Sendable {
             let result = await verifier.validate(leaf: path[0], intermediates: CertificateStore(path.dropFirst()))
             guard case .validCertificate = result else {
                 throw WebAuthnError(
-                    .metadataChainInvalid, step: "MDS3 BLOB: chain", detail: "the signer's chain does not meet RFC 5280")
+                    .metadataChainInvalid, step: "MDS3 BLOB: chain", detail: "the signer's chain does not meet RFC 5280"
+                )
             }
         }
 
@@ -88,7 +89,8 @@ public struct MetadataBLOB: Sendable {
         for crl in crls {
             guard chain.contains(where: { crl.isSigned(by: $0) }) else {
                 throw WebAuthnError(
-                    .metadataInvalid, step: "MDS3 BLOB: CRL", detail: "a CRL is not signed by a certificate of the chain")
+                    .metadataInvalid, step: "MDS3 BLOB: CRL",
+                    detail: "a CRL is not signed by a certificate of the chain")
             }
             guard crl.thisUpdate <= time, crl.nextUpdate.map({ time <= $0 }) ?? true else {
                 throw WebAuthnError(.metadataInvalid, step: "MDS3 BLOB: CRL", detail: "a CRL is not current")
@@ -138,7 +140,8 @@ public struct MetadataBLOB: Sendable {
 
     /// Whether `issuer` issued `certificate`: names match and `issuer`'s key verifies the signature.
     static func issued(_ certificate: Certificate, by issuer: Certificate) -> Bool {
-        certificate.issuer == issuer.subject && issuer.publicKey.isValidSignature(certificate.signature, for: certificate)
+        certificate.issuer == issuer.subject
+            && issuer.publicKey.isValidSignature(certificate.signature, for: certificate)
     }
 
     /// Midnight UTC of a `YYYY-MM-DD` date.
@@ -183,7 +186,8 @@ public struct MetadataBLOBPayload: Sendable {
     /// Errors are `.metadataInvalid`; they name the rule, never the input.
     public init(json: [UInt8]) throws(WebAuthnError) {
         guard json.count <= MetadataBLOB.maximumLength else {
-            throw WebAuthnError(.metadataInvalid, detail: "the payload is larger than \(MetadataBLOB.maximumLength) bytes")
+            throw WebAuthnError(
+                .metadataInvalid, detail: "the payload is larger than \(MetadataBLOB.maximumLength) bytes")
         }
         let document: Document
         do {

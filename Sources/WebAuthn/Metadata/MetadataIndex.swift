@@ -46,7 +46,8 @@ public struct MetadataIndex: Sendable {
             var certificates: [Certificate] = []
             for encoded in entry.metadataStatement?.attestationRootCertificates ?? [] {
                 guard let der = Data(base64Encoded: encoded) else {
-                    throw WebAuthnError(.metadataInvalid, detail: "entry \(index) has an attestation root that is not base64")
+                    throw WebAuthnError(
+                        .metadataInvalid, detail: "entry \(index) has an attestation root that is not base64")
                 }
                 // Real BLOBs list some roots that are not strict DER (the production BLOB no 31 has one whose
                 // signature AlgorithmIdentifier carries extra bytes). Such a root anchors nothing: leaving it out
@@ -109,10 +110,12 @@ public struct MetadataIndex: Sendable {
     public static func keyIdentifier(of certificate: Certificate) -> String? {
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(certificate.publicKey)) != nil,
-            let key = try? DER.sequence(DER.parse(serializer.serializedBytes), identifier: .sequence, { nodes in
-                _ = nodes.next()  // algorithm
-                return try ASN1BitString(derEncoded: &nodes)
-            })
+            let key = try? DER.sequence(
+                DER.parse(serializer.serializedBytes), identifier: .sequence,
+                { nodes in
+                    _ = nodes.next()  // algorithm
+                    return try ASN1BitString(derEncoded: &nodes)
+                })
         else { return nil }
         return Insecure.SHA1.hash(data: Array(key.bytes)).map { String(format: "%02x", $0) }.joined()
     }
