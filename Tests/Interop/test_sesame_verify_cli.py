@@ -266,6 +266,13 @@ def test_bad_metadata_and_policy_are_bad_usage(tmp_path):
     # The example BLOB signed by its own root, checked against the bundled FIDO root instead.
     result = run(*hello_command(tmp_path, None, "--metadata", str(vectors / "mds3-example-blob.jwt")))
     assert result.returncode == 2 and "metadataChainInvalid" in result.stderr
+    # A CRL file that holds a certificate, and a root file that is not PEM.
+    example = ["--metadata", str(vectors / "mds3-example-blob.jwt")]
+    result = run(*hello_command(tmp_path, None, *example, "--metadata-root", str(vectors / "mds3-example-root.pem"),
+                                "--metadata-crl", str(vectors / "mds3-example-root.pem")))
+    assert result.returncode == 2 and "not an X509 CRL" in result.stderr
+    result = run(*hello_command(tmp_path, None, *example, "--metadata-root", str(vectors / "index.json")))
+    assert result.returncode == 2
     for policy in ['{"requireAtestation": true}', "[]", '{"minimumCertificationLevel": "gold"}']:
         (tmp_path / "bad.json").write_text(policy)
         result = run(*hello_command(tmp_path, None, "--policy", str(tmp_path / "bad.json")))
