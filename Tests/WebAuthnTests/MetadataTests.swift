@@ -367,5 +367,18 @@ struct TestMDS {
         let bad = try mds.blob(entries: [try TestMDS.entry(aaguid: "not-a-uuid", statuses: [])])
         let blob = try await mds.verify(bad)
         #expect(throws: WebAuthnError(.metadataInvalid)) { _ = try MetadataIndex(blob) }
+        // So do a repeated AAGUID and a key identifier two entries claim (which roots would apply is unclear).
+        let aaguid = "5e5a3e00-1122-4344-8566-778899aabbcc"
+        let keyIdentifier = String(repeating: "ab", count: 20)
+        for entries in [
+            [try TestMDS.entry(aaguid: aaguid, statuses: []), try TestMDS.entry(aaguid: aaguid, statuses: [])],
+            [
+                try TestMDS.entry(keyIdentifiers: [keyIdentifier], statuses: []),
+                try TestMDS.entry(keyIdentifiers: [keyIdentifier.uppercased()], statuses: []),
+            ],
+        ] {
+            let repeated = try await mds.verify(try mds.blob(entries: entries))
+            #expect(throws: WebAuthnError(.metadataInvalid)) { _ = try MetadataIndex(repeated) }
+        }
     }
 }

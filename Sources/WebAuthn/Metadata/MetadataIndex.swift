@@ -18,9 +18,9 @@ public struct MetadataIndex: Sendable {
     private let byKeyIdentifier: [String: Int]
     private let roots: [[Certificate]]
 
-    /// Builds the index. An entry with a malformed or repeated AAGUID, or a root that is not base64, makes the
-    /// whole BLOB `.metadataInvalid`: the BLOB was signed as a whole, and a silently shortened index would hide
-    /// models. A root that is base64 but not a certificate Sesame can read is left out (``unreadableRootCount``).
+    /// Builds the index. An entry with a malformed or repeated AAGUID, a key identifier another entry lists, or a
+    /// root that is not base64, makes the whole BLOB `.metadataInvalid`: the BLOB was signed as a whole, and a
+    /// silently shortened index would hide models. A root that is base64 but not a certificate Sesame can read is left out (``unreadableRootCount``).
     public init(_ blob: MetadataBLOB) throws(WebAuthnError) {
         try self.init(entries: blob.entries, number: blob.number, nextUpdate: blob.nextUpdate)
     }
@@ -41,7 +41,12 @@ public struct MetadataIndex: Sendable {
                 byAAGUID[aaguid] = index
             }
             for identifier in entry.attestationCertificateKeyIdentifiers ?? [] {
-                byKeyIdentifier[identifier.lowercased()] = index
+                let key = identifier.lowercased()
+                guard byKeyIdentifier[key] == nil || byKeyIdentifier[key] == index else {
+                    throw WebAuthnError(
+                        .metadataInvalid, detail: "entry \(index) repeats an attestation certificate key identifier")
+                }
+                byKeyIdentifier[key] = index
             }
             var certificates: [Certificate] = []
             for encoded in entry.metadataStatement?.attestationRootCertificates ?? [] {
