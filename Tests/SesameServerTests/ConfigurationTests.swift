@@ -68,8 +68,14 @@ import Testing
     @Test func httpsOriginMakesCookiesSecure() throws {
         let c = try ServerConfiguration.resolve(flags: ["origin": "https://login.example.com", "rpID": "example.com", "smsSender": "https://sms.example.com/hook"], environment: [:], configFile: nil)
         #expect(c.isSecureOrigin)
-        #expect(Sessions.cookieName(c) == "__Host-sesame_session")
-        #expect(Sessions.cookie(value: "v", maxAge: 10, c).contains("; Secure"))
+        let cookies = Cookies(c)
+        #expect(cookies.sessionName == "__Host-sesame_session")
+        #expect(cookies.name(.ceremony) == "__Secure-sesame_ceremony")
+        for kind in [Cookies.Kind.session, .ceremony, .pending] {
+            #expect(cookies.set(kind, "v").contains("; Secure"))
+            #expect(cookies.set(kind, "v").contains("; HttpOnly"))
+            #expect(cookies.clear(kind).contains("Max-Age=0"))
+        }
     }
 
     @Test func postgresPasswordIsRedacted() throws {

@@ -3,10 +3,11 @@ import Hummingbird
 import NIOCore
 
 /// The API's error answer: `{"error": "<code>", "message": "<human text>"}` with a status, plus headers such as
-/// `Retry-After`. Messages are fixed text: never a secret, challenge, code, token or echoed input.
+/// `Retry-After`. The code is an ``APIErrorCode``; messages are fixed text: never a secret, challenge, code, token or
+/// echoed input.
 public struct APIError: HTTPResponseError, Equatable {
     public let status: HTTPResponse.Status
-    public let code: String
+    public let code: APIErrorCode
     public let message: String
     public var retryAfter: Int?
     /// The `Allow` header of a 405 answer.
@@ -16,7 +17,7 @@ public struct APIError: HTTPResponseError, Equatable {
     /// More fields for the page, e.g. `credentialId` and `rpId` of an unknown credential (never secrets).
     public var extra: [String: String] = [:]
 
-    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
+    public init(_ status: HTTPResponse.Status, _ code: APIErrorCode, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -31,52 +32,62 @@ public struct APIError: HTTPResponseError, Equatable {
         // Sorted keys: the same error is the same bytes every time (a dictionary's order varies per process).
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(extra.merging(["error": code, "message": message]) { _, fixed in fixed })
+        let body = try encoder.encode(extra.merging(["error": code.rawValue, "message": message]) { _, fixed in fixed })
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    // Bad input
-    static let malformedJSON = APIError(.badRequest, "malformed_json", "The request body is not the JSON this endpoint expects.")
-    static let unsupportedMediaType = APIError(.unsupportedMediaType, "unsupported_media_type", "Send the body as application/json.")
-    static let bodyTooLarge = APIError(.contentTooLarge, "body_too_large", "The request body is too large.")
-    static func invalidField(_ field: String, _ why: String) -> APIError {
-        APIError(.badRequest, "invalid_\(field)", why)
-    }
-
-    // Authentication and authorisation
-    static let unauthenticated = APIError(.unauthorized, "unauthenticated", "Sign in first.")
-    static let csrf = APIError(.forbidden, "csrf_check_failed", "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
-    static let originNotAllowed = APIError(.forbidden, "origin_not_allowed", "The request's Origin is not one this server serves.")
-    static let invalidCredentials = APIError(.unauthorized, "invalid_credentials", "The username or password is wrong.")
-    static let accountDisabled = APIError(.forbidden, "account_disabled", "This account is disabled.")
-    static let notFound = APIError(.notFound, "not_found", "No such resource.")
-    static func methodNotAllowed(allow: String) -> APIError {
-        var error = APIError(.methodNotAllowed, "method_not_allowed", "This method is not allowed here; the Allow header lists those that are.")
+    // The request itself
+    static let malformedJSON = APIError(.badRequest, .malformedJSON, "The request body is not the JSON this endpoint expects.")
+    static let unsupportedMediaType = APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
+    static let bodyTooLarge = APIError(.contentTooLarge, .bodyTooLarge, "The request body is too large.")
+    static let badRequest = APIError(.badRequest, .badRequest, "The request is not acceptable.")
+    static let notFound = APIError(.notFound, .notFound, "No such resource.")
+    static func methodNotAllowed(allow: String?) -> APIError {
+        var error = APIError(.methodNotAllowed, .methodNotAllowed, "This method is not allowed here; the Allow header lists those that are.")
         error.allow = allow
         return error
     }
-    static let challengeInvalid = APIError(
-        .badRequest, "challenge_invalid", "The challenge is unknown, expired, already used or was issued to someone else. Start again."
-    )
-    static let invalidCode = APIError(.unauthorized, "invalid_code", "The code is wrong or was already used.")
+    /// A field whose value the endpoint does not accept; `code` is one of the `invalid_…` codes.
+    static func invalidField(_ code: APIErrorCode, _ why: String) -> APIError {
+        APIError(.badRequest, code, why)
+    }
+
+    // Who is asking
+    static let unauthenticated = APIError(.unauthorized, .unauthenticated, "Sign in first.")
+    static let csrf = APIError(.forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
+    static let originNotAllowed = APIError(.forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
+    static let invalidCredentials = APIError(.unauthorized, .invalidCredentials, "The username or password is wrong.")
+    static let wrongPassword = APIError(.forbidden, .wrongPassword, "The password is wrong.")
+    static let accountDisabled = APIError(.forbidden, .accountDisabled, "This account is disabled.")
     /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
     /// factor) at `reauthenticate`, then retries.
     static func reauthenticationRequired(window: Int) -> APIError {
-        var error = APIError(
-            .forbidden, "reauthentication_required", "Confirm it is you (passkey, or password and second factor) and try again."
-        )
+        var error = APIError(.forbidden, .reauthenticationRequired, "Confirm it is you (passkey, or password and second factor) and try again.")
         error.extra = [
             "reauthenticate": "/api/session/reauthenticate", "reauthenticateOptions": "/api/session/reauthenticate/options",
             "maxAgeSeconds": String(window),
         ]
         return error
     }
-    static let lastWayIn = APIError(.conflict, "last_way_in", "This is the account's last way to sign in; add another first.")
-
     static func tooManyAttempts(retryAfter: Int) -> APIError {
-        APIError(.tooManyRequests, "too_many_attempts", "Too many failed attempts. Try again later.", retryAfter: max(1, retryAfter))
+        APIError(.tooManyRequests, .tooManyAttempts, "Too many failed attempts. Try again later.", retryAfter: max(1, retryAfter))
     }
 
-    static let internalError = APIError(.internalServerError, "internal_error", "Something went wrong on the server.")
-    static let unavailable = APIError(.serviceUnavailable, "unavailable", "The database is not reachable.")
+    // Ceremonies
+    static let challengeInvalid = APIError(
+        .badRequest, .challengeInvalid, "The challenge is unknown, expired, already used or was issued to someone else. Start again."
+    )
+    static let invalidClientData = APIError(.badRequest, .invalidClientData, "clientDataJSON is not valid client data.")
+    static let usernameTaken = APIError(.conflict, .usernameTaken, "That username is taken.")
+    static let credentialExists = APIError(.conflict, .credentialExists, "This passkey is already registered.")
+
+    // Ways in and second factors
+    static let invalidCode = APIError(.unauthorized, .invalidCode, "The code is wrong or was already used.")
+    static let factorNotEnabled = APIError(.conflict, .factorNotEnabled, "This account has not set up that factor.")
+    static let smsNotEnabled = APIError(.conflict, .smsNotEnabled, "This account has no confirmed phone number.")
+    static let lastWayIn = APIError(.conflict, .lastWayIn, "This is the account's last way to sign in; add another first.")
+
+    // The server
+    static let internalError = APIError(.internalServerError, .internalError, "Something went wrong on the server.")
+    static let unavailable = APIError(.serviceUnavailable, .unavailable, "The database is not reachable. Try again shortly.")
 }

@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
-/// Per-request state: the client address (for rate limits and audit) and, once the session middleware ran,
-/// who is signed in and how.
+/// Per-request state: the client address (for rate limits and audit) and, once `SessionMiddleware` ran, who is
+/// signed in and how. Routes that need a session take ``SignedInRequestContext`` or
+/// ``RecentlySignedInRequestContext`` (child contexts made from this one), so a handler never checks by hand.
 public struct SesameRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer's IP address, or `unknown` (in-process tests have no socket).
@@ -12,6 +14,10 @@ public struct SesameRequestContext: RequestContext {
     var authentication: Authentication?
     /// A session cookie came with an unsafe request but without the right CSRF token.
     var csrfFailed = false
+    /// Whether the session's holder signed in or re-authenticated within the configured window (`SessionMiddleware`).
+    var authenticatedRecently = false
+    /// The re-authentication window, in seconds, for the error that asks for it.
+    var reauthenticationWindow = 0
     /// Client address after the `X-Forwarded-For` policy; set by `SessionMiddleware`.
     var clientAddress: String
 
@@ -22,8 +28,10 @@ public struct SesameRequestContext: RequestContext {
         self.authentication = nil
     }
 
-    /// Request bodies are read by `JSONBody` with its own smaller limit.
-    public var maxUploadSize: Int { JSONBody.maxBytes }
+    /// Request bodies are read by ``SesameRequestDecoder`` with its own smaller limit.
+    public var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
+    public var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    public var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
 /// A signed-in request.
@@ -35,105 +43,52 @@ struct Authentication: Sendable {
     let carrier: Carrier
 }
 
-extension SesameRequestContext {
-    /// The signed-in user, or 401.
-    func requireAuthentication() throws -> Authentication {
-        guard let authentication else { throw csrfFailed ? APIError.csrf : APIError.unauthenticated }
-        return authentication
+/// The context of routes that need a session: made from the parent context when the route matches, or 401
+/// `unauthenticated` (403 `csrf_check_failed` when a cookie came without its CSRF token).
+struct SignedInRequestContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let authentication: Authentication
+    let clientAddress: String
+
+    init(context: SesameRequestContext) throws {
+        guard let authentication = context.authentication else { throw context.csrfFailed ? APIError.csrf : APIError.unauthenticated }
+        self.coreContext = context.coreContext
+        self.authentication = authentication
+        self.clientAddress = context.clientAddress
     }
 
-    /// The signed-in user, if the session's holder signed in or re-authenticated within the configured window;
-    /// else 403 `reauthentication_required` (which names the endpoints to re-authenticate with).
-    func requireRecentAuthentication(_ sesame: Sesame) throws -> Authentication {
-        let authentication = try requireAuthentication()
-        let window = TimeInterval(sesame.configuration.reauthenticationWindow)
-        guard sesame.now.timeIntervalSince(authentication.session.authenticatedAt) <= window else {
-            throw APIError.reauthenticationRequired(window: sesame.configuration.reauthenticationWindow)
-        }
-        return authentication
-    }
+    var user: User { authentication.user }
+    var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
+    var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
-/// Reading JSON request bodies: content type must be JSON, size is bounded, decoding errors are 400.
-enum JSONBody {
-    static let maxBytes = 64 * 1024
+/// The context of sensitive changes (ways in and second factors): a session whose holder signed in or
+/// re-authenticated within `reauthenticationWindow` seconds, else 403 `reauthentication_required`.
+struct RecentlySignedInRequestContext: ChildRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let authentication: Authentication
+    let clientAddress: String
 
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: SesameRequestContext) async throws -> T {
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard mediaType == "application/json" else { throw APIError.unsupportedMediaType }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes { throw APIError.bodyTooLarge }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.bodyTooLarge
-        } catch {
-            throw APIError.malformedJSON
-        }
-        return try decode(T.self, bytes: buffer)
+    init(context: SesameRequestContext) throws {
+        let signedIn = try SignedInRequestContext(context: context)
+        guard context.authenticatedRecently else { throw APIError.reauthenticationRequired(window: context.reauthenticationWindow) }
+        self.coreContext = signedIn.coreContext
+        self.authentication = signedIn.authentication
+        self.clientAddress = signedIn.clientAddress
     }
 
-    /// For endpoints whose body is optional: no body (or an empty one, whatever its content type) is nil; anything
-    /// else must be JSON of the expected shape, as for `decode`.
-    static func decodeIfPresent<T: Decodable>(_ type: T.Type, from request: Request, context: SesameRequestContext) async throws -> T? {
-        if let length = request.headers[.contentLength].flatMap(Int.init) {
-            if length == 0 { return nil }
-            if length > maxBytes { throw APIError.bodyTooLarge }
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maxBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.bodyTooLarge
-        } catch {
-            throw APIError.malformedJSON
-        }
-        if buffer.readableBytes == 0 { return nil }
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard mediaType == "application/json" else { throw APIError.unsupportedMediaType }
-        return try decode(T.self, bytes: buffer)
-    }
-
-    private static func decode<T: Decodable>(_ type: T.Type, bytes buffer: ByteBuffer) throws -> T {
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw APIError(.badRequest, "malformed_json", "Missing field \"\(key.stringValue.prefix(40))\".")
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw APIError(.badRequest, "malformed_json", "Field \"\(Self.path(context.codingPath))\" has the wrong type.")
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw APIError(.badRequest, "malformed_json", "Field \"\(Self.path(context.codingPath))\" is null.")
-        } catch {
-            throw APIError.malformedJSON
-        }
-    }
-
-    private static func path(_ codingPath: [any CodingKey]) -> String {
-        String(codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".").prefix(80))
-    }
+    var user: User { authentication.user }
+    var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
+    var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
-/// A JSON answer with `Cache-Control: no-store`.
-struct JSONResponse<Value: Encodable & Sendable>: ResponseGenerator {
-    var status: HTTPResponse.Status = .ok
-    var value: Value
-    var headers: HTTPFields = [:]
-
-    init(_ value: Value, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) {
-        self.value = value
-        self.status = status
-        self.headers = headers
-    }
-
-    func response(from request: Request, context: some RequestContext) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var headers = self.headers
-        headers[.contentType] = "application/json; charset=utf-8"
-        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
-    }
+/// What handlers read from any of the three contexts.
+protocol ClientContext: RequestContext {
+    var clientAddress: String { get }
 }
+
+extension SesameRequestContext: ClientContext {}
+extension SignedInRequestContext: ClientContext {}
+extension RecentlySignedInRequestContext: ClientContext {}

@@ -245,10 +245,3 @@ enum Migrations {
         return try rows.map { try $0.decode(column: "version", as: Int.self) }
     }
 }
-
-extension Date {
-    /// Unix time in milliseconds, the store's time unit.
-    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
-
-    init(milliseconds: Int64) { self.init(timeIntervalSince1970: Double(milliseconds) / 1000) }
-}

@@ -28,58 +28,22 @@ function minutes(seconds) {
   return `${m} minutes`;
 }
 
+// One entry per code in the server's `APIErrorCode`, and no others (`VocabularyTests` holds the two together).
+// A function entry builds the sentence from the server's message and the Retry-After seconds.
 const messages = {
+  // The request itself
   malformed_json: "Something went wrong sending that. Reload the page and try again.",
   unsupported_media_type: "Something went wrong sending that. Reload the page and try again.",
   body_too_large: "That was too long. Shorten it and try again.",
   bad_request: "Something went wrong sending that. Reload the page and try again.",
-  no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
-  no_password: "This account has no password. Confirm it’s you with your passkey instead.",
-  method_not_allowed: "This page is out of date. Reload it and try again.",
-  unauthenticated: "You’re signed out. Sign in again to continue.",
-  csrf_check_failed: "Your session on this page expired. Reload the page and try again.",
-  origin_not_allowed: "This request came from a page this site doesn’t serve.",
-  invalid_credentials: "That username and password don’t match. Check them and try again.",
-  wrong_password: "Your current password isn’t right.",
-  account_disabled: "This account is turned off. Contact the site’s administrator.",
   not_found: "That no longer exists. Reload the page to see what’s current.",
-  challenge_invalid: "That took too long or was already used. Please start again.",
-  challenge_expired: "That took too long. Please start again.",
-  invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
-  code_expired: "That code has expired. Ask for a new one.",
-  last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
-  reauthentication_required: "For your security, confirm it’s you with your passkey (or sign out and in again), then make this change.",
-  no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
-  no_password: "This account has no password. Confirm it’s you with your passkey instead.",
   method_not_allowed: "This page sent a request the server doesn’t accept. Reload the page and try again.",
-  internal_error: "Something went wrong on our side. Please try again.",
-  unavailable: "The service is unavailable right now. Please try again in a moment.",
-  username_taken: "That username is taken. Choose another one.",
-  credential_unknown: "This passkey isn’t registered with this site any more. Choose another passkey or sign in another way.",
-  unknown_credential: "This passkey isn’t registered with this site any more. Choose another passkey or sign in another way.",
-  credential_exists: "This device already has a passkey for your account.",
-  credential_already_registered: "This device already has a passkey for your account.",
-  registration_failed: "Your new passkey couldn’t be checked, so it wasn’t saved. Please try again, or use another device.",
-  authentication_failed: "Your passkey couldn’t be checked. Please try again, or sign in another way.",
   invalid_client_data: "Your browser sent an answer this site can’t read. Please try again.",
-  user_verification_required: "Your device needs to confirm it’s you (fingerprint, face or screen lock). Please try again.",
-  second_factor_required: "Enter a code to finish signing in.",
-  no_pending_sign_in: "Your sign-in timed out. Please enter your password again.",
-  totp_not_set_up: "Set up an authenticator app first.",
-  factor_unavailable: "That way to confirm isn’t set up for this account.",
-  factor_not_enabled: "That way to confirm isn’t set up for this account. Choose another.",
-  sms_not_enabled: "This account has no confirmed phone number. Choose another way to confirm.",
-  totp_already_enabled: "An authenticator app is already set up. Turn it off first to move to a new one.",
-  no_pending_totp: "Start the authenticator app setup again, then enter the code.",
-  no_pending_sms: "Enter your mobile number first; we’ll text it a code.",
-  sms_not_sent: "We couldn’t send the text message just now. Try again in a few minutes, or choose another way.",
-};
-
-const fieldMessages = {
+  // A field with a value the endpoint does not accept
   invalid_username: "Choose a username of up to 64 characters, without spaces.",
   invalid_display_name: "Enter a name of 1 to 64 characters.",
-  invalid_displayname: "Enter your name.",
-  invalid_password: "Choose a password of at least 8 characters.",
+  // The server's sentence names the configured length limits.
+  invalid_password: (serverMessage) => serverMessage || "Choose a password of at least 8 characters.",
   invalid_current_password: "Enter your current password to change it.",
   invalid_phone: "Enter your mobile number in international format, starting with +.",
   invalid_name: "Give the passkey a name of 1 to 64 characters.",
@@ -87,19 +51,45 @@ const fieldMessages = {
   invalid_mediation: "This browser can’t save a passkey that way. Reload the page and try again.",
   invalid_theme: "That icon isn’t available. Reload the page and try again.",
   invalid_credential_id: "That passkey no longer exists. Reload the page to see what’s current.",
-  invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
-  invalid_credential: "Your passkey’s answer couldn’t be read. Please try again.",
   invalid_factor: "Choose how you want to confirm it’s you.",
+  // Who is asking
+  unauthenticated: "You’re signed out. Sign in again to continue.",
+  csrf_check_failed: "Your session on this page expired. Reload the page and try again.",
+  origin_not_allowed: "This request came from a page this site doesn’t serve.",
+  invalid_credentials: "That username and password don’t match. Check them and try again.",
+  wrong_password: "Your current password isn’t right.",
+  account_disabled: "This account is turned off. Contact the site’s administrator.",
+  reauthentication_required: "For your security, confirm it’s you with your passkey (or sign out and in again), then make this change.",
+  second_factor_required: "Enter a code to finish signing in.",
+  too_many_attempts: (_, retryAfter) => `Too many tries. For your security, wait ${minutes(retryAfter)} and try again.`,
+  // Ceremonies
+  challenge_invalid: "That took too long or was already used. Please start again.",
+  registration_failed: "Your new passkey couldn’t be checked, so it wasn’t saved. Please try again, or use another device.",
+  authentication_failed: "Your passkey couldn’t be checked. Please try again, or sign in another way.",
+  unknown_credential: "This passkey isn’t registered with this site any more. Choose another passkey or sign in another way.",
+  username_taken: "That username is taken. Choose another one.",
+  credential_exists: "This device already has a passkey for your account.",
+  // Ways in and second factors
+  invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
+  factor_not_enabled: "That way to confirm isn’t set up for this account. Choose another.",
+  sms_not_enabled: "This account has no confirmed phone number. Choose another way to confirm.",
+  sms_not_sent: "We couldn’t send the text message just now. Try again in a few minutes, or choose another way.",
+  totp_already_enabled: "An authenticator app is already set up. Turn it off first to move to a new one.",
+  no_pending_totp: "Start the authenticator app setup again, then enter the code.",
+  no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
+  no_password: "This account has no password. Confirm it’s you with your passkey instead.",
+  last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
+  // The server
+  internal_error: "Something went wrong on our side. Please try again.",
+  unavailable: "The service is unavailable right now. Please try again in a moment.",
 };
 
 /** The sentence shown for an API error code. */
 export function humanMessage(code, serverMessage, retryAfter) {
-  if (code === "too_many_attempts") {
-    return `Too many tries. For your security, wait ${minutes(retryAfter)} and try again.`;
-  }
-  if (messages[code]) return messages[code];
-  if (fieldMessages[code]) return code === "invalid_password" && serverMessage ? serverMessage : fieldMessages[code];
-  // Codes added to the API later: its own message is written for people too.
+  const entry = Object.hasOwn(messages, code) ? messages[code] : undefined;
+  if (typeof entry === "function") return entry(serverMessage, retryAfter);
+  if (typeof entry === "string") return entry;
+  // A code this page does not know (a newer server): its own message is written for people too.
   if (typeof serverMessage === "string" && serverMessage.length > 0 && serverMessage.length < 200) return serverMessage;
   return "Something went wrong. Please try again.";
 }

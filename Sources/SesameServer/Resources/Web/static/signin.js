@@ -6,8 +6,6 @@ import { api, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
 
-const unknownCredentialCodes = new Set(["unknown_credential", "credential_unknown"]);
-
 let conditional = null; // AbortController of the running AutoFill request
 let pending = null; // { token, factors } while a second step is open
 
@@ -31,7 +29,7 @@ async function finish(options, credential) {
     signedIn(result);
     return true;
   } catch (error) {
-    if (unknownCredentialCodes.has(error.code)) {
+    if (error.code === "unknown_credential") {
       // The server names the credential and RP ID it does not know; the browser can then hide that passkey.
       const rpId = error.data.rpId || webauthn.publicKeyJSON(options).rpId || webauthn.pageRPID();
       await webauthn.signalUnknownCredential(rpId, error.data.credentialId || credential.id);
@@ -274,7 +272,7 @@ function wire() {
         say(error.message, "error");
         $("code").value = "";
         focus($("code"));
-        if (error.code === "challenge_invalid" || error.code === "no_pending_sign_in") closeSecondStep();
+        if (error.code === "challenge_invalid") closeSecondStep();
       }
     });
   });

@@ -50,9 +50,10 @@ public func openStore(
     }
 }
 
-/// The composition root: opens and migrates the store, loads the server secret, builds the router with its
-/// middleware and routes, and returns the application whose service group also closes the database and purges
-/// expired rows. Run it with `runService()` for graceful shutdown on SIGTERM/SIGINT.
+/// The composition root: opens and migrates the store, loads the server secret, builds the shared services and the
+/// router with its middleware and every feature's routes, and returns the application whose service group also
+/// closes the database, purges expired rows and, when configured, runs the metrics listener. Run it with
+/// `runService()` for graceful shutdown on SIGTERM/SIGINT.
 public func buildApplication(
     configuration: ServerConfiguration, environment: ServerEnvironment = .init()
 ) async throws -> some ApplicationProtocol {
@@ -62,30 +63,23 @@ public func buildApplication(
 
     // Read before the database is opened, so a bad list stops the start with its own message.
     let providers = try ProviderNames.load(configuration.providerListFile)
+    let relyingParty = RelyingParty(configuration: try configuration.relyingPartyConfiguration())
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
     do {
         let secret = try await store.serverSecret(named: ServerSecret.name, generate: ServerSecret.generate, now: environment.clock.now())
         sesame = Sesame(
-            configuration: configuration,
-            store: store,
-            clock: environment.clock,
-            logger: logger,
-            passwords: PasswordHasher(logN: configuration.passwordScryptLogN),
-            rateLimiter: RateLimiter(store: store, policy: environment.rateLimits, clock: environment.clock),
-            sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger),
-            serverSecret: secret,
-            metrics: environment.metrics,
-            providers: providers
+            configuration: configuration, store: store, clock: environment.clock, logger: logger, serverSecret: secret,
+            metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,
+            sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty
         )
     } catch {
         try? await engine.shutdown()
         throw error
     }
 
-    let router = buildRouter(sesame, relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration()))
     var app = Application(
-        router: router,
+        router: buildRouter(sesame),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sesame"),
         logger: logger
     )
@@ -96,50 +90,31 @@ public func buildApplication(
     return app
 }
 
-/// Routes and middleware, in the order requests pass through them.
-func buildRouter(_ sesame: Sesame, relyingParty: RelyingParty) -> Router<SesameRequestContext> {
+/// The router: middleware in the order requests pass through them, then every feature's routes.
+func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     // The routes are registered twice: first into a scratch router whose route list feeds the 405 index (the
     // error middleware must be added before the routes it wraps), then into the application router.
     let scratch = Router(context: SesameRequestContext.self)
-    registerRoutes(on: scratch, sesame, relyingParty: relyingParty)
+    registerRoutes(on: scratch, sesame)
     // HEAD on a GET route runs the GET handler (with every middleware) and answers its status and headers,
     // Content-Length included, without the body (RFC 9110 §9.3.2).
     let router = Router(context: SesameRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(
-        middleware: ErrorAndMetricsMiddleware(metrics: sesame.metrics, logger: sesame.logger, methods: MethodIndex(routes: scratch.routes))
-    )
+    router.add(middleware: ErrorMiddleware(metrics: sesame.metrics, methods: MethodIndex(routes: scratch.routes)))
     router.add(middleware: SessionMiddleware(sesame: sesame))
-    registerRoutes(on: router, sesame, relyingParty: relyingParty)
+    registerRoutes(on: router, sesame)
     return router
 }
 
-/// Every route, in registration order.
-func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame, relyingParty: RelyingParty) {
+/// Every feature's routes, in registration order.
+func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     WebRoutes(sesame: sesame).register(on: router)
     OperationalRoutes(sesame: sesame).register(on: router)
-    PasswordRoutes(sesame: sesame).register(on: router)
-    AccountRoutes(sesame: sesame).register(on: router)
-    SecondFactorRoutes(sesame: sesame).register(on: router)
+    SignUpRoutes(sesame: sesame).register(on: router)
+    SignInRoutes(sesame: sesame).register(on: router)
     PasskeyManagementRoutes(sesame: sesame).register(on: router)
-    PasskeyRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
-    ReauthenticationRoutes(sesame: sesame, relyingParty: relyingParty).register(on: router)
-}
-
-/// Deletes expired challenges, sessions and rate-limit windows once a minute.
-struct PurgeService: Service {
-    let sesame: Sesame
-
-    func run() async throws {
-        // Sleeping is cancelled by graceful shutdown, so the service never delays it.
-        try? await cancelWhenGracefulShutdown {
-            while true {
-                try await Task.sleep(for: .seconds(60))
-                do {
-                    try await sesame.store.purgeExpired(now: sesame.now, rateLimitWindow: sesame.rateLimiter.policy.window)
-                } catch {
-                    sesame.logger.warning("purging expired rows failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
-                }
-            }
-        }
-    }
+    ProviderIconRoutes(sesame: sesame).register(on: router)
+    PasswordRoutes(sesame: sesame).register(on: router)
+    SecondFactorRoutes(sesame: sesame).register(on: router)
+    ReauthenticationRoutes(sesame: sesame).register(on: router)
+    AccountRoutes(sesame: sesame).register(on: router)
 }

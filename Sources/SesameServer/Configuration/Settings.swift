@@ -1,94 +1,6 @@
 import Foundation
 import WebAuthn
 
-/// Every setting of `sesame serve`. Each one can come from four places, in increasing precedence:
-/// built-in default < config file (JSON, `--config` / `SESAME_CONFIG`) < `SESAME_*` environment variable < flag.
-/// `ServerConfiguration.settings` is the single table of names; `docs/configuration.md` and
-/// `sesame serve --help` are generated from the same facts.
-public struct ServerConfiguration: Sendable, Equatable {
-    /// Address to bind.
-    public var host: String = "127.0.0.1"
-    public var port: Int = 8080
-    /// WebAuthn relying party identifier (a registrable domain suffix of every web origin).
-    public var rpID: String = "localhost"
-    /// Human-readable relying party name shown by authenticators.
-    public var rpName: String = "Sesame"
-    /// The web origin the server is reached at (scheme, host, port). Its scheme decides cookie security.
-    public var origin: String = "http://localhost:8080"
-    /// More origins allowed in client data: related origins (`/.well-known/webauthn`) and native app origins
-    /// such as `android:apk-key-hash:<base64url sha256 of the signing certificate>`.
-    public var relatedOrigins: [String] = []
-    public var nativeAppOrigins: [String] = []
-    /// `sqlite:<path>`, a bare path, or `postgres://user:password@host:port/database`.
-    public var database: String = "sesame.sqlite"
-    /// Apple app identifiers (`TEAMID.bundle.id`) listed as webcredentials apps.
-    public var appleAppIDs: [String] = []
-    /// Android apps listed in assetlinks.json.
-    public var androidApps: [AndroidApp] = []
-    /// Where SMS messages go: `console` (printed to standard output, for development) or an https webhook URL that
-    /// receives `{"to": "+15551234567", "message": "..."}` as a JSON POST.
-    public var smsSender: String = "console"
-    /// Challenge lifetime in seconds (ceremonies, pending second steps, SMS codes).
-    public var challengeTimeout: Int = 300
-    /// Session lifetime in seconds (absolute, from sign-in).
-    public var sessionLifetime: Int = 14 * 24 * 3600
-    /// Seconds after the session's last sign-in or re-authentication during which sensitive account changes
-    /// (password, passkeys, second factors, recovery codes) are allowed without re-authenticating.
-    public var reauthenticationWindow: Int = 600
-    /// scrypt cost: N = 2^passwordScryptLogN, r = 8, p = 1.
-    public var passwordScryptLogN: Int = 15
-    /// Take the client address from `X-Forwarded-For` (only behind proxies you run): the entry `trustedProxyHops`
-    /// places from the right, which the outermost of your proxies appended. Entries to its left are the client's
-    /// own words and are ignored.
-    public var trustForwardedFor: Bool = false
-    /// How many proxies you run in front of Sesame, each appending the address it saw to `X-Forwarded-For`.
-    public var trustedProxyHops: Int = 1
-    /// WebAuthn user verification: `preferred` (a passkey sign-in without it counts as one factor) or `required`
-    /// (registrations and sign-ins without it are refused).
-    public var userVerification: String = "preferred"
-    /// `host:port` of a second listener that serves only `/metrics` (bind it where only your monitoring reaches).
-    public var metricsAddress: String?
-    /// Bearer token that `/metrics` requires; without it (and without `metricsAddress`) `/metrics` is not served.
-    public var metricsToken: String?
-    /// Allow the `console` SMS sender (codes and numbers printed to standard output) on an https origin.
-    public var allowConsoleSMS: Bool = false
-    /// Log level: trace, debug, info, notice, warning, error, critical.
-    public var logLevel: String = "info"
-    /// Path of the sealing key file: 256-bit keys held outside the database that seal TOTP secrets and phone
-    /// numbers (`SealingKeyFile`). Without it they are sealed under a key derived from the server secret.
-    public var sealingKeyFile: String?
-    /// A passkey provider list (AAGUID → name and icons, in the community `aaguid.json` format) replacing the
-    /// bundled one; nil: the bundled list.
-    public var providerListFile: String?
-
-    public struct AndroidApp: Sendable, Equatable, Codable {
-        public var packageName: String
-        /// SHA-256 fingerprints of the signing certificates, `AB:CD:...` as `keytool` prints them.
-        public var sha256CertFingerprints: [String]
-
-        public init(packageName: String, sha256CertFingerprints: [String]) {
-            self.packageName = packageName
-            self.sha256CertFingerprints = sha256CertFingerprints
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case packageName = "package_name"
-            case sha256CertFingerprints = "sha256_cert_fingerprints"
-        }
-    }
-
-    public init() {}
-
-    /// Whether cookies get `Secure` and the `__Host-` prefix.
-    public var isSecureOrigin: Bool { origin.lowercased().hasPrefix("https://") }
-
-    /// Every origin a browser or app may send in client data or the `Origin` header.
-    public var allowedOrigins: [String] { [origin] + relatedOrigins + nativeAppOrigins }
-
-    /// Web origins only (what an `Origin` request header can carry).
-    public var allowedWebOrigins: [String] { [origin] + relatedOrigins }
-}
-
 /// One row of the settings table.
 public struct Setting: Sendable {
     public let key: String
@@ -312,39 +224,39 @@ extension ServerConfiguration {
     }
 }
 
-/// Where the store lives.
-public enum DatabaseLocation: Sendable, Equatable {
-    case sqlite(path: String)
-    case postgres(url: String)
-
-    public init(parsing value: String) throws(ConfigurationError) {
-        let lower = value.lowercased()
-        if lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") {
-            guard let url = URL(string: value), url.host != nil, url.user != nil else {
-                throw ConfigurationError("database: expected postgres://user[:password]@host[:port]/database")
+extension ServerConfiguration {
+    /// Reads setting flags from command-line words: `--flag value` or `--flag=value`, flags as in the settings table.
+    /// Returns the values by setting key. An unknown flag, a flag without a value or a stray word is an error that
+    /// names it (values are never echoed: a flag may carry a token).
+    public static func flags(from words: [String]) throws(ConfigurationError) -> [String: String] {
+        let byFlag = Dictionary(uniqueKeysWithValues: settings.map { ($0.flag, $0.key) })
+        var values: [String: String] = [:]
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            guard word.hasPrefix("--") else { throw ConfigurationError("unexpected argument \"\(word.prefix(40))\"") }
+            let flag: String
+            let value: String
+            if let equals = word.firstIndex(of: "=") {
+                flag = String(word[..<equals])
+                value = String(word[word.index(after: equals)...])
+            } else {
+                flag = word
+                guard index + 1 < words.count else { throw ConfigurationError("\(flag) needs a value") }
+                index += 1
+                value = words[index]
             }
-            self = .postgres(url: value)
-        } else if lower.hasPrefix("sqlite:") {
-            let path = String(value.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ConfigurationError("database: sqlite: needs a file path") }
-            self = .sqlite(path: path)
-        } else if value.contains("://") {
-            throw ConfigurationError("database: only SQLite paths and postgres:// URLs are supported")
-        } else {
-            guard !value.isEmpty else { throw ConfigurationError("database: empty") }
-            self = .sqlite(path: value)
+            guard let key = byFlag[flag] else { throw ConfigurationError("unknown option \(flag.prefix(40)) (sesame serve --help lists them)") }
+            values[key] = value
+            index += 1
         }
+        return values
     }
 
-    /// A description safe to log (no password).
-    public var redacted: String {
-        switch self {
-        case .sqlite(let path): return "sqlite:\(path)"
-        case .postgres(let url):
-            guard var components = URLComponents(string: url) else { return "postgres://(unparseable)" }
-            if components.password != nil { components.password = "redacted" }
-            components.query = nil
-            return components.string ?? "postgres://(unparseable)"
-        }
+    /// The settings as `--help` shows them: flag, environment variable, default and meaning, one per line.
+    public static var helpText: String {
+        settings.map { setting in
+            "  \(setting.flag) <value>\n      \(setting.help) [\(setting.environment), default \(setting.defaultValue)]"
+        }.joined(separator: "\n")
     }
 }

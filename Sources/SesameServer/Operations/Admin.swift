@@ -16,6 +16,20 @@ public struct Admin: Sendable {
 
     private static let dateFormat = Date.ISO8601FormatStyle()
 
+    /// An audit event of an operator's command (client address `cli`).
+    static func event(_ kind: AuditKind, _ outcome: AuditOutcome, user: User?, detail: String = "") -> AuditEvent {
+        AuditEvent(at: Date(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id, username: user?.username, clientAddress: "cli", detail: detail)
+    }
+
+    /// The second factors an account has set up (as `FactorVerifier.available`).
+    private func secondFactors(_ user: User) async throws -> [String] {
+        var factors: [String] = []
+        if let totp = try await store.totp(userID: user.id), totp.confirmed { factors.append(Factor.totp.rawValue) }
+        if let sms = try await store.sms(userID: user.id), sms.confirmed { factors.append(Factor.sms.rawValue) }
+        if try await store.unusedRecoveryCodeCount(userID: user.id) > 0 { factors.append(Factor.recovery.rawValue) }
+        return factors
+    }
+
     /// Finds an account by username (any case) or by id.
     func find(_ reference: String) async throws -> User {
         if let user = try await store.user(usernameKey: Usernames.key(reference)) { return user }
@@ -33,11 +47,12 @@ public struct Admin: Sendable {
             id: UUID().uuidString.lowercased(), username: name, displayName: displayName ?? name, userHandle: Secrets.random(64),
             disabled: false, createdAt: Date()
         )
-        do { try await store.createUser(user) } catch StoreError.conflict { throw AdminError(description: "username \(name) is taken") }
-        try await store.setPassword(userID: user.id, try PasswordHasher(logN: scryptLogN).hash(password), at: Date())
-        try await store.appendAudit(
-            AuditEvent(at: Date(), kind: "admin.created", outcome: "success", userID: user.id, username: user.username, clientAddress: "cli", detail: "")
-        )
+        let record = try PasswordHasher(logN: scryptLogN).hash(password)
+        do {
+            try await store.createUser(user, password: record, audit: Self.event(.adminCreated, .success, user: user))
+        } catch StoreError.conflict {
+            throw AdminError(description: "username \(name) is taken")
+        }
         return "\(user.username) created (\(user.id))"
     }
 
@@ -62,7 +77,7 @@ public struct Admin: Sendable {
             "created:      \(user.createdAt.formatted(Self.dateFormat))",
             "disabled:     \(user.disabled ? "yes" : "no")",
             "password:     \(try await store.password(userID: user.id) != nil ? "yes" : "no")",
-            "second factors: \((try await SecondFactors.available(for: user, store: store)).joined(separator: ", "))",
+            "second factors: \(try await secondFactors(user).joined(separator: ", "))",
             "passkeys:",
         ]
         for credential in try await store.credentials(userID: user.id) {
@@ -84,18 +99,14 @@ public struct Admin: Sendable {
     public func setDisabled(_ reference: String, _ disabled: Bool) async throws -> String {
         let user = try await find(reference)
         _ = try await store.setDisabled(userID: user.id, disabled)
-        try await store.appendAudit(
-            AuditEvent(at: Date(), kind: disabled ? "admin.disabled" : "admin.enabled", outcome: "success", userID: user.id, username: user.username, clientAddress: "cli", detail: "")
-        )
+        try await store.appendAudit(Self.event(disabled ? .adminDisabled : .adminEnabled, .success, user: user))
         return "\(user.username) \(disabled ? "disabled and signed out everywhere" : "enabled")"
     }
 
     public func deleteUser(_ reference: String) async throws -> String {
         let user = try await find(reference)
         _ = try await store.deleteUser(id: user.id)
-        try await store.appendAudit(
-            AuditEvent(at: Date(), kind: "admin.deleted", outcome: "success", userID: user.id, username: user.username, clientAddress: "cli", detail: "")
-        )
+        try await store.appendAudit(Self.event(.adminDeleted, .success, user: user))
         return "\(user.username) deleted"
     }
 
@@ -136,9 +147,9 @@ extension Admin {
         var lines = ["resealed \(report.resealed), already under the sealing key \(report.current), changed meanwhile \(report.changedMeanwhile)"]
         lines += report.failures
         try await store.appendAudit(
-            AuditEvent(
-                at: Date(), kind: "admin.resealed", outcome: report.failures.isEmpty ? "success" : "failure", userID: nil, username: nil,
-                clientAddress: "cli", detail: "resealed=\(report.resealed) failures=\(report.failures.count)"
+            Self.event(
+                .adminResealed, report.failures.isEmpty ? .success : .failure, user: nil,
+                detail: "resealed=\(report.resealed) failures=\(report.failures.count)"
             )
         )
         if !report.failures.isEmpty {

@@ -7,13 +7,13 @@ struct OperationalRoutes {
     let sesame: Sesame
 
     func register(on router: Router<SesameRequestContext>) {
-        router.get("/health") { _, _ -> JSONResponse<[String: String]> in
+        router.get("/health") { _, _ -> EditedResponse<Health> in
             do {
                 try await sesame.store.ping()
-                return JSONResponse(["status": "ok", "database": "ok"])
+                return EditedResponse(response: Health(status: "ok", database: "ok"))
             } catch {
                 sesame.logger.warning("health check: database unreachable")
-                return JSONResponse(["status": "unavailable", "database": "unreachable"], status: .serviceUnavailable)
+                return EditedResponse(status: .serviceUnavailable, response: Health(status: "unavailable", database: "unreachable"))
             }
         }
 
@@ -58,11 +58,15 @@ struct OperationalRoutes {
     }
 
     /// Well-known files are public and cacheable for an hour.
-    private func wellKnown<Value: Encodable & Sendable>(_ value: Value) -> JSONResponse<Value> {
-        var response = JSONResponse(value)
-        response.headers[.cacheControl] = "public, max-age=3600"
-        return response
+    private func wellKnown<Value: Encodable & Sendable>(_ value: Value) -> EditedResponse<JSONBody<Value>> {
+        EditedResponse(headers: [.cacheControl: "public, max-age=3600"], response: JSONBody(value))
     }
+}
+
+/// `GET /health`.
+struct Health: ResponseEncodable, Sendable {
+    let status: String
+    let database: String
 }
 
 /// `/.well-known/apple-app-site-association`: the webcredentials section only.

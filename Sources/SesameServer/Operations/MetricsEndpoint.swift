@@ -14,7 +14,7 @@ enum MetricsEndpoint {
         if let token {
             let given = request.headers[.authorization] ?? ""
             guard Secrets.constantTimeEqual(Array(given.utf8), Array("Bearer \(token)".utf8)) else {
-                throw APIError(.unauthorized, "unauthenticated", "Send the metrics token as a bearer token.")
+                throw APIError(.unauthorized, .unauthenticated, "Send the metrics token as a bearer token.")
             }
         }
         return Response(

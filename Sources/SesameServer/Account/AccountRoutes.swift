@@ -1,0 +1,133 @@
+import Foundation
+import Hummingbird
+import WebAuthn
+
+/// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere,
+/// sign out this one) and its own audit events. None of these adds or removes a way in, so none needs a recent
+/// sign-in.
+struct AccountRoutes {
+    let sesame: Sesame
+
+    struct AccountBody: ResponseEncodable, Sendable {
+        let user: AccountUser
+        let csrfToken: String
+        let session: SessionBody
+        let hasPassword: Bool
+        let passkeyCount: Int
+        /// Second factors set up: `totp`, `sms`, `recovery`.
+        let secondFactors: [Factor]
+        let recoveryCodesRemaining: Int
+    }
+
+    struct SessionBody: Codable, Sendable {
+        let id: String
+        let createdAt: Date
+        let lastSeenAt: Date
+        let expiresAt: Date
+        let userAgent: String
+        let method: String
+        let current: Bool
+
+        init(_ record: SessionRecord, current: Bool) {
+            id = record.id
+            createdAt = record.createdAt
+            lastSeenAt = record.lastSeenAt
+            expiresAt = record.expiresAt
+            userAgent = record.userAgent
+            method = record.method
+            self.current = current
+        }
+    }
+
+    struct SessionList: ResponseEncodable, Sendable {
+        let sessions: [SessionBody]
+        func encode(to encoder: any Encoder) throws { try sessions.encode(to: encoder) }
+    }
+
+    /// `PATCH /api/account`: the fields that can change (only the display name; the username is the account's key
+    /// and stays).
+    struct AccountChange: Decodable, Sendable {
+        let displayName: String
+    }
+
+    struct AccountChanged: ResponseEncodable, Sendable {
+        let status: String
+        let user: AccountUser
+    }
+
+    struct AuditBody: ResponseEncodable, Sendable {
+        let events: [AuditEventBody]
+    }
+
+    struct AuditEventBody: Codable, Sendable {
+        let at: Date
+        let kind: String
+        let outcome: String
+        let clientAddress: String
+        let detail: String
+    }
+
+    func register(on router: Router<SesameRequestContext>) {
+        let account = router.group("/api/account", context: SignedInRequestContext.self)
+        let session = router.group("/api/session", context: SignedInRequestContext.self)
+
+        account.get("") { _, context in
+            let user = context.user
+            return AccountBody(
+                user: AccountUser(user),
+                csrfToken: sesame.sessions.csrfToken(for: context.authentication.tokenHash),
+                session: SessionBody(context.authentication.session, current: true),
+                hasPassword: try await sesame.store.password(userID: user.id) != nil,
+                passkeyCount: try await sesame.store.credentials(userID: user.id).count,
+                secondFactors: try await sesame.factors.available(for: user),
+                recoveryCodesRemaining: try await sesame.store.unusedRecoveryCodeCount(userID: user.id)
+            )
+        }
+
+        // Change the display name; the page then sends `signalCurrentUserDetails` so credential managers show it.
+        account.patch("") { request, context in
+            let body = try await request.decode(as: AccountChange.self, context: context)
+            let displayName = try ShownNames.displayName(body.displayName)
+            guard try await sesame.store.setDisplayName(userID: context.user.id, displayName) else { throw APIError.unauthenticated }
+            var user = context.user
+            user.displayName = displayName
+            await sesame.audit.record(.accountRenamed, .success, user: user, context: context)
+            return AccountChanged(status: "renamed", user: AccountUser(user))
+        }
+
+        account.get("/sessions") { _, context in
+            let sessions = try await sesame.store.sessions(userID: context.user.id, now: sesame.now)
+            return SessionList(sessions: sessions.map { SessionBody($0, current: $0.id == context.authentication.session.id) })
+        }
+
+        account.delete("/sessions/{id}") { _, context in
+            let id = try context.parameters.require("id")
+            guard id.utf8.count <= 64, try await sesame.store.deleteSession(userID: context.user.id, id: id) else { throw APIError.notFound }
+            await sesame.audit.record(.sessionRevoked, .success, user: context.user, context: context)
+            var headers: HTTPFields = [:]
+            if id == context.authentication.session.id, context.authentication.carrier == .cookie { headers[.setCookie] = sesame.cookies.clear(.session) }
+            return EditedResponse(headers: headers, response: Status(status: "signed_out"))
+        }
+
+        // Sign out everywhere, this session included.
+        account.delete("/sessions") { _, context in
+            let count = try await sesame.store.deleteSessions(userID: context.user.id, keeping: nil)
+            await sesame.audit.record(.sessionRevokedAll, .success, user: context.user, context: context, detail: "\(count) sessions")
+            return EditedResponse(headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out", count: count))
+        }
+
+        // Sign out this session.
+        session.delete("") { _, context in
+            _ = try await sesame.store.deleteSession(userID: context.user.id, id: context.authentication.session.id)
+            await sesame.audit.record(.signOut, .success, user: context.user, context: context)
+            return EditedResponse(headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out"))
+        }
+
+        account.get("/audit") { _, context in
+            let events = try await sesame.store.auditEvents(userID: context.user.id, limit: 100)
+            return AuditBody(
+                events: events.map { AuditEventBody(at: $0.at, kind: $0.kind, outcome: $0.outcome, clientAddress: $0.clientAddress, detail: $0.detail) }
+            )
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import NIOPosix
+import WebAuthn
+
+/// Where the current time comes from. Read at each check; tests move it.
+public struct ServerClock: Sendable {
+    public var now: @Sendable () -> Date
+    public init(now: @escaping @Sendable () -> Date) { self.now = now }
+    public static let system = ServerClock { Date() }
+}
+
+/// Everything the routes need, built once by `buildApplication`: the configuration and store, and the shared
+/// services every feature uses (sessions, ceremonies, rate limits, audit, second factors, passkey verification).
+struct Sesame: Sendable {
+    let configuration: ServerConfiguration
+    let store: any Store
+    let clock: ServerClock
+    let logger: Logger
+    /// Keys the CSRF tokens, SMS code MACs and the decoys of unknown users.
+    let serverSecret: [UInt8]
+    let metrics: ServerMetrics
+    /// Passkey provider names and icons by AAGUID (the bundled list, or `providerListFile`).
+    let providers: AuthenticatorProviders
+    let passwords: PasswordHasher
+    let cookies: Cookies
+    let sessions: SessionIssuer
+    let rateLimiter: RateLimiter
+    let ceremonies: Ceremonies
+    let audit: AuditLog
+    let factors: FactorVerifier
+    let passkeys: PasskeyVerifier
+
+    init(
+        configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
+        metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
+        relyingParty: RelyingParty
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.serverSecret = serverSecret
+        self.metrics = metrics
+        self.providers = providers
+        self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
+        let cookies = Cookies(configuration)
+        self.cookies = cookies
+        self.sessions = SessionIssuer(
+            store: store, clock: clock, cookies: cookies, serverSecret: serverSecret, lifetime: configuration.sessionLifetime
+        )
+        let rateLimiter = RateLimiter(store: store, policy: rateLimits, clock: clock)
+        self.rateLimiter = rateLimiter
+        let ceremonies = Ceremonies(store: store, rateLimiter: rateLimiter, clock: clock, cookies: cookies, lifetime: configuration.challengeTimeout)
+        self.ceremonies = ceremonies
+        let audit = AuditLog(store: store, metrics: metrics, clock: clock, logger: logger)
+        self.audit = audit
+        self.factors = FactorVerifier(
+            store: store, rateLimiter: rateLimiter, ceremonies: ceremonies, audit: audit, clock: clock, logger: logger, sms: sms,
+            serverSecret: serverSecret, configuration: configuration
+        )
+        self.passkeys = PasskeyVerifier(relyingParty: relyingParty, store: store, audit: audit, clock: clock, providers: providers)
+    }
+
+    var now: Date { clock.now() }
+
+    /// Runs CPU-heavy work (scrypt) off the event loops.
+    func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import WebAuthn
+
+/// Every setting of `sesame serve`. Each one can come from four places, in increasing precedence:
+/// built-in default < config file (JSON, `--config` / `SESAME_CONFIG`) < `SESAME_*` environment variable < flag.
+/// `ServerConfiguration.settings` is the single table of names; `docs/configuration.md` and
+/// `sesame serve --help` are generated from the same facts.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// Address to bind.
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// WebAuthn relying party identifier (a registrable domain suffix of every web origin).
+    public var rpID: String = "localhost"
+    /// Human-readable relying party name shown by authenticators.
+    public var rpName: String = "Sesame"
+    /// The web origin the server is reached at (scheme, host, port). Its scheme decides cookie security.
+    public var origin: String = "http://localhost:8080"
+    /// More origins allowed in client data: related origins (`/.well-known/webauthn`) and native app origins
+    /// such as `android:apk-key-hash:<base64url sha256 of the signing certificate>`.
+    public var relatedOrigins: [String] = []
+    public var nativeAppOrigins: [String] = []
+    /// `sqlite:<path>`, a bare path, or `postgres://user:password@host:port/database`.
+    public var database: String = "sesame.sqlite"
+    /// Apple app identifiers (`TEAMID.bundle.id`) listed as webcredentials apps.
+    public var appleAppIDs: [String] = []
+    /// Android apps listed in assetlinks.json.
+    public var androidApps: [AndroidApp] = []
+    /// Where SMS messages go: `console` (printed to standard output, for development) or an https webhook URL that
+    /// receives `{"to": "+15551234567", "message": "..."}` as a JSON POST.
+    public var smsSender: String = "console"
+    /// Challenge lifetime in seconds (ceremonies, pending second steps, SMS codes).
+    public var challengeTimeout: Int = 300
+    /// Session lifetime in seconds (absolute, from sign-in).
+    public var sessionLifetime: Int = 14 * 24 * 3600
+    /// Seconds after the session's last sign-in or re-authentication during which sensitive account changes
+    /// (password, passkeys, second factors, recovery codes) are allowed without re-authenticating.
+    public var reauthenticationWindow: Int = 600
+    /// scrypt cost: N = 2^passwordScryptLogN, r = 8, p = 1.
+    public var passwordScryptLogN: Int = 15
+    /// Take the client address from `X-Forwarded-For` (only behind proxies you run): the entry `trustedProxyHops`
+    /// places from the right, which the outermost of your proxies appended. Entries to its left are the client's
+    /// own words and are ignored.
+    public var trustForwardedFor: Bool = false
+    /// How many proxies you run in front of Sesame, each appending the address it saw to `X-Forwarded-For`.
+    public var trustedProxyHops: Int = 1
+    /// WebAuthn user verification: `preferred` (a passkey sign-in without it counts as one factor) or `required`
+    /// (registrations and sign-ins without it are refused).
+    public var userVerification: String = "preferred"
+    /// `host:port` of a second listener that serves only `/metrics` (bind it where only your monitoring reaches).
+    public var metricsAddress: String?
+    /// Bearer token that `/metrics` requires; without it (and without `metricsAddress`) `/metrics` is not served.
+    public var metricsToken: String?
+    /// Allow the `console` SMS sender (codes and numbers printed to standard output) on an https origin.
+    public var allowConsoleSMS: Bool = false
+    /// Log level: trace, debug, info, notice, warning, error, critical.
+    public var logLevel: String = "info"
+    /// Path of the sealing key file: 256-bit keys held outside the database that seal TOTP secrets and phone
+    /// numbers (`SealingKeyFile`). Without it they are sealed under a key derived from the server secret.
+    public var sealingKeyFile: String?
+    /// A passkey provider list (AAGUID → name and icons, in the community `aaguid.json` format) replacing the
+    /// bundled one; nil: the bundled list.
+    public var providerListFile: String?
+
+    public struct AndroidApp: Sendable, Equatable, Codable {
+        public var packageName: String
+        /// SHA-256 fingerprints of the signing certificates, `AB:CD:...` as `keytool` prints them.
+        public var sha256CertFingerprints: [String]
+
+        public init(packageName: String, sha256CertFingerprints: [String]) {
+            self.packageName = packageName
+            self.sha256CertFingerprints = sha256CertFingerprints
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case packageName = "package_name"
+            case sha256CertFingerprints = "sha256_cert_fingerprints"
+        }
+    }
+
+    public init() {}
+
+    /// Whether cookies get `Secure` and the `__Host-` prefix.
+    public var isSecureOrigin: Bool { origin.lowercased().hasPrefix("https://") }
+
+    /// Every origin a browser or app may send in client data or the `Origin` header.
+    public var allowedOrigins: [String] { [origin] + relatedOrigins + nativeAppOrigins }
+
+    /// Web origins only (what an `Origin` request header can carry).
+    public var allowedWebOrigins: [String] { [origin] + relatedOrigins }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import PostgresNIO
+import SQLiteNIO
+
+/// The outermost middleware: turns every error into the JSON error shape, adds the headers every answer carries,
+/// counts the request in the metrics and logs one line for it.
+///
+/// Unexpected errors are logged by type only (their descriptions can contain SQL binds) and answered with 500;
+/// a database that cannot be reached answers 503 `unavailable`.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = SesameRequestContext
+    let metrics: ServerMetrics
+    /// Known paths and their methods: a known path with another method answers 405, not 404.
+    var methods: MethodIndex?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = try await Self.answer(error, request: request, context: context, methods: methods)
+        }
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "same-origin"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        response.headers[.init("X-Frame-Options")!] = "DENY"
+        // A HEAD answer never has a body; errors (404, 405) built here keep their headers and Content-Length.
+        if request.method == .head { response = response.createHeadResponse() }
+        let route = context.endpointPath ?? "unmatched"
+        let duration = ContinuousClock.now - start
+        metrics.request(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        // The route pattern, never the raw path or query (paths carry session and credential IDs); no headers.
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "route": .string(route), "status": .stringConvertible(response.status.code),
+                "ms": .stringConvertible(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000),
+                "client": .string(context.clientAddress),
+            ]
+        )
+        return response
+    }
+
+    /// The answer to an error a route or middleware threw.
+    static func answer(_ error: any Error, request: Request, context: Context, methods: MethodIndex?) async throws -> Response {
+        switch error {
+        case let error as APIError:
+            return try error.response(from: request, context: context)
+        case let error as HTTPError:
+            let mapped: APIError
+            switch error.status {
+            case .notFound:
+                if let allow = await methods?.allowedMethods(for: request, context: context) {
+                    mapped = .methodNotAllowed(allow: allow)
+                } else {
+                    mapped = .notFound
+                }
+            case .methodNotAllowed: mapped = .methodNotAllowed(allow: nil)
+            case .contentTooLarge: mapped = .bodyTooLarge
+            case let status where status.code < 500: mapped = .badRequest
+            default: mapped = .internalError
+            }
+            return try mapped.response(from: request, context: context)
+        case StoreError.undecryptable(let purpose):
+            // A stored secret failed authentication (damaged, moved between rows, or another server secret).
+            // Logged by purpose only; the answer says no more than any server error.
+            context.logger.error("stored secret failed authentication", metadata: ["purpose": .string(purpose)])
+        case StoreError.unknownSealingKey(let purpose, let keyID):
+            // The value was sealed under a file key this node does not have (key file missing a line).
+            context.logger.error(
+                "stored secret names a sealing key that is not in the key file",
+                metadata: ["purpose": .string(purpose), "key_id": .string(keyID)]
+            )
+        case _ where isUnreachableDatabase(error):
+            context.logger.warning("database unreachable", metadata: ["error_type": .string(String(describing: type(of: error)))])
+            return try APIError.unavailable.response(from: request, context: context)
+        default:
+            context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
+        }
+        return try APIError.internalError.response(from: request, context: context)
+    }
+
+    /// PostgreSQL down or unreachable (no connection), or SQLite locked for longer than its busy timeout.
+    static func isUnreachableDatabase(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError {
+            return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .failedToAddSSLHandler]
+                .contains(error.code)
+        }
+        if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
+        return false
+    }
+}

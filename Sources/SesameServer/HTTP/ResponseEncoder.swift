@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Writes handler results as JSON: sorted keys (the same value is the same bytes), ISO 8601 dates, slashes
+/// unescaped, `application/json; charset=utf-8`. Every answer is `Cache-Control: no-store` unless the handler said
+/// otherwise (`ErrorMiddleware`).
+public struct SesameResponseEncoder: ResponseEncoder {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+        let data = try Self.encoder.encode(value)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}
+
+/// A value of another module (the WebAuthn library's options) answered as JSON through the context's encoder.
+struct JSONBody<Value: Encodable & Sendable>: ResponseEncodable, Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+}

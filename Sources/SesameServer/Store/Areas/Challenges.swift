@@ -1,0 +1,111 @@
+import Foundation
+import SQLKit
+
+/// A pending challenge or pending step. `purpose` is a `ChallengePurpose` raw value; `payload` is JSON owned by the
+/// feature that created it (`Ceremonies` is the only caller).
+public struct ChallengeRecord: Sendable, Equatable {
+    public var purpose: String
+    public var userID: String?
+    public var payload: String
+    public var expiresAt: Date
+}
+
+/// Challenges: single-use, expiring, bound to whoever asked.
+public protocol ChallengeStore {
+    func insertChallenge(id: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord) async throws
+    /// Atomically removes and returns the challenge if it exists, has this purpose and binding, and has not
+    /// expired. A second call with the same id returns nil (single use, across nodes).
+    func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord?
+    /// Reads a challenge without consuming it.
+    func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord?
+    /// Counts one ceremony start in `bucket` (as `recordFailure`) and, only if the count is then at most `limit`,
+    /// stores the challenge (as `insertChallenge`). Returns the bucket's count and window start. The count is exact
+    /// across nodes; a challenge is never stored for a start past the limit.
+    func startCeremony(
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord
+    ) async throws -> (count: Int, windowStart: Date)
+    func deleteChallenge(id: [UInt8]) async throws
+}
+
+extension SQLStore: ChallengeStore {
+    struct ChallengeRow: Decodable {
+        let purpose: String
+        let userId: String?
+        let payload: String
+        let expiresAt: Int64
+    }
+
+    static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
+        let r = try row.decode(model: ChallengeRow.self, keyDecodingStrategy: .convertFromSnakeCase)
+        return ChallengeRecord(purpose: r.purpose, userID: r.userId, payload: r.payload, expiresAt: Date(milliseconds: r.expiresAt))
+    }
+
+    public func insertChallenge(id: [UInt8], binding: [UInt8], _ c: ChallengeRecord) async throws {
+        try await insert(
+            """
+            INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at) VALUES (\(bind: Data(id)), \(bind: c.purpose),
+                \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload), \(bind: c.expiresAt.milliseconds))
+            """
+        )
+    }
+
+    public func startCeremony(
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ c: ChallengeRecord
+    ) async throws -> (count: Int, windowStart: Date) {
+        let count = Self.failureUpsert(bucket: bucket, now: now, window: window)
+        let row: (any SQLRow)?
+        do {
+            switch engine.kind {
+            case .postgres:
+                // One statement (one round trip, one commit): the challenge row is inserted only from a count row
+                // within the limit, and the count is taken under the bucket's row lock, as in `recordFailure`.
+                row = try await db.raw(
+                    """
+                    WITH counted AS (\(count)),
+                    stored AS (
+                        INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at)
+                        SELECT \(bind: Data(challengeID)), \(bind: c.purpose), \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload),
+                            \(bind: c.expiresAt.milliseconds)
+                        FROM counted WHERE counted.failures <= \(bind: Int64(limit)))
+                    SELECT window_start, failures FROM counted
+                    """
+                ).first()
+            case .sqlite:
+                // Two statements without a transaction (on SQLite a sign-in's cost is mostly its statement count):
+                // the count is atomic on its own, and the challenge is stored only after a count within the limit.
+                // Interrupted between the two, a start is counted that stored nothing, which errs on the safe side.
+                row = try await db.raw(count).first()
+                if let row, try row.decode(column: "failures", as: Int.self) <= limit {
+                    try await insertChallenge(id: challengeID, binding: binding, c)
+                }
+            }
+        } catch where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
+        guard let row else { throw DatabaseError("rate limit upsert returned nothing") }
+        return (try row.decode(column: "failures", as: Int.self), Date(milliseconds: try row.decode(column: "window_start", as: Int64.self)))
+    }
+
+    public func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord? {
+        try await db.raw(
+            """
+            DELETE FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose) AND binding = \(bind: Data(binding))
+                AND expires_at > \(bind: now.milliseconds)
+            RETURNING purpose, user_id, payload, expires_at
+            """
+        ).first().map(Self.challenge)
+    }
+
+    public func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord? {
+        try await db.raw(
+            """
+            SELECT purpose, user_id, payload, expires_at FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose)
+                AND binding = \(bind: Data(binding)) AND expires_at > \(bind: now.milliseconds)
+            """
+        ).first().map(Self.challenge)
+    }
+
+    public func deleteChallenge(id: [UInt8]) async throws {
+        try await db.raw("DELETE FROM challenges WHERE id = \(bind: Data(id))").run()
+    }
+}

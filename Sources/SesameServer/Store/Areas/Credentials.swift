@@ -1,0 +1,280 @@
+import Foundation
+import SQLKit
+import SQLiteKit
+
+/// A registered passkey or security key.
+public struct StoredCredential: Sendable, Equatable {
+    public var id: [UInt8]
+    public var userID: String
+    /// COSE_Key bytes as the authenticator produced them.
+    public var publicKey: [UInt8]
+    public var signCount: UInt32
+    public var transports: [String]
+    public var aaguid: [UInt8]?
+    public var backupEligible: Bool
+    public var backedUp: Bool
+    public var userVerified: Bool
+    public var attestationFormat: String
+    public var name: String
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+
+    public init(
+        id: [UInt8], userID: String, publicKey: [UInt8], signCount: UInt32, transports: [String], aaguid: [UInt8]?,
+        backupEligible: Bool, backedUp: Bool, userVerified: Bool, attestationFormat: String, name: String,
+        createdAt: Date, lastUsedAt: Date?
+    ) {
+        self.id = id
+        self.userID = userID
+        self.publicKey = publicKey
+        self.signCount = signCount
+        self.transports = transports
+        self.aaguid = aaguid
+        self.backupEligible = backupEligible
+        self.backedUp = backedUp
+        self.userVerified = userVerified
+        self.attestationFormat = attestationFormat
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// Passkeys and security keys.
+public protocol CredentialStore {
+    /// `StoreError.conflict` when the credential ID is registered already.
+    func addCredential(_ credential: StoredCredential) async throws
+    func credentials(userID: String) async throws -> [StoredCredential]
+    func credential(id: [UInt8]) async throws -> StoredCredential?
+    /// The credential and its account (nil if the account row is missing), in one query.
+    func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)?
+    /// The credentials of the account with this username key, in one query; empty when there is no such account or
+    /// it has none.
+    func credentials(usernameKey: String) async throws -> [StoredCredential]
+    /// Records a verified assertion: the sign count the authenticator reported, its backup state and the time, only
+    /// while the stored count is below `signCount` or both are 0. False (nothing written) when the guard fails: a
+    /// concurrent assertion with the same counter got there first, or the count would go backwards.
+    func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool
+    /// The writes of a verified passkey sign-in, all or nothing: records the credential's use (as
+    /// `recordCredentialUse`, with the same guard), appends `audit` and creates the session (as `createSession`).
+    /// False, with nothing written, when the sign count guard fails. The challenge is not part of it: it was consumed
+    /// on its own before the assertion was checked, so it stays used whatever happens here.
+    func recordPasskeySignIn(
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord
+    ) async throws -> Bool
+    func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool
+    /// Refused (`lastWayIn`) when it is the account's last passkey and the account has no password.
+    func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome
+}
+
+extension SQLStore: CredentialStore {
+    static let credentialColumns: SQLQueryString = """
+        id, user_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, user_verified, \
+        attestation_format, name, created_at, last_used_at
+        """
+
+    /// `credentialColumns` qualified with the table alias `c`, for joins.
+    static let joinedCredentialColumns: SQLQueryString = """
+        c.id, c.user_id, c.public_key, c.sign_count, c.transports, c.aaguid, c.backup_eligible, c.backed_up, c.user_verified, \
+        c.attestation_format, c.name, c.created_at, c.last_used_at
+        """
+
+    /// A `credentials` row (column names as in `credentialColumns`).
+    struct CredentialRow: Decodable {
+        let id: Data
+        let userId: String
+        let publicKey: Data
+        let signCount: Int64
+        /// Comma-separated.
+        let transports: String
+        let aaguid: Data?
+        let backupEligible: Int64
+        let backedUp: Int64
+        let userVerified: Int64
+        let attestationFormat: String
+        let name: String
+        let createdAt: Int64
+        let lastUsedAt: Int64?
+
+        var credential: StoredCredential {
+            StoredCredential(
+                id: [UInt8](id), userID: userId, publicKey: [UInt8](publicKey), signCount: UInt32(clamping: signCount),
+                transports: transports.split(separator: ",").map(String.init), aaguid: aaguid.map { [UInt8]($0) },
+                backupEligible: backupEligible != 0, backedUp: backedUp != 0, userVerified: userVerified != 0,
+                attestationFormat: attestationFormat, name: name, createdAt: Date(milliseconds: createdAt),
+                lastUsedAt: lastUsedAt.map(Date.init(milliseconds:))
+            )
+        }
+    }
+
+    static func credential(_ row: any SQLRow) throws -> StoredCredential {
+        try row.decode(model: CredentialRow.self, keyDecodingStrategy: .convertFromSnakeCase).credential
+    }
+
+    static func credentialInsert(_ c: StoredCredential) -> SQLQueryString {
+        """
+        INSERT INTO credentials (\(Self.credentialColumns)) VALUES (
+            \(bind: Data(c.id)), \(bind: c.userID), \(bind: Data(c.publicKey)), \(bind: Int64(c.signCount)),
+            \(bind: c.transports.joined(separator: ",")), \(bind: c.aaguid.map { Data($0) }),
+            \(bind: c.backupEligible.column), \(bind: c.backedUp.column), \(bind: c.userVerified.column),
+            \(bind: c.attestationFormat), \(bind: c.name), \(bind: c.createdAt.milliseconds), \(bind: c.lastUsedAt?.milliseconds))
+        """
+    }
+
+    public func addCredential(_ c: StoredCredential) async throws {
+        try await insert(Self.credentialInsert(c))
+    }
+
+    public func credentials(userID: String) async throws -> [StoredCredential] {
+        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE user_id = \(bind: userID) ORDER BY created_at, id")
+            .all().map(Self.credential)
+    }
+
+    public func credential(id: [UInt8]) async throws -> StoredCredential? {
+        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))").first().map(Self.credential)
+    }
+
+    public func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)? {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT \(Self.joinedCredentialColumns), u.id AS u_id, u.username AS u_username, u.display_name AS u_display_name,
+                    u.user_handle AS u_user_handle, u.disabled AS u_disabled, u.created_at AS u_created_at
+                FROM credentials c LEFT JOIN users u ON u.id = c.user_id WHERE c.id = \(bind: Data(id))
+                """
+            ).first()
+        else { return nil }
+        let user = try row.decode(column: "u_id", as: String?.self) == nil ? nil : try Self.user(row, prefix: "u_")
+        return (try Self.credential(row), user)
+    }
+
+    public func credentials(usernameKey: String) async throws -> [StoredCredential] {
+        // As in `user(usernameKey:)`: a key with control characters names no account (PostgreSQL refuses NUL).
+        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return [] }
+        return try await db.raw(
+            """
+            SELECT \(Self.joinedCredentialColumns) FROM users u JOIN credentials c ON c.user_id = u.id
+            WHERE u.username_key = \(bind: usernameKey) ORDER BY c.created_at, c.id
+            """
+        ).all().map(Self.credential)
+    }
+
+    public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool {
+        !(try await db.raw("\(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)) RETURNING id").all()).isEmpty
+    }
+
+    /// The guarded update of a credential's use: only while the stored count is below the one the authenticator
+    /// reported, or both are 0 (an authenticator without a counter). Of two assertions carrying the same counter,
+    /// the second finds the count already there and changes nothing, and a count never goes backwards.
+    static func credentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) -> SQLQueryString {
+        let count = Int64(signCount)
+        return """
+            UPDATE credentials SET sign_count = \(bind: count), backed_up = \(bind: backedUp.column), last_used_at = \(bind: at.milliseconds)
+            WHERE id = \(bind: Data(id)) AND (sign_count < \(bind: count) OR (sign_count = 0 AND \(bind: count) = 0))
+            """
+    }
+
+    /// The message the SQLite sign-in trigger aborts with when the sign count guard fails.
+    static let signCountGuardMessage = "sesame: sign count did not grow"
+
+    /// SQLite: the verify step's writes as one statement. On SQLite the cost of a sign-in is mostly the number of
+    /// statements (each is a round trip through the thread pool), so rather than `BEGIN`, three statements and
+    /// `COMMIT`, one `INSERT` into this connection's TEMP view runs them from its INSTEAD OF trigger. A statement is
+    /// atomic in SQLite: when any part fails (the sign count guard, or the session's token hash exists) the
+    /// statement is aborted and the writes it made so far are undone. TEMP objects live in the connection, not in
+    /// the database file, so this is no schema change and is made again each time the store is opened.
+    static let sqliteSignInStatements: [SQLQueryString] = [
+        """
+        CREATE TEMP VIEW IF NOT EXISTS passkey_sign_in (credential_id, sign_count, backed_up, last_used_at, audit_id, audit_at,
+            audit_kind, audit_outcome, audit_user_id, audit_username, audit_client_address, audit_detail, token_hash, session_id,
+            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        """,
+        """
+        CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_guarded INSTEAD OF INSERT ON passkey_sign_in BEGIN
+            SELECT RAISE(ABORT, 'sesame: sign count did not grow') WHERE NOT EXISTS (SELECT 1 FROM credentials
+                WHERE id = NEW.credential_id AND (sign_count < NEW.sign_count OR (sign_count = 0 AND NEW.sign_count = 0)));
+            UPDATE credentials SET sign_count = NEW.sign_count, backed_up = NEW.backed_up, last_used_at = NEW.last_used_at
+                WHERE id = NEW.credential_id;
+            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (NEW.audit_id,
+                NEW.audit_at, NEW.audit_kind, NEW.audit_outcome, NEW.audit_user_id, NEW.audit_username, NEW.audit_client_address,
+                NEW.audit_detail);
+            INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+                VALUES (NEW.token_hash, NEW.session_id, NEW.user_id, NEW.created_at, NEW.last_seen_at, NEW.expires_at, NEW.user_agent,
+                NEW.method, NEW.authenticated_at);
+        END
+        """,
+    ]
+
+    public func recordPasskeySignIn(
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord
+    ) async throws -> Bool {
+        let e = audit
+        let s = session
+        do {
+            switch engine.kind {
+            case .postgres:
+                let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
+                // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH clause to
+                // completion, and the statement as a whole succeeds or changes nothing. The audit event and the session
+                // are written only from the row the guarded update changed: a concurrent assertion with the same
+                // counter waits for this one's row lock, then finds the guard false.
+                let rows = try await db.raw(
+                    """
+                    WITH used AS (\(use) RETURNING id),
+                    audited AS (
+                        INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail)
+                        SELECT \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
+                            \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail) FROM used RETURNING id)
+                    INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+                    SELECT \(bind: Data(sessionTokenHash)), \(bind: s.id), \(bind: s.userID), \(bind: s.createdAt.milliseconds),
+                        \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds), \(bind: s.userAgent), \(bind: s.method),
+                        \(bind: s.authenticatedAt.milliseconds) FROM used
+                    RETURNING id
+                    """
+                ).all()
+                return !rows.isEmpty
+            case .sqlite:
+                try await db.raw(
+                    """
+                    INSERT INTO passkey_sign_in VALUES (\(bind: Data(credentialID)), \(bind: Int64(signCount)), \(bind: backedUp.column),
+                        \(bind: at.milliseconds), \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
+                        \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail), \(bind: Data(sessionTokenHash)), \(bind: s.id),
+                        \(bind: s.userID), \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+                        \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+                    """
+                ).run()
+                return true
+            }
+        } catch let error as SQLiteError where error.message.contains(Self.signCountGuardMessage) {
+            return false
+        } catch where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
+    }
+
+    public func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool {
+        !(try await db.raw(
+            "UPDATE credentials SET name = \(bind: name) WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) RETURNING id"
+        ).all()).isEmpty
+    }
+
+    public func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome {
+        try await engine.withTransaction { [self] db in
+            try await lockUser(db, userID)
+            let deleted = try await db.raw(
+                """
+                DELETE FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) AND (
+                    EXISTS (SELECT 1 FROM passwords WHERE user_id = \(bind: userID))
+                    OR (SELECT COUNT(*) FROM credentials WHERE user_id = \(bind: userID)) > 1)
+                RETURNING id
+                """
+            ).all()
+            if !deleted.isEmpty { return .removed }
+            let exists = try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)").first()
+            return exists == nil ? .notFound : .lastWayIn
+        }
+    }
+}

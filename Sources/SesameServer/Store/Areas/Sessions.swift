@@ -1,0 +1,106 @@
+import Foundation
+import SQLKit
+
+public struct SessionRecord: Sendable, Equatable {
+    /// Public identifier (not the token) used to list and revoke sessions.
+    public var id: String
+    public var userID: String
+    public var createdAt: Date
+    public var lastSeenAt: Date
+    public var expiresAt: Date
+    public var userAgent: String
+    /// How its holder last proved who they are: a `SessionMethod` raw value (`passkey`, `passkey-up`, `password`,
+    /// `password+totp`, ...).
+    public var method: String
+    /// When the holder last proved who they are (sign-in, or re-authentication within the session).
+    public var authenticatedAt: Date
+}
+
+/// Sessions, stored under the SHA-256 of their token.
+public protocol SessionStore {
+    func createSession(tokenHash: [UInt8], _ session: SessionRecord) async throws
+    func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
+    func touchSession(tokenHash: [UInt8], at: Date) async throws
+    /// Records a re-authentication: the session's `authenticatedAt` becomes `at` (and its method `method`).
+    func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool
+    func sessions(userID: String, now: Date) async throws -> [SessionRecord]
+    func deleteSession(userID: String, id: String) async throws -> Bool
+    /// Deletes the user's sessions except `keeping` (a session id); returns how many.
+    func deleteSessions(userID: String, keeping: String?) async throws -> Int
+}
+
+extension SQLStore: SessionStore {
+    static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at"
+
+    /// A `sessions` row (column names as in `sessionColumns`).
+    struct SessionRow: Decodable {
+        let id: String
+        let userId: String
+        let createdAt: Int64
+        let lastSeenAt: Int64
+        let expiresAt: Int64
+        let userAgent: String
+        let method: String
+        let authenticatedAt: Int64
+
+        var session: SessionRecord {
+            SessionRecord(
+                id: id, userID: userId, createdAt: Date(milliseconds: createdAt), lastSeenAt: Date(milliseconds: lastSeenAt),
+                expiresAt: Date(milliseconds: expiresAt), userAgent: userAgent, method: method,
+                authenticatedAt: Date(milliseconds: authenticatedAt)
+            )
+        }
+    }
+
+    static func session(_ row: any SQLRow) throws -> SessionRecord {
+        try row.decode(model: SessionRow.self, keyDecodingStrategy: .convertFromSnakeCase).session
+    }
+
+    static func sessionInsert(tokenHash: [UInt8], _ s: SessionRecord) -> SQLQueryString {
+        """
+        INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
+            \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
+            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+        """
+    }
+
+    public func createSession(tokenHash: [UInt8], _ s: SessionRecord) async throws {
+        try await insert(Self.sessionInsert(tokenHash: tokenHash, s))
+    }
+
+    public func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord? {
+        try await db.raw(
+            "SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = \(bind: Data(tokenHash)) AND expires_at > \(bind: now.milliseconds)"
+        ).first().map(Self.session)
+    }
+
+    public func touchSession(tokenHash: [UInt8], at: Date) async throws {
+        try await db.raw("UPDATE sessions SET last_seen_at = \(bind: at.milliseconds) WHERE token_hash = \(bind: Data(tokenHash))").run()
+    }
+
+    public func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool {
+        !(try await db.raw(
+            """
+            UPDATE sessions SET authenticated_at = \(bind: at.milliseconds), method = \(bind: method), last_seen_at = \(bind: at.milliseconds)
+            WHERE token_hash = \(bind: Data(tokenHash)) RETURNING id
+            """
+        ).all()).isEmpty
+    }
+
+    public func sessions(userID: String, now: Date) async throws -> [SessionRecord] {
+        try await db.raw(
+            "SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = \(bind: userID) AND expires_at > \(bind: now.milliseconds) ORDER BY created_at, id"
+        ).all().map(Self.session)
+    }
+
+    public func deleteSession(userID: String, id: String) async throws -> Bool {
+        !(try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id = \(bind: id) RETURNING id").all()).isEmpty
+    }
+
+    public func deleteSessions(userID: String, keeping: String?) async throws -> Int {
+        if let keeping {
+            return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keeping) RETURNING id").all().count
+        }
+        return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
+    }
+}

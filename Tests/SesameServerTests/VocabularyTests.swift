@@ -1,0 +1,213 @@
+import Foundation
+import Hummingbird
+import Logging
+import Testing
+import WebAuthn
+
+@testable import SesameServer
+
+/// The server's vocabulary lives in Swift enums and tables (`Vocabulary/`, `Configuration/Settings.swift`); every
+/// other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held
+/// to that one source here, so a code added or renamed in Swift fails these tests until each copy follows.
+@Suite struct VocabularyTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let resources = root.appendingPathComponent("Sources/SesameServer/Resources")
+
+    static func text(_ relative: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
+    }
+
+    static var openAPI: String { get throws { try text("Sources/SesameServer/Resources/openapi.yaml") } }
+
+    /// The `enum: [a, b]` list of a schema under `components/schemas`.
+    static func openAPIEnum(schema: String) throws -> [String] {
+        let lines = try openAPI.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: "    \(schema):") else { return [] }
+        for line in lines[(start + 1)...] {
+            if line.hasPrefix("    "), !line.hasPrefix("     ") { break }  // the next schema
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("enum: [") {
+                return trimmed.dropFirst("enum: [".count).dropLast().components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return []
+    }
+
+    // MARK: Error codes
+
+    @Test func everyErrorCodeIsInTheOpenAPIDocumentAndNothingElse() throws {
+        let documented = try Self.openAPIEnum(schema: "ErrorCode")
+        #expect(documented == APIErrorCode.allCases.map(\.rawValue))
+        // Every error response in the document carries the typed schema.
+        #expect(try Self.openAPI.contains("error:\n          $ref: '#/components/schemas/ErrorCode'"))
+    }
+
+    /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.
+    static func pageMessageKeys() throws -> [String] {
+        let script = try text("Sources/SesameServer/Resources/Web/static/api.js")
+        guard let start = script.range(of: "const messages = {\n"), let end = script.range(of: "\n};", range: start.upperBound..<script.endIndex) else {
+            Issue.record("api.js has no messages table")
+            return []
+        }
+        return script[start.upperBound..<end.lowerBound].components(separatedBy: "\n").compactMap { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.hasPrefix("//"), let colon = trimmed.firstIndex(of: ":") else { return nil }
+            let key = trimmed[..<colon]
+            return key.allSatisfy { $0.isLowercase || $0 == "_" } && !key.isEmpty ? String(key) : nil
+        }
+    }
+
+    @Test func thePageHasOneSentenceForEveryCodeAndNoneForOthers() throws {
+        let keys = try Self.pageMessageKeys()
+        #expect(keys.count == Set(keys).count, "duplicate keys: \(Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
+        let codes = Set(APIErrorCode.allCases.map(\.rawValue))
+        #expect(codes.subtracting(keys).sorted() == [], "codes without a sentence")
+        #expect(Set(keys).subtracting(codes).sorted() == [], "sentences for codes the server never sends")
+    }
+
+    @Test func pageScriptsOnlyTestForCodesTheServerSends() throws {
+        let folder = Self.resources.appendingPathComponent("Web/static")
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".js") }
+        #expect(scripts.count >= 4)
+        let codes = Set(APIErrorCode.allCases.map(\.rawValue))
+        let pattern = #/code\s*===?\s*"([a-z_]+)"/#
+        var seen = 0
+        for name in scripts {
+            let script = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            for match in script.matches(of: pattern) {
+                seen += 1
+                #expect(codes.contains(String(match.1)), "\(name) tests for \(match.1), which the server never sends")
+            }
+        }
+        #expect(seen >= 3)
+    }
+
+    // MARK: Factors, session methods, audit kinds
+
+    @Test func factorListsInTheOpenAPIDocumentAreTheFactorEnum() throws {
+        let lists = try Self.openAPI.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("enum: [totp") || $0.hasPrefix("enum: [sms") || $0.hasPrefix("enum: [recovery") }
+        #expect(lists.count >= 4)
+        for list in lists {
+            #expect(list == "enum: [" + Factor.allCases.map(\.rawValue).joined(separator: ", ") + "]")
+        }
+    }
+
+    @Test func sessionMethodsAuditKindsAndOutcomesAreDocumented() throws {
+        #expect(try Self.openAPIEnum(schema: "SessionMethod") == SessionMethod.allCases.map(\.rawValue))
+        #expect(try Self.openAPIEnum(schema: "AuditKind") == AuditKind.allCases.map(\.rawValue))
+        #expect(try Self.openAPIEnum(schema: "AuditOutcome") == AuditOutcome.allCases.map(\.rawValue))
+        // docs/server.md's table of kinds, in the enum's order.
+        let docs = try Self.text("docs/server.md")
+        let documented = docs.components(separatedBy: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+            let name = String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+            return AuditKind(rawValue: name) != nil || name.contains(".") || name == "sign_out" ? name : nil
+        }
+        #expect(documented == AuditKind.allCases.map(\.rawValue))
+    }
+
+    @Test func sessionMethodNamesRoundTrip() {
+        for method in SessionMethod.allCases {
+            #expect(SessionMethod(rawValue: method.rawValue) == method)
+        }
+        #expect(SessionMethod(rawValue: "password+email") == nil)
+        #expect(SessionMethod(rawValue: "passkey+totp") == nil)
+    }
+
+    // MARK: The phone rule
+
+    @Test(arguments: [
+        ("+14155550100", true), ("+447700900123", true), ("+6834002", true), ("+123456789012345", true),
+        ("+1234567890123456", false), ("+683400", false), ("+04155550100", false), ("14155550100", false),
+        ("+1 415 555 0100", false), ("+1415555010a", false), ("", false), ("+", false), ("+١٤١٥٥٥٥٠١٠٠", false),
+    ])
+    func thePhoneRuleIsThePageRule(_ phone: String, _ accepted: Bool) throws {
+        #expect(FactorVerifier.isE164(phone) == accepted)
+        let regex = try NSRegularExpression(pattern: FactorVerifier.phonePattern)
+        let matches = regex.firstMatch(in: phone, range: NSRange(phone.startIndex..., in: phone)) != nil
+        #expect(matches == accepted, "the pattern and the check disagree on \(phone)")
+        let page = try Self.text("Sources/SesameServer/Resources/Web/static/account.js")
+        #expect(page.contains("/\(FactorVerifier.phonePattern)/.test(phone)"), "account.js checks phones with another pattern")
+    }
+
+    // MARK: Routes
+
+    /// Every route the router has, as `METHOD /path` with `{captures}`.
+    static func routerRoutes() async throws -> [String] {
+        // With a metrics token, /metrics is served on the main listener too.
+        let server = TestServer(.sqlite) { $0.metricsToken = String(repeating: "m", count: 24) }
+        return try await server.withStore { store in
+            let configuration = server.configuration
+            let sesame = Sesame(
+                configuration: configuration, store: store, clock: server.clock.serverClock, logger: Logger(label: "test"),
+                serverSecret: Array(repeating: 7, count: 32), metrics: ServerMetrics(), providers: try ProviderNames.load(nil),
+                rateLimits: RateLimitPolicy(), sms: server.sms, relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration())
+            )
+            let router = Router(context: SesameRequestContext.self)
+            registerRoutes(on: router, sesame)
+            return router.routes.map { "\($0.method.rawValue) \($0.path.description)" }
+        }
+    }
+
+    /// Every operation the OpenAPI document describes, as `METHOD /path`.
+    static func openAPIOperations() throws -> [String] {
+        var path: String?
+        var operations: [String] = []
+        for line in try openAPI.components(separatedBy: "\n") {
+            if line.hasPrefix("  /"), line.hasSuffix(":") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if !line.hasPrefix(" "), !line.isEmpty {
+                path = nil
+            } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
+                if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) { operations.append("\(method) \(path)") }
+            }
+        }
+        return operations
+    }
+
+    /// Routes for people rather than programs: pages and their static files. They are not API operations.
+    static let pageRoutes: Set<String> = ["GET /", "GET /signin", "GET /signup", "GET /account", "GET /static/{name}"]
+
+    @Test func theOpenAPIDocumentDescribesEveryRouteAndNoOthers() async throws {
+        let routes = try await Self.routerRoutes()
+        #expect(routes.count == Set(routes).count, "a route is registered twice")
+        let operations = try Self.openAPIOperations()
+        #expect(operations.count == Set(operations).count)
+        #expect(Self.pageRoutes.subtracting(routes).sorted() == [], "a listed page route no longer exists")
+        #expect(Set(routes).subtracting(Self.pageRoutes).subtracting(operations).sorted() == [], "routes the OpenAPI document does not describe")
+        #expect(Set(operations).subtracting(routes).sorted() == [], "operations the router does not have")
+    }
+
+    // MARK: Settings
+
+    @Test func everySettingHasAFlagAnEnvironmentVariableAKeyAndHelp() throws {
+        let help = ServerConfiguration.helpText
+        let settings = ServerConfiguration.settings
+        #expect(Set(settings.map(\.key)).count == settings.count)
+        #expect(Set(settings.map(\.flag)).count == settings.count)
+        #expect(Set(settings.map(\.environment)).count == settings.count)
+        for setting in settings {
+            #expect(try ServerConfiguration.flags(from: [setting.flag, "x"]) == [setting.key: "x"])
+            #expect(try ServerConfiguration.flags(from: ["\(setting.flag)=x"]) == [setting.key: "x"])
+            #expect(help.contains("  \(setting.flag) <value>\n      \(setting.help) [\(setting.environment), default \(setting.defaultValue)]"))
+            // The config file knows the key: a refusal names the value, never an unknown setting.
+            var configuration = ServerConfiguration()
+            do {
+                try configuration.apply(json: Data(#"{"\#(setting.key)": "?"}"#.utf8))
+            } catch {
+                #expect(!error.description.contains("unknown setting"), "\(setting.key): \(error.description)")
+            }
+        }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["--no-such-setting", "1"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["--port"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["stray"]) }
+    }
+
+    @Test func anEnvironmentVariableSetsItsSetting() throws {
+        let port = try #require(ServerConfiguration.settings.first { $0.key == "port" })
+        let configuration = try ServerConfiguration.resolve(flags: [:], environment: [port.environment: "9443"], configFile: nil)
+        #expect(configuration.port == 9443)
+    }
+}
