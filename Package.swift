@@ -40,6 +40,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            resources: [.copy("TrustAnchors")],
             swiftSettings: strict
         ),
         .target(

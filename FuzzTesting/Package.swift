@@ -20,5 +20,9 @@ let package = Package(
             name: "FuzzAttestationObject",
             dependencies: [.product(name: "WebAuthn", package: root), .product(name: "CBOR", package: root)]
         ),
+        .executableTarget(name: "FuzzTPM", dependencies: [.product(name: "WebAuthn", package: root)]),
+        .executableTarget(name: "FuzzAndroidKeyDescription", dependencies: [.product(name: "WebAuthn", package: root)]),
+        .executableTarget(name: "FuzzJWS", dependencies: [.product(name: "WebAuthn", package: root)]),
+        .executableTarget(name: "FuzzMetadata", dependencies: [.product(name: "WebAuthn", package: root)]),
     ]
 )

@@ -14,12 +14,18 @@ extension VirtualAuthenticator {
         case edDSA = -8
         /// RSASSA-PKCS1-v1_5 with SHA-256, 2048-bit keys.
         case rs256 = -257
+        /// ML-DSA-65 (FIPS 204), pure, empty context; AKP COSE key (RFC 9964).
+        case mldsa65 = -49
+        /// ML-DSA-87 (FIPS 204), pure, empty context; AKP COSE key (RFC 9964).
+        case mldsa87 = -50
 
         public var description: String {
             switch self {
             case .es256: "ES256"
             case .edDSA: "EdDSA"
             case .rs256: "RS256"
+            case .mldsa65: "ML-DSA-65"
+            case .mldsa87: "ML-DSA-87"
             }
         }
 
@@ -33,6 +39,8 @@ enum CredentialKey: Sendable {
     case es256(P256.Signing.PrivateKey)
     case edDSA(Curve25519.Signing.PrivateKey)
     case rs256(_RSA.Signing.PrivateKey)
+    case mldsa65(MLDSA65.PrivateKey)
+    case mldsa87(MLDSA87.PrivateKey)
 
     static func generate(_ algorithm: VirtualAuthenticator.Algorithm) throws(WebAuthnError) -> CredentialKey {
         switch algorithm {
@@ -44,6 +52,12 @@ enum CredentialKey: Sendable {
             } catch {
                 throw WebAuthnError(.virtualAuthenticatorFailure, detail: "RSA key generation failed")
             }
+        case .mldsa65, .mldsa87:
+            do {
+                return algorithm == .mldsa65 ? .mldsa65(try MLDSA65.PrivateKey()) : .mldsa87(try MLDSA87.PrivateKey())
+            } catch {
+                throw WebAuthnError(.virtualAuthenticatorFailure, detail: "ML-DSA key generation failed")
+            }
         }
     }
 
@@ -54,6 +68,8 @@ enum CredentialKey: Sendable {
             case .es256: self = .es256(try P256.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
             case .edDSA: self = .edDSA(try Curve25519.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
             case .rs256: self = .rs256(try _RSA.Signing.PrivateKey(derRepresentation: privateKeyBytes))
+            case .mldsa65: self = .mldsa65(try MLDSA65.PrivateKey(seedRepresentation: privateKeyBytes, publicKey: nil))
+            case .mldsa87: self = .mldsa87(try MLDSA87.PrivateKey(seedRepresentation: privateKeyBytes, publicKey: nil))
             }
         } catch {
             throw WebAuthnError(.invalidConfiguration, detail: "stored \(algorithm) private key is malformed")
@@ -65,15 +81,19 @@ enum CredentialKey: Sendable {
         case .es256: .es256
         case .edDSA: .edDSA
         case .rs256: .rs256
+        case .mldsa65: .mldsa65
+        case .mldsa87: .mldsa87
         }
     }
 
-    /// P-256 and Ed25519: the raw scalar/seed; RSA: PKCS #1 DER.
+    /// P-256 and Ed25519: the raw scalar/seed; RSA: PKCS #1 DER; ML-DSA: the 32-byte seed (FIPS 204 ξ).
     var privateKeyBytes: [UInt8] {
         switch self {
         case .es256(let k): Array(k.rawRepresentation)
         case .edDSA(let k): Array(k.rawRepresentation)
         case .rs256(let k): Array(k.derRepresentation)
+        case .mldsa65(let k): Array(k.seedRepresentation)
+        case .mldsa87(let k): Array(k.seedRepresentation)
         }
     }
 
@@ -85,6 +105,8 @@ enum CredentialKey: Sendable {
             case .es256(let k): return Array(try k.signature(for: data).derRepresentation)
             case .edDSA(let k): return Array(try k.signature(for: data))
             case .rs256(let k): return Array(try k.signature(for: data, padding: .insecurePKCS1v1_5).rawRepresentation)
+            case .mldsa65(let k): return Array(try k.signature(for: data))
+            case .mldsa87(let k): return Array(try k.signature(for: data))
             }
         } catch {
             throw WebAuthnError(.virtualAuthenticatorFailure, detail: "signing failed")
@@ -97,6 +119,7 @@ enum CredentialKey: Sendable {
     /// EC2:  {1: 2 (kty EC2), 3: -7, -1: 1 (crv P-256), -2: x (32 bytes), -3: y (32 bytes)}
     /// OKP:  {1: 1 (kty OKP), 3: -8, -1: 6 (crv Ed25519), -2: x (32 bytes)}
     /// RSA:  {1: 3 (kty RSA), 3: -257, -1: n (modulus, big-endian), -2: e (exponent, big-endian)}   (RFC 8230)
+    /// AKP:  {1: 7 (kty AKP), 3: -49 | -50, -1: pub (the FIPS 204 public key)}                        (RFC 9964)
     /// ```
     var coseKey: [UInt8] {
         var entries: [CBORMapEntry] = []
@@ -122,6 +145,16 @@ enum CredentialKey: Sendable {
                 CBORMapEntry(
                     CBOR(Int64(-2)), .byteString(Self.unsignedBigEndian(primitives?.publicExponent ?? Data()))),
             ]
+        case .mldsa65(let k):
+            entries = [
+                CBORMapEntry(1, 7), CBORMapEntry(3, CBOR(Int64(-49))),
+                CBORMapEntry(CBOR(Int64(-1)), .byteString(Array(k.publicKey.rawRepresentation))),
+            ]
+        case .mldsa87(let k):
+            entries = [
+                CBORMapEntry(1, 7), CBORMapEntry(3, CBOR(Int64(-50))),
+                CBORMapEntry(CBOR(Int64(-1)), .byteString(Array(k.publicKey.rawRepresentation))),
+            ]
         }
         return CBOREncoder.encode(.map(entries))
     }
@@ -135,7 +168,19 @@ enum CredentialKey: Sendable {
             return [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]
                 + Array(k.publicKey.rawRepresentation)
         case .rs256(let k): return Array(k.publicKey.derRepresentation)
+        case .mldsa65(let k): return Self.mldsaSPKI(oidLast: 18, Array(k.publicKey.rawRepresentation))
+        case .mldsa87(let k): return Self.mldsaSPKI(oidLast: 19, Array(k.publicKey.rawRepresentation))
         }
+    }
+
+    /// RFC 9881 §4: `SEQUENCE { SEQUENCE { OID id-ml-dsa-65 (2.16.840.1.101.3.4.3.18) | id-ml-dsa-87 (….19) },
+    /// BIT STRING pub }`. Written here, not taken from the WebAuthn library, so that the two are checked against
+    /// each other. Both keys are longer than 255 bytes, so every length is the two-byte long form.
+    private static func mldsaSPKI(oidLast: UInt8, _ pub: [UInt8]) -> [UInt8] {
+        func long(_ count: Int) -> [UInt8] { [0x82, UInt8(count >> 8), UInt8(count & 0xFF)] }
+        let algorithm: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, oidLast]
+        let bitString: [UInt8] = [0x03] + long(pub.count + 1) + [0x00] + pub
+        return [0x30] + long(algorithm.count + bitString.count) + algorithm + bitString
     }
 
     /// Big-endian integer bytes without leading zeros (COSE RSA parameters are unsigned).

@@ -4,12 +4,13 @@ import CBOR
 ///
 /// ```
 /// attObj = { authData: bytes, fmt: text, attStmt: { * tstr => any } }   ; all three required
+///                                          ; attStmt: [2* { fmt, attStmt }] when fmt is "compound" (§8.9)
 /// ```
 /// Its own CBOR need not be in canonical key order (browsers and authenticators differ), but duplicate keys,
 /// indefinite lengths, non-shortest integers and trailing bytes are refused.
 public struct AttestationObject: Sendable {
     public let format: String
-    /// The attestation statement map, interpreted by the format's verifier.
+    /// The attestation statement (a map; an array for `compound`), interpreted by the format's verifier.
     public let statement: CBOR
     public let authenticatorData: AuthenticatorData
 
@@ -26,7 +27,10 @@ public struct AttestationObject: Sendable {
         guard let fmt = item[text: "fmt"]?.string else {
             throw WebAuthnError(.invalidCBOR, detail: "attestation object has no text fmt")
         }
-        guard let statement = item[text: "attStmt"], case .map = statement else {
+        // attStmt is a map, except for `compound` (§8.9), whose attStmt is an array of statements.
+        guard let statement = item[text: "attStmt"],
+            statement.mapEntries != nil || (fmt == "compound" && statement.array != nil)
+        else {
             throw WebAuthnError(.invalidCBOR, detail: "attestation object has no attStmt map")
         }
         guard let authData = item[text: "authData"]?.bytes else {

@@ -36,6 +36,13 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, Codable, Cust
     public static let ps512 = COSEAlgorithm(-39)
     /// RSASSA-PKCS1-v1_5 with SHA-1. Accepted only with ``COSEKeyOptions/allowRS1``.
     public static let rs1 = COSEAlgorithm(-65535)
+    /// ML-DSA-44 (FIPS 204), RFC 9964. Recognised so that it can be refused with a clear error: swift-crypto 4.5.2
+    /// has no public ML-DSA-44 type (only `MLDSA65` and `MLDSA87`; BoringSSL's ML-DSA-44 is not exposed).
+    public static let mldsa44 = COSEAlgorithm(-48)
+    /// ML-DSA-65 (FIPS 204) with an AKP key, RFC 9964.
+    public static let mldsa65 = COSEAlgorithm(-49)
+    /// ML-DSA-87 (FIPS 204) with an AKP key, RFC 9964.
+    public static let mldsa87 = COSEAlgorithm(-50)
 
     public var name: String {
         switch self {
@@ -52,6 +59,9 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, Codable, Cust
         case .ps384: "PS384"
         case .ps512: "PS512"
         case .rs1: "RS1"
+        case .mldsa44: "ML-DSA-44"
+        case .mldsa65: "ML-DSA-65"
+        case .mldsa87: "ML-DSA-87"
         default: "COSE(\(rawValue))"
         }
     }
@@ -86,6 +96,8 @@ public struct COSEKeyOptions: Sendable, Hashable {
 /// EC2 (kty 2): -1 => crv (1 P-256, 2 P-384, 3 P-521), -2 => x bstr, -3 => y bstr   (uncompressed only)
 /// OKP (kty 1): -1 => crv (6 Ed25519; 7 Ed448 is refused), -2 => x bstr
 /// RSA (kty 3): -1 => n bstr, -2 => e bstr
+/// AKP (kty 7, RFC 9964 "Algorithm Key Pair"): -1 => pub bstr (the FIPS 204 public key; alg -49 ML-DSA-65: 1952
+///              bytes, alg -50 ML-DSA-87: 2592 bytes; alg -48 ML-DSA-44 is refused, see ``COSEAlgorithm/mldsa44``)
 /// ```
 /// The curve must match the algorithm (ES256 ⇔ P-256, ES384 ⇔ P-384, ES512 ⇔ P-521), EC points must lie on
 /// the curve, and RSA moduli must be at least 2048 bits.
@@ -101,6 +113,8 @@ public struct COSEKey: Sendable, Hashable {
         case p521(P521.Signing.PublicKey)
         case ed25519(Curve25519.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey)
+        case mldsa65(MLDSA65.PublicKey)
+        case mldsa87(MLDSA87.PublicKey)
     }
 
     public static func == (lhs: COSEKey, rhs: COSEKey) -> Bool { lhs.bytes == rhs.bytes }
@@ -134,7 +148,8 @@ public struct COSEKey: Sendable, Hashable {
                 throw WebAuthnError(.invalidCOSEKey, detail: "EC2 key has no x coordinate")
             }
             guard let y = cbor[int: -3]?.bytes else {
-                throw WebAuthnError(.invalidCOSEKey, detail: "EC2 key has no y coordinate (compressed points are refused)")
+                throw WebAuthnError(
+                    .invalidCOSEKey, detail: "EC2 key has no y coordinate (compressed points are refused)")
             }
             let point = [0x04] + x + y
             do {
@@ -155,10 +170,11 @@ public struct COSEKey: Sendable, Hashable {
             } catch {
                 throw WebAuthnError(.invalidCOSEKey, detail: "EC2 point is not on the curve")
             }
-            bytes = CBOREncoder.encode(.map([
-                CBORMapEntry(1, 2), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, CBOR(crv ?? 0)),
-                CBORMapEntry(-2, .byteString(x)), CBORMapEntry(-3, .byteString(y)),
-            ]))
+            bytes = CBOREncoder.encode(
+                .map([
+                    CBORMapEntry(1, 2), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, CBOR(crv ?? 0)),
+                    CBORMapEntry(-2, .byteString(x)), CBORMapEntry(-3, .byteString(y)),
+                ]))
         case 1:
             let crv = cbor[int: -1]?.int64
             if crv == 7 || alg == .ed448 {
@@ -176,10 +192,11 @@ public struct COSEKey: Sendable, Hashable {
             } catch {
                 throw WebAuthnError(.invalidCOSEKey, detail: "Ed25519 key is invalid")
             }
-            bytes = CBOREncoder.encode(.map([
-                CBORMapEntry(1, 1), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, 6),
-                CBORMapEntry(-2, .byteString(x)),
-            ]))
+            bytes = CBOREncoder.encode(
+                .map([
+                    CBORMapEntry(1, 1), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, 6),
+                    CBORMapEntry(-2, .byteString(x)),
+                ]))
         case 3:
             switch alg {
             case .rs256, .rs384, .rs512, .ps256, .ps384, .ps512: break
@@ -197,10 +214,37 @@ public struct COSEKey: Sendable, Hashable {
             } catch {
                 throw WebAuthnError(.invalidCOSEKey, detail: "RSA key is invalid or shorter than 2048 bits")
             }
-            bytes = CBOREncoder.encode(.map([
-                CBORMapEntry(1, 3), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, .byteString(n)),
-                CBORMapEntry(-2, .byteString(e)),
-            ]))
+            bytes = CBOREncoder.encode(
+                .map([
+                    CBORMapEntry(1, 3), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, .byteString(n)),
+                    CBORMapEntry(-2, .byteString(e)),
+                ]))
+        case 7:
+            let pub = cbor[int: -1]?.bytes
+            do {
+                switch alg {
+                case .mldsa65 where pub?.count == 1952:
+                    key = .mldsa65(try MLDSA65.PublicKey(rawRepresentation: pub ?? []))
+                case .mldsa87 where pub?.count == 2592:
+                    key = .mldsa87(try MLDSA87.PublicKey(rawRepresentation: pub ?? []))
+                case .mldsa65, .mldsa87:
+                    throw WebAuthnError(.invalidCOSEKey, detail: "AKP key has no pub (-1) of the \(alg) size")
+                case .mldsa44:
+                    throw WebAuthnError(
+                        .unsupportedAlgorithm,
+                        detail: "ML-DSA-44 is not supported: swift-crypto 4.5.2 exposes only ML-DSA-65 and ML-DSA-87")
+                default:
+                    throw WebAuthnError(.unsupportedAlgorithm, detail: "\(alg) with an AKP key")
+                }
+            } catch let error as WebAuthnError {
+                throw error
+            } catch {
+                throw WebAuthnError(.invalidCOSEKey, detail: "\(alg) public key is invalid")
+            }
+            bytes = CBOREncoder.encode(
+                .map([
+                    CBORMapEntry(1, 7), CBORMapEntry(3, CBOR(alg.rawValue)), CBORMapEntry(-1, .byteString(pub ?? [])),
+                ]))
         default:
             if alg == .ed448 { throw WebAuthnError(.unsupportedAlgorithm, detail: "Ed448 is not supported") }
             throw WebAuthnError(.unsupportedAlgorithm, detail: "COSE key type \(kty)")
@@ -239,6 +283,11 @@ public struct COSEKey: Sendable, Hashable {
             case .rs1: return k.isValidSignature(s, for: Insecure.SHA1.hash(data: data), padding: .insecurePKCS1v1_5)
             default: return false
             }
+        case .mldsa65(let k):
+            // Pure ML-DSA with the empty context, as authenticators sign (FIPS 204 §5.2).
+            return k.isValidSignature(signature, for: data)
+        case .mldsa87(let k):
+            return k.isValidSignature(signature, for: data)
         }
     }
 
@@ -255,6 +304,14 @@ public struct COSEKey: Sendable, Hashable {
         return (Array(point[1...half]), Array(point[(half + 1)...]))
     }
 
+    /// The modulus and public exponent of an RSA key (big-endian, without leading zero bytes); nil for other key
+    /// types.
+    public var rsaComponents: (n: [UInt8], e: [UInt8])? {
+        guard case .rsa(let k) = key, let primitives = try? k.getKeyPrimitives() else { return nil }
+        func trimmed(_ data: Data) -> [UInt8] { Array(Array(data).drop { $0 == 0 }) }
+        return (trimmed(primitives.modulus), trimmed(primitives.publicExponent))
+    }
+
     /// The key as DER SubjectPublicKeyInfo (RFC 5280 §4.1.2.7), to compare with a certificate's key or to
     /// fill `getPublicKey()`.
     public var subjectPublicKeyInfoDER: [UInt8] {
@@ -266,6 +323,22 @@ public struct COSEKey: Sendable, Hashable {
             // SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (0 unused bits) key } (RFC 8410 §4)
             return [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00] + Array(k.rawRepresentation)
         case .rsa(let k): return Array(k.derRepresentation)
+        case .mldsa65(let k): return Self.mldsaSPKI(oidLast: 18, Array(k.rawRepresentation))
+        case .mldsa87(let k): return Self.mldsaSPKI(oidLast: 19, Array(k.rawRepresentation))
         }
+    }
+
+    /// `SEQUENCE { SEQUENCE { OID 2.16.840.1.101.3.4.3.(18|19) }, BIT STRING (0 unused bits) pub }` (RFC 9881
+    /// §4: no parameters), for ML-DSA-65 (…3.18) and ML-DSA-87 (…3.19).
+    static func mldsaSPKI(oidLast: UInt8, _ pub: [UInt8]) -> [UInt8] {
+        func length(_ count: Int) -> [UInt8] {
+            count < 0x80
+                ? [UInt8(count)]
+                : count < 0x100 ? [0x81, UInt8(count)] : [0x82, UInt8(count >> 8), UInt8(count & 0xFF)]
+        }
+        let algorithm: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, oidLast]
+        let bitString = [0x03] + length(pub.count + 1) + [0x00] + pub
+        let body = algorithm + bitString
+        return [0x30] + length(body.count) + body
     }
 }

@@ -90,6 +90,10 @@ public struct RegistrationResult: Sendable {
     public let authenticatorData: AuthenticatorData
     /// The verified attestation: format, type, certificate path and whether it chains to a trust anchor.
     public let attestation: AttestationResult
+    /// The FIDO metadata entry of the authenticator model (by AAGUID, or by attestation certificate key identifier
+    /// for U2F authenticators), when the configuration has metadata and the model is in it. Unless the attestation
+    /// chained to an anchor, the AAGUID it was found by is only the client's word.
+    public let metadata: MetadataEntry?
     /// The parsed client data.
     public let clientData: CollectedClientData
     /// `credProps.rk` as reported by the client: whether the credential is discoverable (nil = unknown).
@@ -202,8 +206,9 @@ extension RelyingParty {
         }
 
         // Steps 21–22: find the format's verification procedure and run it.
-        var trust = configuration.attestationTrust
+        var trust = configuration.registrationPolicy.attestationTrust(from: configuration.attestationTrust)
         if trust.verificationTime == nil { trust.verificationTime = now }
+        if configuration.allowRS1 { trust.allowSHA1Signatures = true }
         let attestation: AttestationResult
         do {
             attestation = try await configuration.attestationRegistry.verify(
@@ -218,6 +223,17 @@ extension RelyingParty {
             throw WebAuthnError(
                 .attestationTypeNotAllowed, step: "7.1 step 24: attestation trust",
                 detail: "attestation type \(attestation.type.rawValue) not accepted")
+        }
+
+        // Step 24 (continued): the relying party's registration policy, with the model's metadata.
+        let leaf = attestation.trustPath.first
+        let metadata = trust.metadata?.entry(aaguid: attested.aaguid, attestationCertificate: leaf)
+        let metadataRoots = trust.metadata?.attestationRoots(aaguid: attested.aaguid, attestationCertificate: leaf) ?? []
+        do {
+            try configuration.registrationPolicy.evaluate(
+                attestation: attestation, authenticatorData: authData, metadata: metadata, metadataRoots: metadataRoots)
+        } catch {
+            throw error.at("7.1 step 24: \(error.step)")
         }
 
         // Step 25: credential ID length.
@@ -242,7 +258,7 @@ extension RelyingParty {
         )
         return RegistrationResult(
             credential: record, publicKey: publicKey, authenticatorData: authData, attestation: attestation,
-            clientData: clientData, discoverable: outputs.credProps?.rk, prfEnabled: outputs.prf?.enabled,
+            metadata: metadata, clientData: clientData, discoverable: outputs.credProps?.rk, prfEnabled: outputs.prf?.enabled,
             largeBlobSupported: outputs.largeBlob?.supported, authenticatorAttachment: response.authenticatorAttachment)
     }
 

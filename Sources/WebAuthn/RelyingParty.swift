@@ -27,8 +27,13 @@ public struct RelyingPartyConfiguration: Sendable {
     public var attestationRegistry: AttestationFormatRegistry = .standard
     /// Attestation types accepted at registration; nil accepts every type the registry verifies.
     public var acceptedAttestationTypes: Set<AttestationType>? = nil
+    /// Which authenticators are admitted once the attestation is verified: metadata status reports, attestation
+    /// required, AAGUID allow- and deny-lists, certification level, backup eligibility. FIDO metadata itself goes
+    /// in ``AttestationTrust/metadata`` (``attestationTrust``).
+    public var registrationPolicy: RegistrationPolicy = .acceptAny
     /// Accept credentials and attestation signatures using RSASSA-PKCS1-v1_5 with SHA-1 (COSE -65535). Off by
-    /// default: only old TPMs need it.
+    /// default. On, it also sets ``AttestationTrust/allowSHA1Signatures`` for registrations: Windows Hello `tpm`
+    /// statements are signed with RS1.
     public var allowRS1: Bool = false
     /// The `timeout` put in options, in milliseconds.
     public var timeoutMilliseconds: UInt32 = 300_000
@@ -42,6 +47,13 @@ public struct RelyingPartyConfiguration: Sendable {
     /// This is the list W3C WebAuthn Level 3 suggests in its examples; other algorithms the library verifies
     /// (ES384, ES512, PS256…) can be added by setting ``algorithms``.
     public static let defaultAlgorithms: [COSEAlgorithm] = [.edDSA, .es256, .rs256]
+
+    /// The post-quantum credential algorithms the library verifies: ML-DSA-65 (-49) and ML-DSA-87 (-50), FIPS 204
+    /// with RFC 9964 AKP keys. They are never offered unless a relying party opts in by adding them to
+    /// ``algorithms`` (e.g. `algorithms = RelyingPartyConfiguration.postQuantumAlgorithms + defaultAlgorithms`):
+    /// few authenticators make such keys yet, and their public keys (2–2.6 kB) and signatures (3.3–4.6 kB) are
+    /// large. ML-DSA-44 (-48) is not available (see ``COSEAlgorithm/mldsa44``).
+    public static let postQuantumAlgorithms: [COSEAlgorithm] = [.mldsa65, .mldsa87]
 
     public init(id: String, name: String, origins: [String]) throws(WebAuthnError) {
         guard !id.isEmpty, !id.contains("/"), !id.contains(":") else {

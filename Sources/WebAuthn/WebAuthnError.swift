@@ -64,6 +64,62 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let attestationUntrusted = Code("attestationUntrusted")
         public static let attestationTypeNotAllowed = Code("attestationTypeNotAllowed")
         public static let attestationAlgorithmMismatch = Code("attestationAlgorithmMismatch")
+        /// An attestation signature uses SHA-1 (RS1) and the policy does not allow it
+        /// (``AttestationTrust/allowSHA1Signatures``).
+        public static let sha1SignatureNotAllowed = Code("sha1SignatureNotAllowed")
+        /// A TPM structure (`certInfo`, `pubArea`) is malformed: truncated, oversized or with bytes left over.
+        public static let tpmStructureInvalid = Code("tpmStructureInvalid")
+        /// `certInfo.magic` is not `TPM_GENERATED_VALUE`: the TPM did not make the structure itself.
+        public static let tpmMagicInvalid = Code("tpmMagicInvalid")
+        /// `certInfo.attested.name` is not the Name of `pubArea`.
+        public static let tpmNameMismatch = Code("tpmNameMismatch")
+        /// The Android key description extension is missing or not the documented ASN.1.
+        public static let androidKeyDescriptionInvalid = Code("androidKeyDescriptionInvalid")
+        /// The Android key description's authorization lists break a W3C WebAuthn §8.4 rule (allApplications,
+        /// origin, purpose).
+        public static let androidKeyAuthorizationInvalid = Code("androidKeyAuthorizationInvalid")
+        /// `android-safetynet` is deprecated and the policy does not enable it (``AttestationTrust/safetyNet``).
+        public static let safetyNetNotEnabled = Code("safetyNetNotEnabled")
+        /// The SafetyNet response is not a valid JWS attestation result.
+        public static let safetyNetResponseInvalid = Code("safetyNetResponseInvalid")
+        /// The SafetyNet response says the device does not match a compatible (CTS) profile.
+        public static let safetyNetCTSProfileMismatch = Code("safetyNetCTSProfileMismatch")
+        /// The SafetyNet response's `timestampMs` is outside the accepted window around the verification time.
+        public static let safetyNetTimestampInvalid = Code("safetyNetTimestampInvalid")
+        /// A compact JWS (SafetyNet response, metadata BLOB) that is not well formed or uses a refused algorithm.
+        public static let invalidJWS = Code("invalidJWS")
+
+        // FIDO Metadata Service (MDS3) BLOBs.
+        /// The BLOB's JWS signature does not verify with the key of its first `x5c` certificate.
+        public static let metadataSignatureInvalid = Code("metadataSignatureInvalid")
+        /// The BLOB's `x5c` does not chain to the metadata trust anchor.
+        public static let metadataChainInvalid = Code("metadataChainInvalid")
+        /// A certificate of the BLOB's chain is outside its validity period at the verification time.
+        public static let metadataCertificateExpired = Code("metadataCertificateExpired")
+        /// A certificate of the BLOB's chain is listed in a CRL given with it.
+        public static let metadataCertificateRevoked = Code("metadataCertificateRevoked")
+        /// The verification time is after the BLOB's `nextUpdate` day.
+        public static let metadataStale = Code("metadataStale")
+        /// The BLOB's serial number (`no`) is not greater than that of the BLOB already held: a rollback.
+        public static let metadataNotNewer = Code("metadataNotNewer")
+        /// The BLOB payload, a statement or a CRL is not the documented format.
+        public static let metadataInvalid = Code("metadataInvalid")
+
+        // Registration policy (``RegistrationPolicy``); each code names the rule that refused.
+        /// The attestation statement format (or a `compound` sub-statement's) is not one the policy admits.
+        public static let policyFormatNotAllowed = Code("policyFormatNotAllowed")
+        /// The authenticator's metadata carries a status report the policy refuses (REVOKED, …).
+        public static let metadataStatusRefused = Code("metadataStatusRefused")
+        /// The policy requires an attestation that chains to a trust anchor.
+        public static let policyAttestationRequired = Code("policyAttestationRequired")
+        /// The AAGUID is not on the policy's allow-list (or is not attested, which an allow-list needs).
+        public static let policyAAGUIDNotAllowed = Code("policyAAGUIDNotAllowed")
+        /// The AAGUID is on the policy's deny-list.
+        public static let policyAAGUIDDenied = Code("policyAAGUIDDenied")
+        /// The authenticator's metadata does not show the certification level the policy requires.
+        public static let policyCertificationLevel = Code("policyCertificationLevel")
+        /// The credential is backup eligible (a synced passkey) and the policy refuses those.
+        public static let policyBackupEligible = Code("policyBackupEligible")
 
         // Options and configuration.
         public static let invalidConfiguration = Code("invalidConfiguration")

@@ -80,6 +80,15 @@ enum CLIJSON: Sendable, Equatable {
         }
     }
 
+    /// A FIDO metadata entry: the model's name, its highest certification level and every status in BLOB order.
+    static func metadata(_ entry: MetadataEntry) -> CLIJSON {
+        .object([
+            ("description", .optional(entry.name)),
+            ("certificationLevel", .optional(entry.certificationLevel?.description)),
+            ("statuses", .array(entry.statusReports.map { .string($0.status.rawValue) })),
+        ])
+    }
+
     static func flags(_ f: AuthenticatorFlags) -> CLIJSON {
         .object([
             ("up", .bool(f.contains(.userPresent))), ("uv", .bool(f.contains(.userVerified))),

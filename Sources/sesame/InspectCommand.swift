@@ -186,7 +186,7 @@ enum Inspector {
         return .object(members)
     }
 
-    static let coseLabels: [Int64: String] = [1: "kty", 3: "alg", -1: "crv/n", -2: "x/e", -3: "y"]
+    static let coseLabels: [Int64: String] = [1: "kty", 3: "alg", -1: "crv/n/pub", -2: "x/e", -3: "y"]
 
     static func coseKey(_ bytes: [UInt8], algorithm: COSEAlgorithm) -> CLIJSON {
         var members: [(String, CLIJSON)] = [

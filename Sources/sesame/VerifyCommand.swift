@@ -88,7 +88,10 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
         discussion: """
             Output: {"ok":true,"fmt":...,"attestationType":...,"credentialId":...,"credentialPublicKey":..., \
             "signCount":...,"aaguid":...,"flags":{"up":...,"uv":...,"be":...,"bs":...,"at":...,"ed":...}, \
-            "chainVerified":...,"transports":[...]}
+            "chainVerified":...,"trustAnchor":"<subject>"|null, \
+            "metadata":{"description":...,"certificationLevel":...,"statuses":[...]}|null,"transports":[...]}. \
+            A refusal by --policy is {"ok":false,"error":"<rule's code>","step":"7.1 step 24: policy <rule>"}. \
+            A --metadata BLOB that does not verify, or a --policy file that is not a policy, is bad usage (exit 2).
             """
     )
 
@@ -110,6 +113,31 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
     @Flag(help: "Treat the response as a conditional create (mediation: \"conditional\"): UP not required.")
     var conditional = false
 
+    @Flag(
+        name: .customLong("bundled-anchors"),
+        help: "Also trust the roots Sesame ships, each for its format (Apple, Google, GlobalSign for SafetyNet, Microsoft TPM).")
+    var bundledAnchors = false
+
+    @Option(
+        help: "A FIDO MDS3 metadata BLOB (JWT): verified, then its statements anchor attestations of their models and feed the policy.")
+    var metadata: String?
+
+    @Option(
+        name: .customLong("metadata-root"),
+        help: "A PEM file of roots for the metadata BLOB signer, replacing the bundled FIDO root (GlobalSign Root CA R3).")
+    var metadataRoots: [String] = []
+
+    @Option(name: .customLong("metadata-crl"), help: "A PEM file of CRLs for the BLOB signer's chain (repeat for several).")
+    var metadataCRLs: [String] = []
+
+    @Option(
+        name: .customLong("metadata-at"),
+        help: "Verification time for the metadata BLOB (its chain and nextUpdate), ISO 8601 (default: now).")
+    var metadataAt: String?
+
+    @Option(help: "A registration policy JSON file (RegistrationPolicy: formats, attestation types, statuses, AAGUID lists, certification level, SafetyNet, SHA-1).")
+    var policy: String?
+
     func run() async throws {
         let rp = try ceremony.relyingParty()
         var config = rp.configuration
@@ -129,6 +157,16 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
             time = parsed
         }
         config.attestationTrust = AttestationTrust(trustAnchors: anchors, verificationTime: time)
+        if bundledAnchors {
+            do { config.attestationTrust.formatAnchors = try TrustAnchors.bundled().formatAnchors } catch {
+                throw usage("the bundled trust anchors cannot be read: \(error)")
+            }
+        }
+        if let policy {
+            guard let data = try? readInput(policy) else { throw usage("cannot read \(policy)") }
+            do { config.registrationPolicy = try RegistrationPolicy(json: data) } catch { throw usage("--policy: \(error.detail)") }
+        }
+        if let metadata { config.attestationTrust.metadata = try await loadMetadata(metadata) }
         let expectation = RegistrationExpectation(
             challenge: try ceremony.challengeBytes(),
             userVerification: ceremony.requireUV ? .required : .preferred,
@@ -151,10 +189,45 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
                     ("aaguid", .optional(record.aaguid?.uuidString)),
                     ("flags", CLIJSON.flags(result.flags)),
                     ("chainVerified", .bool(result.attestation.chainVerified)),
+                    ("trustAnchor", .optional(result.attestation.trustAnchor.map { String(describing: $0.subject) })),
+                    ("metadata", result.metadata.map(CLIJSON.metadata) ?? .null),
                     ("transports", .array(record.transports.map { .string($0.rawValue) })),
                 ]).rendered())
         } catch {
             throw failed(error)
+        }
+    }
+}
+
+extension VerifyRegistrationCommand {
+    /// Verifies the `--metadata` BLOB and indexes it. Any failure is bad usage (exit 2): the relying party's
+    /// configuration, not the response, is wrong.
+    func loadMetadata(_ path: String) async throws -> MetadataIndex {
+        guard let blob = try? String(contentsOfFile: path, encoding: .utf8) else { throw usage("cannot read \(path)") }
+        var roots: [Certificate] = []
+        if metadataRoots.isEmpty {
+            do { roots = try TrustAnchors.bundled().metadataRoots } catch { throw usage("the bundled FIDO root cannot be read") }
+        }
+        for file in metadataRoots {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw usage("cannot read \(file)") }
+            do { roots += try AttestationTrust.certificates(fromPEM: text) } catch { throw usage("\(file): \(error.detail)") }
+        }
+        var crls: [CertificateRevocationList] = []
+        for file in metadataCRLs {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw usage("cannot read \(file)") }
+            do { crls += try CertificateRevocationList.lists(fromPEM: text) } catch { throw usage("\(file): \(error.detail)") }
+        }
+        var time = Date()
+        if let metadataAt {
+            guard let parsed = ISO8601DateFormatter().date(from: metadataAt) else {
+                throw usage("--metadata-at must be ISO 8601, e.g. 2024-01-31T12:00:00Z")
+            }
+            time = parsed
+        }
+        do {
+            return try MetadataIndex(try await MetadataBLOB.verify(blob, roots: roots, crls: crls, time: time))
+        } catch {
+            throw usage("--metadata \(path) does not verify: \(error.code.name)\(error.detail.isEmpty ? "" : " (\(error.detail))")")
         }
     }
 }
@@ -233,6 +306,7 @@ struct VerifyAuthenticationCommand: ParsableCommand {
 enum VerifyDefaults {
     /// Every credential algorithm the library verifies (RS1 still needs --allow-rs1).
     static let allAlgorithms: [COSEAlgorithm] = [
-        .edDSA, .ed25519, .es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .rs1,
+        .edDSA, .ed25519, .es256, .es384, .es512, .rs256, .rs384, .rs512, .ps256, .ps384, .ps512, .rs1, .mldsa65,
+        .mldsa87,
     ]
 }

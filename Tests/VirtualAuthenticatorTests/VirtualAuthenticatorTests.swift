@@ -13,7 +13,7 @@ import WebAuthn
 let origin = "https://login.example.com"
 
 func creationOptions(
-    rpId: String? = "example.com", algs: [Int] = [-8, -7, -257], residentKey: String? = "required",
+    rpId: String? = "example.com", algs: [Int] = [-8, -7, -257, -49, -50], residentKey: String? = "required",
     userVerification: String = "preferred", exclude: [[UInt8]] = [], credProps: Bool = false,
     challenge: [UInt8] = Array(repeating: 0xc1, count: 32), userId: [UInt8] = [1, 2, 3, 4]
 ) -> [UInt8] {
@@ -127,6 +127,13 @@ func verify(alg: Int, spki: [UInt8], signature: [UInt8], data: [UInt8]) throws -
         let key = try _RSA.Signing.PublicKey(derRepresentation: spki)
         return key.isValidSignature(
             _RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: .insecurePKCS1v1_5)
+    case -49:
+        // RFC 9881 SPKI: a 22-byte header (SEQUENCE, AlgorithmIdentifier, BIT STRING with 0 unused bits), then pub.
+        #expect(spki.count == 22 + 1952)
+        return try MLDSA65.PublicKey(rawRepresentation: spki.suffix(1952)).isValidSignature(signature, for: data)
+    case -50:
+        #expect(spki.count == 22 + 2592)
+        return try MLDSA87.PublicKey(rawRepresentation: spki.suffix(2592)).isValidSignature(signature, for: data)
     default:
         Issue.record("unexpected algorithm \(alg)")
         return false
@@ -178,6 +185,16 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
                 n: try #require(r.cose[int: -1]?.bytes), e: try #require(r.cose[int: -2]?.bytes))
             #expect(Array(key.derRepresentation) == r.spki)
             #expect(key.keySizeInBits == 2048)
+        case .mldsa65, .mldsa87:
+            // AKP (kty 7): only alg and pub; pub is the SPKI's key, and the OID names the parameter set.
+            #expect(r.cose[int: 1]?.int == 7 && r.cose.mapEntries?.count == 3)
+            let pub = try #require(r.cose[int: -1]?.bytes)
+            #expect(pub.count == (algorithm == .mldsa65 ? 1952 : 2592))
+            #expect(Array(r.spki.suffix(pub.count)) == pub)
+            let oid: [UInt8] = [
+                0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, algorithm == .mldsa65 ? 18 : 19,
+            ]
+            #expect(Array(r.spki[6..<17]) == oid)
         }
 
         switch attestation {

@@ -60,6 +60,10 @@ enum RealCorpus {
 
     static var names: [String] { files.keys.sorted() }
 
+    /// Why a test that needs a case read in place did not run.
+    static let absentReason: Comment =
+        "the shared corpus (../shared/corpus or SESAME_SHARED_CORPUS) is absent: this test needs webauthn-rs cases read in place"
+
     static func data(_ name: String) throws -> Data {
         guard let url = files[name] else { throw CocoaError(.fileNoSuchFile) }
         return try Data(contentsOf: url)

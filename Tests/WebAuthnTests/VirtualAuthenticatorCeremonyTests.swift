@@ -12,6 +12,8 @@ import VirtualAuthenticator
 
     static func relyingParty(_ change: (inout RelyingPartyConfiguration) throws -> Void = { _ in }) throws -> RelyingParty {
         var config = try RelyingPartyConfiguration(id: "sesame.example", name: "Sesame", origins: [origin])
+        // The post-quantum algorithms are offered only on opt-in; these tests opt in so every algorithm is covered.
+        config.algorithms += RelyingPartyConfiguration.postQuantumAlgorithms
         try change(&config)
         return RelyingParty(configuration: config)
     }

@@ -42,8 +42,9 @@ public struct AppleAttestationVerifier: AttestationStatementVerifier {
                 detail: "credCert's key is not the credential public key")
         }
 
-        let chainVerified = try await AttestationCertificateChain.evaluate(
+        let chain = try await AttestationCertificateChain.validatedPath(
             x5c, trust: trust, now: now, rules: chainRules, format: format)
-        return AttestationResult(format: format, type: .anonCA, trustPath: x5c, chainVerified: chainVerified)
+        return AttestationResult(
+            format: format, type: .anonCA, trustPath: x5c, chainVerified: chain != nil, verifiedChain: chain ?? [])
     }
 }

@@ -8,13 +8,13 @@ import X509
 // An attestation object carries a format name and a statement:
 //
 //     attObj = { authData: bytes, $$attStmtType }
-//     attStmtTemplate = ( fmt: text, attStmt: { * tstr => any } )
+//     attStmtTemplate = ( fmt: text, attStmt: { * tstr => any } )     ; compound: attStmt is an array (§8.9)
 //
-// Each format has a verifier (one file each: None.swift, Packed.swift, FIDOU2F.swift, Apple.swift) that checks the
-// statement's signature and format rules and, through `AttestationCertificateChain`, the certificate chain against
-// the anchors the caller trusts. The registry maps `fmt` to a verifier; formats added later (tpm, android-key,
-// android-safetynet, compound) are further verifiers given to `AttestationFormatRegistry.adding(_:)` or to
-// `standard`.
+// Each format has a verifier (one file each: None.swift, Packed.swift, TPM.swift, AndroidKey.swift, SafetyNet.swift,
+// FIDOU2F.swift, Apple.swift, Compound.swift) that checks the statement's signature and format rules and, through
+// `AttestationCertificateChain`, the certificate chain against the anchors that apply: the caller's, those for the
+// format (`TrustAnchors`), and those of the FIDO metadata statement for the authenticator. The registry maps `fmt` to
+// a verifier; a verifier of another format is added with `AttestationFormatRegistry.adding(_:)`.
 //
 // Verification is `async` because chain building uses swift-certificates' `Verifier`, whose `validate` is async.
 
@@ -32,13 +32,18 @@ public enum AttestationType: String, Sendable, Hashable, Codable {
     case anonCA = "anonca"
 }
 
-/// The caller's trust policy for attestation: which roots it trusts and at what time certificates are checked.
+/// The caller's trust policy for attestation: which roots it trusts, at what time certificates are checked, and
+/// the format rules that are a matter of policy (SHA-1, Android software keys, SafetyNet, TPM vendors).
 ///
 /// Build one per request from configuration; nothing here reads the clock.
 public struct AttestationTrust: Sendable {
-    /// Root certificates the caller trusts. Empty means: do not evaluate certificate chains (the statement's
-    /// signature and format rules are still verified, and the result says `chainVerified == false`).
+    /// Root certificates the caller trusts for every format. Together with ``formatAnchors`` for the statement's
+    /// format: when both are empty, certificate chains are not evaluated (the statement's signature and format
+    /// rules are still verified, and the result says `chainVerified == false`).
     public var trustAnchors: [Certificate]
+    /// Root certificates trusted for one format only, by `fmt` (e.g. the Apple WebAuthn root for `apple`, Google's
+    /// hardware attestation roots for `android-key`). ``TrustAnchors/bundled()`` holds the roots Sesame ships.
+    public var formatAnchors: [String: [Certificate]]
     /// When certificate validity is checked; `nil` means the `now` given to `verify` (the ceremony's time).
     public var verificationTime: Date?
     /// Accept an attestation format this library does not know as if it were `none`. Off by default: an unknown
@@ -54,17 +59,51 @@ public struct AttestationTrust: Sendable {
     /// within its validity period at the verification time (its own signature already proved possession of its
     /// key; RFC 5280's CA requirement for a lone root does not apply to a pinned end-entity certificate).
     public var acceptsLeafAsTrustAnchor: Bool
+    /// Accept attestation signatures made with RSASSA-PKCS1-v1_5 and SHA-1 (COSE RS1, -65535), and a `tpm`
+    /// `extraData` that is a SHA-1 digest. Off by default: SHA-1 collisions are practical. Every Windows Hello TPM
+    /// statement seen so far (all 14 TPM captures in the shared corpus) is RS1, so a relying party that wants TPM
+    /// attestation from Windows machines has to turn this on and accept that risk for the attestation signature
+    /// (the credential key itself is RS256 or ES256 and is unaffected).
+    public var allowSHA1Signatures: Bool
+    /// TPM manufacturers (`id:XXXXXXXX`) accepted in an AIK certificate's subjectAltName. Default: every vendor of
+    /// the TCG TPM Vendor ID Registry (``TPMVendors/all``).
+    public var tpmManufacturers: Set<String>
+    /// `android-key` rules that are policy (software-enforced lists, lists without origin and purpose).
+    public var androidKey: AndroidKeyPolicy
+    /// `android-safetynet` (deprecated): nil, the default, refuses every SafetyNet statement with
+    /// `.safetyNetNotEnabled`; a policy value enables the format with its freshness and integrity rules.
+    public var safetyNet: SafetyNetPolicy?
+    /// FIDO metadata from a verified MDS3 BLOB: the statement of the attested model adds its
+    /// `attestationRootCertificates` to the anchors, for that model only (by AAGUID, or by attestation certificate
+    /// key identifier for U2F authenticators).
+    public var metadata: MetadataIndex?
+
+    /// The AAGUID of the registration being verified, set by ``AttestationFormatRegistry`` so that chain
+    /// evaluation can find the metadata statement.
+    var subjectAAGUID: AAGUID?
 
     public init(
         trustAnchors: [Certificate] = [],
+        formatAnchors: [String: [Certificate]] = [:],
         verificationTime: Date? = nil,
         acceptUnknownFormatsAsNone: Bool = false,
-        acceptsLeafAsTrustAnchor: Bool = false
+        acceptsLeafAsTrustAnchor: Bool = false,
+        allowSHA1Signatures: Bool = false,
+        tpmManufacturers: Set<String> = TPMVendors.all,
+        androidKey: AndroidKeyPolicy = AndroidKeyPolicy(),
+        safetyNet: SafetyNetPolicy? = nil,
+        metadata: MetadataIndex? = nil
     ) {
         self.trustAnchors = trustAnchors
+        self.formatAnchors = formatAnchors
         self.verificationTime = verificationTime
         self.acceptUnknownFormatsAsNone = acceptUnknownFormatsAsNone
         self.acceptsLeafAsTrustAnchor = acceptsLeafAsTrustAnchor
+        self.allowSHA1Signatures = allowSHA1Signatures
+        self.tpmManufacturers = tpmManufacturers
+        self.androidKey = androidKey
+        self.safetyNet = safetyNet
+        self.metadata = metadata
     }
 }
 
@@ -102,15 +141,27 @@ public struct AttestationResult: Sendable, Hashable {
     /// The attestation certificates from `x5c`, leaf first; empty for `none` and `self`.
     public let trustPath: [Certificate]
     /// True only when the trust path was validated up to one of the caller's trust anchors. False when there is no
-    /// certificate (`none`, `self`) or the caller supplied no anchors.
+    /// certificate (`none`, `self`) or the caller supplied no anchors for this format.
     public let chainVerified: Bool
+    /// The validated chain, leaf first and ending with the trust anchor it reached; empty unless `chainVerified`.
+    public let verifiedChain: [Certificate]
+    /// For `compound` (W3C WebAuthn §8.9): the result of every sub-statement, in order. Empty for other formats.
+    public let components: [AttestationResult]
 
-    public init(format: String, type: AttestationType, trustPath: [Certificate], chainVerified: Bool) {
+    public init(
+        format: String, type: AttestationType, trustPath: [Certificate], chainVerified: Bool,
+        verifiedChain: [Certificate] = [], components: [AttestationResult] = []
+    ) {
         self.format = format
         self.type = type
         self.trustPath = trustPath
         self.chainVerified = chainVerified
+        self.verifiedChain = verifiedChain
+        self.components = components
     }
+
+    /// The trust anchor the chain reached, when it was verified.
+    public var trustAnchor: Certificate? { chainVerified ? verifiedChain.last : nil }
 }
 
 /// The verification procedure of one attestation statement format (W3C WebAuthn §8).
@@ -136,12 +187,18 @@ public protocol AttestationStatementVerifier: Sendable {
 public struct AttestationFormatRegistry: Sendable {
     private var verifiers: [String: any AttestationStatementVerifier]
 
-    /// The formats of W3C WebAuthn Level 3 that this library implements: `none`, `packed`, `fido-u2f`, `apple`.
+    /// The formats of W3C WebAuthn Level 3 that this library implements: `none`, `packed`, `tpm`, `android-key`,
+    /// `android-safetynet` (refused unless ``AttestationTrust/safetyNet`` enables it), `fido-u2f`, `apple` and
+    /// `compound`, whose sub-statements are verified by this registry's verifiers.
     public static let standard = AttestationFormatRegistry(verifiers: [
         NoneAttestationVerifier(),
         PackedAttestationVerifier(),
+        TPMAttestationVerifier(),
+        AndroidKeyAttestationVerifier(),
+        SafetyNetAttestationVerifier(),
         FIDOU2FAttestationVerifier(),
         AppleAttestationVerifier(),
+        CompoundAttestationVerifier(),
     ])
 
     /// A registry of `verifiers`; a later verifier for the same format replaces an earlier one.
@@ -183,6 +240,13 @@ public struct AttestationFormatRegistry: Sendable {
             throw WebAuthnError(
                 .unsupportedAttestationFormat, step: "§7.1: attestation statement format",
                 detail: "fmt \(name) is not supported by this registry")
+        }
+        var trust = trust
+        trust.subjectAAGUID = object.authenticatorData.attestedCredentialData?.aaguid
+        if let compound = verifier as? CompoundAttestationVerifier {
+            return try await compound.verify(
+                statement: object.statement, authenticatorData: object.authenticatorData,
+                clientDataHash: clientDataHash, trust: trust, now: now, registry: self)
         }
         return try await verifier.verify(
             statement: object.statement, authenticatorData: object.authenticatorData,

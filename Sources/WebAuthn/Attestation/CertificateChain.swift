@@ -86,16 +86,11 @@ public enum AttestationCertificateChain {
 
     /// Validates `x5c` (leaf first, then intermediates) against `trust`.
     ///
-    /// - Returns: `false` when `trust.trustAnchors` is empty: the caller asked not to evaluate the chain, and the
-    ///   attestation is then only as good as its signature and format rules. `true` when a path from the leaf
-    ///   through certificates of `x5c` ends at one of the caller's anchors and meets RFC 5280 (and `rules`) at
-    ///   `trust.verificationTime ?? now`.
-    /// - Throws: `.attestationUntrusted` when anchors were given and no such path exists.
-    ///
-    /// Only the caller's anchors end a path: a self-signed certificate inside `x5c` is at most an intermediate, so
-    /// an authenticator cannot bring its own root. A leaf that is itself one of the anchors is accepted only when
-    /// `trust.acceptsLeafAsTrustAnchor` is set (then its validity period, its critical extensions and `rules` are
-    /// checked); otherwise it is removed from the anchors for this evaluation and must chain to another one.
+    /// - Returns: `false` when no anchor applies (``anchors(for:format:trust:)`` is empty): the caller asked not to
+    ///   evaluate the chain, and the attestation is then only as good as its signature and format rules. `true`
+    ///   when a path from the leaf through certificates of `x5c` ends at one of those anchors and meets RFC 5280
+    ///   (and `rules`) at `trust.verificationTime ?? now`.
+    /// - Throws: `.attestationUntrusted` when anchors apply and no such path exists.
     public static func evaluate(
         _ x5c: [Certificate],
         trust: AttestationTrust,
@@ -103,14 +98,45 @@ public enum AttestationCertificateChain {
         rules: AttestationChainRules = .rfc5280,
         format: String
     ) async throws(WebAuthnError) -> Bool {
+        try await validatedPath(x5c, trust: trust, now: now, rules: rules, format: format) != nil
+    }
+
+    /// The anchors that apply to a statement of `format` whose attestation certificate is `leaf`: the caller's
+    /// anchors for every format, those for `format`, and the roots of the metadata statement for the
+    /// registration's AAGUID (or, for U2F authenticators, for `leaf`'s key identifier).
+    public static func anchors(for leaf: Certificate, format: String, trust: AttestationTrust) -> [Certificate] {
+        var anchors = trust.trustAnchors + (trust.formatAnchors[format] ?? [])
+        if let metadata = trust.metadata {
+            anchors += metadata.attestationRoots(aaguid: trust.subjectAAGUID, attestationCertificate: leaf)
+        }
+        var unique: [Certificate] = []
+        for anchor in anchors where !unique.contains(anchor) { unique.append(anchor) }
+        return unique
+    }
+
+    /// Validates `x5c` as ``evaluate(_:trust:now:rules:format:)`` does and returns the validated chain, leaf first
+    /// and ending with the trust anchor; nil when no anchor applies.
+    ///
+    /// Only the applicable anchors end a path: a self-signed certificate inside `x5c` is at most an intermediate,
+    /// so an authenticator cannot bring its own root. A leaf that is itself one of the anchors is accepted only
+    /// when `trust.acceptsLeafAsTrustAnchor` is set (then its validity period, its critical extensions and `rules`
+    /// are checked); otherwise it is removed from the anchors for this evaluation and must chain to another one.
+    public static func validatedPath(
+        _ x5c: [Certificate],
+        trust: AttestationTrust,
+        now: Date,
+        rules: AttestationChainRules = .rfc5280,
+        format: String
+    ) async throws(WebAuthnError) -> [Certificate]? {
         let step = "§8 \(format): trust path"
         guard let leaf = x5c.first else {
             throw WebAuthnError(.invalidAttestationStatement, step: step, detail: "x5c is empty")
         }
-        if trust.trustAnchors.isEmpty { return false }
+        let applicable = anchors(for: leaf, format: format, trust: trust)
+        if applicable.isEmpty { return nil }
         let time = trust.verificationTime ?? now
 
-        if trust.acceptsLeafAsTrustAnchor && trust.trustAnchors.contains(leaf) {
+        if trust.acceptsLeafAsTrustAnchor && applicable.contains(leaf) {
             guard leaf.notValidBefore <= time && time <= leaf.notValidAfter else {
                 throw WebAuthnError(
                     .attestationUntrusted, step: step,
@@ -125,18 +151,22 @@ public enum AttestationCertificateChain {
             if let reason = rules.check([leaf]) {
                 throw WebAuthnError(.attestationUntrusted, step: step, detail: reason)
             }
-            return true
+            return [leaf]
         }
 
-        let anchors = trust.trustAnchors.filter { $0 != leaf }
-        var verifier = Verifier(rootCertificates: CertificateStore(anchors)) {
+        let roots = applicable.filter { $0 != leaf }
+        if roots.isEmpty {
+            throw WebAuthnError(
+                .attestationUntrusted, step: step, detail: "the only anchor is the attestation certificate itself")
+        }
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: time)
             FormatChainPolicy(rules: rules)
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(x5c.dropFirst()))
         switch result {
-        case .validCertificate:
-            return true
+        case .validCertificate(let chain):
+            return Array(chain)
         case .couldNotValidate(let failures):
             // The policy reasons quote certificate names from the response; they are not repeated in the error.
             let detail =
@@ -167,12 +197,23 @@ extension Certificate.PublicKey {
     /// Verifies `signature` over `data` with this key, using the COSE algorithm `alg` from an attestation
     /// statement. The key type must fit the algorithm: ES256/ES384/ES512 need a P-256/P-384/P-521 key, RS* and
     /// PS* an RSA key, EdDSA (-8) and Ed25519 (-19) an Ed25519 key. ECDSA signatures are DER `Ecdsa-Sig-Value`, as
-    /// in every attestation format. (RSA keys under 2048 bits never get here: certificate parsing refuses them.)
+    /// in every attestation format. RS1 (SHA-1) is refused unless `allowSHA1`. (RSA keys under 2048 bits never get
+    /// here: certificate parsing refuses them.)
     func verifyAttestationSignature(
-        _ signature: [UInt8], over data: [UInt8], algorithm: COSEAlgorithm, step: String
+        _ signature: [UInt8], over data: [UInt8], algorithm: COSEAlgorithm, allowSHA1: Bool = false, step: String
     ) throws(WebAuthnError) {
         let valid: Bool
         switch algorithm {
+        case .rs1:
+            guard allowSHA1 else {
+                throw WebAuthnError(
+                    .sha1SignatureNotAllowed, step: step,
+                    detail: "RS1 (SHA-1) attestation signatures need AttestationTrust.allowSHA1Signatures")
+            }
+            let key = try keyFor(algorithm, _RSA.Signing.PublicKey(self), step: step)
+            valid = key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: Insecure.SHA1.hash(data: data),
+                padding: .insecurePKCS1v1_5)
         case .es256:
             let key = try keyFor(algorithm, P256.Signing.PublicKey(self), step: step)
             guard let sig = try? P256.Signing.ECDSASignature(derRepresentation: signature) else {

@@ -54,8 +54,9 @@ public struct FIDOU2FAttestationVerifier: AttestationStatementVerifier {
         try certificate.publicKey.verifyAttestationSignature(
             signature, over: verificationData, algorithm: .es256, step: step("8.6", "sig"))
 
-        let chainVerified = try await AttestationCertificateChain.evaluate(
+        let chain = try await AttestationCertificateChain.validatedPath(
             x5c, trust: trust, now: now, rules: chainRules, format: format)
-        return AttestationResult(format: format, type: .basic, trustPath: x5c, chainVerified: chainVerified)
+        return AttestationResult(
+            format: format, type: .basic, trustPath: x5c, chainVerified: chain != nil, verifiedChain: chain ?? [])
     }
 }

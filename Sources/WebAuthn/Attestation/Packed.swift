@@ -61,10 +61,12 @@ public struct PackedAttestationVerifier: AttestationStatementVerifier {
         let leaf = x5c[0]
         try Self.checkCertificateRequirements(leaf, aaguid: credential.aaguid, step: step("8.2.1", "attestnCert"))
         try leaf.publicKey.verifyAttestationSignature(
-            signature, over: signedData, algorithm: algorithm, step: step("8.2", "sig"))
-        let chainVerified = try await AttestationCertificateChain.evaluate(
+            signature, over: signedData, algorithm: algorithm, allowSHA1: trust.allowSHA1Signatures,
+            step: step("8.2", "sig"))
+        let chain = try await AttestationCertificateChain.validatedPath(
             x5c, trust: trust, now: now, rules: chainRules, format: format)
-        return AttestationResult(format: format, type: .basic, trustPath: x5c, chainVerified: chainVerified)
+        return AttestationResult(
+            format: format, type: .basic, trustPath: x5c, chainVerified: chain != nil, verifiedChain: chain ?? [])
     }
 
     /// The packed attestation certificate requirements (W3C WebAuthn §8.2.1).
