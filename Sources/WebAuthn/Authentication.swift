@@ -138,7 +138,8 @@ extension RelyingParty {
         let authData: AuthenticatorData
         do {
             authData = try AuthenticatorData(
-                bytes: response.response.authenticatorData.bytes, options: COSEKeyOptions(allowRS1: configuration.allowRS1))
+                bytes: response.response.authenticatorData.bytes,
+                options: COSEKeyOptions(allowRS1: configuration.allowRS1))
         } catch { throw error.at("7.2 step 7: authenticator data") }
 
         // Steps 8–9: client data.
@@ -188,14 +189,19 @@ extension RelyingParty {
         if let parsed = expected.publicKey {
             key = parsed
         } else {
-            do { key = try COSEKey(bytes: record.publicKey, options: COSEKeyOptions(allowRS1: configuration.allowRS1)) } catch {
+            do {
+                key = try COSEKey(bytes: record.publicKey, options: COSEKeyOptions(allowRS1: configuration.allowRS1))
+            } catch {
                 throw error.at("7.2 step 21: stored public key")
             }
         }
         if key.algorithm == .rs1, !configuration.allowRS1 {
-            throw WebAuthnError(.unsupportedAlgorithm, step: "7.2 step 21: stored public key", detail: "RS1 is not enabled")
+            throw WebAuthnError(
+                .unsupportedAlgorithm, step: "7.2 step 21: stored public key", detail: "RS1 is not enabled")
         }
-        do { try key.verify(signature: response.response.signature.bytes, over: authData.bytes + clientData.hash) } catch {
+        do {
+            try key.verify(signature: response.response.signature.bytes, over: authData.bytes + clientData.hash)
+        } catch {
             throw WebAuthnError(.invalidSignature, step: "7.2 step 21: signature")
         }
 

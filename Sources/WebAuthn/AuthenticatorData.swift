@@ -51,7 +51,10 @@ public struct AAGUID: Sendable, Hashable, CustomStringConvertible {
     public var uuidString: String {
         let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { r in
-            String(hex[hex.index(hex.startIndex, offsetBy: r.lowerBound)..<hex.index(hex.startIndex, offsetBy: r.upperBound)])
+            String(
+                hex[
+                    hex.index(
+                        hex.startIndex, offsetBy: r.lowerBound)..<hex.index(hex.startIndex, offsetBy: r.upperBound)])
         }
         return parts.joined(separator: "-")
     }
@@ -165,7 +168,8 @@ public struct AuthenticatorData: Sendable, Hashable {
 
         guard offset == bytes.count else {
             throw WebAuthnError(
-                .authenticatorDataLengthMismatch, detail: "\(bytes.count - offset) bytes left over after the flagged parts")
+                .authenticatorDataLengthMismatch,
+                detail: "\(bytes.count - offset) bytes left over after the flagged parts")
         }
     }
 }

@@ -99,7 +99,9 @@ public struct AuthenticatorProviders: Sendable {
         }
         var table: [AAGUID: AuthenticatorProvider] = [:]
         for (key, entry) in entries {
-            guard let aaguid = AAGUID(uuidString: key), let name = entry.name.flatMap(Self.displayableName) else { continue }
+            guard let aaguid = AAGUID(uuidString: key), let name = entry.name.flatMap(Self.displayableName) else {
+                continue
+            }
             table[aaguid] = AuthenticatorProvider(
                 aaguid: aaguid, name: name,
                 lightIcon: entry.icon_light.flatMap { ProviderIcon(dataURI: $0, maxBytes: maxIconBytes) },
@@ -125,7 +127,8 @@ public struct AuthenticatorProviders: Sendable {
 
     static func displayableName(_ raw: String) -> String? {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        guard (1...100).contains(name.count),
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { return nil }
         return name
     }

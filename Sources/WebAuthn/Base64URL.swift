@@ -57,7 +57,8 @@ public enum Base64URL {
         out.reserveCapacity(values.count * 3 / 4)
         var i = 0
         while i + 4 <= values.count {
-            let n = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6
+            let n =
+                UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6
                 | UInt32(values[i + 3])
             out.append(UInt8(truncatingIfNeeded: n >> 16))
             out.append(UInt8(truncatingIfNeeded: n >> 8))

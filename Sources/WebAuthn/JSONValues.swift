@@ -15,7 +15,8 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
             bytes = try Base64URL.decode(text)
         } catch {
             // The member's name is worked out only on failure: decoding is on every sign-in's path.
-            throw WebAuthnError(.invalidBase64URL, detail: "\(Self.fieldName(decoder.codingPath)) is not unpadded base64url")
+            throw WebAuthnError(
+                .invalidBase64URL, detail: "\(Self.fieldName(decoder.codingPath)) is not unpadded base64url")
         }
     }
 
@@ -35,8 +36,8 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
 /// Declares a WebIDL `DOMString` enumeration as an open set of values, as Level 3 does on purpose
 /// (§2.1.1 "Enumerations as DOMString types"): unknown values decode and round-trip instead of failing.
 public protocol OpenStringEnumeration: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral where RawValue == String
-{
+    ExpressibleByStringLiteral
+where RawValue == String {
     init(rawValue: String)
 }
 

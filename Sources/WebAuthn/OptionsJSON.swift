@@ -172,7 +172,8 @@ public struct AuthenticationExtensionsClientInputsJSON: Sendable, Hashable, Coda
     public var prf: PRFInputs?
     public var largeBlob: LargeBlobInputs?
 
-    public init(appid: String? = nil, credProps: Bool? = nil, prf: PRFInputs? = nil, largeBlob: LargeBlobInputs? = nil) {
+    public init(appid: String? = nil, credProps: Bool? = nil, prf: PRFInputs? = nil, largeBlob: LargeBlobInputs? = nil)
+    {
         self.appid = appid
         self.credProps = credProps
         self.prf = prf

@@ -63,7 +63,9 @@ enum ParsedOrigin: Hashable, Sendable {
         guard text.utf8.count <= 2048, let sep = text.range(of: "://") else { return nil }
         let scheme = text[..<sep.lowerBound].lowercased()
         guard !scheme.isEmpty,
-            scheme.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2b || $0 == 0x2d || $0 == 0x2e })
+            scheme.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2b || $0 == 0x2d || $0 == 0x2e
+            })
         else { return nil }
         let authority = text[sep.upperBound...]
         // No path, query, fragment or user info: a serialised origin has none.

@@ -36,7 +36,8 @@ enum PassiveSVG {
         "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "fx", "fy", "fr", "d", "points", "pathLength",
         "transform", "fill", "fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-opacity", "stroke-linecap",
         "stroke-linejoin", "stroke-miterlimit", "stroke-dasharray", "stroke-dashoffset", "opacity", "clip-path",
-        "clip-rule", "clipPathUnits", "mask", "maskUnits", "maskContentUnits", "filter", "filterUnits", "primitiveUnits",
+        "clip-rule", "clipPathUnits", "mask", "maskUnits", "maskContentUnits", "filter", "filterUnits",
+        "primitiveUnits",
         "color", "color-interpolation-filters", "display", "visibility", "overflow", "enable-background",
         "offset", "stop-color", "stop-opacity", "gradientUnits", "gradientTransform", "spreadMethod",
         "patternUnits", "patternContentUnits", "patternTransform", "href", "xlink:href",
@@ -74,7 +75,9 @@ enum PassiveSVG {
                 } else if starts("<!DOCTYPE"), !sawRoot {
                     // A document type declaration naming an external DTD (as editors write) is inert; one with an
                     // internal subset (`[`) can declare entities, and is refused.
-                    guard let end = find(">", from: i), !bytes[i..<end].contains(UInt8(ascii: "[")) else { return false }
+                    guard let end = find(">", from: i), !bytes[i..<end].contains(UInt8(ascii: "[")) else {
+                        return false
+                    }
                     i = end + 1
                 } else if starts("<") && !starts("</") && !starts("<!") && !starts("<?") {
                     guard !sawRoot, element(isRoot: true) else { return false }
@@ -110,7 +113,9 @@ enum PassiveSVG {
                     i += 1
                     break
                 }
-                guard hadSpace, let attribute = self.name(), skipSpaceThen("="), skipSpaceThenQuote(), let value = quotedValue() else {
+                guard hadSpace, let attribute = self.name(), skipSpaceThen("="), skipSpaceThenQuote(),
+                    let value = quotedValue()
+                else {
                     return false
                 }
                 attributes.append((attribute, value))
@@ -126,7 +131,10 @@ enum PassiveSVG {
                 guard !isRoot else { return false }
             }
             for (attribute, value) in attributes {
-                guard PassiveSVG.allows(attribute: attribute, value: value, onSVGElement: kind != .inert, namespaces: namespaces) else {
+                guard
+                    PassiveSVG.allows(
+                        attribute: attribute, value: value, onSVGElement: kind != .inert, namespaces: namespaces)
+                else {
                     return false
                 }
             }
@@ -144,7 +152,8 @@ enum PassiveSVG {
                     i += 1
                     stack.removeLast()
                     guard let decoded = PassiveSVG.decodeReferences(text) else { return false }
-                    return kind == .svg("style") ? PassiveSVG.isPassiveStyle(String(decoding: decoded, as: UTF8.self)) : true
+                    return kind == .svg("style")
+                        ? PassiveSVG.isPassiveStyle(String(decoding: decoded, as: UTF8.self)) : true
                 } else if starts("<!--") {
                     guard comment() else { return false }
                 } else if starts("<!") || starts("<?") {
@@ -260,7 +269,8 @@ enum PassiveSVG {
         static let svg = "http://www.w3.org/2000/svg"
         static let xlink = "http://www.w3.org/1999/xlink"
         static let forbidden: Set<String> = [
-            "http://www.w3.org/1999/xhtml", "http://www.w3.org/1998/Math/MathML", "http://www.w3.org/1999/XSL/Transform",
+            "http://www.w3.org/1999/xhtml", "http://www.w3.org/1998/Math/MathML",
+            "http://www.w3.org/1999/XSL/Transform",
             "http://www.w3.org/2001/XInclude", "http://www.w3.org/2001/xml-events", "http://www.w3.org/2000/xmlns/",
         ]
         private var bindings: [String: String] = [:]
@@ -277,7 +287,9 @@ enum PassiveSVG {
             if attribute == "xmlns" { return uri == Self.svg }
             let prefix = String(attribute.dropFirst("xmlns:".count))
             guard !prefix.isEmpty, prefix != "xml", prefix != "xmlns" else { return false }
-            if uri == Self.xlink || prefix == "xlink" { guard uri == Self.xlink, prefix == "xlink" else { return false } }
+            if uri == Self.xlink || prefix == "xlink" {
+                guard uri == Self.xlink, prefix == "xlink" else { return false }
+            }
             if let existing = bindings[prefix], existing != uri { return false }
             bindings[prefix] = uri
             return true
@@ -304,10 +316,13 @@ enum PassiveSVG {
         // Compare without case, whitespace or control characters, so `java\tscript:` and `JavaScript:` match too.
         let squeezed = String(
             String.UnicodeScalarView(
-                text.lowercased().unicodeScalars.filter { !$0.properties.isWhitespace && $0.properties.generalCategory != .control }
+                text.lowercased().unicodeScalars.filter {
+                    !$0.properties.isWhitespace && $0.properties.generalCategory != .control
+                }
             )
         )
-        for marker in ["javascript:", "vbscript:", "@import", "expression(", "behavior:", "-moz-binding"] where squeezed.contains(marker) {
+        for marker in ["javascript:", "vbscript:", "@import", "expression(", "behavior:", "-moz-binding"]
+        where squeezed.contains(marker) {
             return false
         }
         var rest = Substring(squeezed)

@@ -36,7 +36,8 @@ public struct RegistrationExpectation: Sendable {
             challenge: options.challenge.bytes,
             userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
             mediation: mediation,
-            allowedAlgorithms: options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.alg))
+            allowedAlgorithms: options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(
+                \.alg))
     }
 }
 
@@ -155,7 +156,9 @@ extension RelyingParty {
 
         // Step 13: decode the attestation object: fmt, attStmt, authData.
         let object: AttestationObject
-        do { object = try AttestationObject(bytes: response.response.attestationObject.bytes, options: keyOptions) } catch {
+        do {
+            object = try AttestationObject(bytes: response.response.attestationObject.bytes, options: keyOptions)
+        } catch {
             throw error.at("7.1 step 13: attestation object")
         }
         let authData = object.authenticatorData
@@ -215,7 +218,8 @@ extension RelyingParty {
                 object, clientDataHash: clientDataHash, trust: trust, now: trust.verificationTime ?? now)
         } catch {
             throw error.at(
-                error.code == .unsupportedAttestationFormat ? "7.1 step 21: attestation format" : "7.1 step 22: attestation statement")
+                error.code == .unsupportedAttestationFormat
+                    ? "7.1 step 21: attestation format" : "7.1 step 22: attestation statement")
         }
 
         // Steps 23–24: trust anchors were applied by the verifier; the attestation type must be acceptable.
@@ -228,7 +232,8 @@ extension RelyingParty {
         // Step 24 (continued): the relying party's registration policy, with the model's metadata.
         let leaf = attestation.trustPath.first
         let metadata = trust.metadata?.entry(aaguid: attested.aaguid, attestationCertificate: leaf)
-        let metadataRoots = trust.metadata?.attestationRoots(aaguid: attested.aaguid, attestationCertificate: leaf) ?? []
+        let metadataRoots =
+            trust.metadata?.attestationRoots(aaguid: attested.aaguid, attestationCertificate: leaf) ?? []
         do {
             try configuration.registrationPolicy.evaluate(
                 attestation: attestation, authenticatorData: authData, metadata: metadata, metadataRoots: metadataRoots)
@@ -258,7 +263,8 @@ extension RelyingParty {
         )
         return RegistrationResult(
             credential: record, publicKey: publicKey, authenticatorData: authData, attestation: attestation,
-            metadata: metadata, clientData: clientData, discoverable: outputs.credProps?.rk, prfEnabled: outputs.prf?.enabled,
+            metadata: metadata, clientData: clientData, discoverable: outputs.credProps?.rk,
+            prfEnabled: outputs.prf?.enabled,
             largeBlobSupported: outputs.largeBlob?.supported, authenticatorAttachment: response.authenticatorAttachment)
     }
 

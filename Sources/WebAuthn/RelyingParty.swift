@@ -101,7 +101,9 @@ public struct RelyingParty: Sendable {
     /// A new random challenge from the system CSPRNG, `configuration.challengeLength` bytes (at least 16).
     public func makeChallenge() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<max(16, configuration.challengeLength)).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return (0..<max(16, configuration.challengeLength)).map { _ in
+            UInt8.random(in: .min ... .max, using: &generator)
+        }
     }
 
     /// A new user handle for an account: 32 random bytes from the system CSPRNG. A user handle identifies the
@@ -121,7 +123,8 @@ public struct RelyingParty: Sendable {
         residentKey: ResidentKeyRequirement = .preferred,
         authenticatorAttachment: AuthenticatorAttachment? = nil,
         hints: [PublicKeyCredentialHint] = [],
-        extensions: AuthenticationExtensionsClientInputsJSON? = AuthenticationExtensionsClientInputsJSON(credProps: true)
+        extensions: AuthenticationExtensionsClientInputsJSON? = AuthenticationExtensionsClientInputsJSON(
+            credProps: true)
     ) -> PublicKeyCredentialCreationOptionsJSON {
         PublicKeyCredentialCreationOptionsJSON(
             rp: PublicKeyCredentialRpEntity(id: configuration.id, name: configuration.name),

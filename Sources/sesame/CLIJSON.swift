@@ -28,7 +28,8 @@ enum CLIJSON: Sendable, Equatable {
         case .null: return "null"
         case .array(let items):
             if items.isEmpty { return "[]" }
-            return "[" + nl + items.map { pad + $0.rendered(pretty: pretty, indent: indent + 1) }.joined(separator: "," + nl)
+            return "[" + nl
+                + items.map { pad + $0.rendered(pretty: pretty, indent: indent + 1) }.joined(separator: "," + nl)
                 + end + "]"
         case .object(let members):
             if members.isEmpty { return "{}" }

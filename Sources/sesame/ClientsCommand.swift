@@ -6,7 +6,8 @@ import SesameServer
 struct ClientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clients",
-        abstract: "Register, list, show and remove the applications that sign people in through Sesame (OpenID Connect).",
+        abstract:
+            "Register, list, show and remove the applications that sign people in through Sesame (OpenID Connect).",
         subcommands: [Add.self, List.self, Show.self, Remove.self, RotateSecret.self]
     )
 
@@ -19,11 +20,15 @@ struct ClientsCommand: AsyncParsableCommand {
                 """
         )
         @Option(help: "The application's name, shown on the consent page.") var name: String
-        @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several).") var redirectURIs: [String] = []
-        @Option(name: .customLong("post-logout-redirect-uri"), help: "Where RP-initiated logout may return (repeatable).")
+        @Option(name: .customLong("redirect-uri"), help: "A redirect URI (repeat for several).") var redirectURIs:
+            [String] = []
+        @Option(
+            name: .customLong("post-logout-redirect-uri"), help: "Where RP-initiated logout may return (repeatable).")
         var postLogoutRedirectURIs: [String] = []
-        @Option(name: .customLong("backchannel-logout-uri"), help: "The application's back-channel logout endpoint.") var backchannelLogoutURI: String?
-        @Flag(name: .customLong("public"), help: "A public client (native or single-page app): no secret.") var isPublic = false
+        @Option(name: .customLong("backchannel-logout-uri"), help: "The application's back-channel logout endpoint.")
+        var backchannelLogoutURI: String?
+        @Flag(name: .customLong("public"), help: "A public client (native or single-page app): no secret.")
+        var isPublic = false
         @Flag(name: .customLong("first-party"), help: "Your own application: no consent page.") var firstParty = false
         @Option(name: .customLong("id-token-alg"), help: "ES256 (default) or RS256.") var idTokenAlgorithm = "ES256"
         @OptionGroup var options: ServerOptions
@@ -42,7 +47,8 @@ struct ClientsCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the registered applications (never their secrets).")
+        static let configuration = CommandConfiguration(
+            abstract: "List the registered applications (never their secrets).")
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -63,7 +69,8 @@ struct ClientsCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an application; its grants and tokens stop working.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an application; its grants and tokens stop working.")
         @Argument(help: "Client id.") var client: String
         @OptionGroup var options: ServerOptions
 
@@ -74,7 +81,8 @@ struct ClientsCommand: AsyncParsableCommand {
 
     struct RotateSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "rotate-secret", abstract: "Give a confidential application a new secret (printed once); the old one stops working."
+            commandName: "rotate-secret",
+            abstract: "Give a confidential application a new secret (printed once); the old one stops working."
         )
         @Argument(help: "Client id.") var client: String
         @OptionGroup var options: ServerOptions

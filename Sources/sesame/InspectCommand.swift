@@ -91,19 +91,30 @@ enum Inspector {
     static func extensionResults(_ e: AuthenticationExtensionsClientOutputsJSON) -> CLIJSON {
         var members: [(String, CLIJSON)] = []
         if let appid = e.appid { members.append(("appid", .bool(appid))) }
-        if let credProps = e.credProps { members.append(("credProps", .object([("rk", credProps.rk.map(CLIJSON.bool) ?? .null)]))) }
+        if let credProps = e.credProps {
+            members.append(("credProps", .object([("rk", credProps.rk.map(CLIJSON.bool) ?? .null)])))
+        }
         if let prf = e.prf {
             var p: [(String, CLIJSON)] = [("enabled", prf.enabled.map(CLIJSON.bool) ?? .null)]
             if let r = prf.results {
-                p.append(("results", .object([("first", .string(r.first.description)), ("second", .optional(r.second?.description))])))
+                p.append(
+                    (
+                        "results",
+                        .object([("first", .string(r.first.description)), ("second", .optional(r.second?.description))])
+                    ))
             }
             members.append(("prf", .object(p)))
         }
         if let lb = e.largeBlob {
-            members.append(("largeBlob", .object([
-                ("supported", lb.supported.map(CLIJSON.bool) ?? .null), ("blob", .optional(lb.blob?.description)),
-                ("written", lb.written.map(CLIJSON.bool) ?? .null),
-            ])))
+            members.append(
+                (
+                    "largeBlob",
+                    .object([
+                        ("supported", lb.supported.map(CLIJSON.bool) ?? .null),
+                        ("blob", .optional(lb.blob?.description)),
+                        ("written", lb.written.map(CLIJSON.bool) ?? .null),
+                    ])
+                ))
         }
         return .object(members)
     }
@@ -168,7 +179,14 @@ enum Inspector {
                 // The fixed header can still be shown.
                 members.append(("rpIdHash", .string(hex(bytes[0..<32]))))
                 members.append(("flags", CLIJSON.flags(AuthenticatorFlags(rawValue: bytes[32]))))
-                members.append(("signCount", .int(Int64(UInt32(bytes[33]) << 24 | UInt32(bytes[34]) << 16 | UInt32(bytes[35]) << 8 | UInt32(bytes[36])))))
+                members.append(
+                    (
+                        "signCount",
+                        .int(
+                            Int64(
+                                UInt32(bytes[33]) << 24 | UInt32(bytes[34]) << 16 | UInt32(bytes[35]) << 8
+                                    | UInt32(bytes[36])))
+                    ))
             }
             return .object(members)
         }
@@ -180,7 +198,8 @@ enum Inspector {
         if let attested = data.attestedCredentialData {
             members.append(("aaguid", .string(attested.aaguid.uuidString)))
             members.append(("credentialId", .string(Base64URL.encode(attested.credentialId))))
-            members.append(("credentialPublicKey", coseKey(attested.publicKeyBytes, algorithm: attested.publicKey.algorithm)))
+            members.append(
+                ("credentialPublicKey", coseKey(attested.publicKeyBytes, algorithm: attested.publicKey.algorithm)))
         }
         members.append(("extensions", data.extensions.map(CLIJSON.from) ?? .null))
         return .object(members)
@@ -194,10 +213,17 @@ enum Inspector {
             ("cose", .string(Base64URL.encode(bytes))),
         ]
         if let item = try? CBORDecoder(options: .lenientMapOrder).decode(bytes), let entries = item.mapEntries {
-            members.append(("parameters", .object(entries.map { entry in
-                let label = entry.key.int64.flatMap { coseLabels[$0] }.map { "\(CLIJSON.keyText(entry.key)) (\($0))" }
-                return (label ?? CLIJSON.keyText(entry.key), CLIJSON.from(entry.value))
-            })))
+            members.append(
+                (
+                    "parameters",
+                    .object(
+                        entries.map { entry in
+                            let label = entry.key.int64.flatMap { coseLabels[$0] }.map {
+                                "\(CLIJSON.keyText(entry.key)) (\($0))"
+                            }
+                            return (label ?? CLIJSON.keyText(entry.key), CLIJSON.from(entry.value))
+                        })
+                ))
         }
         return .object(members)
     }

@@ -15,7 +15,8 @@ struct SealKeysCommand: AsyncParsableCommand {
     )
 
     struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Count the stored secrets under each key (key ids only).")
+        static let configuration = CommandConfiguration(
+            abstract: "Count the stored secrets under each key (key ids only).")
         @OptionGroup var options: ServerOptions
 
         func run() async throws {

@@ -11,13 +11,15 @@ import SesameServer
 struct ServerOptions: ParsableArguments {
     @Option(help: "JSON config file (setting keys as in docs/configuration.md). Also SESAME_CONFIG.")
     var config: String?
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Settings, as --flag value (see below).", visibility: .hidden))
+    @Argument(
+        parsing: .allUnrecognized, help: ArgumentHelp("Settings, as --flag value (see below).", visibility: .hidden))
     var settings: [String] = []
 
     func resolve() throws -> ServerConfiguration {
         do {
             let flags = try ServerConfiguration.flags(from: settings)
-            return try ServerConfiguration.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
+            return try ServerConfiguration.resolve(
+                flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
         } catch {
             throw ValidationError(error.description)
         }

@@ -36,7 +36,8 @@ struct UsersCommand: AsyncParsableCommand {
             abstract: "Create an account with a password read from standard input (one line)."
         )
         @Argument(help: "Username.") var user: String
-        @Option(name: .customLong("display-name"), help: "Display name (default: the username).") var displayName: String?
+        @Option(name: .customLong("display-name"), help: "Display name (default: the username).") var displayName:
+            String?
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -71,7 +72,8 @@ struct UsersCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete an account with its passkeys, factors and sessions.")
+        static let configuration = CommandConfiguration(
+            abstract: "Delete an account with its passkeys, factors and sessions.")
         @Argument(help: "Username (any case) or user id.") var user: String
         @Flag(help: "Confirm the deletion.") var yes = false
         @OptionGroup var options: ServerOptions

@@ -32,7 +32,8 @@ struct CeremonyOptions: ParsableArguments {
     @Flag(name: .customLong("require-uv"), help: "Fail unless the authenticator verified the user (UV flag).")
     var requireUV = false
 
-    @Flag(name: .customLong("allow-rs1"), help: "Accept RSASSA-PKCS1-v1_5 with SHA-1 (COSE -65535) keys and signatures.")
+    @Flag(
+        name: .customLong("allow-rs1"), help: "Accept RSASSA-PKCS1-v1_5 with SHA-1 (COSE -65535) keys and signatures.")
     var allowRS1 = false
 
     @Option(
@@ -75,7 +76,9 @@ func usage(_ message: String) -> ExitCode {
 
 /// Prints a ceremony failure and returns the exit status for it.
 func failed(_ error: WebAuthnError) -> ExitCode {
-    var members: [(String, CLIJSON)] = [("ok", .bool(false)), ("error", .string(error.code.name)), ("step", .string(error.step))]
+    var members: [(String, CLIJSON)] = [
+        ("ok", .bool(false)), ("error", .string(error.code.name)), ("step", .string(error.step)),
+    ]
     if !error.detail.isEmpty { members.append(("detail", .string(error.detail))) }
     print(CLIJSON.object(members).rendered())
     return ExitCode(1)
@@ -99,7 +102,8 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("trust-anchor"),
-        help: "A PEM file of attestation root certificates (repeat for several). Without any, chains are not evaluated.")
+        help: "A PEM file of attestation root certificates (repeat for several). Without any, chains are not evaluated."
+    )
     var trustAnchors: [String] = []
 
     @Option(help: "Verification time for attestation certificates, ISO 8601 (default: now).")
@@ -107,7 +111,9 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("allow-algorithm"), parsing: .unconditionalSingleValue,
-        help: "A COSE algorithm identifier the options offered, e.g. -7 (repeat; default: every algorithm the library supports).")
+        help:
+            "A COSE algorithm identifier the options offered, e.g. -7 (repeat; default: every algorithm the library supports)."
+    )
     var allowAlgorithms: [Int] = []
 
     @Flag(help: "Treat the response as a conditional create (mediation: \"conditional\"): UP not required.")
@@ -115,19 +121,26 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("bundled-anchors"),
-        help: "Also trust the roots Sesame ships, each for its format (Apple, Google, GlobalSign for SafetyNet, Microsoft TPM).")
+        help:
+            "Also trust the roots Sesame ships, each for its format (Apple, Google, GlobalSign for SafetyNet, Microsoft TPM)."
+    )
     var bundledAnchors = false
 
     @Option(
-        help: "A FIDO MDS3 metadata BLOB (JWT): verified, then its statements anchor attestations of their models and feed the policy.")
+        help:
+            "A FIDO MDS3 metadata BLOB (JWT): verified, then its statements anchor attestations of their models and feed the policy."
+    )
     var metadata: String?
 
     @Option(
         name: .customLong("metadata-root"),
-        help: "A PEM file of roots for the metadata BLOB signer, replacing the bundled FIDO root (GlobalSign Root CA R3).")
+        help:
+            "A PEM file of roots for the metadata BLOB signer, replacing the bundled FIDO root (GlobalSign Root CA R3)."
+    )
     var metadataRoots: [String] = []
 
-    @Option(name: .customLong("metadata-crl"), help: "A PEM file of CRLs for the BLOB signer's chain (repeat for several).")
+    @Option(
+        name: .customLong("metadata-crl"), help: "A PEM file of CRLs for the BLOB signer's chain (repeat for several).")
     var metadataCRLs: [String] = []
 
     @Option(
@@ -135,7 +148,10 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
         help: "Verification time for the metadata BLOB (its chain and nextUpdate), ISO 8601 (default: now).")
     var metadataAt: String?
 
-    @Option(help: "A registration policy JSON file (RegistrationPolicy: formats, attestation types, statuses, AAGUID lists, certification level, SafetyNet, SHA-1).")
+    @Option(
+        help:
+            "A registration policy JSON file (RegistrationPolicy: formats, attestation types, statuses, AAGUID lists, certification level, SafetyNet, SHA-1)."
+    )
     var policy: String?
 
     func run() async throws {
@@ -143,7 +159,9 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
         var config = rp.configuration
         var anchors: [Certificate] = []
         for path in trustAnchors {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw usage("cannot read \(path)") }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw usage("cannot read \(path)")
+            }
             do {
                 let end = "-----END CERTIFICATE-----"
                 let blocks = text.components(separatedBy: end).dropLast().map { $0 + end }
@@ -153,7 +171,9 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
         }
         var time = Date()
         if let at {
-            guard let parsed = ISO8601DateFormatter().date(from: at) else { throw usage("--at must be ISO 8601, e.g. 2024-01-31T12:00:00Z") }
+            guard let parsed = ISO8601DateFormatter().date(from: at) else {
+                throw usage("--at must be ISO 8601, e.g. 2024-01-31T12:00:00Z")
+            }
             time = parsed
         }
         config.attestationTrust = AttestationTrust(trustAnchors: anchors, verificationTime: time)
@@ -164,14 +184,17 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
         }
         if let policy {
             guard let data = try? readInput(policy) else { throw usage("cannot read \(policy)") }
-            do { config.registrationPolicy = try RegistrationPolicy(json: data) } catch { throw usage("--policy: \(error.detail)") }
+            do { config.registrationPolicy = try RegistrationPolicy(json: data) } catch {
+                throw usage("--policy: \(error.detail)")
+            }
         }
         if let metadata { config.attestationTrust.metadata = try await loadMetadata(metadata) }
         let expectation = RegistrationExpectation(
             challenge: try ceremony.challengeBytes(),
             userVerification: ceremony.requireUV ? .required : .preferred,
             mediation: conditional ? .conditional : nil,
-            allowedAlgorithms: allowAlgorithms.isEmpty ? VerifyDefaults.allAlgorithms : allowAlgorithms.map(COSEAlgorithm.init(rawValue:)))
+            allowedAlgorithms: allowAlgorithms.isEmpty
+                ? VerifyDefaults.allAlgorithms : allowAlgorithms.map(COSEAlgorithm.init(rawValue:)))
         let bytes = try ceremony.responseBytes()
         do {
             let response = try RegistrationResponseJSON.decode(bytes)
@@ -206,16 +229,26 @@ extension VerifyRegistrationCommand {
         guard let blob = try? String(contentsOfFile: path, encoding: .utf8) else { throw usage("cannot read \(path)") }
         var roots: [Certificate] = []
         if metadataRoots.isEmpty {
-            do { roots = try TrustAnchors.bundled().metadataRoots } catch { throw usage("the bundled FIDO root cannot be read") }
+            do { roots = try TrustAnchors.bundled().metadataRoots } catch {
+                throw usage("the bundled FIDO root cannot be read")
+            }
         }
         for file in metadataRoots {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw usage("cannot read \(file)") }
-            do { roots += try AttestationTrust.certificates(fromPEM: text) } catch { throw usage("\(file): \(error.detail)") }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw usage("cannot read \(file)")
+            }
+            do { roots += try AttestationTrust.certificates(fromPEM: text) } catch {
+                throw usage("\(file): \(error.detail)")
+            }
         }
         var crls: [CertificateRevocationList] = []
         for file in metadataCRLs {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw usage("cannot read \(file)") }
-            do { crls += try CertificateRevocationList.lists(fromPEM: text) } catch { throw usage("\(file): \(error.detail)") }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw usage("cannot read \(file)")
+            }
+            do { crls += try CertificateRevocationList.lists(fromPEM: text) } catch {
+                throw usage("\(file): \(error.detail)")
+            }
         }
         var time = Date()
         if let metadataAt {
@@ -227,7 +260,9 @@ extension VerifyRegistrationCommand {
         do {
             return try MetadataIndex(try await MetadataBLOB.verify(blob, roots: roots, crls: crls, time: time))
         } catch {
-            throw usage("--metadata \(path) does not verify: \(error.code.name)\(error.detail.isEmpty ? "" : " (\(error.detail))")")
+            throw usage(
+                "--metadata \(path) does not verify: \(error.code.name)\(error.detail.isEmpty ? "" : " (\(error.detail))")"
+            )
         }
     }
 }
@@ -245,18 +280,24 @@ struct VerifyAuthenticationCommand: ParsableCommand {
 
     @OptionGroup var ceremony: CeremonyOptions
 
-    @Option(name: .customLong("public-key"), parsing: .unconditional, help: "The stored credential public key (COSE_Key), unpadded base64url.")
+    @Option(
+        name: .customLong("public-key"), parsing: .unconditional,
+        help: "The stored credential public key (COSE_Key), unpadded base64url.")
     var publicKey: String
 
     @Option(name: .customLong("sign-count"), help: "The stored signature counter.")
     var signCount: UInt32
 
-    @Option(name: .customLong("user-handle"), parsing: .unconditional, help: "The account's user handle, unpadded base64url.")
+    @Option(
+        name: .customLong("user-handle"), parsing: .unconditional,
+        help: "The account's user handle, unpadded base64url.")
     var userHandle: String?
 
     @Option(
         name: .customLong("backup-eligible"),
-        help: "Whether the credential was backup eligible (BE) at registration: true or false (default: whatever this response says, i.e. not checked).")
+        help:
+            "Whether the credential was backup eligible (BE) at registration: true or false (default: whatever this response says, i.e. not checked)."
+    )
     var backupEligible: Bool?
 
     @Option(help: "The FIDO AppID requested with the appid extension (U2F credentials).")
@@ -265,7 +306,9 @@ struct VerifyAuthenticationCommand: ParsableCommand {
     func run() throws {
         let rp = try ceremony.relyingParty()
         let challenge = try ceremony.challengeBytes()
-        guard let key = try? Base64URL.decode(publicKey), !key.isEmpty else { throw usage("--public-key must be base64url") }
+        guard let key = try? Base64URL.decode(publicKey), !key.isEmpty else {
+            throw usage("--public-key must be base64url")
+        }
         var handle: [UInt8]? = nil
         if let userHandle {
             guard let h = try? Base64URL.decode(userHandle) else { throw usage("--user-handle must be base64url") }
@@ -276,7 +319,8 @@ struct VerifyAuthenticationCommand: ParsableCommand {
             let response = try AuthenticationResponseJSON.decode(bytes)
             let be =
                 backupEligible
-                ?? ((try? AuthenticatorData(bytes: response.response.authenticatorData.bytes))?.flags.contains(.backupEligible)
+                ?? ((try? AuthenticatorData(bytes: response.response.authenticatorData.bytes))?.flags.contains(
+                    .backupEligible)
                     ?? false)
             let record = CredentialRecord(
                 id: response.rawId.bytes, publicKey: key, signCount: signCount, backupEligible: be,

@@ -20,7 +20,8 @@ struct CBORDecodingTests {
         ("f93e00", .float(1.5)), ("f97bff", .float(65504)), ("fa47c35000", .float(100000)),
         ("fa7f7fffff", .float(Double(Float.greatestFiniteMagnitude))), ("fb7e37e43c8800759c", .float(1.0e300)),
         ("f90001", .float(5.960464477539063e-8)), ("f90400", .float(0.00006103515625)), ("f9c400", .float(-4)),
-        ("fbc010666666666666", .float(-4.1)), ("f97c00", .float(.infinity)), ("f97e00", .float(.nan)), ("f9fc00", .float(-.infinity)),
+        ("fbc010666666666666", .float(-4.1)), ("f97c00", .float(.infinity)), ("f97e00", .float(.nan)),
+        ("f9fc00", .float(-.infinity)),
         ("f4", false), ("f5", true), ("f6", .null), ("f7", .undefined), ("f0", .simple(16)), ("f8ff", .simple(255)),
         ("c074323031332d30332d32315432303a30343a30305a", .tagged(0, "2013-03-21T20:04:00Z")),
         ("c11a514b67b0", .tagged(1, 1_363_896_240)), ("d74401020304", .tagged(23, .byteString([1, 2, 3, 4]))),
@@ -58,8 +59,10 @@ struct CBORDecodingTests {
         ("a201020103", .duplicateMapKey), ("0000", .trailingBytes), ("f813", .unsupportedSimpleValue),
         ("fa3f800000", .nonCanonicalFloat),
         ("f9ff01", .nonCanonicalFloat),  // NaN with a payload; found by FuzzCBOR
-        ("fa7fc00000", .nonCanonicalFloat), ("fb7ff8000000000000", .nonCanonicalFloat), ("fb3ff0000000000000", .nonCanonicalFloat),
-        ("5bffffffffffffffff", .integerOverflow), ("5a7fffffff", .truncated), ("9a7fffffff", .truncated), ("ba7fffffff", .truncated),
+        ("fa7fc00000", .nonCanonicalFloat), ("fb7ff8000000000000", .nonCanonicalFloat),
+        ("fb3ff0000000000000", .nonCanonicalFloat),
+        ("5bffffffffffffffff", .integerOverflow), ("5a7fffffff", .truncated), ("9a7fffffff", .truncated),
+        ("ba7fffffff", .truncated),
     ]
 
     @Test(arguments: refused.indices)
@@ -119,7 +122,9 @@ struct CBOREncodingTests {
         #expect(CBOREncoder.encode(map) == hex("a7 0100 0300 2000 2100 616100 616200 19010000"))
     }
 
-    @Test(arguments: [Int64.min, -65_537, -65_536, -257, -256, -25, -24, -1, 0, 23, 24, 255, 256, 65_535, 65_536, Int64.max])
+    @Test(arguments: [
+        Int64.min, -65_537, -65_536, -257, -256, -25, -24, -1, 0, 23, 24, 255, 256, 65_535, 65_536, Int64.max,
+    ])
     func integersRoundTrip(_ value: Int64) throws {
         let encoded = CBOREncoder.encode(CBOR(value))
         let decoded = try CBORDecoder().decode(encoded)

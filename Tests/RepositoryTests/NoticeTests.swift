@@ -25,9 +25,11 @@ import Testing
             if line.hasPrefix("## ") {
                 entries.append(Entry(title: String(line.dropFirst(3))))
             } else if line.hasPrefix("files: "), !entries.isEmpty {
-                entries[entries.count - 1].globs.append(String(line.dropFirst("files: ".count)).trimmingCharacters(in: .whitespaces))
+                entries[entries.count - 1].globs.append(
+                    String(line.dropFirst("files: ".count)).trimmingCharacters(in: .whitespaces))
             } else if line.hasPrefix("license: "), !entries.isEmpty {
-                entries[entries.count - 1].license = String(line.dropFirst("license: ".count)).trimmingCharacters(in: .whitespaces)
+                entries[entries.count - 1].license = String(line.dropFirst("license: ".count)).trimmingCharacters(
+                    in: .whitespaces)
             }
         }
         return entries.filter { !$0.globs.isEmpty }
@@ -39,10 +41,13 @@ import Testing
         var files: [String] = []
         for top in ["Sources", "Tests"] {
             let base = root.appendingPathComponent(top)
-            guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
+            guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
+            else { continue }
             for case let url as URL in walker {
                 let path = String(url.path.dropFirst(root.path.count + 1))
-                if path.contains("/__pycache__/") || path.contains("/.build") || url.lastPathComponent == ".DS_Store" { continue }
+                if path.contains("/__pycache__/") || path.contains("/.build") || url.lastPathComponent == ".DS_Store" {
+                    continue
+                }
                 guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
                 if ["swift", "py"].contains(url.pathExtension) { continue }
                 files.append(path)
@@ -89,7 +94,9 @@ import Testing
     @Test func everyDataFileIsListed() throws {
         let entries = try Self.entries()
         #expect(entries.count >= 5)
-        let unlisted = Self.dataFiles().filter { path in !entries.contains { $0.globs.contains { Self.matches($0, path) } } }
+        let unlisted = Self.dataFiles().filter { path in
+            !entries.contains { $0.globs.contains { Self.matches($0, path) } }
+        }
         #expect(unlisted.isEmpty, "not in NOTICE: \(unlisted)")
     }
 
@@ -99,7 +106,9 @@ import Testing
             for glob in entry.globs {
                 #expect(files.contains { Self.matches(glob, $0) }, "\(entry.title): \(glob) matches no file")
             }
-            #expect(entry.license.map(Self.allowedLicenses.contains) == true, "\(entry.title): license \(entry.license ?? "none")")
+            #expect(
+                entry.license.map(Self.allowedLicenses.contains) == true,
+                "\(entry.title): license \(entry.license ?? "none")")
         }
     }
 

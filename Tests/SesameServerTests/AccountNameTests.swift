@@ -22,7 +22,8 @@ import WebAuthn
             let session = try await signInWithPassword(client, "nora", "correct horse")
             // Cookie + CSRF token, as the page sends it; surrounding spaces are trimmed.
             let renamed = try await client.json(
-                "/api/account", .patch, body: jsonString(["displayName": "  Nora Brandt  "]), headers: session.cookieHeaders
+                "/api/account", .patch, body: jsonString(["displayName": "  Nora Brandt  "]),
+                headers: session.cookieHeaders
             )
             #expect(renamed.status == .ok, "\(renamed.text)")
             #expect(renamed.object["status"] as? String == "renamed")
@@ -33,7 +34,8 @@ import WebAuthn
 
             // Bearer token, as an app sends it; 64 characters (here 64 grapheme clusters, some multi-scalar) fit.
             let long = String(repeating: "é", count: 32) + String(repeating: "👩🏽‍💻", count: 32)
-            let bearer = try await client.json("/api/account", .patch, body: jsonString(["displayName": long]), headers: session.bearerHeaders)
+            let bearer = try await client.json(
+                "/api/account", .patch, body: jsonString(["displayName": long]), headers: session.bearerHeaders)
             #expect(bearer.status == .ok, "\(bearer.text)")
             #expect(try await storedName(server, user) == long)
 
@@ -84,7 +86,8 @@ import WebAuthn
             let signedOut = try await client.json("/api/account", .patch, body: body)
             #expect(signedOut.status == .unauthorized)
             #expect(signedOut.errorCode == "unauthenticated")
-            let badToken = try await client.json("/api/account", .patch, body: body, headers: [.authorization: "Bearer not-a-session"])
+            let badToken = try await client.json(
+                "/api/account", .patch, body: body, headers: [.authorization: "Bearer not-a-session"])
             #expect(badToken.status == .unauthorized)
 
             let session = try await signInWithPassword(client, "nora", "correct horse")
@@ -98,7 +101,9 @@ import WebAuthn
 
             // After signing out, the old session's token no longer works.
             #expect(try await client.json("/api/session", .delete, headers: session.bearerHeaders).status == .ok)
-            #expect(try await client.json("/api/account", .patch, body: body, headers: session.bearerHeaders).status == .unauthorized)
+            #expect(
+                try await client.json("/api/account", .patch, body: body, headers: session.bearerHeaders).status
+                    == .unauthorized)
         }
         #expect(try await storedName(server, user) == user.displayName)
     }

@@ -18,9 +18,14 @@ import VirtualAuthenticator
         try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders)
     }
 
-    func finish(_ client: some TestClientProtocol, _ session: SignedIn, _ options: TestResponse) async throws -> TestResponse {
-        let made = try VirtualAuthenticator().create(optionsJSON: Array(options.body.readableBytesView), origin: PasskeyJourneyTests.origin)
-        return try await client.json("/api/account/passkeys", .post, body: PasskeyJourneyTests().credentialBody(made.json), headers: session.bearerHeaders)
+    func finish(_ client: some TestClientProtocol, _ session: SignedIn, _ options: TestResponse) async throws
+        -> TestResponse
+    {
+        let made = try VirtualAuthenticator().create(
+            optionsJSON: Array(options.body.readableBytesView), origin: PasskeyJourneyTests.origin)
+        return try await client.json(
+            "/api/account/passkeys", .post, body: PasskeyJourneyTests().credentialBody(made.json),
+            headers: session.bearerHeaders)
     }
 
     @Test(arguments: TestDatabase.all)
@@ -79,8 +84,12 @@ import VirtualAuthenticator
             silent.userPresent = false
             silent.userVerified = false
             func add(_ options: TestResponse, _ authenticator: VirtualAuthenticator) async throws -> TestResponse {
-                let made = try authenticator.create(optionsJSON: Array(options.body.readableBytesView), origin: PasskeyJourneyTests.origin, behaviour: silent)
-                return try await client.json("/api/account/passkeys", .post, body: PasskeyJourneyTests().credentialBody(made.json), headers: session.bearerHeaders)
+                let made = try authenticator.create(
+                    optionsJSON: Array(options.body.readableBytesView), origin: PasskeyJourneyTests.origin,
+                    behaviour: silent)
+                return try await client.json(
+                    "/api/account/passkeys", .post, body: PasskeyJourneyTests().credentialBody(made.json),
+                    headers: session.bearerHeaders)
             }
 
             let modal = try await options(client, session)
@@ -89,7 +98,9 @@ import VirtualAuthenticator
             #expect(refused.errorCode == "registration_failed")
             #expect(refused.text.contains("userPresenceRequired"))
 
-            let conditional = try await client.json("/api/account/passkeys/options", .post, body: #"{"mediation":"conditional"}"#, headers: session.bearerHeaders)
+            let conditional = try await client.json(
+                "/api/account/passkeys/options", .post, body: #"{"mediation":"conditional"}"#,
+                headers: session.bearerHeaders)
             #expect(conditional.status == .ok)
             let selection = conditional.object["authenticatorSelection"] as? [String: Any]
             #expect(selection?["residentKey"] as? String == "required")
@@ -101,8 +112,11 @@ import VirtualAuthenticator
             let list = try await client.json("/api/account/passkeys", headers: session.bearerHeaders)
             #expect((try JSONSerialization.jsonObject(with: Data(list.text.utf8)) as? [Any])?.count == 1)
 
-            for body in [#"{"mediation":"silent"}"#, #"{"mediation":""}"#, #"{"kind":"security-key","mediation":"conditional"}"#] {
-                let bad = try await client.json("/api/account/passkeys/options", .post, body: body, headers: session.bearerHeaders)
+            for body in [
+                #"{"mediation":"silent"}"#, #"{"mediation":""}"#, #"{"kind":"security-key","mediation":"conditional"}"#,
+            ] {
+                let bad = try await client.json(
+                    "/api/account/passkeys/options", .post, body: body, headers: session.bearerHeaders)
                 #expect(bad.status == .badRequest, "\(body)")
                 #expect(bad.errorCode == "invalid_mediation", "\(body)")
             }

@@ -19,18 +19,34 @@ import Testing
 
     /// The re-authentication window comes from the file, the environment or a flag, within 30 s ... 1 day.
     @Test func reauthenticationWindowIsASetting() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-config-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sesame-config-\(UUID().uuidString).json")
         try Data(#"{"reauthenticationWindow": 120}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        #expect(try ServerConfiguration.resolve(flags: [:], environment: [:], configFile: file.path).reauthenticationWindow == 120)
-        #expect(try ServerConfiguration.resolve(flags: [:], environment: ["SESAME_REAUTHENTICATION_WINDOW": "300"], configFile: file.path).reauthenticationWindow == 300)
-        #expect(try ServerConfiguration.resolve(flags: ["reauthenticationWindow": "45"], environment: ["SESAME_REAUTHENTICATION_WINDOW": "300"], configFile: nil).reauthenticationWindow == 45)
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(flags: ["reauthenticationWindow": "10"], environment: [:], configFile: nil) }
+        #expect(
+            try ServerConfiguration.resolve(flags: [:], environment: [:], configFile: file.path).reauthenticationWindow
+                == 120)
+        #expect(
+            try ServerConfiguration.resolve(
+                flags: [:], environment: ["SESAME_REAUTHENTICATION_WINDOW": "300"], configFile: file.path
+            ).reauthenticationWindow == 300)
+        #expect(
+            try ServerConfiguration.resolve(
+                flags: ["reauthenticationWindow": "45"], environment: ["SESAME_REAUTHENTICATION_WINDOW": "300"],
+                configFile: nil
+            ).reauthenticationWindow == 45)
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.resolve(flags: ["reauthenticationWindow": "10"], environment: [:], configFile: nil)
+        }
     }
 
     @Test func precedenceIsDefaultThenFileThenEnvironmentThenFlag() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-config-\(UUID().uuidString).json")
-        try Data(#"{"port": 9000, "host": "0.0.0.0", "rpName": "File", "relatedOrigins": ["https://a.example"], "androidApps": [{"package_name": "com.example", "sha256_cert_fingerprints": ["AA:BB"]}]}"#.utf8).write(to: file)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sesame-config-\(UUID().uuidString).json")
+        try Data(
+            #"{"port": 9000, "host": "0.0.0.0", "rpName": "File", "relatedOrigins": ["https://a.example"], "androidApps": [{"package_name": "com.example", "sha256_cert_fingerprints": ["AA:BB"]}]}"#
+                .utf8
+        ).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let c = try ServerConfiguration.resolve(
             flags: ["port": "9002"],
@@ -66,7 +82,11 @@ import Testing
     }
 
     @Test func httpsOriginMakesCookiesSecure() throws {
-        let c = try ServerConfiguration.resolve(flags: ["origin": "https://login.example.com", "rpID": "example.com", "smsSender": "https://sms.example.com/hook"], environment: [:], configFile: nil)
+        let c = try ServerConfiguration.resolve(
+            flags: [
+                "origin": "https://login.example.com", "rpID": "example.com",
+                "smsSender": "https://sms.example.com/hook",
+            ], environment: [:], configFile: nil)
         #expect(c.isSecureOrigin)
         let cookies = Cookies(c)
         #expect(cookies.sessionName == "__Host-sesame_session")
@@ -86,7 +106,8 @@ import Testing
 
     /// docs/configuration.md carries the same table the code defines.
     @Test func documentedTableMatchesTheCode() throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("docs/configuration.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         #expect(text.contains(ServerConfiguration.markdownTable))
@@ -126,7 +147,10 @@ import Testing
     /// derivation is scrypt as the RFC defines it.
     @Test func scryptMatchesRFC7914Vector() throws {
         let record = PasswordRecord(
-            hash: Array(hex: "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"),
+            hash: Array(
+                hex:
+                    "fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b3731622eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640"
+            ),
             salt: Array("NaCl".utf8), logN: 10, r: 8, p: 16
         )
         let derived = try PasswordHasher.derive("password", salt: record.salt, logN: 10, r: 8, p: 16, length: 64)

@@ -32,7 +32,9 @@ import WebAuthn
         #expect(abs(Double(counts[3]) / Double(total) - 0.125) < 0.03)
         let descriptors = Double(profiles.values.reduce(0, +))
         for profile in FakeCredentials.profiles {
-            #expect(abs(Double(profiles[profile.idLength] ?? 0) / descriptors - Double(profile.weight) / 256) < 0.03, "\(profile.idLength)")
+            #expect(
+                abs(Double(profiles[profile.idLength] ?? 0) / descriptors - Double(profile.weight) / 256) < 0.03,
+                "\(profile.idLength)")
         }
     }
 
@@ -63,8 +65,10 @@ import WebAuthn
 
     static func credential(_ id: [UInt8], user: User, transports: [String]) -> StoredCredential {
         StoredCredential(
-            id: id, userID: user.id, publicKey: [0xa0], signCount: 0, transports: transports, aaguid: nil, backupEligible: true,
-            backedUp: true, userVerified: true, attestationFormat: "none", name: "Passkey", createdAt: Date(timeIntervalSince1970: 0),
+            id: id, userID: user.id, publicKey: [0xa0], signCount: 0, transports: transports, aaguid: nil,
+            backupEligible: true,
+            backedUp: true, userVerified: true, attestationFormat: "none", name: "Passkey",
+            createdAt: Date(timeIntervalSince1970: 0),
             lastUsedAt: nil
         )
     }
@@ -76,8 +80,10 @@ import WebAuthn
         let two = try await server.seedUser("two")
         try await server.seedUser("nopasskey", password: "correct horse")
         try await server.withStore { (store: SQLStore) async throws in
-            try await store.addCredential(Self.credential(Secrets.random(20), user: one, transports: ["hybrid", "internal"]))
-            try await store.addCredential(Self.credential(Secrets.random(20), user: two, transports: ["hybrid", "internal"]))
+            try await store.addCredential(
+                Self.credential(Secrets.random(20), user: one, transports: ["hybrid", "internal"]))
+            try await store.addCredential(
+                Self.credential(Secrets.random(20), user: two, transports: ["hybrid", "internal"]))
             try await store.addCredential(Self.credential(Secrets.random(64), user: two, transports: ["nfc", "usb"]))
         }
         // Enough unknown names that lists of 1, 2 and 3 descriptors all occur.

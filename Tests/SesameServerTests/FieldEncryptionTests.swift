@@ -63,16 +63,21 @@ import Testing
             try await store.setSMS(userID: bob.id, phone: "+15555550199", confirmed: true, at: server.clock.now)
             let aliceSecret = try await Self.rawTOTP(store, alice.id)
             let alicePhone = try await Self.rawPhone(store, alice.id)
-            try await store.db.raw("UPDATE totp SET secret = \(bind: Data(aliceSecret)) WHERE user_id = \(bind: bob.id)").run()
+            try await store.db.raw(
+                "UPDATE totp SET secret = \(bind: Data(aliceSecret)) WHERE user_id = \(bind: bob.id)"
+            ).run()
             try await store.db.raw("UPDATE sms SET phone = \(bind: alicePhone) WHERE user_id = \(bind: bob.id)").run()
             await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: bob.id) }
             await #expect(throws: StoreError.undecryptable("sms")) { try await store.sms(userID: bob.id) }
             // A flipped bit and a truncated value fail the same way.
             var flipped = aliceSecret
             flipped[20] ^= 0x01
-            try await store.db.raw("UPDATE totp SET secret = \(bind: Data(flipped)) WHERE user_id = \(bind: alice.id)").run()
+            try await store.db.raw("UPDATE totp SET secret = \(bind: Data(flipped)) WHERE user_id = \(bind: alice.id)")
+                .run()
             await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: alice.id) }
-            try await store.db.raw("UPDATE totp SET secret = \(bind: Data(aliceSecret.prefix(10))) WHERE user_id = \(bind: alice.id)").run()
+            try await store.db.raw(
+                "UPDATE totp SET secret = \(bind: Data(aliceSecret.prefix(10))) WHERE user_id = \(bind: alice.id)"
+            ).run()
             await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: alice.id) }
         }
     }
@@ -84,9 +89,12 @@ import Testing
         let user = try await server.seedUser("dana", password: "correct horse")
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "dana", "correct horse")
-            #expect(try await client.json("/api/account/totp", .post, headers: session.bearerHeaders).status == .created)
+            #expect(
+                try await client.json("/api/account/totp", .post, headers: session.bearerHeaders).status == .created)
             try await server.withStore { store in
-                try await store.db.raw("UPDATE totp SET secret = \(bind: Data(Self.totpSecret)) WHERE user_id = \(bind: user.id)").run()
+                try await store.db.raw(
+                    "UPDATE totp SET secret = \(bind: Data(Self.totpSecret)) WHERE user_id = \(bind: user.id)"
+                ).run()
             }
             let qr = try await client.json("/api/account/totp/qr.png", headers: session.bearerHeaders)
             #expect(qr.status == .internalServerError)
@@ -115,7 +123,9 @@ import Testing
             try await sql.raw(
                 "INSERT INTO totp (user_id, secret, last_step, confirmed, created_at) VALUES ('u1', \(bind: Data(Self.totpSecret)), 5, 1, 0)"
             ).run()
-            try await sql.raw("INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES ('u1', \(bind: Self.phone), 1, 0)").run()
+            try await sql.raw(
+                "INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES ('u1', \(bind: Self.phone), 1, 0)"
+            ).run()
 
             #expect(try await Migrations.run(on: engine, now: server.clock.now).contains(2))
             let store = try await SQLStore.open(engine: engine, now: server.clock.now)
@@ -145,7 +155,9 @@ import Testing
             let pending = try await SecondFactorTests().pendingStep(client, "erin", "correct horse")
             let signedIn = try await client.json(
                 "/api/sessions/second-factor", .post,
-                body: jsonString(["factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token])
+                body: jsonString([
+                    "factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token,
+                ])
             )
             #expect(signedIn.status == .ok)
             #expect(signedIn.object["status"] as? String == "signed_in")

@@ -19,7 +19,8 @@ import Testing
     @Test func metricsArePrometheusText() async throws {
         try await TestServer(.sqlite) { $0.metricsToken = "metrics-token-0123456789" }.app().test(.router) { client in
             try await client.json("/health")
-            let response = try await client.json("/metrics", headers: [.authorization: "Bearer metrics-token-0123456789"])
+            let response = try await client.json(
+                "/metrics", headers: [.authorization: "Bearer metrics-token-0123456789"])
             #expect(response.status == .ok)
             #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
             #expect(response.text.contains("sesame_http_requests_total"))
@@ -38,13 +39,17 @@ import Testing
             let aasa = try await client.json("/.well-known/apple-app-site-association")
             #expect(aasa.status == .ok)
             #expect(aasa.headers[.contentType]?.hasPrefix("application/json") == true)
-            #expect((aasa.object["webcredentials"] as? [String: Any])?["apps"] as? [String] == ["A1B2C3D4E5.com.example.Shiny"])
+            #expect(
+                (aasa.object["webcredentials"] as? [String: Any])?["apps"] as? [String] == [
+                    "A1B2C3D4E5.com.example.Shiny"
+                ])
 
             let links = try await client.json("/.well-known/assetlinks.json")
             let statements = try JSONSerialization.jsonObject(with: Data(links.text.utf8)) as? [[String: Any]]
-            #expect(statements?.first?["relation"] as? [String] == [
-                "delegate_permission/common.get_login_creds", "delegate_permission/common.handle_all_urls",
-            ])
+            #expect(
+                statements?.first?["relation"] as? [String] == [
+                    "delegate_permission/common.get_login_creds", "delegate_permission/common.handle_all_urls",
+                ])
             let target = statements?.first?["target"] as? [String: Any]
             #expect(target?["package_name"] as? String == "com.example.shiny")
             #expect(target?["sha256_cert_fingerprints"] as? [String] == ["AB:CD"])
@@ -68,13 +73,19 @@ import Testing
             #expect(response.status == .ok)
             #expect(response.text.hasPrefix("openapi: 3."))
             let routes = [
-                "/health", "/metrics", "/openapi.yaml", "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json",
-                "/.well-known/passkey-endpoints", "/.well-known/webauthn", "/.well-known/change-password", "/api/sessions/password",
-                "/api/sessions/second-factor", "/api/sessions/second-factor/sms", "/api/session", "/api/account", "/api/account/password",
-                "/api/account/sessions", "/api/account/sessions/{id}", "/api/account/audit", "/api/registration/options", "/api/registration",
-                "/api/authentication/options", "/api/authentication", "/api/account/passkeys", "/api/account/passkeys/options",
+                "/health", "/metrics", "/openapi.yaml", "/.well-known/apple-app-site-association",
+                "/.well-known/assetlinks.json",
+                "/.well-known/passkey-endpoints", "/.well-known/webauthn", "/.well-known/change-password",
+                "/api/sessions/password",
+                "/api/sessions/second-factor", "/api/sessions/second-factor/sms", "/api/session", "/api/account",
+                "/api/account/password",
+                "/api/account/sessions", "/api/account/sessions/{id}", "/api/account/audit",
+                "/api/registration/options", "/api/registration",
+                "/api/authentication/options", "/api/authentication", "/api/account/passkeys",
+                "/api/account/passkeys/options",
                 "/api/account/passkeys/{id}", "/api/account/signals", "/api/account/totp", "/api/account/totp/qr.png",
-                "/api/account/totp/confirm", "/api/account/sms", "/api/account/sms/confirm", "/api/account/recovery-codes",
+                "/api/account/totp/confirm", "/api/account/sms", "/api/account/sms/confirm",
+                "/api/account/recovery-codes",
                 "/api/session/reauthenticate/options", "/api/session/reauthenticate", "/api/session/reauthenticate/sms",
                 "/providers/{aaguid}/icon",
             ]
@@ -102,7 +113,9 @@ import Testing
         ("/api/account/sessions", .patch, "DELETE, GET, HEAD"),
         ("/api/session/reauthenticate", .get, "POST"),
     ])
-    func knownPathsWithAnotherMethodAnswer405(_ path: String, _ method: HTTPRequest.Method, _ allow: String) async throws {
+    func knownPathsWithAnotherMethodAnswer405(_ path: String, _ method: HTTPRequest.Method, _ allow: String)
+        async throws
+    {
         try await TestServer(.sqlite).app().test(.router) { client in
             let response = try await client.json(path, method)
             #expect(response.status == .methodNotAllowed)
@@ -135,7 +148,8 @@ import Testing
         let server = TestServer(db)
         try await server.seedUser("Alice", password: "correct horse")
         try await server.app().test(.router) { client in
-            let response = try await client.json("/api/sessions/password", .post, body: #"{"username":"ALICE","password":"correct horse"}"#)
+            let response = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"ALICE","password":"correct horse"}"#)
             #expect(response.status == .ok)
             #expect(response.object["status"] as? String == "signed_in")
             let setCookie = response.headers[.setCookie] ?? ""
@@ -145,9 +159,13 @@ import Testing
             let token = response.object["sessionToken"] as? String ?? ""
             #expect(token.utf8.count == 43)
             // Only the hash is stored.
-            let stored = try await server.withStore { try await $0.session(tokenHash: Array(token.utf8), now: server.clock.now) }
+            let stored = try await server.withStore {
+                try await $0.session(tokenHash: Array(token.utf8), now: server.clock.now)
+            }
             #expect(stored == nil)
-            let byHash = try await server.withStore { try await $0.session(tokenHash: Secrets.sha256(token), now: server.clock.now) }
+            let byHash = try await server.withStore {
+                try await $0.session(tokenHash: Secrets.sha256(token), now: server.clock.now)
+            }
             #expect(byHash?.method == "password")
         }
     }
@@ -156,7 +174,8 @@ import Testing
         let server = TestServer(.sqlite, origin: "https://example.com") { $0.rpID = "example.com" }
         try await server.seedUser("bob", password: "correct horse")
         try await server.app().test(.router) { client in
-            let response = try await client.json("/api/sessions/password", .post, body: #"{"username":"bob","password":"correct horse"}"#)
+            let response = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"bob","password":"correct horse"}"#)
             let setCookie = response.headers[.setCookie] ?? ""
             #expect(setCookie.hasPrefix("__Host-sesame_session="))
             #expect(setCookie.contains("; Secure"))
@@ -169,8 +188,10 @@ import Testing
         let server = TestServer(db)
         try await server.seedUser("carol", password: "correct horse")
         try await server.app().test(.router) { client in
-            let wrong = try await client.json("/api/sessions/password", .post, body: #"{"username":"carol","password":"wrong horse"}"#)
-            let unknown = try await client.json("/api/sessions/password", .post, body: #"{"username":"nobody","password":"wrong horse"}"#)
+            let wrong = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"carol","password":"wrong horse"}"#)
+            let unknown = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"nobody","password":"wrong horse"}"#)
             #expect(wrong.status == .unauthorized)
             #expect(wrong.status == unknown.status)
             #expect(wrong.text == unknown.text)
@@ -203,7 +224,8 @@ import Testing
         try await server.seedUser("dave", password: "correct horse")
         try await server.app().test(.router) { client in
             for _ in 0..<5 {
-                let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"dave","password":"nope nope"}"#)
+                let r = try await client.json(
+                    "/api/sessions/password", .post, body: #"{"username":"dave","password":"nope nope"}"#)
                 #expect(r.status == .unauthorized)
             }
             // Locked: even the right password is refused, from another address too.
@@ -217,7 +239,8 @@ import Testing
             #expect(retry > 0 && retry <= 900)
             // After the window the account works again.
             server.clock.advance(901)
-            let ok = try await client.json("/api/sessions/password", .post, body: #"{"username":"dave","password":"correct horse"}"#)
+            let ok = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"dave","password":"correct horse"}"#)
             #expect(ok.status == .ok)
         }
     }
@@ -252,10 +275,12 @@ import Testing
         server.rateLimits.perAddress = 3
         try await server.app().test(.router) { client in
             for index in 0..<3 {
-                let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"u\#(index)","password":"guess guess"}"#)
+                let r = try await client.json(
+                    "/api/sessions/password", .post, body: #"{"username":"u\#(index)","password":"guess guess"}"#)
                 #expect(r.status == .unauthorized)
             }
-            let limited = try await client.json("/api/sessions/password", .post, body: #"{"username":"u9","password":"guess guess"}"#)
+            let limited = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"u9","password":"guess guess"}"#)
             #expect(limited.status == .tooManyRequests)
             let other = try await client.json(
                 "/api/sessions/password", .post, body: #"{"username":"u9","password":"guess guess"}"#,
@@ -271,7 +296,8 @@ import Testing
         try await server.seedUser("erin", password: "correct horse")  // logN 10
         server.configuration.passwordScryptLogN = 11
         try await server.app().test(.router) { client in
-            let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"erin","password":"correct horse"}"#)
+            let r = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"erin","password":"correct horse"}"#)
             #expect(r.status == .ok)
         }
         let user = try #require(try await server.withStore { try await $0.user(usernameKey: "erin") })
@@ -286,7 +312,8 @@ import Testing
         let user = try await server.seedUser("frank", password: "correct horse")
         _ = try await server.withStore { try await $0.setDisabled(userID: user.id, true) }
         try await server.app().test(.router) { client in
-            let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"frank","password":"correct horse"}"#)
+            let r = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"frank","password":"correct horse"}"#)
             #expect(r.status == .forbidden)
             #expect(r.errorCode == "account_disabled")
         }
@@ -303,7 +330,8 @@ import Testing
             try await store.replaceRecoveryCodes(userID: user.id, salt: [5], hashes: [[1]], at: Date())
         }
         try await server.app().test(.router) { client in
-            let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"grace","password":"correct horse"}"#)
+            let r = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"grace","password":"correct horse"}"#)
             #expect(r.status == .ok)
             #expect(r.object["status"] as? String == "second_factor_required")
             #expect(r.object["factors"] as? [String] == ["totp", "recovery"])
@@ -324,7 +352,8 @@ import Testing
     func badInputIsA4xxJSONError(_ contentType: String, _ body: String, _ status: Int) async throws {
         let server = TestServer(.sqlite)
         try await server.app().test(.router) { client in
-            let r = try await client.json("/api/sessions/password", .post, body: body, headers: [.contentType: contentType])
+            let r = try await client.json(
+                "/api/sessions/password", .post, body: body, headers: [.contentType: contentType])
             #expect(r.status.code == status)
             #expect(r.errorCode != nil)
             #expect(r.object["message"] is String)
@@ -342,7 +371,8 @@ import Testing
             let r = try await client.json("/api/account")
             #expect(r.status == .unauthorized)
             #expect(r.errorCode == "unauthenticated")
-            let forged = try await client.json("/api/account", headers: [.authorization: "Bearer " + String(repeating: "A", count: 43)])
+            let forged = try await client.json(
+                "/api/account", headers: [.authorization: "Bearer " + String(repeating: "A", count: 43)])
             #expect(forged.status == .unauthorized)
             let garbage = try await client.json("/api/account", headers: [.cookie: "sesame_session=%%%"])
             #expect(garbage.status == .unauthorized)
@@ -372,24 +402,32 @@ import Testing
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "ivan", "correct horse")
             let body = #"{"currentPassword":"correct horse","newPassword":"another horse"}"#
-            let noToken = try await client.json("/api/account/password", .put, body: body, headers: [.cookie: session.cookie])
+            let noToken = try await client.json(
+                "/api/account/password", .put, body: body, headers: [.cookie: session.cookie])
             #expect(noToken.status == .forbidden)
             #expect(noToken.errorCode == "csrf_check_failed")
             let wrongToken = try await client.json(
-                "/api/account/password", .put, body: body, headers: [.cookie: session.cookie, .init("X-CSRF-Token")!: (session.csrf.hasPrefix("A") ? "B" : "A") + session.csrf.dropFirst()]
+                "/api/account/password", .put, body: body,
+                headers: [
+                    .cookie: session.cookie,
+                    .init("X-CSRF-Token")!: (session.csrf.hasPrefix("A") ? "B" : "A") + session.csrf.dropFirst(),
+                ]
             )
             #expect(wrongToken.status == .forbidden)
             let crossOrigin = try await client.json(
-                "/api/account/password", .put, body: body, headers: session.cookieHeaders + [HTTPField(name: .origin, value: "https://evil.example")]
+                "/api/account/password", .put, body: body,
+                headers: session.cookieHeaders + [HTTPField(name: .origin, value: "https://evil.example")]
             )
             #expect(crossOrigin.status == .forbidden)
             #expect(crossOrigin.errorCode == "origin_not_allowed")
             let ok = try await client.json(
-                "/api/account/password", .put, body: body, headers: session.cookieHeaders + [HTTPField(name: .origin, value: "http://localhost:8080")]
+                "/api/account/password", .put, body: body,
+                headers: session.cookieHeaders + [HTTPField(name: .origin, value: "http://localhost:8080")]
             )
             #expect(ok.status == .ok)
             let bearer = try await client.json(
-                "/api/account/password", .put, body: #"{"currentPassword":"another horse","newPassword":"third horse!"}"#,
+                "/api/account/password", .put,
+                body: #"{"currentPassword":"another horse","newPassword":"third horse!"}"#,
                 headers: session.bearerHeaders
             )
             #expect(bearer.status == .ok)
@@ -404,24 +442,30 @@ import Testing
             let first = try await signInWithPassword(client, "judy", "correct horse")
             let second = try await signInWithPassword(client, "judy", "correct horse")
             let short = try await client.json(
-                "/api/account/password", .put, body: #"{"currentPassword":"correct horse","newPassword":"short"}"#, headers: first.bearerHeaders
+                "/api/account/password", .put, body: #"{"currentPassword":"correct horse","newPassword":"short"}"#,
+                headers: first.bearerHeaders
             )
             #expect(short.status == .badRequest)
             #expect(short.errorCode == "invalid_password")
             let wrong = try await client.json(
-                "/api/account/password", .put, body: #"{"currentPassword":"wrong horse","newPassword":"new horse new"}"#, headers: first.bearerHeaders
+                "/api/account/password", .put,
+                body: #"{"currentPassword":"wrong horse","newPassword":"new horse new"}"#, headers: first.bearerHeaders
             )
             #expect(wrong.status == .forbidden)
-            let missing = try await client.json("/api/account/password", .put, body: #"{"newPassword":"new horse new"}"#, headers: first.bearerHeaders)
+            let missing = try await client.json(
+                "/api/account/password", .put, body: #"{"newPassword":"new horse new"}"#, headers: first.bearerHeaders)
             #expect(missing.status == .badRequest)
             let ok = try await client.json(
-                "/api/account/password", .put, body: #"{"currentPassword":"correct horse","newPassword":"new horse new"}"#, headers: first.bearerHeaders
+                "/api/account/password", .put,
+                body: #"{"currentPassword":"correct horse","newPassword":"new horse new"}"#,
+                headers: first.bearerHeaders
             )
             #expect(ok.status == .ok)
             #expect(ok.object["count"] as? Int == 1)
             #expect(try await client.json("/api/account", headers: second.bearerHeaders).status == .unauthorized)
             #expect(try await client.json("/api/account", headers: first.bearerHeaders).status == .ok)
-            let old = try await client.json("/api/sessions/password", .post, body: #"{"username":"judy","password":"correct horse"}"#)
+            let old = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"judy","password":"correct horse"}"#)
             #expect(old.status == .unauthorized)
             _ = try await signInWithPassword(client, "judy", "new horse new")
         }
@@ -454,11 +498,15 @@ import Testing
             #expect(!list.text.contains(a.token))
 
             // Sign out b from a.
-            let bID = try await client.json("/api/account", headers: b.bearerHeaders).object["session"].flatMap { ($0 as? [String: Any])?["id"] as? String }
+            let bID = try await client.json("/api/account", headers: b.bearerHeaders).object["session"].flatMap {
+                ($0 as? [String: Any])?["id"] as? String
+            }
             let one = try await client.json("/api/account/sessions/\(bID ?? "")", .delete, headers: a.bearerHeaders)
             #expect(one.status == .ok)
             #expect(try await client.json("/api/account", headers: b.bearerHeaders).status == .unauthorized)
-            #expect(try await client.json("/api/account/sessions/nonexistent", .delete, headers: a.bearerHeaders).status == .notFound)
+            #expect(
+                try await client.json("/api/account/sessions/nonexistent", .delete, headers: a.bearerHeaders).status
+                    == .notFound)
 
             // Sign out this one (c).
             let mine = try await client.json("/api/session", .delete, headers: c.bearerHeaders)
@@ -471,7 +519,9 @@ import Testing
             #expect(all.status == .ok)
             #expect(all.object["count"] as? Int == 2)
             #expect(all.headers[.setCookie]?.contains("Max-Age=0") == true)
-            for s in [a, d] { #expect(try await client.json("/api/account", headers: s.bearerHeaders).status == .unauthorized) }
+            for s in [a, d] {
+                #expect(try await client.json("/api/account", headers: s.bearerHeaders).status == .unauthorized)
+            }
         }
     }
 
@@ -492,11 +542,15 @@ import Testing
         let server = TestServer(db)
         try await server.seedUser("nina", password: "correct horse")
         try await server.app().test(.router) { client in
-            _ = try await client.json("/api/sessions/password", .post, body: #"{"username":"nina","password":"bad horse"}"#)
+            _ = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"nina","password":"bad horse"}"#)
             let session = try await signInWithPassword(client, "nina", "correct horse")
             let r = try await client.json("/api/account/audit", headers: session.bearerHeaders)
             let events = r.object["events"] as? [[String: Any]] ?? []
-            #expect(events.map { "\($0["kind"] ?? "") \($0["outcome"] ?? "")" }.sorted() == ["sign_in.password failure", "sign_in.password success"])
+            #expect(
+                events.map { "\($0["kind"] ?? "") \($0["outcome"] ?? "")" }.sorted() == [
+                    "sign_in.password failure", "sign_in.password success",
+                ])
             #expect(!r.text.contains("bad horse"))
         }
     }
@@ -529,7 +583,8 @@ import Testing
 /// GET body's Content-Length. Errors (401, 404, 405) keep their headers and lose their body too.
 @Suite struct HeadRequestTests {
     static let getPaths = [
-        "/", "/signin", "/signup", "/account", "/static/sesame.css", "/static/api.js", "/static/passkey.svg", "/static/nope.css",
+        "/", "/signin", "/signup", "/account", "/static/sesame.css", "/static/api.js", "/static/passkey.svg",
+        "/static/nope.css",
         "/health", "/metrics", "/openapi.yaml",
         "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/.well-known/passkey-endpoints",
         "/.well-known/webauthn", "/.well-known/change-password",

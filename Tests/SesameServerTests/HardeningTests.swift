@@ -9,7 +9,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 @testable import SesameServer
@@ -25,7 +25,8 @@ import FoundationNetworking
     @Test(arguments: TestDatabase.all)
     func signInWithoutUserVerificationIsOneFactor(_ db: TestDatabase) async throws {
         let server = TestServer(db)
-        let key = VirtualAuthenticator(configuration: .init(userVerification: false, transports: ["usb"], attachment: "cross-platform"))
+        let key = VirtualAuthenticator(
+            configuration: .init(userVerification: false, transports: ["usb"], attachment: "cross-platform"))
         let phone = VirtualAuthenticator()
         try await server.app().test(.router) { client in
             let created = try await journey.signUp(client, key, "uma")
@@ -47,12 +48,14 @@ import FoundationNetworking
         let phone = VirtualAuthenticator()
         try await server.app().test(.router) { client in
             // A registration whose UV flag is not set (an authenticator that skipped it) is refused.
-            let (options, token0) = try await journey.begin(client, "/api/registration/options", jsonString(["username": "wes"]))
+            let (options, token0) = try await journey.begin(
+                client, "/api/registration/options", jsonString(["username": "wes"]))
             var skipped = VirtualAuthenticator.Behaviour()
             skipped.userVerified = false
             let made = try phone.create(optionsJSON: options, origin: PasskeyJourneyTests.origin, behaviour: skipped)
             let refused = try await client.json(
-                "/api/registration", .post, body: journey.credentialBody(made.json), headers: [PasskeyJourneyTests.ceremony: token0 ?? ""]
+                "/api/registration", .post, body: journey.credentialBody(made.json),
+                headers: [PasskeyJourneyTests.ceremony: token0 ?? ""]
             )
             #expect(refused.status == .badRequest)
             #expect(refused.text.contains("userVerificationRequired"))
@@ -62,9 +65,11 @@ import FoundationNetworking
             let (signInOptions, token) = try await journey.begin(client, "/api/authentication/options", "{}")
             var behaviour = VirtualAuthenticator.Behaviour()
             behaviour.userVerified = false
-            let assertion = try good.get(optionsJSON: signInOptions, origin: PasskeyJourneyTests.origin, behaviour: behaviour)
+            let assertion = try good.get(
+                optionsJSON: signInOptions, origin: PasskeyJourneyTests.origin, behaviour: behaviour)
             let signIn = try await client.json(
-                "/api/authentication", .post, body: journey.credentialBody(assertion.json), headers: [PasskeyJourneyTests.ceremony: token ?? ""]
+                "/api/authentication", .post, body: journey.credentialBody(assertion.json),
+                headers: [PasskeyJourneyTests.ceremony: token ?? ""]
             )
             #expect(signIn.status == .badRequest)
             #expect(signIn.text.contains("userVerificationRequired"))
@@ -87,12 +92,14 @@ import FoundationNetworking
         try await server.seedUser("xia", password: "correct horse")
         try await server.app().test(.router) { client in
             let body = jsonString(["username": "xia", "password": "correct horse"])
-            let page = try await client.json("/api/sessions/password", .post, body: body, headers: [.init("Sesame-Client")!: "browser"])
+            let page = try await client.json(
+                "/api/sessions/password", .post, body: body, headers: [.init("Sesame-Client")!: "browser"])
             #expect(page.status == .ok)
             #expect(page.object["sessionToken"] == nil)
             #expect(page.object["csrfToken"] is String)
             #expect(page.cookie(named: "sesame_session") != nil)
-            let app = try await client.json("/api/sessions/password", .post, body: body, headers: [.init("Sesame-Client")!: "native"])
+            let app = try await client.json(
+                "/api/sessions/password", .post, body: body, headers: [.init("Sesame-Client")!: "native"])
             #expect((app.object["sessionToken"] as? String)?.utf8.count == 43)
         }
     }
@@ -108,8 +115,12 @@ import FoundationNetworking
             let none = try await client.json("/metrics")
             #expect(none.status == .unauthorized)
             #expect(none.headers[.wwwAuthenticate] == "Bearer")
-            #expect(try await client.json("/metrics", headers: [.authorization: "Bearer metrics-token-0123456780"]).status == .unauthorized)
-            #expect(try await client.json("/metrics", headers: [.authorization: "Bearer metrics-token-0123456789"]).status == .ok)
+            #expect(
+                try await client.json("/metrics", headers: [.authorization: "Bearer metrics-token-0123456780"]).status
+                    == .unauthorized)
+            #expect(
+                try await client.json("/metrics", headers: [.authorization: "Bearer metrics-token-0123456789"]).status
+                    == .ok)
         }
         #expect(throws: ConfigurationError.self) {
             try ServerConfiguration.resolve(flags: ["metricsToken": "short"], environment: [:], configFile: nil)
@@ -131,7 +142,8 @@ import FoundationNetworking
     }
 
     static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0)
+            .wait()
         let port = channel.localAddress?.port ?? 0
         try channel.close().wait()
         return port
@@ -158,11 +170,15 @@ import FoundationNetworking
 
     @Test func consoleSMSIsRefusedOnHTTPSUnlessAllowed() throws {
         let https = ["origin": "https://login.example.com", "rpID": "example.com"]
-        #expect(throws: ConfigurationError.self) { try ServerConfiguration.resolve(flags: https, environment: [:], configFile: nil) }
-        let allowed = try ServerConfiguration.resolve(flags: https.merging(["allowConsoleSMS": "true"]) { $1 }, environment: [:], configFile: nil)
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration.resolve(flags: https, environment: [:], configFile: nil)
+        }
+        let allowed = try ServerConfiguration.resolve(
+            flags: https.merging(["allowConsoleSMS": "true"]) { $1 }, environment: [:], configFile: nil)
         #expect(allowed.smsSender == "console")
         let webhook = try ServerConfiguration.resolve(
-            flags: https.merging(["smsSender": "https://sms.example.com/hook"]) { $1 }, environment: [:], configFile: nil
+            flags: https.merging(["smsSender": "https://sms.example.com/hook"]) { $1 }, environment: [:],
+            configFile: nil
         )
         #expect(webhook.smsSender == "https://sms.example.com/hook")
         // Plain http (development) keeps console as the default.
@@ -179,7 +195,9 @@ import FoundationNetworking
             let foreign: HTTPFields = [.origin: "https://evil.example"]
             let body = jsonString(["username": "yan", "password": "correct horse"])
             // Any Authorization header used to exempt the request: a garbage one must not.
-            for authorization in ["Bearer nonsense", "Basic eWFuOmNvcnJlY3QgaG9yc2U=", "Bearer " + String(repeating: "A", count: 43)] {
+            for authorization in [
+                "Bearer nonsense", "Basic eWFuOmNvcnJlY3QgaG9yc2U=", "Bearer " + String(repeating: "A", count: 43),
+            ] {
                 var headers = foreign
                 headers[.authorization] = authorization
                 let r = try await client.json("/api/sessions/password", .post, body: body, headers: headers)
@@ -189,7 +207,8 @@ import FoundationNetworking
             let session = try await signInWithPassword(client, "yan", "correct horse")
             var live = foreign
             live[.authorization] = "Bearer \(session.token)"
-            let rename = try await client.json("/api/account", .patch, body: jsonString(["displayName": "Yan"]), headers: live)
+            let rename = try await client.json(
+                "/api/account", .patch, body: jsonString(["displayName": "Yan"]), headers: live)
             #expect(rename.status == .ok, "\(rename.text)")
         }
     }

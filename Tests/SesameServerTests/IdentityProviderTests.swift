@@ -21,9 +21,12 @@ import WebAuthn
         let secret: String?
     }
 
-    static func register(_ server: TestServer, firstParty: Bool = true, isPublic: Bool = false, alg: JSONWebToken.Algorithm = .es256) async throws -> Registered {
+    static func register(
+        _ server: TestServer, firstParty: Bool = true, isPublic: Bool = false, alg: JSONWebToken.Algorithm = .es256
+    ) async throws -> Registered {
         try await server.withStore { store in
-            var registration = ClientRegistry.Registration(name: "Example App", redirectURIs: [redirect, "http://127.0.0.1/native"])
+            var registration = ClientRegistry.Registration(
+                name: "Example App", redirectURIs: [redirect, "http://127.0.0.1/native"])
             registration.firstParty = firstParty
             registration.isPublic = isPublic
             registration.idTokenAlgorithm = alg
@@ -35,13 +38,17 @@ import WebAuthn
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"  // RFC 7636 Appendix B
     static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 
-    static func authorizePath(_ clientID: String, redirect: String = redirect, extra: [(String, String)] = []) -> String {
-        "/oauth/authorize?" + FormParameters.encode(
-            [
-                ("client_id", clientID), ("redirect_uri", redirect), ("response_type", "code"), ("scope", "openid profile offline_access"),
-                ("state", "st-1"), ("nonce", "n-1"), ("code_challenge", challenge), ("code_challenge_method", "S256"),
-            ] + extra
-        )
+    static func authorizePath(_ clientID: String, redirect: String = redirect, extra: [(String, String)] = []) -> String
+    {
+        "/oauth/authorize?"
+            + FormParameters.encode(
+                [
+                    ("client_id", clientID), ("redirect_uri", redirect), ("response_type", "code"),
+                    ("scope", "openid profile offline_access"),
+                    ("state", "st-1"), ("nonce", "n-1"), ("code_challenge", challenge),
+                    ("code_challenge_method", "S256"),
+                ] + extra
+            )
     }
 
     static func query(_ location: String?) -> [String: String] {
@@ -60,8 +67,11 @@ import WebAuthn
     }
 
     /// Signs in with a password and follows the authorization request to the code.
-    static func code(_ client: some TestClientProtocol, _ session: SignedIn, clientID: String, extra: [(String, String)] = []) async throws -> String {
-        let response = try await client.execute(uri: authorizePath(clientID, extra: extra), method: .get, headers: [.cookie: session.cookie], body: nil)
+    static func code(
+        _ client: some TestClientProtocol, _ session: SignedIn, clientID: String, extra: [(String, String)] = []
+    ) async throws -> String {
+        let response = try await client.execute(
+            uri: authorizePath(clientID, extra: extra), method: .get, headers: [.cookie: session.cookie], body: nil)
         #expect(response.status == .seeOther)
         let location = try #require(response.headers[.location])
         #expect(location.hasPrefix(redirect + "?"))
@@ -71,10 +81,15 @@ import WebAuthn
         return try #require(parameters["code"])
     }
 
-    static func exchange(_ client: some TestClientProtocol, _ registered: Registered, code: String, verifier: String = verifier) async throws -> TestResponse {
+    static func exchange(
+        _ client: some TestClientProtocol, _ registered: Registered, code: String, verifier: String = verifier
+    ) async throws -> TestResponse {
         try await client.execute(
             uri: "/oauth/token", method: .post, headers: basic(registered.client.id, registered.secret ?? ""),
-            body: form([("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect), ("code_verifier", verifier)])
+            body: form([
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
+                ("code_verifier", verifier),
+            ])
         )
     }
 
@@ -82,7 +97,8 @@ import WebAuthn
     static func verifiedClaims(_ token: String, jwks: [[String: Any]]) throws -> [String: Any] {
         let parts = token.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
-        let header = try #require(try JSONSerialization.jsonObject(with: Data(Base64URL.decode(parts[0]))) as? [String: Any])
+        let header = try #require(
+            try JSONSerialization.jsonObject(with: Data(Base64URL.decode(parts[0]))) as? [String: Any])
         let kid = try #require(header["kid"] as? String)
         let jwk = try #require(jwks.first { $0["kid"] as? String == kid })
         let input = Data((parts[0] + "." + parts[1]).utf8)
@@ -133,11 +149,15 @@ import WebAuthn
             _ = try Self.verifiedClaims(access, jwks: jwks)
 
             for (method, headers, body) in [
-                (HTTPRequest.Method.get, [HTTPField.Name.authorization: "Bearer \(access)"] as HTTPFields, nil as ByteBuffer?),
+                (
+                    HTTPRequest.Method.get, [HTTPField.Name.authorization: "Bearer \(access)"] as HTTPFields,
+                    nil as ByteBuffer?
+                ),
                 (.post, [.authorization: "Bearer \(access)"], nil),
                 (.post, Self.formType, Self.form([("access_token", access)])),
             ] {
-                let info = try await client.execute(uri: "/oauth/userinfo", method: method, headers: headers, body: body)
+                let info = try await client.execute(
+                    uri: "/oauth/userinfo", method: method, headers: headers, body: body)
                 #expect(info.status == .ok)
                 #expect(info.object["sub"] as? String == user.id)
                 #expect(info.object["name"] as? String == "Ada")
@@ -147,12 +167,15 @@ import WebAuthn
             let replay = try await Self.exchange(client, registered, code: code)
             #expect(replay.status == .badRequest)
             #expect(replay.errorCode == "invalid_grant")
-            let after = try await client.execute(uri: "/oauth/userinfo", method: .get, headers: [.authorization: "Bearer \(access)"], body: nil)
+            let after = try await client.execute(
+                uri: "/oauth/userinfo", method: .get, headers: [.authorization: "Bearer \(access)"], body: nil)
             #expect(after.status == .unauthorized)
             #expect(after.headers[.wwwAuthenticate]?.contains("invalid_token") == true)
             let refresh = try await client.execute(
                 uri: "/oauth/token", method: .post, headers: Self.basic(registered.client.id, registered.secret ?? ""),
-                body: Self.form([("grant_type", "refresh_token"), ("refresh_token", tokens["refresh_token"] as? String ?? "")])
+                body: Self.form([
+                    ("grant_type", "refresh_token"), ("refresh_token", tokens["refresh_token"] as? String ?? ""),
+                ])
             )
             #expect(refresh.errorCode == "invalid_grant")
         }
@@ -167,12 +190,17 @@ import WebAuthn
         let registered = try await Self.register(server)
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "ada", "correct horse battery")
-            let first = try await Self.exchange(client, registered, code: try await Self.code(client, session, clientID: registered.client.id)).object
+            let first = try await Self.exchange(
+                client, registered, code: try await Self.code(client, session, clientID: registered.client.id)
+            ).object
             let r1 = try #require(first["refresh_token"] as? String)
             func refresh(_ token: String) async throws -> TestResponse {
                 try await client.execute(
                     uri: "/oauth/token", method: .post, headers: Self.formType,
-                    body: Self.form([("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", registered.client.id), ("client_secret", registered.secret ?? "")])
+                    body: Self.form([
+                        ("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", registered.client.id),
+                        ("client_secret", registered.secret ?? ""),
+                    ])
                 )
             }
             let second = try await refresh(r1)
@@ -182,7 +210,9 @@ import WebAuthn
             // Introspection sees the new one live and the spent one not.
             func active(_ token: String) async throws -> Bool {
                 let r = try await client.execute(
-                    uri: "/oauth/introspect", method: .post, headers: Self.basic(registered.client.id, registered.secret ?? ""), body: Self.form([("token", token)])
+                    uri: "/oauth/introspect", method: .post,
+                    headers: Self.basic(registered.client.id, registered.secret ?? ""),
+                    body: Self.form([("token", token)])
                 )
                 return r.object["active"] as? Bool ?? false
             }
@@ -221,7 +251,8 @@ import WebAuthn
             }
             // A loopback redirect URI matches on any port (RFC 8252 §7.3).
             let native = try await client.execute(
-                uri: Self.authorizePath(registered.client.id, redirect: "http://127.0.0.1:53117/native"), method: .get, headers: [.cookie: session.cookie], body: nil
+                uri: Self.authorizePath(registered.client.id, redirect: "http://127.0.0.1:53117/native"), method: .get,
+                headers: [.cookie: session.cookie], body: nil
             )
             #expect(native.headers[.location]?.hasPrefix("http://127.0.0.1:53117/native?code=") == true)
         }
@@ -236,13 +267,45 @@ import WebAuthn
             let session = try await signInWithPassword(client, "ada", "correct horse battery")
             let id = registered.client.id
             let cases: [(String, String)] = [
-                ("/oauth/authorize?" + FormParameters.encode([("client_id", id), ("redirect_uri", Self.redirect), ("scope", "openid"), ("state", "st-1"), ("code_challenge", Self.challenge), ("code_challenge_method", "S256")]), "invalid_request"),
-                (Self.authorizePath(id, extra: [("response_type", "token")]).replacingOccurrences(of: "response_type=code&", with: ""), "unsupported_response_type"),
-                ("/oauth/authorize?" + FormParameters.encode([("client_id", id), ("redirect_uri", Self.redirect), ("response_type", "code"), ("scope", "openid"), ("state", "st-1")]), "invalid_request"),
-                ("/oauth/authorize?" + FormParameters.encode([("client_id", id), ("redirect_uri", Self.redirect), ("response_type", "code"), ("scope", "openid"), ("state", "st-1"), ("code_challenge", Self.verifier), ("code_challenge_method", "plain")]), "invalid_request"),
-                ("/oauth/authorize?" + FormParameters.encode([("client_id", id), ("redirect_uri", Self.redirect), ("response_type", "code"), ("scope", "profile"), ("state", "st-1"), ("code_challenge", Self.challenge), ("code_challenge_method", "S256")]), "invalid_scope"),
+                (
+                    "/oauth/authorize?"
+                        + FormParameters.encode([
+                            ("client_id", id), ("redirect_uri", Self.redirect), ("scope", "openid"), ("state", "st-1"),
+                            ("code_challenge", Self.challenge), ("code_challenge_method", "S256"),
+                        ]), "invalid_request"
+                ),
+                (
+                    Self.authorizePath(id, extra: [("response_type", "token")]).replacingOccurrences(
+                        of: "response_type=code&", with: ""), "unsupported_response_type"
+                ),
+                (
+                    "/oauth/authorize?"
+                        + FormParameters.encode([
+                            ("client_id", id), ("redirect_uri", Self.redirect), ("response_type", "code"),
+                            ("scope", "openid"), ("state", "st-1"),
+                        ]), "invalid_request"
+                ),
+                (
+                    "/oauth/authorize?"
+                        + FormParameters.encode([
+                            ("client_id", id), ("redirect_uri", Self.redirect), ("response_type", "code"),
+                            ("scope", "openid"), ("state", "st-1"), ("code_challenge", Self.verifier),
+                            ("code_challenge_method", "plain"),
+                        ]), "invalid_request"
+                ),
+                (
+                    "/oauth/authorize?"
+                        + FormParameters.encode([
+                            ("client_id", id), ("redirect_uri", Self.redirect), ("response_type", "code"),
+                            ("scope", "profile"), ("state", "st-1"), ("code_challenge", Self.challenge),
+                            ("code_challenge_method", "S256"),
+                        ]), "invalid_scope"
+                ),
                 (Self.authorizePath(id, extra: [("request", "eyJhbGciOiJub25lIn0.e30.")]), "request_not_supported"),
-                (Self.authorizePath(id, extra: [("request_uri", "https://app.example/r")]), "request_uri_not_supported"),
+                (
+                    Self.authorizePath(id, extra: [("request_uri", "https://app.example/r")]),
+                    "request_uri_not_supported"
+                ),
             ]
             for (path, code) in cases {
                 let r = try await client.execute(uri: path, method: .get, headers: [.cookie: session.cookie], body: nil)
@@ -254,23 +317,30 @@ import WebAuthn
                 #expect(q["code"] == nil)
             }
             // prompt=none without a session: login_required, no page.
-            let signedOut = try await client.execute(uri: Self.authorizePath(id, extra: [("prompt", "none")]), method: .get, headers: [:], body: nil)
+            let signedOut = try await client.execute(
+                uri: Self.authorizePath(id, extra: [("prompt", "none")]), method: .get, headers: [:], body: nil)
             #expect(Self.query(signedOut.headers[.location])["error"] == "login_required")
             // Without a session the person is sent to Sesame's sign-in page, to come back to the request.
             let toSignIn = try await client.execute(uri: Self.authorizePath(id), method: .get, headers: [:], body: nil)
             let location = try #require(toSignIn.headers[.location])
             #expect(location.hasPrefix("/signin?return=%2Foauth%2Fauthorize%3F"))
             // prompt=login with a session also asks to sign in again, and the return link no longer says login.
-            let again = try await client.execute(uri: Self.authorizePath(id, extra: [("prompt", "login")]), method: .get, headers: [.cookie: session.cookie], body: nil)
+            let again = try await client.execute(
+                uri: Self.authorizePath(id, extra: [("prompt", "login")]), method: .get,
+                headers: [.cookie: session.cookie], body: nil)
             let back = try #require(Self.query(again.headers[.location])["return"])
             #expect(!back.contains("prompt="))
             #expect(back.contains("sesame_signed_in_after="))
             // max_age=0 after a sign-in a moment ago: sign in again.
             server.clock.advance(5)
-            let stale = try await client.execute(uri: Self.authorizePath(id, extra: [("max_age", "1")]), method: .get, headers: [.cookie: session.cookie], body: nil)
+            let stale = try await client.execute(
+                uri: Self.authorizePath(id, extra: [("max_age", "1")]), method: .get,
+                headers: [.cookie: session.cookie], body: nil)
             #expect(stale.headers[.location]?.hasPrefix("/signin?") == true)
             // acr_values=phr after a password sign-in: a passkey is needed, never the password session.
-            let phr = try await client.execute(uri: Self.authorizePath(id, extra: [("acr_values", "phr")]), method: .get, headers: [.cookie: session.cookie], body: nil)
+            let phr = try await client.execute(
+                uri: Self.authorizePath(id, extra: [("acr_values", "phr")]), method: .get,
+                headers: [.cookie: session.cookie], body: nil)
             #expect(phr.headers[.location]?.contains("passkey=required") == true)
         }
     }
@@ -285,13 +355,16 @@ import WebAuthn
             let session = try await signInWithPassword(client, "ada", "correct horse battery")
             // Wrong secret.
             let code1 = try await Self.code(client, session, clientID: registered.client.id)
-            let wrong = try await Self.exchange(client, Registered(client: registered.client, secret: "sesame_cs_wrong"), code: code1)
+            let wrong = try await Self.exchange(
+                client, Registered(client: registered.client, secret: "sesame_cs_wrong"), code: code1)
             #expect(wrong.status == .unauthorized)
             #expect(wrong.errorCode == "invalid_client")
             #expect(wrong.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
             // Wrong verifier: the code is spent and gives nothing.
             let code2 = try await Self.code(client, session, clientID: registered.client.id)
-            #expect(try await Self.exchange(client, registered, code: code2, verifier: String(repeating: "a", count: 43)).errorCode == "invalid_grant")
+            #expect(
+                try await Self.exchange(client, registered, code: code2, verifier: String(repeating: "a", count: 43))
+                    .errorCode == "invalid_grant")
             #expect(try await Self.exchange(client, registered, code: code2).errorCode == "invalid_grant")
             // Another client's code.
             let code3 = try await Self.code(client, session, clientID: registered.client.id)
@@ -302,7 +375,8 @@ import WebAuthn
             #expect(try await Self.exchange(client, registered, code: code4).errorCode == "invalid_grant")
             // Unknown grant type, JSON body.
             let implicit = try await client.execute(
-                uri: "/oauth/token", method: .post, headers: Self.basic(registered.client.id, registered.secret ?? ""), body: Self.form([("grant_type", "password")])
+                uri: "/oauth/token", method: .post, headers: Self.basic(registered.client.id, registered.secret ?? ""),
+                body: Self.form([("grant_type", "password")])
             )
             #expect(implicit.errorCode == "unsupported_grant_type")
             let json = try await client.json("/oauth/token", .post, body: #"{"grant_type":"authorization_code"}"#)
@@ -317,7 +391,9 @@ import WebAuthn
         let registered = try await Self.register(server, firstParty: false, alg: .rs256)
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "ada", "correct horse battery")
-            let page = try await client.execute(uri: Self.authorizePath(registered.client.id), method: .get, headers: [.cookie: session.cookie], body: nil)
+            let page = try await client.execute(
+                uri: Self.authorizePath(registered.client.id), method: .get, headers: [.cookie: session.cookie],
+                body: nil)
             #expect(page.status == .ok)
             #expect(page.text.contains("Allow Example App to sign you in?"))
             #expect(page.headers[.contentSecurityPolicy]?.contains("form-action 'self' https://app.example") == true)
@@ -326,31 +402,39 @@ import WebAuthn
             let unescaped = String(request).replacingOccurrences(of: "&amp;", with: "&")
             // Without the page's token nothing is granted.
             let forged = try await client.execute(
-                uri: "/oauth/consent", method: .post, headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                uri: "/oauth/consent", method: .post,
+                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
                 body: Self.form([("request", unescaped), ("csrf_token", "forged"), ("decision", "allow")])
             )
             #expect(forged.status == .badRequest)
             #expect(forged.headers[.location] == nil)
             let denied = try await client.execute(
-                uri: "/oauth/consent", method: .post, headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                uri: "/oauth/consent", method: .post,
+                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
                 body: Self.form([("request", unescaped), ("csrf_token", String(csrf)), ("decision", "deny")])
             )
             #expect(Self.query(denied.headers[.location])["error"] == "access_denied")
             let allowed = try await client.execute(
-                uri: "/oauth/consent", method: .post, headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                uri: "/oauth/consent", method: .post,
+                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
                 body: Self.form([("request", unescaped), ("csrf_token", String(csrf)), ("decision", "allow")])
             )
             let code = try #require(Self.query(allowed.headers[.location])["code"])
             let tokens = try await Self.exchange(client, registered, code: code).object
             let idToken = try #require(tokens["id_token"] as? String)
-            let header = try JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(idToken.split(separator: ".")[0])))) as? [String: Any]
+            let header =
+                try JSONSerialization.jsonObject(with: Data(Base64URL.decode(String(idToken.split(separator: ".")[0]))))
+                as? [String: Any]
             #expect(header?["alg"] as? String == "RS256")
             // Remembered: the next request goes straight back with a code; prompt=consent asks again.
             _ = try await Self.code(client, session, clientID: registered.client.id)
-            let ask = try await client.execute(uri: Self.authorizePath(registered.client.id, extra: [("prompt", "consent")]), method: .get, headers: [.cookie: session.cookie], body: nil)
+            let ask = try await client.execute(
+                uri: Self.authorizePath(registered.client.id, extra: [("prompt", "consent")]), method: .get,
+                headers: [.cookie: session.cookie], body: nil)
             #expect(ask.status == .ok)
             let none = try await client.execute(
-                uri: Self.authorizePath(registered.client.id, extra: [("prompt", "none"), ("scope", "openid")]).replacingOccurrences(of: "scope=openid%20profile%20offline_access&", with: ""),
+                uri: Self.authorizePath(registered.client.id, extra: [("prompt", "none"), ("scope", "openid")])
+                    .replacingOccurrences(of: "scope=openid%20profile%20offline_access&", with: ""),
                 method: .get, headers: [.cookie: session.cookie], body: nil
             )
             #expect(Self.query(none.headers[.location])["code"] != nil)
@@ -364,13 +448,17 @@ import WebAuthn
         let registered = try await Self.register(server)
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "ada", "correct horse battery")
-            let tokens = try await Self.exchange(client, registered, code: try await Self.code(client, session, clientID: registered.client.id)).object
+            let tokens = try await Self.exchange(
+                client, registered, code: try await Self.code(client, session, clientID: registered.client.id)
+            ).object
             let revoke = try await client.execute(
                 uri: "/oauth/revoke", method: .post, headers: Self.basic(registered.client.id, registered.secret ?? ""),
                 body: Self.form([("token", tokens["refresh_token"] as? String ?? "")])
             )
             #expect(revoke.status == .ok)
-            let info = try await client.execute(uri: "/oauth/userinfo", method: .get, headers: [.authorization: "Bearer \(tokens["access_token"] as? String ?? "")"], body: nil)
+            let info = try await client.execute(
+                uri: "/oauth/userinfo", method: .get,
+                headers: [.authorization: "Bearer \(tokens["access_token"] as? String ?? "")"], body: nil)
             #expect(info.status == .unauthorized)
         }
     }
@@ -397,7 +485,8 @@ import WebAuthn
         let none = Base64URL.encode(Array(#"{"alg":"none","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "."
         #expect(throws: JSONWebToken.Invalid.self) { try JSONWebToken.verify(none, keys: [key]) }
         let rsa = try SigningKey.generate(.rs256, now: Date())
-        let swapped = Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "." + parts[2]
+        let swapped =
+            Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "." + parts[2]
         #expect(throws: JSONWebToken.Invalid.self) { try JSONWebToken.verify(swapped, keys: [key, rsa]) }
         #expect(throws: Never.self) { try JSONWebToken.verify(try JSONWebToken.sign(["a": 1], key: rsa), keys: [rsa]) }
     }

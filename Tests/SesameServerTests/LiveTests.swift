@@ -38,10 +38,12 @@ import Testing
                 let listB = try await b.json("/api/account/sessions", headers: [.cookie: session.cookie])
                 #expect(listB.status == .ok)
                 for client in [a, b, a, b, a] {
-                    let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"rita","password":"wrong horse"}"#)
+                    let r = try await client.json(
+                        "/api/sessions/password", .post, body: #"{"username":"rita","password":"wrong horse"}"#)
                     #expect(r.status == .unauthorized)
                 }
-                let lockedOnB = try await b.json("/api/sessions/password", .post, body: #"{"username":"rita","password":"correct horse"}"#)
+                let lockedOnB = try await b.json(
+                    "/api/sessions/password", .post, body: #"{"username":"rita","password":"correct horse"}"#)
                 #expect(lockedOnB.status == .tooManyRequests)
                 let signOut = try await b.json("/api/session", .delete, headers: session.cookieHeaders)
                 #expect(signOut.status == .ok)

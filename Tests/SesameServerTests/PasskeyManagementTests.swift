@@ -10,8 +10,10 @@ import WebAuthn
 @Suite struct PasskeyManagementTests {
     func credential(_ id: UInt8, user: User, aaguid: [UInt8]?) -> StoredCredential {
         StoredCredential(
-            id: [id, id, id], userID: user.id, publicKey: [0xA5], signCount: 0, transports: ["hybrid", "internal"], aaguid: aaguid,
-            backupEligible: true, backedUp: id == 1, userVerified: true, attestationFormat: "none", name: "Passkey \(id)",
+            id: [id, id, id], userID: user.id, publicKey: [0xA5], signCount: 0, transports: ["hybrid", "internal"],
+            aaguid: aaguid,
+            backupEligible: true, backedUp: id == 1, userVerified: true, attestationFormat: "none",
+            name: "Passkey \(id)",
             createdAt: Date(timeIntervalSince1970: 1_800_000_000), lastUsedAt: nil
         )
     }
@@ -20,7 +22,9 @@ import WebAuthn
     func listRenameDeleteAndSignals(_ db: TestDatabase) async throws {
         let server = TestServer(db)
         let user = try await server.seedUser("xena", password: "correct horse")
-        let iCloud: [UInt8] = [0xfb, 0xfc, 0x30, 0x07, 0x15, 0x4e, 0x4e, 0xcc, 0x8c, 0x0b, 0x6e, 0x02, 0x05, 0x57, 0xd7, 0xbd]
+        let iCloud: [UInt8] = [
+            0xfb, 0xfc, 0x30, 0x07, 0x15, 0x4e, 0x4e, 0xcc, 0x8c, 0x0b, 0x6e, 0x02, 0x05, 0x57, 0xd7, 0xbd,
+        ]
         let other = try await server.seedUser("yuri", password: "correct horse")
         try await server.withStore { store in
             try await store.addCredential(credential(9, user: other, aaguid: nil))
@@ -43,11 +47,15 @@ import WebAuthn
             #expect(items[0]["transports"] as? [String] == ["hybrid", "internal"])
             let firstID = Base64URL.encode([1, 1, 1])
 
-            let rename = try await client.json("/api/account/passkeys/\(firstID)", .patch, body: #"{"name":"My phone"}"#, headers: session.bearerHeaders)
+            let rename = try await client.json(
+                "/api/account/passkeys/\(firstID)", .patch, body: #"{"name":"My phone"}"#,
+                headers: session.bearerHeaders)
             #expect(rename.status == .ok)
-            let empty = try await client.json("/api/account/passkeys/\(firstID)", .patch, body: #"{"name":"  "}"#, headers: session.bearerHeaders)
+            let empty = try await client.json(
+                "/api/account/passkeys/\(firstID)", .patch, body: #"{"name":"  "}"#, headers: session.bearerHeaders)
             #expect(empty.status == .badRequest)
-            let badID = try await client.json("/api/account/passkeys/not+base64", .delete, headers: session.bearerHeaders)
+            let badID = try await client.json(
+                "/api/account/passkeys/not+base64", .delete, headers: session.bearerHeaders)
             #expect(badID.status == .badRequest)
             #expect(badID.errorCode == "invalid_credential_id")
 
@@ -61,13 +69,22 @@ import WebAuthn
 
             // Another account's passkey is not found from this one.
             let foreign = Base64URL.encode([9, 9, 9])
-            #expect(try await client.json("/api/account/passkeys/\(foreign)", .delete, headers: session.bearerHeaders).status == .notFound)
-            #expect(try await client.json("/api/account/passkeys/\(foreign)", .patch, body: #"{"name":"x"}"#, headers: session.bearerHeaders).status == .notFound)
+            #expect(
+                try await client.json("/api/account/passkeys/\(foreign)", .delete, headers: session.bearerHeaders)
+                    .status == .notFound)
+            #expect(
+                try await client.json(
+                    "/api/account/passkeys/\(foreign)", .patch, body: #"{"name":"x"}"#, headers: session.bearerHeaders
+                ).status == .notFound)
 
             // With a password, both passkeys can go; without, the last one cannot.
-            #expect(try await client.json("/api/account/passkeys/\(firstID)", .delete, headers: session.bearerHeaders).status == .ok)
-            #expect(try await client.json("/api/account/password", .delete, headers: session.bearerHeaders).status == .ok)
-            let last = try await client.json("/api/account/passkeys/\(Base64URL.encode([2, 2, 2]))", .delete, headers: session.bearerHeaders)
+            #expect(
+                try await client.json("/api/account/passkeys/\(firstID)", .delete, headers: session.bearerHeaders)
+                    .status == .ok)
+            #expect(
+                try await client.json("/api/account/password", .delete, headers: session.bearerHeaders).status == .ok)
+            let last = try await client.json(
+                "/api/account/passkeys/\(Base64URL.encode([2, 2, 2]))", .delete, headers: session.bearerHeaders)
             #expect(last.status == .conflict)
             #expect(last.errorCode == "last_way_in")
         }
@@ -80,7 +97,9 @@ import WebAuthn
         (#"{"kind":"passkey"}"#, "required", nil, []),
         (#"{"kind":"security-key"}"#, "discouraged", "cross-platform", ["security-key"]),
     ])
-    func addPasskeyOptionsByKind(_ body: String?, residentKey: String, attachment: String?, hints: [String]) async throws {
+    func addPasskeyOptionsByKind(_ body: String?, residentKey: String, attachment: String?, hints: [String])
+        async throws
+    {
         let server = TestServer(.sqlite)
         _ = try await server.seedUser("zoe", password: "correct horse")
         try await server.app().test(.router) { client in
@@ -111,13 +130,15 @@ import WebAuthn
         _ = try await server.seedUser("zoe", password: "correct horse")
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "zoe", "correct horse")
-            let answer = try await client.json("/api/account/passkeys/options", .post, body: body, headers: session.bearerHeaders)
+            let answer = try await client.json(
+                "/api/account/passkeys/options", .post, body: body, headers: session.bearerHeaders)
             #expect(answer.status == status)
             #expect(answer.errorCode == code)
             // A text body is refused for its type, not read as "no body".
             var text = session.bearerHeaders
             text[.contentType] = "text/plain"
-            let wrongType = try await client.json("/api/account/passkeys/options", .post, body: #"{"kind":"security-key"}"#, headers: text)
+            let wrongType = try await client.json(
+                "/api/account/passkeys/options", .post, body: #"{"kind":"security-key"}"#, headers: text)
             #expect(wrongType.status == .unsupportedMediaType)
         }
     }

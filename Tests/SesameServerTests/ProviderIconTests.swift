@@ -12,7 +12,8 @@ import WebAuthn
 @Suite struct ProviderIconTests {
     /// The bundled file read independently of `AuthenticatorProviders`: AAGUID → entry.
     static func bundledList() throws -> [String: [String: String]] {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Sources/SesameServer/Resources/providers.json")
         let data = try Data(contentsOf: url)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: String]])
@@ -34,19 +35,25 @@ import WebAuthn
             #expect(ProviderNames.iconPath(for: key, in: ProviderNames.bundled) == nil)
         }
         #expect(ProviderNames.provider(for: Self.apple, in: ProviderNames.bundled)?.name == "Apple Passwords")
-        #expect(ProviderNames.provider(for: Self.apple.uppercased(), in: ProviderNames.bundled) == nil)  // canonical form only
+        // The canonical form only.
+        #expect(ProviderNames.provider(for: Self.apple.uppercased(), in: ProviderNames.bundled) == nil)
     }
 
     @Test func iconsAreServedFromThisOriginWithASandbox() async throws {
         let path = try ProviderFixture.file()
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await TestServer(.sqlite) { $0.providerListFile = path }.app().test(.router) { client in
-            for (query, svg) in [("", ProviderFixture.light), ("?theme=light", ProviderFixture.light), ("?theme=dark", ProviderFixture.dark)] {
-                let answer = try await client.execute(uri: "/providers/\(ProviderFixture.aaguid)/icon\(query)", method: .get)
+            for (query, svg) in [
+                ("", ProviderFixture.light), ("?theme=light", ProviderFixture.light),
+                ("?theme=dark", ProviderFixture.dark),
+            ] {
+                let answer = try await client.execute(
+                    uri: "/providers/\(ProviderFixture.aaguid)/icon\(query)", method: .get)
                 #expect(answer.status == .ok)
                 #expect(answer.headers[.contentType] == "image/svg+xml")
                 #expect(answer.headers[.xContentTypeOptions] == "nosniff")
-                #expect(answer.headers[.contentSecurityPolicy] == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+                #expect(
+                    answer.headers[.contentSecurityPolicy] == "default-src 'none'; style-src 'unsafe-inline'; sandbox")
                 #expect(answer.headers[.cacheControl] == "public, max-age=604800")
                 #expect(String(buffer: answer.body) == svg, "\(query)")
             }
@@ -82,9 +89,17 @@ import WebAuthn
     /// bundled entries are gone.
     @Test func aProviderListFileReplacesTheBundledList() async throws {
         let aaguid = "0ea242b4-43c4-4a1b-8b17-dd6d0b6baec6"
-        let svg = ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" fill="#2a6"/></svg>"##
-        let list = [aaguid: ["name": "Example Keys", "icon_light": "data:image/svg+xml;base64,\(Data(svg.utf8).base64EncodedString())"]]
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-providers-\(UUID().uuidString).json").path
+        let svg =
+            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" fill="#2a6"/></svg>"##
+        let list = [
+            aaguid: [
+                "name": "Example Keys",
+                "icon_light": "data:image/svg+xml;base64,\(Data(svg.utf8).base64EncodedString())",
+            ]
+        ]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sesame-providers-\(UUID().uuidString).json"
+        ).path
         try JSONSerialization.data(withJSONObject: list).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
 
@@ -105,17 +120,24 @@ import WebAuthn
 
     /// A list that cannot be read or is not a provider list stops the start with a message naming the file.
     @Test func aBadProviderListFileStopsTheStart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-providers-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sesame-providers-\(UUID().uuidString).json"
+        ).path
         try Data("[1, 2, 3]".utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: ConfigurationError("providerListFile: \(path) is not an AAGUID provider list (invalidProviderList)")) {
+        #expect(
+            throws: ConfigurationError("providerListFile: \(path) is not an AAGUID provider list (invalidProviderList)")
+        ) {
             try ProviderNames.load(path)
         }
-        await #expect(throws: ConfigurationError.self) { _ = try await TestServer(.sqlite) { $0.providerListFile = path }.app() }
+        await #expect(throws: ConfigurationError.self) {
+            _ = try await TestServer(.sqlite) { $0.providerListFile = path }.app()
+        }
         #expect(throws: ConfigurationError("providerListFile: cannot read /nonexistent/aaguid.json")) {
             try ProviderNames.load("/nonexistent/aaguid.json")
         }
-        let resolved = try ServerConfiguration.resolve(flags: [:], environment: ["SESAME_PROVIDER_LIST_FILE": "/etc/aaguid.json"], configFile: nil)
+        let resolved = try ServerConfiguration.resolve(
+            flags: [:], environment: ["SESAME_PROVIDER_LIST_FILE": "/etc/aaguid.json"], configFile: nil)
         #expect(resolved.providerListFile == "/etc/aaguid.json")
         #expect(ServerConfiguration().providerListFile == nil)
     }

@@ -28,11 +28,15 @@ import WebAuthn
         let user = try await server.seedUser("stale", password: "correct horse")
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "stale", "correct horse")
-            #expect(try await client.json("/api/account/totp", .post, headers: session.bearerHeaders).status == .created)
+            #expect(
+                try await client.json("/api/account/totp", .post, headers: session.bearerHeaders).status == .created)
             server.clock.advance(Self.window + 1)
             let h = session.bearerHeaders
             let attempts: [(String, HTTPRequest.Method, String?)] = [
-                ("/api/account/password", .put, jsonString(["currentPassword": "correct horse", "newPassword": "new password 1"])),
+                (
+                    "/api/account/password", .put,
+                    jsonString(["currentPassword": "correct horse", "newPassword": "new password 1"])
+                ),
                 ("/api/account/password", .delete, nil),
                 ("/api/account/totp", .delete, nil),
                 ("/api/account/sms", .put, jsonString(["phone": "+15555550100"])),
@@ -42,7 +46,8 @@ import WebAuthn
                 ("/api/account/passkeys/options", .post, nil),
             ]
             for (path, method, body) in attempts {
-                expectReauthenticationRequired(try await client.json(path, method, body: body, headers: h), "\(method) \(path)")
+                expectReauthenticationRequired(
+                    try await client.json(path, method, body: body, headers: h), "\(method) \(path)")
             }
             // Reading and signing out need no re-authentication.
             #expect(try await client.json("/api/account", headers: h).status == .ok)
@@ -61,41 +66,54 @@ import WebAuthn
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "pat", "correct horse")
             server.clock.advance(Self.window + 1)
-            expectReauthenticationRequired(try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders), "stale")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders), "stale")
 
             let wrong = try await client.json(
-                "/api/session/reauthenticate", .post, body: jsonString(["password": "wrong horse"]), headers: session.bearerHeaders
+                "/api/session/reauthenticate", .post, body: jsonString(["password": "wrong horse"]),
+                headers: session.bearerHeaders
             )
             #expect(wrong.status == .forbidden)
             #expect(wrong.errorCode == "wrong_password")
-            expectReauthenticationRequired(try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders), "after wrong")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders),
+                "after wrong")
 
             let ok = try await client.json(
-                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]), headers: session.bearerHeaders
+                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]),
+                headers: session.bearerHeaders
             )
             #expect(ok.status == .ok, "\(ok.text)")
             #expect(ok.object["status"] as? String == "reauthenticated")
             #expect(ok.object["method"] as? String == "password")
             #expect(ok.object["maxAgeSeconds"] as? Int == 600)
-            #expect(try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders).status == .created)
+            #expect(
+                try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders).status
+                    == .created)
 
             // Cookie sessions re-authenticate the same way (CSRF token required, as for every write).
             let cookieSession = try await signInWithPassword(client, "pat", "correct horse")
             server.clock.advance(Self.window + 1)
             let noCSRF = try await client.json(
-                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]), headers: [.cookie: cookieSession.cookie]
+                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]),
+                headers: [.cookie: cookieSession.cookie]
             )
             #expect(noCSRF.status == .forbidden)
             #expect(noCSRF.errorCode == "csrf_check_failed")
             let viaCookie = try await client.json(
-                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]), headers: cookieSession.cookieHeaders
+                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]),
+                headers: cookieSession.cookieHeaders
             )
             #expect(viaCookie.status == .ok)
-            #expect(try await client.json("/api/account/recovery-codes", .post, headers: cookieSession.cookieHeaders).status == .created)
+            #expect(
+                try await client.json("/api/account/recovery-codes", .post, headers: cookieSession.cookieHeaders).status
+                    == .created)
 
             // The refresh lasts one window.
             server.clock.advance(Self.window + 1)
-            expectReauthenticationRequired(try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders), "expired again")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders),
+                "expired again")
         }
     }
 
@@ -111,23 +129,31 @@ import WebAuthn
             let pending = try await SecondFactorTests().pendingStep(client, "tia", "correct horse")
             let signedIn = try await client.json(
                 "/api/sessions/second-factor", .post,
-                body: jsonString(["factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token])
+                body: jsonString([
+                    "factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token,
+                ])
             )
             let session = SignedIn(cookie: "", csrf: "", token: signedIn.object["sessionToken"] as? String ?? "")
             server.clock.advance(Self.window + 1)
-            expectReauthenticationRequired(try await client.json("/api/account/totp", .delete, headers: session.bearerHeaders), "stale")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/totp", .delete, headers: session.bearerHeaders), "stale")
 
             let passwordOnly = try await client.json(
-                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]), headers: session.bearerHeaders
+                "/api/session/reauthenticate", .post, body: jsonString(["password": "correct horse"]),
+                headers: session.bearerHeaders
             )
             #expect(passwordOnly.status == .forbidden)
             #expect(passwordOnly.errorCode == "second_factor_required")
             #expect(passwordOnly.object["factors"] as? String == "totp")
-            expectReauthenticationRequired(try await client.json("/api/account/totp", .delete, headers: session.bearerHeaders), "password only")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/totp", .delete, headers: session.bearerHeaders), "password only")
 
             let wrongCode = try await client.json(
                 "/api/session/reauthenticate", .post,
-                body: jsonString(["password": "correct horse", "factor": "totp", "code": "000000" == (try totp.code(at: server.clock.now)) ? "111111" : "000000"]),
+                body: jsonString([
+                    "password": "correct horse", "factor": "totp",
+                    "code": "000000" == (try totp.code(at: server.clock.now)) ? "111111" : "000000",
+                ]),
                 headers: session.bearerHeaders
             )
             #expect(wrongCode.status == .unauthorized)
@@ -135,7 +161,9 @@ import WebAuthn
 
             let ok = try await client.json(
                 "/api/session/reauthenticate", .post,
-                body: jsonString(["password": "correct horse", "factor": "totp", "code": try totp.code(at: server.clock.now)]),
+                body: jsonString([
+                    "password": "correct horse", "factor": "totp", "code": try totp.code(at: server.clock.now),
+                ]),
                 headers: session.bearerHeaders
             )
             #expect(ok.status == .ok, "\(ok.text)")
@@ -156,42 +184,62 @@ import WebAuthn
             #expect(created.status == .created)
             let session = SignedIn(cookie: "", csrf: "", token: created.object["sessionToken"] as? String ?? "")
             let otherCreated = try await journeys.signUp(client, other, "oli")
-            let otherSession = SignedIn(cookie: "", csrf: "", token: otherCreated.object["sessionToken"] as? String ?? "")
+            let otherSession = SignedIn(
+                cookie: "", csrf: "", token: otherCreated.object["sessionToken"] as? String ?? "")
             server.clock.advance(Self.window + 1)
-            expectReauthenticationRequired(try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders), "stale")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders), "stale")
 
             // Another account's passkey does not re-authenticate this session.
-            let options1 = try await client.json("/api/session/reauthenticate/options", .post, headers: session.bearerHeaders)
+            let options1 = try await client.json(
+                "/api/session/reauthenticate/options", .post, headers: session.bearerHeaders)
             #expect(options1.status == .ok)
             let allowed = (options1.object["allowCredentials"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
             #expect(allowed == [Base64URL.encode(va.credentials[0].id)])
             // (The other authenticator answers the same challenge as if the allow list were empty.)
-            var unrestricted = try #require(try JSONSerialization.jsonObject(with: Data(options1.body.readableBytesView)) as? [String: Any])
+            var unrestricted = try #require(
+                try JSONSerialization.jsonObject(with: Data(options1.body.readableBytesView)) as? [String: Any])
             unrestricted["allowCredentials"] = nil
-            let foreign = try other.get(optionsJSON: Array(try JSONSerialization.data(withJSONObject: unrestricted)), origin: PasskeyJourneyTests.origin)
+            let foreign = try other.get(
+                optionsJSON: Array(try JSONSerialization.data(withJSONObject: unrestricted)),
+                origin: PasskeyJourneyTests.origin)
             let refused = try await client.json(
-                "/api/session/reauthenticate", .post, body: journeys.credentialBody(foreign.json), headers: session.bearerHeaders
+                "/api/session/reauthenticate", .post, body: journeys.credentialBody(foreign.json),
+                headers: session.bearerHeaders
             )
             #expect(refused.status == .badRequest)
-            expectReauthenticationRequired(try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders), "foreign")
+            expectReauthenticationRequired(
+                try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders), "foreign"
+            )
 
             // Options are bound to the session that asked: another session cannot finish with them.
-            let options2 = try await client.json("/api/session/reauthenticate/options", .post, headers: session.bearerHeaders)
-            let assertion = try va.get(optionsJSON: Array(options2.body.readableBytesView), origin: PasskeyJourneyTests.origin)
+            let options2 = try await client.json(
+                "/api/session/reauthenticate/options", .post, headers: session.bearerHeaders)
+            let assertion = try va.get(
+                optionsJSON: Array(options2.body.readableBytesView), origin: PasskeyJourneyTests.origin)
             let wrongSession = try await client.json(
-                "/api/session/reauthenticate", .post, body: journeys.credentialBody(assertion.json), headers: otherSession.bearerHeaders
+                "/api/session/reauthenticate", .post, body: journeys.credentialBody(assertion.json),
+                headers: otherSession.bearerHeaders
             )
             #expect(wrongSession.status == .badRequest)
             #expect(wrongSession.errorCode == "challenge_invalid")
 
-            let options3 = try await client.json("/api/session/reauthenticate/options", .post, headers: session.bearerHeaders)
-            let good = try va.get(optionsJSON: Array(options3.body.readableBytesView), origin: PasskeyJourneyTests.origin)
-            let ok = try await client.json("/api/session/reauthenticate", .post, body: journeys.credentialBody(good.json), headers: session.bearerHeaders)
+            let options3 = try await client.json(
+                "/api/session/reauthenticate/options", .post, headers: session.bearerHeaders)
+            let good = try va.get(
+                optionsJSON: Array(options3.body.readableBytesView), origin: PasskeyJourneyTests.origin)
+            let ok = try await client.json(
+                "/api/session/reauthenticate", .post, body: journeys.credentialBody(good.json),
+                headers: session.bearerHeaders)
             #expect(ok.status == .ok, "\(ok.text)")
             #expect(ok.object["method"] as? String == "passkey")
-            #expect(try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders).status == .ok)
+            #expect(
+                try await client.json("/api/account/passkeys/options", .post, headers: session.bearerHeaders).status
+                    == .ok)
             // The same assertion cannot be replayed (single-use challenge).
-            let replay = try await client.json("/api/session/reauthenticate", .post, body: journeys.credentialBody(good.json), headers: session.bearerHeaders)
+            let replay = try await client.json(
+                "/api/session/reauthenticate", .post, body: journeys.credentialBody(good.json),
+                headers: session.bearerHeaders)
             #expect(replay.errorCode == "challenge_invalid")
         }
     }
@@ -213,7 +261,9 @@ import WebAuthn
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "win", "correct horse")
             server.clock.advance(59)
-            #expect(try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders).status == .created)
+            #expect(
+                try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders).status
+                    == .created)
             server.clock.advance(2)
             let stale = try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders)
             #expect(stale.errorCode == "reauthentication_required")

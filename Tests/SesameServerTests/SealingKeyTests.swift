@@ -28,14 +28,19 @@ import Testing
     // MARK: Parsing
 
     @Test func parsesKeysCommentsAndTheDatabaseEntry() throws {
-        let urlAlphabetUnpadded = Self.keyB.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        let file = try SealingKeyFile.load(path: try Self.keyFile(["# current", "  \(Self.keyA)  ", "", urlAlphabetUnpadded, "database", ""]))
+        let urlAlphabetUnpadded = Self.keyB.replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
+        let file = try SealingKeyFile.load(
+            path: try Self.keyFile(["# current", "  \(Self.keyA)  ", "", urlAlphabetUnpadded, "database", ""]))
         #expect(file.descriptions == [try Self.id(Self.keyA), try Self.id(Self.keyB), "database"])
         // Ids are stable, distinct, 8 bytes, and not a piece of the key.
         #expect(try Self.id(Self.keyA) == (try Self.id(Self.keyA)))
         #expect(try Self.id(Self.keyA).count == 16)
-        #expect(!Data((0..<32).map { UInt8($0) }).map { String(format: "%02x", $0) }.joined().contains(try Self.id(Self.keyA)))
+        #expect(
+            !Data((0..<32).map { UInt8($0) }).map { String(format: "%02x", $0) }.joined().contains(
+                try Self.id(Self.keyA)))
     }
 
     @Test func generatedLinesAreKeys() throws {
@@ -66,7 +71,8 @@ import Testing
                 }
             }
         }
-        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-key-\(UUID().uuidString)").path
+        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-key-\(UUID().uuidString)")
+            .path
         try Data([0xff, 0xfe, 0x00, 0x80] + Array(repeating: 0xc3, count: 28)).write(to: URL(fileURLWithPath: binary))
         #expect(throws: SealingKeyError.notText(path: binary)) { try SealingKeyFile.load(path: binary) }
         let missing = "/nonexistent/sesame-sealing.key"
@@ -80,16 +86,20 @@ import Testing
     func aBadKeyFileStopsTheStart(_ db: TestDatabase) async throws {
         let path = try Self.keyFile([Data(repeating: 1, count: 31).base64EncodedString()])
         let server = TestServer(db) { $0.sealingKeyFile = path }
-        await #expect(throws: SealingKeyError.wrongLength(path: path, line: 1, bytes: 31)) { _ = try await server.app() }
+        await #expect(throws: SealingKeyError.wrongLength(path: path, line: 1, bytes: 31)) {
+            _ = try await server.app()
+        }
         var missing = server
         missing.configuration.sealingKeyFile = "/nonexistent/key"
         await #expect(throws: SealingKeyError.unreadable(path: "/nonexistent/key")) { _ = try await missing.app() }
     }
 
     @Test func configurationReadsTheSetting() throws {
-        let fromEnvironment = try ServerConfiguration.resolve(flags: [:], environment: ["SESAME_SEALING_KEY_FILE": "/etc/k"], configFile: nil)
+        let fromEnvironment = try ServerConfiguration.resolve(
+            flags: [:], environment: ["SESAME_SEALING_KEY_FILE": "/etc/k"], configFile: nil)
         #expect(fromEnvironment.sealingKeyFile == "/etc/k")
-        let fromFlag = try ServerConfiguration.resolve(flags: ["sealingKeyFile": "/run/k"], environment: ["SESAME_SEALING_KEY_FILE": "/etc/k"], configFile: nil)
+        let fromFlag = try ServerConfiguration.resolve(
+            flags: ["sealingKeyFile": "/run/k"], environment: ["SESAME_SEALING_KEY_FILE": "/etc/k"], configFile: nil)
         #expect(fromFlag.sealingKeyFile == "/run/k")
         var fromFile = ServerConfiguration()
         try fromFile.apply(json: Data(#"{"sealingKeyFile": "/srv/k"}"#.utf8))
@@ -119,7 +129,9 @@ import Testing
         }
         // Swapping the key id for the other loaded key's id: the header is authenticated, so it fails.
         try await server.withStore { (store: SQLStore) async throws in
-            try await store.db.raw("UPDATE totp SET secret = \(bind: Data([2] + idB + raw[9...])) WHERE user_id = \(bind: user.id)").run()
+            try await store.db.raw(
+                "UPDATE totp SET secret = \(bind: Data([2] + idB + raw[9...])) WHERE user_id = \(bind: user.id)"
+            ).run()
             await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: user.id) }
             try await store.db.raw("UPDATE totp SET secret = \(bind: Data(raw)) WHERE user_id = \(bind: user.id)").run()
         }
@@ -128,8 +140,12 @@ import Testing
         for keys in [nil, try Self.keyFile([Self.keyB])] as [String?] {
             server.configuration.sealingKeyFile = keys
             try await server.withStore { (store: SQLStore) async throws in
-                await #expect(throws: StoreError.unknownSealingKey("totp", keyID: idAHex)) { try await store.totp(userID: user.id) }
-                await #expect(throws: StoreError.unknownSealingKey("sms", keyID: idAHex)) { try await store.sms(userID: user.id) }
+                await #expect(throws: StoreError.unknownSealingKey("totp", keyID: idAHex)) {
+                    try await store.totp(userID: user.id)
+                }
+                await #expect(throws: StoreError.unknownSealingKey("sms", keyID: idAHex)) {
+                    try await store.sms(userID: user.id)
+                }
             }
         }
     }
@@ -154,18 +170,23 @@ import Testing
         server.configuration.sealingKeyFile = try Self.keyFile([Self.keyA])
         try await server.withStore { (store: SQLStore) async throws in
             #expect(try await store.totp(userID: ann.id)?.secret == Self.totpSecret)
-            #expect(try await store.sealedSecretCounts() == [
-                SealedSecretCount(purpose: "sms", key: "database", state: .openOnly, count: 2),
-                SealedSecretCount(purpose: "totp", key: "database", state: .openOnly, count: 1),
-            ])
-            let status = try await Admin(store: store).sealingStatus(keys: try SealingKeyFile.load(path: try #require(server.configuration.sealingKeyFile)))
+            #expect(
+                try await store.sealedSecretCounts() == [
+                    SealedSecretCount(purpose: "sms", key: "database", state: .openOnly, count: 2),
+                    SealedSecretCount(purpose: "totp", key: "database", state: .openOnly, count: 1),
+                ])
+            let status = try await Admin(store: store).sealingStatus(
+                keys: try SealingKeyFile.load(path: try #require(server.configuration.sealingKeyFile)))
             #expect(status.first == "key file: \(idA) (the first seals)")
             #expect(status.contains("sms: 2 under database (open only)"))
-            #expect(try await Admin(store: store).resealSecrets().first == "resealed 3, already under the sealing key 0, changed meanwhile 0")
-            #expect(try await store.sealedSecretCounts() == [
-                SealedSecretCount(purpose: "sms", key: idA, state: .sealing, count: 2),
-                SealedSecretCount(purpose: "totp", key: idA, state: .sealing, count: 1),
-            ])
+            #expect(
+                try await Admin(store: store).resealSecrets().first
+                    == "resealed 3, already under the sealing key 0, changed meanwhile 0")
+            #expect(
+                try await store.sealedSecretCounts() == [
+                    SealedSecretCount(purpose: "sms", key: idA, state: .sealing, count: 2),
+                    SealedSecretCount(purpose: "totp", key: idA, state: .sealing, count: 1),
+                ])
             #expect(try await FieldEncryptionTests.rawTOTP(store, ann.id)[0] == 2)
             #expect(try await store.totp(userID: ann.id)?.secret == Self.totpSecret)
             #expect(try await store.sms(userID: ben.id) == SMSRecord(phone: "+15555550199", confirmed: false))
@@ -184,17 +205,22 @@ import Testing
         server.configuration.sealingKeyFile = try Self.keyFile(["# new", Self.keyB, "# old", Self.keyA])
         try await server.withStore { (store: SQLStore) async throws in
             #expect(try await store.sealedSecretCounts().map(\.state) == [.openOnly, .openOnly])
-            #expect(try await store.resealSecrets() == ResealReport(resealed: 3, current: 0, changedMeanwhile: 0, failures: []))
-            #expect(try await store.resealSecrets() == ResealReport(resealed: 0, current: 3, changedMeanwhile: 0, failures: []))
+            #expect(
+                try await store.resealSecrets()
+                    == ResealReport(resealed: 3, current: 0, changedMeanwhile: 0, failures: []))
+            #expect(
+                try await store.resealSecrets()
+                    == ResealReport(resealed: 0, current: 3, changedMeanwhile: 0, failures: []))
         }
 
         // Step 4: key A removed; everything opens under B alone.
         server.configuration.sealingKeyFile = try Self.keyFile([Self.keyB])
         try await server.withStore { (store: SQLStore) async throws in
-            #expect(try await store.sealedSecretCounts() == [
-                SealedSecretCount(purpose: "sms", key: idB, state: .sealing, count: 2),
-                SealedSecretCount(purpose: "totp", key: idB, state: .sealing, count: 1),
-            ])
+            #expect(
+                try await store.sealedSecretCounts() == [
+                    SealedSecretCount(purpose: "sms", key: idB, state: .sealing, count: 2),
+                    SealedSecretCount(purpose: "totp", key: idB, state: .sealing, count: 1),
+                ])
             #expect(try await store.totp(userID: ann.id)?.secret == Self.totpSecret)
             #expect(try await store.sms(userID: ann.id)?.phone == Self.phone)
         }
@@ -216,7 +242,8 @@ import Testing
         try await server.seedUser("gil", password: "correct horse")
         let token = try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "gil", "correct horse")
-            #expect(try await client.json("/api/account/totp", .post, headers: session.bearerHeaders).status == .created)
+            #expect(
+                try await client.json("/api/account/totp", .post, headers: session.bearerHeaders).status == .created)
             #expect(try await client.json("/api/account/totp/qr.png", headers: session.bearerHeaders).status == .ok)
             return session
         }

@@ -26,10 +26,12 @@ import Testing
         let totp = try TOTP(secret: secret)
         let right = try totp.code(at: server.clock.now)
         let wrongCode = right == "000000" ? "000001" : "000000"
-        let wrong = try await client.json("/api/account/totp/confirm", .post, body: jsonString(["code": wrongCode]), headers: session.bearerHeaders)
+        let wrong = try await client.json(
+            "/api/account/totp/confirm", .post, body: jsonString(["code": wrongCode]), headers: session.bearerHeaders)
         #expect(wrong.status == .unauthorized)
         let confirm = try await client.json(
-            "/api/account/totp/confirm", .post, body: jsonString(["code": try totp.code(at: server.clock.now)]), headers: session.bearerHeaders
+            "/api/account/totp/confirm", .post, body: jsonString(["code": try totp.code(at: server.clock.now)]),
+            headers: session.bearerHeaders
         )
         #expect(confirm.status == .ok, "\(confirm.text)")
         // The secret is not shown again once confirmed.
@@ -38,8 +40,11 @@ import Testing
         return totp
     }
 
-    func pendingStep(_ client: some TestClientProtocol, _ username: String, _ password: String) async throws -> (token: String, factors: [String]) {
-        let r = try await client.json("/api/sessions/password", .post, body: jsonString(["username": username, "password": password]))
+    func pendingStep(_ client: some TestClientProtocol, _ username: String, _ password: String) async throws -> (
+        token: String, factors: [String]
+    ) {
+        let r = try await client.json(
+            "/api/sessions/password", .post, body: jsonString(["username": username, "password": password]))
         #expect(r.object["status"] as? String == "second_factor_required")
         return (r.object["pendingToken"] as? String ?? "", r.object["factors"] as? [String] ?? [])
     }
@@ -57,7 +62,8 @@ import Testing
             #expect(pending.factors == ["totp"])
             // The code that confirmed setup is spent: replay refused.
             let replay = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "totp", "code": usedCode, "pendingToken": pending.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "totp", "code": usedCode, "pendingToken": pending.token])
             )
             #expect(replay.status == .unauthorized)
             #expect(replay.errorCode == "invalid_code")
@@ -65,7 +71,8 @@ import Testing
             server.clock.advance(30)
             let next = try totp.code(at: server.clock.now)
             let ok = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "totp", "code": next, "pendingToken": pending.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "totp", "code": next, "pendingToken": pending.token])
             )
             #expect(ok.status == .ok, "\(ok.text)")
             #expect(ok.object["status"] as? String == "signed_in")
@@ -74,14 +81,17 @@ import Testing
             server.clock.advance(30)
             let again = try await client.json(
                 "/api/sessions/second-factor", .post,
-                body: jsonString(["factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token])
+                body: jsonString([
+                    "factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token,
+                ])
             )
             #expect(again.status == .badRequest)
             #expect(again.errorCode == "challenge_invalid")
 
             // Disabling TOTP makes password alone enough again.
             #expect(try await client.json("/api/account/totp", .delete, headers: session.bearerHeaders).status == .ok)
-            let plain = try await client.json("/api/sessions/password", .post, body: #"{"username":"sam","password":"correct horse"}"#)
+            let plain = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"sam","password":"correct horse"}"#)
             #expect(plain.object["status"] as? String == "signed_in")
         }
     }
@@ -103,13 +113,15 @@ import Testing
             // Lower case and without dashes is the same code.
             let typed = codes[0].replacingOccurrences(of: "-", with: "").lowercased()
             let ok = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "recovery", "code": typed, "pendingToken": pending.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "recovery", "code": typed, "pendingToken": pending.token])
             )
             #expect(ok.status == .ok, "\(ok.text)")
 
             let second = try await pendingStep(client, "tina", "correct horse")
             let reused = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "recovery", "code": codes[0], "pendingToken": second.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "recovery", "code": codes[0], "pendingToken": second.token])
             )
             #expect(reused.status == .unauthorized)
             let account = try await client.json("/api/account", headers: session.bearerHeaders)
@@ -118,7 +130,8 @@ import Testing
             // Regenerating replaces the whole set.
             _ = try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders)
             let old = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "recovery", "code": codes[1], "pendingToken": second.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "recovery", "code": codes[1], "pendingToken": second.token])
             )
             #expect(old.status == .unauthorized)
         }
@@ -130,45 +143,55 @@ import Testing
         try await server.seedUser("uma", password: "correct horse")
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "uma", "correct horse")
-            let bad = try await client.json("/api/account/sms", .put, body: #"{"phone":"555-1234"}"#, headers: session.bearerHeaders)
+            let bad = try await client.json(
+                "/api/account/sms", .put, body: #"{"phone":"555-1234"}"#, headers: session.bearerHeaders)
             #expect(bad.status == .badRequest)
-            let add = try await client.json("/api/account/sms", .put, body: #"{"phone":"+15551234567"}"#, headers: session.bearerHeaders)
+            let add = try await client.json(
+                "/api/account/sms", .put, body: #"{"phone":"+15551234567"}"#, headers: session.bearerHeaders)
             #expect(add.status == .accepted)
             let message = try #require(server.sms.all.last)
             #expect(message.phone == "+15551234567")
             let bound = try OriginBoundMessage(parsing: message.message)
             #expect(bound.topLevelHost == "localhost")
-            let confirm = try await client.json("/api/account/sms/confirm", .post, body: jsonString(["code": bound.code]), headers: session.bearerHeaders)
+            let confirm = try await client.json(
+                "/api/account/sms/confirm", .post, body: jsonString(["code": bound.code]),
+                headers: session.bearerHeaders)
             #expect(confirm.status == .ok, "\(confirm.text)")
 
             let pending = try await pendingStep(client, "uma", "correct horse")
             #expect(pending.factors == ["sms"])
-            let send = try await client.json("/api/sessions/second-factor/sms", .post, body: jsonString(["pendingToken": pending.token]))
+            let send = try await client.json(
+                "/api/sessions/second-factor/sms", .post, body: jsonString(["pendingToken": pending.token]))
             #expect(send.status == .accepted)
             let code = try OriginBoundMessage(parsing: try #require(server.sms.all.last).message).code
             let wrong = code == "000000" ? "000001" : "000000"
             let rejected = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "sms", "code": wrong, "pendingToken": pending.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "sms", "code": wrong, "pendingToken": pending.token])
             )
             #expect(rejected.status == .unauthorized)
             let ok = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "sms", "code": code, "pendingToken": pending.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "sms", "code": code, "pendingToken": pending.token])
             )
             #expect(ok.status == .ok, "\(ok.text)")
 
             // Five wrong codes lock the factor for this account.
             let next = try await pendingStep(client, "uma", "correct horse")
-            _ = try await client.json("/api/sessions/second-factor/sms", .post, body: jsonString(["pendingToken": next.token]))
+            _ = try await client.json(
+                "/api/sessions/second-factor/sms", .post, body: jsonString(["pendingToken": next.token]))
             let fresh = try OriginBoundMessage(parsing: try #require(server.sms.all.last).message).code
             let other = fresh == "123456" ? "654321" : "123456"
             for _ in 0..<5 {
                 let r = try await client.json(
-                    "/api/sessions/second-factor", .post, body: jsonString(["factor": "sms", "code": other, "pendingToken": next.token])
+                    "/api/sessions/second-factor", .post,
+                    body: jsonString(["factor": "sms", "code": other, "pendingToken": next.token])
                 )
                 #expect(r.status == .unauthorized)
             }
             let locked = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "sms", "code": fresh, "pendingToken": next.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "sms", "code": fresh, "pendingToken": next.token])
             )
             #expect(locked.status == .tooManyRequests)
             #expect(locked.headers[.retryAfter] != nil)
@@ -184,7 +207,9 @@ import Testing
             let totp = try await enableTOTP(client, session, server: server)
             let forged = try await client.json(
                 "/api/sessions/second-factor", .post,
-                body: jsonString(["factor": "totp", "code": "123456", "pendingToken": String(repeating: "A", count: 43)])
+                body: jsonString([
+                    "factor": "totp", "code": "123456", "pendingToken": String(repeating: "A", count: 43),
+                ])
             )
             #expect(forged.status == .badRequest)
             #expect(forged.errorCode == "challenge_invalid")
@@ -192,11 +217,14 @@ import Testing
             server.clock.advance(301)
             let late = try await client.json(
                 "/api/sessions/second-factor", .post,
-                body: jsonString(["factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token])
+                body: jsonString([
+                    "factor": "totp", "code": try totp.code(at: server.clock.now), "pendingToken": pending.token,
+                ])
             )
             #expect(late.status == .badRequest)
             let unknownFactor = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "carrier-pigeon", "code": "1", "pendingToken": pending.token])
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "carrier-pigeon", "code": "1", "pendingToken": pending.token])
             )
             #expect(unknownFactor.status == .badRequest)
         }
@@ -209,12 +237,14 @@ import Testing
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "wes", "correct horse")
             let totp = try await enableTOTP(client, session, server: server)
-            let r = try await client.json("/api/sessions/password", .post, body: #"{"username":"wes","password":"correct horse"}"#)
+            let r = try await client.json(
+                "/api/sessions/password", .post, body: #"{"username":"wes","password":"correct horse"}"#)
             let cookie = try #require(r.cookie(named: "sesame_pending"))
             #expect(r.headers[.setCookie]?.contains("HttpOnly") == true)
             server.clock.advance(30)
             let ok = try await client.json(
-                "/api/sessions/second-factor", .post, body: jsonString(["factor": "totp", "code": try totp.code(at: server.clock.now)]),
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "totp", "code": try totp.code(at: server.clock.now)]),
                 headers: [.cookie: cookie]
             )
             #expect(ok.status == .ok, "\(ok.text)")

@@ -7,7 +7,10 @@ import Testing
 /// The store's guarantees, on every engine (see `TestDatabase`).
 @Suite struct StoreTests {
     /// Reports why PostgreSQL cases are absent from this run instead of silently leaving them out.
-    @Test(.enabled(if: TestDatabase.postgresURL != nil, "SESAME_TEST_POSTGRES_URL is not set; scripts/test starts PostgreSQL 15 and sets it"))
+    @Test(
+        .enabled(
+            if: TestDatabase.postgresURL != nil,
+            "SESAME_TEST_POSTGRES_URL is not set; scripts/test starts PostgreSQL 15 and sets it"))
     func postgresAvailable() async throws {
         let server = TestServer(.postgres)
         try await server.withStore { try await $0.ping() }
@@ -29,7 +32,9 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func concurrentStartsMigrateOnce(_ db: TestDatabase) async throws {
         let server = TestServer(db)
-        let logger = { var l = Logger(label: "t"); l.logLevel = .critical; return l }()
+        let logger = {
+            var l = Logger(label: "t"); l.logLevel = .critical; return l
+        }()
         let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
             for _ in 0..<4 {
                 group.addTask {
@@ -56,8 +61,12 @@ import Testing
     @Test(arguments: TestDatabase.all)
     func serverSecretIsGeneratedOnceAndShared(_ db: TestDatabase) async throws {
         let server = TestServer(db)
-        let first = try await server.withStore { try await $0.serverSecret(named: "server", generate: { Secrets.random(32) }, now: Date()) }
-        let second = try await server.withStore { try await $0.serverSecret(named: "server", generate: { Secrets.random(32) }, now: Date()) }
+        let first = try await server.withStore {
+            try await $0.serverSecret(named: "server", generate: { Secrets.random(32) }, now: Date())
+        }
+        let second = try await server.withStore {
+            try await $0.serverSecret(named: "server", generate: { Secrets.random(32) }, now: Date())
+        }
         #expect(first.count == 32)
         #expect(first == second)
     }
@@ -77,16 +86,26 @@ import Testing
         let server = TestServer(db)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try await server.withStore { store in
-            let record = ChallengeRecord(purpose: "authentication", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(300))
+            let record = ChallengeRecord(
+                purpose: "authentication", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(300))
             try await store.insertChallenge(id: [1, 2, 3], binding: [9], record)
             // Wrong purpose or binding: not consumed, not returned.
-            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "registration", binding: [9], now: now) == nil)
-            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [8], now: now) == nil)
-            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [9], now: now) == record)
-            #expect(try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [9], now: now) == nil)
+            #expect(
+                try await store.consumeChallenge(id: [1, 2, 3], purpose: "registration", binding: [9], now: now) == nil)
+            #expect(
+                try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [8], now: now)
+                    == nil)
+            #expect(
+                try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [9], now: now)
+                    == record)
+            #expect(
+                try await store.consumeChallenge(id: [1, 2, 3], purpose: "authentication", binding: [9], now: now)
+                    == nil)
 
             try await store.insertChallenge(id: [4], binding: [], record)
-            #expect(try await store.consumeChallenge(id: [4], purpose: "authentication", binding: [], now: now.addingTimeInterval(301)) == nil)
+            #expect(
+                try await store.consumeChallenge(
+                    id: [4], purpose: "authentication", binding: [], now: now.addingTimeInterval(301)) == nil)
         }
     }
 
@@ -97,11 +116,14 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let winners = try await server.withStore { store in
             try await store.insertChallenge(
-                id: [7], binding: [], ChallengeRecord(purpose: "p", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(60))
+                id: [7], binding: [],
+                ChallengeRecord(purpose: "p", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(60))
             )
             return try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<16 {
-                    group.addTask { try await store.consumeChallenge(id: [7], purpose: "p", binding: [], now: now) != nil }
+                    group.addTask {
+                        try await store.consumeChallenge(id: [7], purpose: "p", binding: [], now: now) != nil
+                    }
                 }
                 var count = 0
                 for try await won in group where won { count += 1 }
@@ -117,7 +139,9 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try await server.withStore { store in
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<20 { group.addTask { _ = try await store.recordFailure(bucket: "b", now: now, window: 60) } }
+                for _ in 0..<20 {
+                    group.addTask { _ = try await store.recordFailure(bucket: "b", now: now, window: 60) }
+                }
                 try await group.waitForAll()
             }
             #expect(try await store.failures(bucket: "b", now: now, window: 60).count == 20)
@@ -131,7 +155,8 @@ import Testing
     @Test func rateLimitBucketNamesKeepTheirHexForm() {
         #expect(RateLimiter.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
         let digest = Secrets.sha256("198.51.100.7").prefix(16)
-        #expect(RateLimiter.bucket(address: "198.51.100.7") == "addr:" + digest.map { String(format: "%02x", $0) }.joined())
+        #expect(
+            RateLimiter.bucket(address: "198.51.100.7") == "addr:" + digest.map { String(format: "%02x", $0) }.joined())
         #expect(RateLimiter.bucket("password", account: "amy").hasPrefix("password:acct:"))
         #expect(RateLimiter.bucket("password", account: "amy").count == "password:acct:".count + 32)
     }
@@ -141,7 +166,8 @@ import Testing
     func ceremonyStartsStoreChallengesOnlyWithinTheLimit(_ db: TestDatabase) async throws {
         let server = TestServer(db)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let record = ChallengeRecord(purpose: "authentication", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(300))
+        let record = ChallengeRecord(
+            purpose: "authentication", userID: nil, payload: "{}", expiresAt: now.addingTimeInterval(300))
         try await server.withStore { store in
             let counts = try await withThrowingTaskGroup(of: Int.self) { group in
                 for i in 0..<20 {
@@ -155,7 +181,10 @@ import Testing
             }
             #expect(counts.sorted() == Array(1...20))
             var stored = 0
-            for i in 0..<20 where try await store.peekChallenge(id: [UInt8(i)], purpose: "authentication", binding: [1], now: now) != nil {
+            for i in 0..<20
+            where try await store.peekChallenge(id: [UInt8(i)], purpose: "authentication", binding: [1], now: now)
+                != nil
+            {
                 stored += 1
             }
             #expect(stored == 5)
@@ -180,8 +209,10 @@ import Testing
             for (n, id) in [[3], [1, 2]].enumerated() {
                 try await store.addCredential(
                     StoredCredential(
-                        id: id.map(UInt8.init), userID: owner.id, publicKey: [0xA5], signCount: UInt32(n), transports: ["usb"], aaguid: [9],
-                        backupEligible: false, backedUp: false, userVerified: true, attestationFormat: "none", name: "k\(n)",
+                        id: id.map(UInt8.init), userID: owner.id, publicKey: [0xA5], signCount: UInt32(n),
+                        transports: ["usb"], aaguid: [9],
+                        backupEligible: false, backedUp: false, userVerified: true, attestationFormat: "none",
+                        name: "k\(n)",
                         createdAt: now.addingTimeInterval(Double(n)), lastUsedAt: nil
                     )
                 )
@@ -208,23 +239,29 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func session(_ id: String) -> SessionRecord {
             SessionRecord(
-                id: id, userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600), userAgent: "t",
+                id: id, userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
+                userAgent: "t",
                 method: "passkey", authenticatedAt: now
             )
         }
         func event(_ id: String) -> AuditEvent {
-            AuditEvent(id: id, at: now, kind: "sign_in.passkey", outcome: "success", userID: user.id, username: user.username, clientAddress: "a", detail: "")
+            AuditEvent(
+                id: id, at: now, kind: "sign_in.passkey", outcome: "success", userID: user.id, username: user.username,
+                clientAddress: "a", detail: "")
         }
         try await server.withStore { store in
             try await store.addCredential(
                 StoredCredential(
-                    id: [5], userID: user.id, publicKey: [0xA5], signCount: 1, transports: [], aaguid: nil, backupEligible: true,
-                    backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now, lastUsedAt: nil
+                    id: [5], userID: user.id, publicKey: [0xA5], signCount: 1, transports: [], aaguid: nil,
+                    backupEligible: true,
+                    backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now,
+                    lastUsedAt: nil
                 )
             )
             #expect(
                 try await store.recordPasskeySignIn(
-                    credentialID: [5], signCount: 7, backedUp: true, at: now, audit: event("e1"), sessionTokenHash: [1], session: session("s1")
+                    credentialID: [5], signCount: 7, backedUp: true, at: now, audit: event("e1"), sessionTokenHash: [1],
+                    session: session("s1")
                 )
             )
             let used = try #require(try await store.credential(id: [5]))
@@ -248,7 +285,8 @@ import Testing
             for count: UInt32 in [7, 3, 0] {
                 #expect(
                     try await !store.recordPasskeySignIn(
-                        credentialID: [5], signCount: count, backedUp: false, at: now.addingTimeInterval(9), audit: event("e\(count)x"),
+                        credentialID: [5], signCount: count, backedUp: false, at: now.addingTimeInterval(9),
+                        audit: event("e\(count)x"),
                         sessionTokenHash: [2], session: session("s\(count)x")
                     )
                 )
@@ -271,33 +309,43 @@ import Testing
         try await server.withStore { store in
             try await store.addCredential(
                 StoredCredential(
-                    id: [1], userID: user.id, publicKey: [0xA5], signCount: 0, transports: [], aaguid: nil, backupEligible: false,
-                    backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now, lastUsedAt: nil
+                    id: [1], userID: user.id, publicKey: [0xA5], signCount: 0, transports: [], aaguid: nil,
+                    backupEligible: false,
+                    backedUp: false, userVerified: true, attestationFormat: "none", name: "key", createdAt: now,
+                    lastUsedAt: nil
                 )
             )
             try await store.createSession(
                 tokenHash: [9],
-                SessionRecord(id: "taken", userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
-                              userAgent: "", method: "passkey", authenticatedAt: now)
+                SessionRecord(
+                    id: "taken", userID: user.id, createdAt: now, lastSeenAt: now,
+                    expiresAt: now.addingTimeInterval(3600),
+                    userAgent: "", method: "passkey", authenticatedAt: now)
             )
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for i in 0..<30 {
                     group.addTask {
                         // Fails on its last statement (the token hash is taken) and rolls back.
-                        let event = AuditEvent(id: "failed-\(i)", at: now, kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                        let event = AuditEvent(
+                            id: "failed-\(i)", at: now, kind: "k", outcome: "success", userID: user.id, username: nil,
+                            clientAddress: "", detail: "")
                         let session = SessionRecord(
-                            id: "s\(i)", userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
+                            id: "s\(i)", userID: user.id, createdAt: now, lastSeenAt: now,
+                            expiresAt: now.addingTimeInterval(3600),
                             userAgent: "", method: "passkey", authenticatedAt: now
                         )
                         await #expect(throws: StoreError.conflict) {
                             try await store.recordPasskeySignIn(
-                                credentialID: [1], signCount: 1, backedUp: false, at: now, audit: event, sessionTokenHash: [9], session: session
+                                credentialID: [1], signCount: 1, backedUp: false, at: now, audit: event,
+                                sessionTokenHash: [9], session: session
                             )
                         }
                     }
                     group.addTask {
                         try await store.appendAudit(
-                            AuditEvent(id: "kept-\(i)", at: now, kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                            AuditEvent(
+                                id: "kept-\(i)", at: now, kind: "k", outcome: "success", userID: user.id, username: nil,
+                                clientAddress: "", detail: "")
                         )
                         _ = try await store.recordFailure(bucket: "concurrent", now: now, window: 60)
                     }
@@ -325,12 +373,15 @@ import Testing
                     group.addTask {
                         // The second insert repeats the first code: the replacement fails and must undo its delete.
                         await #expect(throws: (any Error).self) {
-                            try await store.replaceRecoveryCodes(userID: user.id, salt: [2], hashes: [[3], [3]], at: Date())
+                            try await store.replaceRecoveryCodes(
+                                userID: user.id, salt: [2], hashes: [[3], [3]], at: Date())
                         }
                     }
                     group.addTask {
                         try await store.appendAudit(
-                            AuditEvent(id: "kept-\(i)", at: Date(), kind: "k", outcome: "success", userID: user.id, username: nil, clientAddress: "", detail: "")
+                            AuditEvent(
+                                id: "kept-\(i)", at: Date(), kind: "k", outcome: "success", userID: user.id,
+                                username: nil, clientAddress: "", detail: "")
                         )
                     }
                 }
@@ -352,7 +403,8 @@ import Testing
             #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10))  // not confirmed yet
             let pending = try #require(try await store.totp(userID: user.id))
             #expect(try await store.confirmTOTP(userID: user.id, step: 10, revision: pending.revision))
-            #expect(try await !store.confirmTOTP(userID: user.id, step: 11, revision: pending.revision))  // confirmed already
+            // Confirmed already.
+            #expect(try await !store.confirmTOTP(userID: user.id, step: 11, revision: pending.revision))
             #expect(try await !store.acceptTOTPStep(userID: user.id, step: 10))  // replay
             #expect(try await !store.acceptTOTPStep(userID: user.id, step: 9))  // older
             #expect(try await store.acceptTOTPStep(userID: user.id, step: 11))
@@ -368,7 +420,8 @@ import Testing
         let user = try await server.seedUser("ways")
         func credential(_ id: UInt8) -> StoredCredential {
             StoredCredential(
-                id: [id], userID: user.id, publicKey: [0xA5], signCount: 0, transports: ["internal", "hybrid"], aaguid: nil,
+                id: [id], userID: user.id, publicKey: [0xA5], signCount: 0, transports: ["internal", "hybrid"],
+                aaguid: nil,
                 backupEligible: true, backedUp: true, userVerified: true, attestationFormat: "none", name: "key \(id)",
                 createdAt: Date(), lastUsedAt: nil
             )
@@ -377,7 +430,10 @@ import Testing
             try await store.addCredential(credential(1))
             try await store.addCredential(credential(2))
             await #expect(throws: StoreError.conflict) { try await store.addCredential(credential(2)) }
-            #expect(try await store.credentials(userID: user.id).map(\.transports) == [["internal", "hybrid"], ["internal", "hybrid"]])
+            #expect(
+                try await store.credentials(userID: user.id).map(\.transports) == [
+                    ["internal", "hybrid"], ["internal", "hybrid"],
+                ])
             #expect(try await store.deleteCredential(userID: user.id, id: [1]) == .removed)
             #expect(try await store.deleteCredential(userID: user.id, id: [2]) == .lastWayIn)
             #expect(try await store.deleteCredential(userID: user.id, id: [3]) == .notFound)
@@ -397,13 +453,17 @@ import Testing
             for id in [UInt8(1), 2] {
                 try await store.addCredential(
                     StoredCredential(
-                        id: [id], userID: user.id, publicKey: [1], signCount: 0, transports: [], aaguid: nil, backupEligible: false,
-                        backedUp: false, userVerified: true, attestationFormat: "none", name: "", createdAt: Date(), lastUsedAt: nil
+                        id: [id], userID: user.id, publicKey: [1], signCount: 0, transports: [], aaguid: nil,
+                        backupEligible: false,
+                        backedUp: false, userVerified: true, attestationFormat: "none", name: "", createdAt: Date(),
+                        lastUsedAt: nil
                     )
                 )
             }
             let outcomes = try await withThrowingTaskGroup(of: RemovalOutcome.self) { group in
-                for id in [UInt8(1), 2] { group.addTask { try await store.deleteCredential(userID: user.id, id: [id]) } }
+                for id in [UInt8(1), 2] {
+                    group.addTask { try await store.deleteCredential(userID: user.id, id: [id]) }
+                }
                 var all: [RemovalOutcome] = []
                 for try await outcome in group { all.append(outcome) }
                 return all
@@ -433,7 +493,10 @@ import Testing
         try await server.withStore { store in
             try await store.createSession(
                 tokenHash: [1],
-                SessionRecord(id: "s", userID: user.id, createdAt: Date(), lastSeenAt: Date(), expiresAt: Date().addingTimeInterval(60), userAgent: "", method: "password", authenticatedAt: Date())
+                SessionRecord(
+                    id: "s", userID: user.id, createdAt: Date(), lastSeenAt: Date(),
+                    expiresAt: Date().addingTimeInterval(60), userAgent: "", method: "password", authenticatedAt: Date()
+                )
             )
             #expect(try await store.deleteUser(id: user.id))
             #expect(try await store.user(id: user.id) == nil)

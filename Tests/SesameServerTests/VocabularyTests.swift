@@ -10,7 +10,8 @@ import WebAuthn
 /// other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held
 /// to that one source here, so a code added or renamed in Swift fails these tests until each copy follows.
 @Suite struct VocabularyTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let resources = root.appendingPathComponent("Sources/SesameServer/Resources")
 
     static func text(_ relative: String) throws -> String {
@@ -27,7 +28,9 @@ import WebAuthn
             if line.hasPrefix("    "), !line.hasPrefix("     ") { break }  // the next schema
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("enum: [") {
-                return trimmed.dropFirst("enum: [".count).dropLast().components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                return trimmed.dropFirst("enum: [".count).dropLast().components(separatedBy: ",").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
             }
         }
         return []
@@ -49,7 +52,9 @@ import WebAuthn
     /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.
     static func pageMessageKeys() throws -> [String] {
         let script = try text("Sources/SesameServer/Resources/Web/static/api.js")
-        guard let start = script.range(of: "const messages = {\n"), let end = script.range(of: "\n};", range: start.upperBound..<script.endIndex) else {
+        guard let start = script.range(of: "const messages = {\n"),
+            let end = script.range(of: "\n};", range: start.upperBound..<script.endIndex)
+        else {
             Issue.record("api.js has no messages table")
             return []
         }
@@ -63,7 +68,9 @@ import WebAuthn
 
     @Test func thePageHasOneSentenceForEveryCodeAndNoneForOthers() throws {
         let keys = try Self.pageMessageKeys()
-        #expect(keys.count == Set(keys).count, "duplicate keys: \(Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
+        #expect(
+            keys.count == Set(keys).count,
+            "duplicate keys: \(Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
         let codes = Set(APIErrorCode.allCases.map(\.rawValue))
         #expect(codes.subtracting(keys).sorted() == [], "codes without a sentence")
         #expect(Set(keys).subtracting(codes).sorted() == [], "sentences for codes the server never sends")
@@ -132,7 +139,9 @@ import WebAuthn
         let matches = regex.firstMatch(in: phone, range: NSRange(phone.startIndex..., in: phone)) != nil
         #expect(matches == accepted, "the pattern and the check disagree on \(phone)")
         let page = try Self.text("Sources/SesameServer/Resources/Web/static/account.js")
-        #expect(page.contains("/\(FactorVerifier.phonePattern)/.test(phone)"), "account.js checks phones with another pattern")
+        #expect(
+            page.contains("/\(FactorVerifier.phonePattern)/.test(phone)"),
+            "account.js checks phones with another pattern")
     }
 
     // MARK: Routes
@@ -144,9 +153,12 @@ import WebAuthn
         return try await server.withStore { store in
             let configuration = server.configuration
             let sesame = Sesame(
-                configuration: configuration, store: store, clock: server.clock.serverClock, logger: Logger(label: "test"),
-                serverSecret: Array(repeating: 7, count: 32), metrics: ServerMetrics(), providers: try ProviderNames.load(nil),
-                rateLimits: RateLimitPolicy(), sms: server.sms, relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration()),
+                configuration: configuration, store: store, clock: server.clock.serverClock,
+                logger: Logger(label: "test"),
+                serverSecret: Array(repeating: 7, count: 32), metrics: ServerMetrics(),
+                providers: try ProviderNames.load(nil),
+                rateLimits: RateLimitPolicy(), sms: server.sms,
+                relyingParty: RelyingParty(configuration: try configuration.relyingPartyConfiguration()),
                 ciphers: store.ciphers
             )
             let router = Router(context: SesameRequestContext.self)
@@ -166,7 +178,9 @@ import WebAuthn
                 path = nil
             } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
                 let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
-                if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) { operations.append("\(method) \(path)") }
+                if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) {
+                    operations.append("\(method) \(path)")
+                }
             }
         }
         return operations
@@ -181,7 +195,9 @@ import WebAuthn
         let operations = try Self.openAPIOperations()
         #expect(operations.count == Set(operations).count)
         #expect(Self.pageRoutes.subtracting(routes).sorted() == [], "a listed page route no longer exists")
-        #expect(Set(routes).subtracting(Self.pageRoutes).subtracting(operations).sorted() == [], "routes the OpenAPI document does not describe")
+        #expect(
+            Set(routes).subtracting(Self.pageRoutes).subtracting(operations).sorted() == [],
+            "routes the OpenAPI document does not describe")
         #expect(Set(operations).subtracting(routes).sorted() == [], "operations the router does not have")
     }
 
@@ -196,7 +212,10 @@ import WebAuthn
         for setting in settings {
             #expect(try ServerConfiguration.flags(from: [setting.flag, "x"]) == [setting.key: "x"])
             #expect(try ServerConfiguration.flags(from: ["\(setting.flag)=x"]) == [setting.key: "x"])
-            #expect(help.contains("  \(setting.flag) <value>\n      \(setting.help) [\(setting.environment), default \(setting.defaultValue)]"))
+            #expect(
+                help.contains(
+                    "  \(setting.flag) <value>\n      \(setting.help) [\(setting.environment), default \(setting.defaultValue)]"
+                ))
             // The config file knows the key: a refusal names the value, never an unknown setting.
             var configuration = ServerConfiguration()
             do {
@@ -212,7 +231,8 @@ import WebAuthn
 
     @Test func anEnvironmentVariableSetsItsSetting() throws {
         let port = try #require(ServerConfiguration.settings.first { $0.key == "port" })
-        let configuration = try ServerConfiguration.resolve(flags: [:], environment: [port.environment: "9443"], configFile: nil)
+        let configuration = try ServerConfiguration.resolve(
+            flags: [:], environment: [port.environment: "9443"], configFile: nil)
         #expect(configuration.port == 9443)
     }
 }

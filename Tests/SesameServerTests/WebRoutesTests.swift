@@ -11,8 +11,12 @@ import Testing
 /// (The pages' behaviour in a browser is checked by `Tests/Interop/test_browser_flows.py`.)
 @Suite struct WebRoutesTests {
     @Test func templateValuesAreEscaped() throws {
-        let html = try WebRoutes.fill(#"<p title="{{a}}">{{a}}</p>{{content}}"#, ["a": #"<script>"x"&'y'</script>"#, "content": "<b>raw</b>"])
-        #expect(html == #"<p title="&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;">&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;</p><b>raw</b>"#)
+        let html = try WebRoutes.fill(
+            #"<p title="{{a}}">{{a}}</p>{{content}}"#, ["a": #"<script>"x"&'y'</script>"#, "content": "<b>raw</b>"])
+        #expect(
+            html
+                == #"<p title="&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;">&lt;script&gt;&quot;x&quot;&amp;&#39;y&#39;&lt;/script&gt;</p><b>raw</b>"#
+        )
     }
 
     @Test(arguments: ["{{missing}}", "{{unclosed"])
@@ -46,7 +50,8 @@ import Testing
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 let policy = response.headers[.contentSecurityPolicy] ?? ""
                 #expect(policy.contains("default-src 'self'") && policy.contains("script-src 'self'"))
-                #expect(policy.contains("frame-ancestors 'none'") && policy.contains("require-trusted-types-for 'script'"))
+                #expect(
+                    policy.contains("frame-ancestors 'none'") && policy.contains("require-trusted-types-for 'script'"))
                 #expect(!policy.contains("unsafe"))
                 #expect(response.headers[.cacheControl] == "no-store")
             }
@@ -87,7 +92,10 @@ import Testing
             let style = try await client.json("/static/sesame.css")
             #expect(style.headers[.contentType] == "text/css; charset=utf-8")
 
-            for path in ["/static/..%2Fopenapi.yaml", "/static/nothing.js", "/static/../openapi.yaml", "/static/", "/static/SIGNIN.JS"] {
+            for path in [
+                "/static/..%2Fopenapi.yaml", "/static/nothing.js", "/static/../openapi.yaml", "/static/",
+                "/static/SIGNIN.JS",
+            ] {
                 let response = try await client.json(path)
                 #expect(response.status == .notFound, "\(path)")
             }
@@ -96,7 +104,8 @@ import Testing
 
     @Test func staticFilesHaveKnownTypes() throws {
         let files = try WebRoutes.loadStaticFiles()
-        #expect(files.keys.contains("signin.js") && files.keys.contains("account.js") && files.keys.contains("signup.js"))
+        #expect(
+            files.keys.contains("signin.js") && files.keys.contains("account.js") && files.keys.contains("signup.js"))
         for (name, file) in files {
             let ext = String(name.split(separator: ".").last ?? "")
             #expect(WebRoutes.contentTypes[ext] == file.contentType)

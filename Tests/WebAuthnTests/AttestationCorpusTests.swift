@@ -147,7 +147,10 @@ private func run(_ testCase: CorpusCase) async throws(WebAuthnError) -> Attestat
     ]
     static let cases: [CorpusCase] = (try? CorpusCase.all(formats: formats)) ?? []
 
-    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, "the shared corpus is absent: its webauthn-rs cases are missing, so the count cannot be checked"))
+    @Test(
+        .enabled(
+            if: RealCorpus.sharedDirectory != nil,
+            "the shared corpus is absent: its webauthn-rs cases are missing, so the count cannot be checked"))
     func corpusIsPresent() throws {
         let cases = try CorpusCase.all(formats: Self.formats)
         #expect(cases.count == 92)
@@ -201,7 +204,8 @@ private func run(_ testCase: CorpusCase) async throws(WebAuthnError) -> Attestat
     }
 
     /// The untrusted-root case is a valid statement: with no anchors it verifies, only not as a trusted chain.
-    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func untrustedRootWithoutAnchorsIsBasicButUnverified() async throws {
+    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason))
+    func untrustedRootWithoutAnchorsIsBasicButUnverified() async throws {
         let untrusted = try #require(Self.cases.first { $0.name == "webauthn-rs-ipados-5ci-untrusted-root-reg" })
         let withoutAnchors = CorpusCase(named: untrusted.name, untrusted, anchors: [])
         let result = try await run(withoutAnchors)
@@ -211,7 +215,9 @@ private func run(_ testCase: CorpusCase) async throws(WebAuthnError) -> Attestat
 
     /// The Apple cases verify against the Apple WebAuthn root shipped by webauthn-rs's case, at their time; one
     /// day after the 3-day credential certificate expires they do not.
-    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func appleCertificateExpiry() async throws {
+    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func appleCertificateExpiry()
+        async throws
+    {
         let apple = try #require(Self.cases.first { $0.name == "webauthn-rs-touchid-apple-reg" })
         #expect(try await run(apple).chainVerified)
         let late = CorpusCase(named: apple.name, apple, verificationTime: "2020-12-15T00:00:00Z")
@@ -343,10 +349,11 @@ struct SplitMix64: RandomNumberGenerator {
     /// One byte of each statement changed at a time: verification must end in a `WebAuthnError` or a result,
     /// never a crash; and a change inside the signature must always be refused.
     /// The webauthn-rs captures among them are read in place and left out when the shared corpus is absent.
-    @Test(arguments: [
-        "yubico-yubikey-5-nfc-reg", "webauthn-rs-touchid-apple-reg", "yubico-yubikey-neo-reg",
-        "webauthn-rs-chrome-touchid-packed-self-reg",
-    ].filter { RealCorpus.files["\($0).json"] != nil })
+    @Test(
+        arguments: [
+            "yubico-yubikey-5-nfc-reg", "webauthn-rs-touchid-apple-reg", "yubico-yubikey-neo-reg",
+            "webauthn-rs-chrome-touchid-packed-self-reg",
+        ].filter { RealCorpus.files["\($0).json"] != nil })
     func singleByteChanges(_ name: String) async throws {
         let testCase = try #require(AttestationCorpusTests.cases.first { $0.name == name })
         let bytes = try Base64URL.decode(testCase.response.response.attestationObject)
@@ -389,7 +396,10 @@ struct SplitMix64: RandomNumberGenerator {
     /// brings such a rule, `TPMAttestationVerifier.tpmChainRules`).
     /// The webauthn-rs capture is read in place from the shared corpus (MPL-2.0); without it only Yubico's runs,
     /// and `RealCorpusPresenceTests` reports the skip.
-    @Test(arguments: ["yubico-windows-hello-tpm-reg"] + (RealCorpus.files["webauthn-rs-windows-hello-tpm-rs1-reg.json"] == nil ? [] : ["webauthn-rs-windows-hello-tpm-rs1-reg"]))
+    @Test(
+        arguments: ["yubico-windows-hello-tpm-reg"]
+            + (RealCorpus.files["webauthn-rs-windows-hello-tpm-rs1-reg.json"] == nil
+                ? [] : ["webauthn-rs-windows-hello-tpm-rs1-reg"]))
     func tpmAIKChainNeedsFormatRules(_ name: String) async throws {
         let data = try RealCorpus.data("\(name).json")
         let testCase = try JSONDecoder().decode(CorpusCase.self, from: data)
@@ -419,13 +429,18 @@ struct SplitMix64: RandomNumberGenerator {
 /// The cases read in place from the shared corpus (NOTICE: kanidm/webauthn-rs, MPL-2.0, kept out of this
 /// repository). Without the shared corpus this suite is skipped and says so; the other corpus tests then run on the
 /// copies here only.
-@Suite(.enabled(if: RealCorpus.sharedDirectory != nil, "the shared corpus (../shared/corpus or SESAME_SHARED_CORPUS) is absent: the webauthn-rs cases it holds were not checked"))
+@Suite(
+    .enabled(
+        if: RealCorpus.sharedDirectory != nil,
+        "the shared corpus (../shared/corpus or SESAME_SHARED_CORPUS) is absent: the webauthn-rs cases it holds were not checked"
+    ))
 struct RealCorpusPresenceTests {
     @Test func inPlaceCasesAreRead() throws {
         let inPlace = RealCorpus.names.filter { name in RealCorpus.inPlacePrefixes.contains(where: name.hasPrefix) }
-        let local = Set((try? FileManager.default.contentsOfDirectory(atPath: Vectors.directory.appendingPathComponent("webauthn-real").path)) ?? [])
+        let local = Set(
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: Vectors.directory.appendingPathComponent("webauthn-real").path)) ?? [])
         #expect(inPlace.filter { !local.contains($0) }.count >= 28)
         #expect(RealCorpus.names.count >= 98)
     }
 }
-

@@ -32,13 +32,17 @@ import Testing
     @Test func step3IdMustEqualRawId() async throws {
         var r = try f.assertion()
         r.id = Base64URL.encode([9, 9, 9])
-        expectError(.credentialIdMismatch, step: "7.2 step 3") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.credentialIdMismatch, step: "7.2 step 3") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step3TypeMustBePublicKey() async throws {
         var r = try f.assertion()
         r.type = "otp"
-        expectError(.invalidCredentialType, step: "7.2 step 3") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.invalidCredentialType, step: "7.2 step 3") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step5CredentialMustBeInAllowList() async throws {
@@ -58,7 +62,9 @@ import Testing
 
     @Test func step6UserHandleMustMatch() async throws {
         let r = try f.assertion(userHandle: Array("user-9999".utf8))
-        expectError(.userHandleMismatch, step: "7.2 step 6") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.userHandleMismatch, step: "7.2 step 6") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
         expectError(.userHandleMismatch, step: "7.2 step 6") {
             _ = try f.authenticate(r, f.authenticationExpectation(record: record, allowCredentials: []))
         }
@@ -82,27 +88,41 @@ import Testing
 
     @Test func step7AuthenticatorDataMustParse() async throws {
         let r = try f.assertion(authData: Array(f.authenticationAuthData[0..<36]))
-        expectError(.authenticatorDataTooShort, step: "7.2 step 7") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.authenticatorDataTooShort, step: "7.2 step 7") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step10TypeMustBeGet() async throws {
         let r = try f.assertion(clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText))
-        expectError(.clientDataTypeMismatch, step: "7.2 step 10") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.clientDataTypeMismatch, step: "7.2 step 10") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step11ChallengeMustMatch() async throws {
-        let r = try f.assertion(clientData: Fixture.clientData(type: "webauthn.get", challenge: Base64URL.encode(f.registrationChallenge)))
-        expectError(.challengeMismatch, step: "7.2 step 11") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        let r = try f.assertion(
+            clientData: Fixture.clientData(type: "webauthn.get", challenge: Base64URL.encode(f.registrationChallenge)))
+        expectError(.challengeMismatch, step: "7.2 step 11") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step12OriginMustBeAllowed() async throws {
-        let r = try f.assertion(clientData: Fixture.clientData(type: "webauthn.get", challenge: challengeText, origin: "https://examp1e.org"))
-        expectError(.originNotAllowed, step: "7.2 step 12") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        let r = try f.assertion(
+            clientData: Fixture.clientData(
+                type: "webauthn.get", challenge: challengeText, origin: "https://examp1e.org"))
+        expectError(.originNotAllowed, step: "7.2 step 12") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step13CrossOriginRejectedByDefault() async throws {
-        let r = try f.assertion(clientData: Fixture.clientData(type: "webauthn.get", challenge: challengeText, crossOrigin: true))
-        expectError(.crossOriginNotAllowed, step: "7.2 step 13") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        let r = try f.assertion(
+            clientData: Fixture.clientData(type: "webauthn.get", challenge: challengeText, crossOrigin: true))
+        expectError(.crossOriginNotAllowed, step: "7.2 step 13") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step14TopOriginMustBeListed() async throws {
@@ -110,16 +130,22 @@ import Testing
         config.crossOrigin = try .allow(topOrigins: ["https://portal.example"])
         let rp = RelyingParty(configuration: config)
         let bad = try f.assertion(
-            clientData: Fixture.clientData(type: "webauthn.get", challenge: challengeText, crossOrigin: true, topOrigin: "https://evil.example"))
-        expectError(.topOriginNotAllowed, step: "7.2 step 14") { _ = try f.authenticate(bad, f.authenticationExpectation(record: record), rp: rp) }
+            clientData: Fixture.clientData(
+                type: "webauthn.get", challenge: challengeText, crossOrigin: true, topOrigin: "https://evil.example"))
+        expectError(.topOriginNotAllowed, step: "7.2 step 14") {
+            _ = try f.authenticate(bad, f.authenticationExpectation(record: record), rp: rp)
+        }
         let good = try f.assertion(
-            clientData: Fixture.clientData(type: "webauthn.get", challenge: challengeText, crossOrigin: true, topOrigin: "https://portal.example"))
+            clientData: Fixture.clientData(
+                type: "webauthn.get", challenge: challengeText, crossOrigin: true, topOrigin: "https://portal.example"))
         _ = try f.authenticate(good, f.authenticationExpectation(record: record), rp: rp)
     }
 
     @Test func step15RpIdHashMustMatch() async throws {
         let r = try f.assertion(authData: Fixture.withRpIdHash(f.authenticationAuthData, "example.com"))
-        expectError(.rpIdHashMismatch, step: "7.2 step 15") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.rpIdHashMismatch, step: "7.2 step 15") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step15AppIDScopesTheHashOnlyWhenUsed() async throws {
@@ -128,15 +154,22 @@ import Testing
         let result = try f.authenticate(scoped, f.authenticationExpectation(record: record, appid: appid))
         #expect(result.usedAppID)
         // The client said it did not use the AppID: the RP ID hash is required.
-        let notUsed = try f.assertion(authData: Fixture.withRpIdHash(f.authenticationAuthData, appid), appidOutput: false)
-        expectError(.rpIdHashMismatch, step: "7.2 step 15") { _ = try f.authenticate(notUsed, f.authenticationExpectation(record: record, appid: appid)) }
+        let notUsed = try f.assertion(
+            authData: Fixture.withRpIdHash(f.authenticationAuthData, appid), appidOutput: false)
+        expectError(.rpIdHashMismatch, step: "7.2 step 15") {
+            _ = try f.authenticate(notUsed, f.authenticationExpectation(record: record, appid: appid))
+        }
         // The RP did not request the AppID: a client claiming it changes nothing.
-        expectError(.rpIdHashMismatch, step: "7.2 step 15") { _ = try f.authenticate(scoped, f.authenticationExpectation(record: record)) }
+        expectError(.rpIdHashMismatch, step: "7.2 step 15") {
+            _ = try f.authenticate(scoped, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step16UserPresenceRequired() async throws {
         let r = try f.assertion(authData: Fixture.withFlags(f.authenticationAuthData) { $0 & ~0x01 })
-        expectError(.userPresenceRequired, step: "7.2 step 16") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.userPresenceRequired, step: "7.2 step 16") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step17UserVerificationWhenRequired() async throws {
@@ -145,18 +178,23 @@ import Testing
             _ = try f.authenticate(r, f.authenticationExpectation(record: record, userVerification: .required))
         }
         let verified = try f.assertion(authData: Fixture.withFlags(f.authenticationAuthData) { $0 | 0x04 })
-        let result = try f.authenticate(verified, f.authenticationExpectation(record: record, userVerification: .required))
+        let result = try f.authenticate(
+            verified, f.authenticationExpectation(record: record, userVerification: .required))
         #expect(result.updating(record).uvInitialized)
     }
 
     @Test func step18BackupStateWithoutEligibility() async throws {
         let r = try f.assertion(authData: Fixture.withFlags(f.authenticationAuthData) { $0 & ~0x08 })
-        expectError(.backupStateInvalid, step: "7.2 step 18") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.backupStateInvalid, step: "7.2 step 18") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step19BackupEligibilityMustNotChange() async throws {
         let r = try f.assertion(authData: Fixture.withFlags(f.authenticationAuthData) { $0 & ~0x18 })
-        expectError(.backupEligibilityChanged, step: "7.2 step 19") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.backupEligibilityChanged, step: "7.2 step 19") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
         // Backup state may change: BE stays, BS clears.
         let bsCleared = try f.assertion(authData: Fixture.withFlags(f.authenticationAuthData) { $0 & ~0x10 })
         let result = try f.authenticate(bsCleared, f.authenticationExpectation(record: record))
@@ -167,18 +205,24 @@ import Testing
         var sig = try f.assertion().response.signature.bytes
         sig[sig.count - 1] ^= 0x01
         let r = try f.assertion(signature: sig)
-        expectError(.invalidSignature, step: "7.2 step 21") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.invalidSignature, step: "7.2 step 21") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step21SignedBytesMustNotChange() async throws {
         // Sign, then change one byte of the signed authenticator data (the counter) without re-signing.
         var r = try f.assertion()
         r.response.authenticatorData = Base64URLBytes(Fixture.withCounter(f.authenticationAuthData, 1))
-        expectError(.invalidSignature, step: "7.2 step 21") { _ = try f.authenticate(r, f.authenticationExpectation(record: record)) }
+        expectError(.invalidSignature, step: "7.2 step 21") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: record))
+        }
         // And one byte of clientDataJSON (inside extra whitespace, so it still parses and checks pass).
         var r2 = try f.assertion()
         r2.response.clientDataJSON = Base64URLBytes(r2.response.clientDataJSON.bytes + [0x20])
-        expectError(.invalidSignature, step: "7.2 step 21") { _ = try f.authenticate(r2, f.authenticationExpectation(record: record)) }
+        expectError(.invalidSignature, step: "7.2 step 21") {
+            _ = try f.authenticate(r2, f.authenticationExpectation(record: record))
+        }
     }
 
     @Test func step21KeyFromAnotherCredentialFails() async throws {
@@ -190,7 +234,9 @@ import Testing
         var other = record
         other.publicKey = otherKey
         let r = try f.assertion()
-        expectError(.invalidSignature, step: "7.2 step 21") { _ = try f.authenticate(r, f.authenticationExpectation(record: other)) }
+        expectError(.invalidSignature, step: "7.2 step 21") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: other))
+        }
     }
 
     @Test func preParsedKeyIsUsed() async throws {
@@ -210,9 +256,13 @@ import Testing
         var stored = record
         stored.signCount = 10
         let r = try f.assertion(authData: Fixture.withCounter(f.authenticationAuthData, 10))
-        expectError(.signCountRegression, step: "7.2 step 22") { _ = try f.authenticate(r, f.authenticationExpectation(record: stored)) }
+        expectError(.signCountRegression, step: "7.2 step 22") {
+            _ = try f.authenticate(r, f.authenticationExpectation(record: stored))
+        }
         let zero = try f.assertion()  // counter 0 after 10: also a regression
-        expectError(.signCountRegression, step: "7.2 step 22") { _ = try f.authenticate(zero, f.authenticationExpectation(record: stored)) }
+        expectError(.signCountRegression, step: "7.2 step 22") {
+            _ = try f.authenticate(zero, f.authenticationExpectation(record: stored))
+        }
         let higher = try f.assertion(authData: Fixture.withCounter(f.authenticationAuthData, 11))
         let result = try f.authenticate(higher, f.authenticationExpectation(record: stored))
         #expect(result.signCount == 11)

@@ -11,14 +11,17 @@ struct AuthenticatorDataTests {
 
     static func coseP256(_ key: P256.Signing.PublicKey = p256.publicKey, alg: Int = -7, crv: Int = 1) -> [UInt8] {
         let point = Array(key.x963Representation)
-        return CBOREncoder.encode(.map([
-            CBORMapEntry(1, 2), CBORMapEntry(3, CBOR(alg)), CBORMapEntry(-1, CBOR(crv)),
-            CBORMapEntry(-2, .byteString(Array(point[1...32]))), CBORMapEntry(-3, .byteString(Array(point[33...]))),
-        ]))
+        return CBOREncoder.encode(
+            .map([
+                CBORMapEntry(1, 2), CBORMapEntry(3, CBOR(alg)), CBORMapEntry(-1, CBOR(crv)),
+                CBORMapEntry(-2, .byteString(Array(point[1...32]))), CBORMapEntry(-3, .byteString(Array(point[33...]))),
+            ]))
     }
 
-    static func authData(flags: UInt8, count: UInt32 = 7, credentialId: [UInt8]? = nil, key: [UInt8]? = nil,
-                         extensions: [UInt8] = [], trailing: [UInt8] = []) -> [UInt8] {
+    static func authData(
+        flags: UInt8, count: UInt32 = 7, credentialId: [UInt8]? = nil, key: [UInt8]? = nil,
+        extensions: [UInt8] = [], trailing: [UInt8] = []
+    ) -> [UInt8] {
         var out = rpIdHash + [flags] + withUnsafeBytes(of: count.bigEndian, Array.init)
         if let id = credentialId {
             out += [UInt8](repeating: 0xab, count: 16) + [UInt8(id.count >> 8), UInt8(id.count & 0xff)] + id
@@ -67,7 +70,9 @@ struct AuthenticatorDataTests {
     }
 
     @Test func refusesMissingExtensions() {
-        #expect(throws: WebAuthnError(.extensionDataMissing)) { try AuthenticatorData(bytes: Self.authData(flags: 0x81)) }
+        #expect(throws: WebAuthnError(.extensionDataMissing)) {
+            try AuthenticatorData(bytes: Self.authData(flags: 0x81))
+        }
         #expect(throws: WebAuthnError(.invalidCBOR)) {
             try AuthenticatorData(bytes: Self.authData(flags: 0x81, extensions: [0x01]))
         }
@@ -118,19 +123,21 @@ struct COSEKeyTests {
     }
 
     @Test func compressedPointsAreRefused() {
-        let cose = CBOREncoder.encode(.map([
-            CBORMapEntry(1, 2), CBORMapEntry(3, -7), CBORMapEntry(-1, 1),
-            CBORMapEntry(-2, .byteString([UInt8](repeating: 1, count: 32))), CBORMapEntry(-3, true),
-        ]))
+        let cose = CBOREncoder.encode(
+            .map([
+                CBORMapEntry(1, 2), CBORMapEntry(3, -7), CBORMapEntry(-1, 1),
+                CBORMapEntry(-2, .byteString([UInt8](repeating: 1, count: 32))), CBORMapEntry(-3, true),
+            ]))
         #expect(throws: WebAuthnError(.invalidCOSEKey)) { try COSEKey(bytes: cose) }
     }
 
     @Test func ed25519() throws {
         let priv = Curve25519.Signing.PrivateKey()
-        let cose = CBOREncoder.encode(.map([
-            CBORMapEntry(1, 1), CBORMapEntry(3, -8), CBORMapEntry(-1, 6),
-            CBORMapEntry(-2, .byteString(Array(priv.publicKey.rawRepresentation))),
-        ]))
+        let cose = CBOREncoder.encode(
+            .map([
+                CBORMapEntry(1, 1), CBORMapEntry(3, -8), CBORMapEntry(-1, 6),
+                CBORMapEntry(-2, .byteString(Array(priv.publicKey.rawRepresentation))),
+            ]))
         let key = try COSEKey(bytes: cose)
         let sig = Array(try priv.signature(for: Array("m".utf8)))
         try key.verify(signature: sig, over: Array("m".utf8))
@@ -139,27 +146,33 @@ struct COSEKeyTests {
 
     @Test(arguments: [(-8, 7), (-53, 7), (-53, 6)])
     func ed448IsUnsupported(alg: Int, crv: Int) {
-        let cose = CBOREncoder.encode(.map([
-            CBORMapEntry(1, 1), CBORMapEntry(3, CBOR(alg)), CBORMapEntry(-1, CBOR(crv)),
-            CBORMapEntry(-2, .byteString([UInt8](repeating: 1, count: 57))),
-        ]))
+        let cose = CBOREncoder.encode(
+            .map([
+                CBORMapEntry(1, 1), CBORMapEntry(3, CBOR(alg)), CBORMapEntry(-1, CBOR(crv)),
+                CBORMapEntry(-2, .byteString([UInt8](repeating: 1, count: 57))),
+            ]))
         #expect(throws: WebAuthnError(.unsupportedAlgorithm)) { try COSEKey(bytes: cose) }
     }
 
     @Test func rs1NeedsOptIn() throws {
         let primitives = try _RSA.Signing.PrivateKey(keySize: .bits2048).publicKey.getKeyPrimitives()
-        let rsa = CBOREncoder.encode(.map([
-            CBORMapEntry(1, 3), CBORMapEntry(3, -65535),
-            CBORMapEntry(-1, .byteString(Array(primitives.modulus))),
-            CBORMapEntry(-2, .byteString(Array(primitives.publicExponent))),
-        ]))
+        let rsa = CBOREncoder.encode(
+            .map([
+                CBORMapEntry(1, 3), CBORMapEntry(3, -65535),
+                CBORMapEntry(-1, .byteString(Array(primitives.modulus))),
+                CBORMapEntry(-2, .byteString(Array(primitives.publicExponent))),
+            ]))
         #expect(throws: WebAuthnError(.unsupportedAlgorithm)) { try COSEKey(bytes: rsa) }
         #expect(try COSEKey(bytes: rsa, options: COSEKeyOptions(allowRS1: true)).algorithm == .rs1)
     }
 
     @Test func missingMembers() {
-        #expect(throws: WebAuthnError(.invalidCOSEKey)) { try COSEKey(bytes: CBOREncoder.encode(.map([CBORMapEntry(3, -7)]))) }
-        #expect(throws: WebAuthnError(.invalidCOSEKey)) { try COSEKey(bytes: CBOREncoder.encode(.map([CBORMapEntry(1, 2)]))) }
+        #expect(throws: WebAuthnError(.invalidCOSEKey)) {
+            try COSEKey(bytes: CBOREncoder.encode(.map([CBORMapEntry(3, -7)])))
+        }
+        #expect(throws: WebAuthnError(.invalidCOSEKey)) {
+            try COSEKey(bytes: CBOREncoder.encode(.map([CBORMapEntry(1, 2)])))
+        }
         #expect(throws: WebAuthnError(.invalidCOSEKey)) { try COSEKey(bytes: [0x01]) }
         #expect(throws: WebAuthnError(.unsupportedAlgorithm)) {
             try COSEKey(bytes: CBOREncoder.encode(.map([CBORMapEntry(1, 4), CBORMapEntry(3, -7)])))

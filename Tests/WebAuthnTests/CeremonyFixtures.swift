@@ -20,8 +20,11 @@ struct Fixture {
 
     init() throws {
         vector = try W3CVector.load("w3c-none-es256.json")
-        privateKey = try P256.Signing.PrivateKey(rawRepresentation: b64(vector.registration.credential_private_key ?? ""))
-        rp = RelyingParty(configuration: try RelyingPartyConfiguration(id: "example.org", name: "Example", origins: ["https://example.org"]))
+        privateKey = try P256.Signing.PrivateKey(
+            rawRepresentation: b64(vector.registration.credential_private_key ?? ""))
+        rp = RelyingParty(
+            configuration: try RelyingPartyConfiguration(
+                id: "example.org", name: "Example", origins: ["https://example.org"]))
         credentialId = try b64(vector.registration.credential_id)
         registrationChallenge = try b64(vector.registration.challenge)
         authenticationChallenge = try b64(vector.authentication.challenge)
@@ -45,10 +48,11 @@ struct Fixture {
     // MARK: registration
 
     func attestationObject(authData: [UInt8], fmt: String = "none", attStmt: CBOR = .map([])) -> [UInt8] {
-        CBOREncoder.encode(.map([
-            CBORMapEntry("fmt", .textString(fmt)), CBORMapEntry("attStmt", attStmt),
-            CBORMapEntry("authData", .byteString(authData)),
-        ]))
+        CBOREncoder.encode(
+            .map([
+                CBORMapEntry("fmt", .textString(fmt)), CBORMapEntry("attStmt", attStmt),
+                CBORMapEntry("authData", .byteString(authData)),
+            ]))
     }
 
     /// A registration response; by default exactly the vector's.
@@ -73,10 +77,12 @@ struct Fixture {
             allowedAlgorithms: algorithms)
     }
 
-    func register(_ response: RegistrationResponseJSON, _ expectation: RegistrationExpectation? = nil) async throws(WebAuthnError)
+    func register(_ response: RegistrationResponseJSON, _ expectation: RegistrationExpectation? = nil)
+        async throws(WebAuthnError)
         -> RegistrationResult
     {
-        try await rp.verifyRegistration(response: response, expected: expectation ?? registrationExpectation(), now: vectorTime)
+        try await rp.verifyRegistration(
+            response: response, expected: expectation ?? registrationExpectation(), now: vectorTime)
     }
 
     // MARK: authentication

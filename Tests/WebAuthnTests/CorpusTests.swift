@@ -177,7 +177,10 @@ enum CorpusRunner {
 }
 
 @Suite struct CorpusTests {
-    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, "the shared corpus is absent: its webauthn-rs cases are missing, so the count cannot be checked"))
+    @Test(
+        .enabled(
+            if: RealCorpus.sharedDirectory != nil,
+            "the shared corpus is absent: its webauthn-rs cases are missing, so the count cannot be checked"))
     func corpusIsComplete() {
         #expect(CorpusEntry.all.count == 123)
         #expect(CorpusEntry.all.allSatisfy { !$0.corpus.source.isEmpty })
@@ -242,9 +245,11 @@ enum CorpusRunner {
 @Suite(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason))
 struct FormerlyUnsupportedCorpusTests {
     static let verify = [
-        "go-webauthn-android-key-tee-reg.json", "go-webauthn-tpm-ecc-reg.json", "webauthn-rs-safetynet-webauthn-io-reg.json",
+        "go-webauthn-android-key-tee-reg.json", "go-webauthn-tpm-ecc-reg.json",
+        "webauthn-rs-safetynet-webauthn-io-reg.json",
         "webauthn-rs-tpm-ecc-reg.json", "webauthn-rs-windows-hello-tpm-rs1-reg.json", "yubico-mldsa65-auth.json",
-        "yubico-mldsa65-reg.json", "yubico-mldsa87-auth.json", "yubico-mldsa87-reg.json", "yubico-thinkpad-tpm-reg.json",
+        "yubico-mldsa65-reg.json", "yubico-mldsa87-auth.json", "yubico-mldsa87-reg.json",
+        "yubico-thinkpad-tpm-reg.json",
         "yubico-windows-hello-tpm-reg.json",
     ]
     /// The corpus's negative among them: one character of the SafetyNet leaf certificate changed.
@@ -267,7 +272,9 @@ struct FormerlyUnsupportedCorpusTests {
                 if code == "unsupportedAlgorithm" { unsupported += 1 }
             }
         }
-        print("formerly unsupported captures: \(verified) of 11 positives verify, \(refused) of 1 negative refused as expected, \(unsupported) still unsupported (ML-DSA-44)")
+        print(
+            "formerly unsupported captures: \(verified) of 11 positives verify, \(refused) of 1 negative refused as expected, \(unsupported) still unsupported (ML-DSA-44)"
+        )
         #expect(verified + refused == 12 && unsupported == 2)
     }
 
@@ -283,12 +290,14 @@ struct FormerlyUnsupportedCorpusTests {
             var config = try RelyingPartyConfiguration(id: c.rpId, name: "corpus", origins: [c.origin])
             let time = try #require(c.verificationTime.flatMap { ISO8601DateFormatter().date(from: $0) })
             config.attestationTrust = AttestationTrust(
-                trustAnchors: try (c.trustAnchorsPEM ?? []).map { try Certificate(pemEncoded: $0) }, verificationTime: time)
+                trustAnchors: try (c.trustAnchorsPEM ?? []).map { try Certificate(pemEncoded: $0) },
+                verificationTime: time)
             let response = try RegistrationResponseJSON.decode(Array(entry.responseJSON))
             await expectError(code) {
                 _ = try await RelyingParty(configuration: config).verifyRegistration(
                     response: response,
-                    expected: RegistrationExpectation(challenge: try b64(c.challenge), allowedAlgorithms: allAlgorithms),
+                    expected: RegistrationExpectation(
+                        challenge: try b64(c.challenge), allowedAlgorithms: allAlgorithms),
                     now: time)
             }
         }

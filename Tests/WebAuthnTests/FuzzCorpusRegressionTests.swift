@@ -92,7 +92,9 @@ struct FuzzCorpusRegressionTests {
         #expect(inputs.count >= 10)
         var signed = 0
         for bytes in inputs {
-            guard let jws = try? CompactJWS(String(decoding: bytes, as: UTF8.self), maximumLength: 1 << 16) else { continue }
+            guard let jws = try? CompactJWS(String(decoding: bytes, as: UTF8.self), maximumLength: 1 << 16) else {
+                continue
+            }
             if jws.signatureIsValid { signed += 1 }
             _ = try? jws.chain()
         }

@@ -39,7 +39,8 @@ import Testing
         let assertion = try AuthenticationResponseJSON.decode(assertionBody)
         let signedIn = try relyingParty.verifyAuthentication(
             response: assertion,
-            expected: AuthenticationExpectation(options: requestOptions, credential: credential, userHandle: userHandle),
+            expected: AuthenticationExpectation(
+                options: requestOptions, credential: credential, userHandle: userHandle),
             now: Date())
         let updatedCredential = signedIn.updating(credential)
 
@@ -50,7 +51,8 @@ import Testing
         do {
             _ = try relyingParty.verifyAuthentication(
                 response: assertion,
-                expected: AuthenticationExpectation(options: requestOptions, credential: updatedCredential, userHandle: userHandle),
+                expected: AuthenticationExpectation(
+                    options: requestOptions, credential: updatedCredential, userHandle: userHandle),
                 now: Date())
         } catch {
             refusal = error  // replaying the same assertion: signCountRegression, "7.2 step 22: signCount"
@@ -64,10 +66,13 @@ import Testing
         let testFile = URL(fileURLWithPath: #filePath)
         let root = testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let article = try String(
-            contentsOf: root.appendingPathComponent("Sources/WebAuthn/WebAuthn.docc/GettingStarted.md"), encoding: .utf8)
+            contentsOf: root.appendingPathComponent("Sources/WebAuthn/WebAuthn.docc/GettingStarted.md"), encoding: .utf8
+        )
         let source = try String(contentsOf: testFile, encoding: .utf8)
         let normalizedSource = Self.normalize(source)
-        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let blocks = article.components(separatedBy: "```swift\n").dropFirst().map {
+            $0.components(separatedBy: "```")[0]
+        }
         #expect(blocks.count == 6)
         for block in blocks {
             #expect(normalizedSource.contains(Self.normalize(block)), "snippet not mirrored in the test:\n\(block)")
@@ -98,7 +103,8 @@ struct TestBrowser {
         let options = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: optionsJSON)
         let clientData = Fixture.clientData(type: "webauthn.get", challenge: options.challenge.description)
         let response = try fixture.assertion(
-            clientData: clientData, authData: Fixture.withCounter(fixture.authenticationAuthData, 1), userHandle: userHandle)
+            clientData: clientData, authData: Fixture.withCounter(fixture.authenticationAuthData, 1),
+            userHandle: userHandle)
         return try JSONEncoder().encode(response)
     }
 }

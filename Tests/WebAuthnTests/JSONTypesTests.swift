@@ -30,7 +30,8 @@ import Testing
 
     /// RFC 4648 §10 test vectors (base64, the same for base64url on these inputs), unpadded.
     @Test(arguments: [
-        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+        ("foobar", "Zm9vYmFy"),
     ])
     func encodesRFC4648Vectors(vector: (String, String)) throws {
         #expect(Base64URL.encode(Array(vector.0.utf8)) == vector.1)
@@ -42,9 +43,13 @@ import Testing
     @Test func encodeMatchesFoundationAndRoundTrips() throws {
         var generator = SystemRandomNumberGenerator()
         for length in 0...70 {
-            let bytes = length == 64 ? Array(0...63).map { UInt8($0 * 4) } : (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let bytes =
+                length == 64
+                ? Array(0...63).map { UInt8($0 * 4) }
+                : (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let reference = Data(bytes).base64EncodedString()
-                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                    of: "=", with: "")
             #expect(Base64URL.encode(bytes) == reference)
             #expect(try Base64URL.decode(Base64URL.encode(bytes)) == bytes)
         }
@@ -97,9 +102,18 @@ import Testing
         ("https://example.org", "example.org", false),
         ("https://example.org", "", false),
         ("https://[::1]:8443", "https://[::1]:8443", true),
-        ("android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", true),
-        ("android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE", false),
-        ("android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "android:apk-key-hash:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false),
+        (
+            "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", true
+        ),
+        (
+            "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE", false
+        ),
+        (
+            "android:apk-key-hash:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "android:apk-key-hash:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false
+        ),
     ])
     func matching(allowed: String, candidate: String, expected: Bool) throws {
         #expect(try AllowedOrigins([allowed]).contains(candidate) == expected)
@@ -111,7 +125,8 @@ import Testing
     }
 
     @Test func challengeComparisonIsExactBytes() throws {
-        let c = try CollectedClientData(bytes: Array(#"{"type":"webauthn.get","challenge":"AQID","origin":"https://a.example"}"#.utf8))
+        let c = try CollectedClientData(
+            bytes: Array(#"{"type":"webauthn.get","challenge":"AQID","origin":"https://a.example"}"#.utf8))
         #expect(c.challengeMatches([1, 2, 3]))
         #expect(!c.challengeMatches([1, 2, 3, 0]))
         #expect(!c.challengeMatches([1, 2]))
@@ -121,9 +136,15 @@ import Testing
 
     @Test func clientDataIgnoresUnknownMembersAndTokenBinding() throws {
         let c = try CollectedClientData(
-            bytes: Array(#"{"type":"webauthn.get","challenge":"AQID","origin":"https://a.example","tokenBinding":{"status":"not-supported"},"other":1}"#.utf8))
+            bytes: Array(
+                #"{"type":"webauthn.get","challenge":"AQID","origin":"https://a.example","tokenBinding":{"status":"not-supported"},"other":1}"#
+                    .utf8))
         #expect(c.origin == "https://a.example")
-        expectError(.invalidJSON) { _ = try CollectedClientData(bytes: Array(#"{"type":"webauthn.get","challenge":"AQID"}"#.utf8)) }
-        expectError(.invalidJSON) { _ = try CollectedClientData(bytes: Array(#"{"type":1,"challenge":"AQID","origin":"x"}"#.utf8)) }
+        expectError(.invalidJSON) {
+            _ = try CollectedClientData(bytes: Array(#"{"type":"webauthn.get","challenge":"AQID"}"#.utf8))
+        }
+        expectError(.invalidJSON) {
+            _ = try CollectedClientData(bytes: Array(#"{"type":1,"challenge":"AQID","origin":"x"}"#.utf8))
+        }
     }
 }

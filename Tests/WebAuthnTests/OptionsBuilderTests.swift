@@ -6,7 +6,9 @@ import Testing
 /// Options built by `RelyingParty` use the Level 3 JSON member names and carry what verification needs.
 @Suite struct OptionsBuilderTests {
     @Test func creationOptionsEncodeLevel3Names() throws {
-        let rp = RelyingParty(configuration: try RelyingPartyConfiguration(id: "example.org", name: "Example", origins: ["https://example.org"]))
+        let rp = RelyingParty(
+            configuration: try RelyingPartyConfiguration(
+                id: "example.org", name: "Example", origins: ["https://example.org"]))
         let options = rp.makeCreationOptions(
             user: PublicKeyCredentialUserEntityJSON(id: [1, 2, 3, 4], name: "ada", displayName: "Ada"),
             excludeCredentials: [PublicKeyCredentialDescriptorJSON(id: [9, 9], transports: [.usb, .nfc])],
@@ -45,22 +47,25 @@ import Testing
     }
 
     @Test func requestOptionsRoundTrip() throws {
-        let rp = RelyingParty(configuration: try RelyingPartyConfiguration(id: "example.org", name: "Example", origins: ["https://example.org"]))
+        let rp = RelyingParty(
+            configuration: try RelyingPartyConfiguration(
+                id: "example.org", name: "Example", origins: ["https://example.org"]))
         let options = rp.makeRequestOptions(
             allowCredentials: [PublicKeyCredentialDescriptorJSON(id: [7], transports: [.internal])],
             userVerification: .required, extensions: .init(appid: "https://example.org/appid.json"))
-        let decoded = try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: JSONEncoder().encode(options))
+        let decoded = try JSONDecoder().decode(
+            PublicKeyCredentialRequestOptionsJSON.self, from: JSONEncoder().encode(options))
         #expect(decoded == options)
         #expect(decoded.rpId == "example.org")
         let e = AuthenticationExpectation(
             options: decoded,
-            credential: CredentialRecord(id: [7], publicKey: [], signCount: 0, backupEligible: false, backupState: false, uvInitialized: false),
+            credential: CredentialRecord(
+                id: [7], publicKey: [], signCount: 0, backupEligible: false, backupState: false, uvInitialized: false),
             userHandle: [1])
         #expect(e.allowCredentials == [[7]])
         #expect(e.userVerification == .required)
         #expect(e.appid == "https://example.org/appid.json")
     }
-
 
     @Test(arguments: [
         ("example.org", "https://example.org", true),
@@ -72,7 +77,9 @@ import Testing
         ("login.example.org", "https://example.org", false),
     ])
     func originsMustBeUnderTheRPID(rpId: String, origin: String, ok: Bool) {
-        let result = Result { () throws(WebAuthnError) in try RelyingPartyConfiguration(id: rpId, name: "x", origins: [origin]) }
+        let result = Result { () throws(WebAuthnError) in
+            try RelyingPartyConfiguration(id: rpId, name: "x", origins: [origin])
+        }
         if ok {
             #expect((try? result.get()) != nil)
         } else {

@@ -46,13 +46,15 @@ import Testing
     @Test func step8ChallengeMustMatch() async throws {
         var other = f.registrationChallenge
         other[0] ^= 1
-        let r = try f.registration(clientData: Fixture.clientData(type: "webauthn.create", challenge: Base64URL.encode(other)))
+        let r = try f.registration(
+            clientData: Fixture.clientData(type: "webauthn.create", challenge: Base64URL.encode(other)))
         await expectError(.challengeMismatch, step: "7.1 step 8") { _ = try await f.register(r) }
     }
 
     @Test func step8PaddedChallengeDoesNotMatch() async throws {
         // 32 bytes encode to 43 characters; the padded form has one "=".
-        let r = try f.registration(clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText + "="))
+        let r = try f.registration(
+            clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText + "="))
         await expectError(.challengeMismatch, step: "7.1 step 8") { _ = try await f.register(r) }
     }
 
@@ -68,17 +70,21 @@ import Testing
         "https://example.org/", "https://example.org.evil.example", "android:apk-key-hash:AAAA",
     ])
     func step9OriginMustBeAllowed(origin: String) async throws {
-        let r = try f.registration(clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText, origin: origin))
+        let r = try f.registration(
+            clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText, origin: origin))
         await expectError(.originNotAllowed, step: "7.1 step 9") { _ = try await f.register(r) }
     }
 
     @Test func step9DefaultPortIsTheSameOrigin() async throws {
-        let r = try f.registration(clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText, origin: "https://example.org:443"))
+        let r = try f.registration(
+            clientData: Fixture.clientData(
+                type: "webauthn.create", challenge: challengeText, origin: "https://example.org:443"))
         _ = try await f.register(r)
     }
 
     @Test func step10CrossOriginRejectedByDefault() async throws {
-        let r = try f.registration(clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText, crossOrigin: true))
+        let r = try f.registration(
+            clientData: Fixture.clientData(type: "webauthn.create", challenge: challengeText, crossOrigin: true))
         await expectError(.crossOriginNotAllowed, step: "7.1 step 10") { _ = try await f.register(r) }
     }
 
@@ -89,7 +95,8 @@ import Testing
         await expectError(.crossOriginNotAllowed, step: "7.1 step 10") { _ = try await f.register(r) }
         let r2 = try f.registration(
             clientData: Fixture.clientData(
-                type: "webauthn.create", challenge: challengeText, crossOrigin: false, topOrigin: "https://example.com"))
+                type: "webauthn.create", challenge: challengeText, crossOrigin: false, topOrigin: "https://example.com")
+        )
         await expectError(.crossOriginNotAllowed, step: "7.1 step 11") { _ = try await f.register(r2) }
     }
 
@@ -128,7 +135,9 @@ import Testing
         let result = try await f.register(r, f.registrationExpectation(mediation: .conditional))
         #expect(!result.flags.contains(.userPresent))
         // ...but no other mediation may.
-        await expectError(.userPresenceRequired) { _ = try await f.register(r, f.registrationExpectation(mediation: .optional)) }
+        await expectError(.userPresenceRequired) {
+            _ = try await f.register(r, f.registrationExpectation(mediation: .optional))
+        }
     }
 
     @Test func step16UserVerificationWhenRequired() async throws {
@@ -200,6 +209,7 @@ import Testing
         #expect(result.discoverable == true)
         #expect(result.prfEnabled == true)
         #expect(result.largeBlobSupported == false)
-        #expect(result.credential.transports == [.internal, .hybrid, AuthenticatorTransport(rawValue: "future-transport")])
+        #expect(
+            result.credential.transports == [.internal, .hybrid, AuthenticatorTransport(rawValue: "future-transport")])
     }
 }

@@ -30,7 +30,8 @@ import X509
         try #require(testCase.verificationTime.flatMap { ISO8601DateFormatter().date(from: $0) })
     }
 
-    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func corpusHasBothRootGenerations() {
+    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func corpusHasBothRootGenerations()
+    {
         #expect(Self.cases.count == 11)
         #expect(Self.cases.filter(\.expected.ok).count == 8)
     }

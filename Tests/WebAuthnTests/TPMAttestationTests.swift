@@ -314,7 +314,9 @@ func tpmFailure(_ builder: TPMStatementBuilder, trust: AttestationTrust? = nil) 
     static let tpmCases: [CorpusCase] = AttestationCorpusTests.cases.filter { $0.format == "tpm" }
 
     /// Several TPM vendors are represented (from the AIK certificates' subjectAltName).
-    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func capturesSpanSeveralVendors() throws {
+    @Test(.enabled(if: RealCorpus.sharedDirectory != nil, RealCorpus.absentReason)) func capturesSpanSeveralVendors()
+        throws
+    {
         var vendors: Set<String> = []
         for testCase in Self.tpmCases {
             let object = try AttestationObject(

@@ -36,7 +36,8 @@ enum RealCorpus {
     static var sharedDirectory: URL? {
         let configured = ProcessInfo.processInfo.environment["SESAME_SHARED_CORPUS"].map { URL(fileURLWithPath: $0) }
         // #filePath is <repository>/Tests/WebAuthnTests/VectorSupport.swift; the shared folder is beside the repository.
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let beside = repository.deletingLastPathComponent().appendingPathComponent("shared/corpus")
         let directory = (configured ?? beside).appendingPathComponent("webauthn-real")
         return FileManager.default.fileExists(atPath: directory.path) ? directory : nil
@@ -52,7 +53,8 @@ enum RealCorpus {
             }
         }
         let local = Vectors.directory.appendingPathComponent("webauthn-real")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: local.path)) ?? [] where name.hasSuffix(".json") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: local.path)) ?? []
+        where name.hasSuffix(".json") {
             files[name] = local.appendingPathComponent(name)
         }
         return files

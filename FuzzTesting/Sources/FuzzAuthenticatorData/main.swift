@@ -9,7 +9,8 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         if let attested = data.attestedCredentialData {
             precondition(attested.credentialId.count <= 1023)
             // A parsed key must survive its own canonical encoding.
-            precondition((try? COSEKey(bytes: attested.publicKey.bytes, options: COSEKeyOptions(allowRS1: true))) != nil)
+            precondition(
+                (try? COSEKey(bytes: attested.publicKey.bytes, options: COSEKeyOptions(allowRS1: true))) != nil)
             _ = attested.publicKey.isValidSignature(Array(bytes.prefix(72)), over: bytes)
         }
     }

@@ -13,7 +13,8 @@ public func fuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         // Canonical re-encoding sorts map keys, so compare encodings rather than entry order.
         let encoded = CBOREncoder.encode(item)
         let again = try? CBORDecoder(options: .ctap2).decode(encoded)
-        precondition(again.map(CBOREncoder.encode) == encoded || containsNaN(item), "re-encoded item did not decode to itself")
+        precondition(
+            again.map(CBOREncoder.encode) == encoded || containsNaN(item), "re-encoded item did not decode to itself")
     }
     _ = try? CBORDecoder().decodePrefix(bytes)
     return 0

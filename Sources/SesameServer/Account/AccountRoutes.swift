@@ -88,7 +88,9 @@ struct AccountRoutes {
         account.patch("") { request, context in
             let body = try await request.decode(as: AccountChange.self, context: context)
             let displayName = try ShownNames.displayName(body.displayName)
-            guard try await sesame.store.setDisplayName(userID: context.user.id, displayName) else { throw APIError.unauthenticated }
+            guard try await sesame.store.setDisplayName(userID: context.user.id, displayName) else {
+                throw APIError.unauthenticated
+            }
             var user = context.user
             user.displayName = displayName
             await sesame.audit.record(.accountRenamed, .success, user: user, context: context)
@@ -97,36 +99,49 @@ struct AccountRoutes {
 
         account.get("/sessions") { _, context in
             let sessions = try await sesame.store.sessions(userID: context.user.id, now: sesame.now)
-            return SessionList(sessions: sessions.map { SessionBody($0, current: $0.id == context.authentication.session.id) })
+            return SessionList(
+                sessions: sessions.map { SessionBody($0, current: $0.id == context.authentication.session.id) })
         }
 
         account.delete("/sessions/{id}") { _, context in
             let id = try context.parameters.require("id")
-            guard id.utf8.count <= 64, try await sesame.store.deleteSession(userID: context.user.id, id: id) else { throw APIError.notFound }
+            guard id.utf8.count <= 64, try await sesame.store.deleteSession(userID: context.user.id, id: id) else {
+                throw APIError.notFound
+            }
             await sesame.audit.record(.sessionRevoked, .success, user: context.user, context: context)
             var headers: HTTPFields = [:]
-            if id == context.authentication.session.id, context.authentication.carrier == .cookie { headers[.setCookie] = sesame.cookies.clear(.session) }
+            if id == context.authentication.session.id, context.authentication.carrier == .cookie {
+                headers[.setCookie] = sesame.cookies.clear(.session)
+            }
             return EditedResponse(headers: headers, response: Status(status: "signed_out"))
         }
 
         // Sign out everywhere, this session included.
         account.delete("/sessions") { _, context in
             let count = try await sesame.store.deleteSessions(userID: context.user.id, keeping: nil)
-            await sesame.audit.record(.sessionRevokedAll, .success, user: context.user, context: context, detail: "\(count) sessions")
-            return EditedResponse(headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out", count: count))
+            await sesame.audit.record(
+                .sessionRevokedAll, .success, user: context.user, context: context, detail: "\(count) sessions")
+            return EditedResponse(
+                headers: [.setCookie: sesame.cookies.clear(.session)],
+                response: Status(status: "signed_out", count: count))
         }
 
         // Sign out this session.
         session.delete("") { _, context in
             _ = try await sesame.store.deleteSession(userID: context.user.id, id: context.authentication.session.id)
             await sesame.audit.record(.signOut, .success, user: context.user, context: context)
-            return EditedResponse(headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out"))
+            return EditedResponse(
+                headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out"))
         }
 
         account.get("/audit") { _, context in
             let events = try await sesame.store.auditEvents(userID: context.user.id, limit: 100)
             return AuditBody(
-                events: events.map { AuditEventBody(at: $0.at, kind: $0.kind, outcome: $0.outcome, clientAddress: $0.clientAddress, detail: $0.detail) }
+                events: events.map {
+                    AuditEventBody(
+                        at: $0.at, kind: $0.kind, outcome: $0.outcome, clientAddress: $0.clientAddress,
+                        detail: $0.detail)
+                }
             )
         }
     }

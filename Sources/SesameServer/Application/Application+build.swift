@@ -26,17 +26,27 @@ public func openStore(
     let location = try DatabaseLocation(parsing: configuration.database)
     // The key file is read before the database is opened, so a missing or malformed file stops the start with
     // its own message (file and line, never key bytes).
-    let sealingKeys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in try SealingKeyFile.load(path: path) }
+    let sealingKeys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in
+        try SealingKeyFile.load(path: path)
+    }
     let engine = try await SQLEngine.open(location, searchPath: environment.postgresSchema, logger: logger)
     do {
         let applied = try await Migrations.run(on: engine, now: environment.clock.now())
         if !applied.isEmpty {
-            logger.notice("database migrated", metadata: ["versions": .string(applied.map(String.init).joined(separator: ",")), "database": .string(location.redacted)])
+            logger.notice(
+                "database migrated",
+                metadata: [
+                    "versions": .string(applied.map(String.init).joined(separator: ",")),
+                    "database": .string(location.redacted),
+                ])
         }
         let store = try await SQLStore.open(engine: engine, now: environment.clock.now(), sealingKeys: sealingKeys)
         if let sealingKeys, let path = configuration.sealingKeyFile {
-            logger.info("sealing key file loaded", metadata: ["keys": .string(sealingKeys.descriptions.joined(separator: ","))])
-            if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+            logger.info(
+                "sealing key file loaded", metadata: ["keys": .string(sealingKeys.descriptions.joined(separator: ","))])
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int,
+                mode & 0o077 != 0
+            {
                 logger.warning(
                     "sealing key file is accessible to group or others; make it readable by the server's user only (chmod 600)",
                     metadata: ["path": .string(path), "mode": .string(String(mode & 0o777, radix: 8))]
@@ -67,7 +77,8 @@ public func buildApplication(
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
     do {
-        let secret = try await store.serverSecret(named: ServerSecret.name, generate: ServerSecret.generate, now: environment.clock.now())
+        let secret = try await store.serverSecret(
+            named: ServerSecret.name, generate: ServerSecret.generate, now: environment.clock.now())
         sesame = Sesame(
             configuration: configuration, store: store, clock: environment.clock, logger: logger, serverSecret: secret,
             metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,

@@ -11,9 +11,12 @@ struct PurgeService: Service {
             while true {
                 try await Task.sleep(for: .seconds(60))
                 do {
-                    try await sesame.store.purgeExpired(now: sesame.now, rateLimitWindow: sesame.rateLimiter.policy.window)
+                    try await sesame.store.purgeExpired(
+                        now: sesame.now, rateLimitWindow: sesame.rateLimiter.policy.window)
                 } catch {
-                    sesame.logger.warning("purging expired rows failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
+                    sesame.logger.warning(
+                        "purging expired rows failed",
+                        metadata: ["error_type": .string(String(describing: type(of: error)))])
                 }
             }
         }

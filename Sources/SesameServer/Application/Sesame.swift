@@ -49,19 +49,24 @@ struct Sesame: Sendable {
         let cookies = Cookies(configuration)
         self.cookies = cookies
         self.sessions = SessionIssuer(
-            store: store, clock: clock, cookies: cookies, serverSecret: serverSecret, lifetime: configuration.sessionLifetime
+            store: store, clock: clock, cookies: cookies, serverSecret: serverSecret,
+            lifetime: configuration.sessionLifetime
         )
         let rateLimiter = RateLimiter(store: store, policy: rateLimits, clock: clock)
         self.rateLimiter = rateLimiter
-        let ceremonies = Ceremonies(store: store, rateLimiter: rateLimiter, clock: clock, cookies: cookies, lifetime: configuration.challengeTimeout)
+        let ceremonies = Ceremonies(
+            store: store, rateLimiter: rateLimiter, clock: clock, cookies: cookies,
+            lifetime: configuration.challengeTimeout)
         self.ceremonies = ceremonies
         let audit = AuditLog(store: store, metrics: metrics, clock: clock, logger: logger)
         self.audit = audit
         self.factors = FactorVerifier(
-            store: store, rateLimiter: rateLimiter, ceremonies: ceremonies, audit: audit, clock: clock, logger: logger, sms: sms,
+            store: store, rateLimiter: rateLimiter, ceremonies: ceremonies, audit: audit, clock: clock, logger: logger,
+            sms: sms,
             serverSecret: serverSecret, configuration: configuration
         )
-        self.passkeys = PasskeyVerifier(relyingParty: relyingParty, store: store, audit: audit, clock: clock, providers: providers)
+        self.passkeys = PasskeyVerifier(
+            relyingParty: relyingParty, store: store, audit: audit, clock: clock, providers: providers)
         let signingKeys = SigningKeyring(
             store: store, ciphers: ciphers, clock: clock,
             longestTokenLifetime: TimeInterval(max(TokenIssuer.accessTokenLifetime, TokenIssuer.idTokenLifetime))

@@ -11,21 +11,27 @@ struct AuditLog: Sendable {
 
     /// Records an event; a failure to store it is logged (by error type) and does not fail the request.
     func record(
-        _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, clientAddress: String, detail: String = ""
+        _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, clientAddress: String,
+        detail: String = ""
     ) async {
-        let event = self.event(kind, outcome, user: user, username: username, clientAddress: clientAddress, detail: detail)
+        let event = self.event(
+            kind, outcome, user: user, username: username, clientAddress: clientAddress, detail: detail)
         do { try await store.appendAudit(event) } catch {
-            logger.error("audit event not stored", metadata: ["kind": .string(kind.rawValue), "error": .string(String(describing: type(of: error)))])
+            logger.error(
+                "audit event not stored",
+                metadata: ["kind": .string(kind.rawValue), "error": .string(String(describing: type(of: error)))])
         }
         counted(event)
     }
 
     /// The event `record` would store, for a caller that stores it with other writes (then calls `counted`).
     func event(
-        _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, clientAddress: String, detail: String = ""
+        _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, clientAddress: String,
+        detail: String = ""
     ) -> AuditEvent {
         AuditEvent(
-            at: clock.now(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id, username: user?.username ?? username,
+            at: clock.now(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id,
+            username: user?.username ?? username,
             clientAddress: clientAddress, detail: detail
         )
     }
@@ -39,8 +45,10 @@ struct AuditLog: Sendable {
 extension AuditLog {
     /// `record` with the request's client address.
     func record(
-        _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, context: some ClientContext, detail: String = ""
+        _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, context: some ClientContext,
+        detail: String = ""
     ) async {
-        await record(kind, outcome, user: user, username: username, clientAddress: context.clientAddress, detail: detail)
+        await record(
+            kind, outcome, user: user, username: username, clientAddress: context.clientAddress, detail: detail)
     }
 }

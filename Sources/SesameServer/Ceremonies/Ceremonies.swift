@@ -34,7 +34,8 @@ struct Ceremonies: Sendable {
     ) async throws -> Date {
         let expires = clock.now().addingTimeInterval(TimeInterval(lifetime))
         let record = ChallengeRecord(
-            purpose: purpose.rawValue, userID: userID, payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
+            purpose: purpose.rawValue, userID: userID,
+            payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
             expiresAt: expires
         )
         if replacing { try await store.deleteChallenge(id: id) }
@@ -48,7 +49,10 @@ struct Ceremonies: Sendable {
 
     /// Consumes the challenge with this id, purpose and binding; `challenge_invalid` when there is none.
     func finish(_ purpose: ChallengePurpose, id: [UInt8], binding: [UInt8] = []) async throws -> ChallengeRecord {
-        guard let record = try await store.consumeChallenge(id: id, purpose: purpose.rawValue, binding: binding, now: clock.now()) else {
+        guard
+            let record = try await store.consumeChallenge(
+                id: id, purpose: purpose.rawValue, binding: binding, now: clock.now())
+        else {
             throw APIError.challengeInvalid
         }
         return record
@@ -61,7 +65,9 @@ struct Ceremonies: Sendable {
 
     /// The payload stored with `record`; `challenge_invalid` if it is not of this shape.
     func payload<Payload: Decodable>(_ record: ChallengeRecord, as type: Payload.Type) throws -> Payload {
-        guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(record.payload.utf8)) else { throw APIError.challengeInvalid }
+        guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(record.payload.utf8)) else {
+            throw APIError.challengeInvalid
+        }
         return payload
     }
 
@@ -69,13 +75,18 @@ struct Ceremonies: Sendable {
 
     /// Starts a WebAuthn ceremony whose options carry `challenge`.
     func begin(
-        _ purpose: ChallengePurpose, challenge: [UInt8], binding: [UInt8], userID: String?, payload: some Encodable, countedFor address: String
+        _ purpose: ChallengePurpose, challenge: [UInt8], binding: [UInt8], userID: String?, payload: some Encodable,
+        countedFor address: String
     ) async throws {
-        try await begin(purpose, id: Secrets.sha256(challenge), binding: binding, userID: userID, payload: payload, countedFor: address)
+        try await begin(
+            purpose, id: Secrets.sha256(challenge), binding: binding, userID: userID, payload: payload,
+            countedFor: address)
     }
 
     /// Finds the challenge a WebAuthn response's client data names and consumes it.
-    func finish(_ purpose: ChallengePurpose, clientDataJSON: [UInt8], binding: [UInt8]) async throws -> (challenge: [UInt8], record: ChallengeRecord) {
+    func finish(_ purpose: ChallengePurpose, clientDataJSON: [UInt8], binding: [UInt8]) async throws -> (
+        challenge: [UInt8], record: ChallengeRecord
+    ) {
         guard let clientData = try? CollectedClientData(bytes: clientDataJSON),
             let challenge = try? Base64URL.decode(clientData.challenge), (16...64).contains(challenge.count)
         else { throw APIError.invalidClientData }
@@ -98,7 +109,9 @@ struct Ceremonies: Sendable {
 
     /// Options JSON as the page passes it to `PublicKeyCredential.parse…OptionsFromJSON`, with the ceremony token as
     /// a header (for apps) and a cookie (for pages) when the ceremony is bound to one.
-    func options<Options: Encodable & Sendable>(_ options: Options, ceremonyToken: String?) -> EditedResponse<JSONBody<Options>> {
+    func options<Options: Encodable & Sendable>(_ options: Options, ceremonyToken: String?) -> EditedResponse<
+        JSONBody<Options>
+    > {
         var headers: HTTPFields = [:]
         if let ceremonyToken {
             headers[Self.tokenHeader] = ceremonyToken

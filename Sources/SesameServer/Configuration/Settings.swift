@@ -17,7 +17,8 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 }
 
 extension ServerConfiguration {
-    private static func int(_ key: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
+    private static func int(_ key: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int
+    {
         guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
             throw ConfigurationError("\(key): expected an integer in \(range.lowerBound)...\(range.upperBound)")
         }
@@ -53,33 +54,122 @@ extension ServerConfiguration {
 
     /// The settings table: key (config file), flag, environment variable, default, meaning.
     public static let settings: [Setting] = [
-        Setting(key: "host", flag: "--host", environment: "SESAME_HOST", defaultValue: "127.0.0.1", help: "Address to listen on.") { c, v throws(ConfigurationError) in c.host = v },
-        Setting(key: "port", flag: "--port", environment: "SESAME_PORT", defaultValue: "8080", help: "TCP port to listen on (0 picks a free one).") { c, v throws(ConfigurationError) in c.port = try int("port", v, 0...65535) },
-        Setting(key: "rpID", flag: "--rp-id", environment: "SESAME_RP_ID", defaultValue: "localhost", help: "WebAuthn relying party ID (your registrable domain).") { c, v throws(ConfigurationError) in c.rpID = v },
-        Setting(key: "rpName", flag: "--rp-name", environment: "SESAME_RP_NAME", defaultValue: "Sesame", help: "Relying party name shown by authenticators.") { c, v throws(ConfigurationError) in c.rpName = v },
-        Setting(key: "origin", flag: "--origin", environment: "SESAME_ORIGIN", defaultValue: "http://localhost:8080", help: "Public web origin; https turns on Secure __Host- cookies.") { c, v throws(ConfigurationError) in c.origin = v },
-        Setting(key: "relatedOrigins", flag: "--related-origins", environment: "SESAME_RELATED_ORIGINS", defaultValue: "(none)", help: "Comma-separated related web origins, listed in /.well-known/webauthn.") { c, v throws(ConfigurationError) in c.relatedOrigins = list(v) },
-        Setting(key: "nativeAppOrigins", flag: "--native-app-origins", environment: "SESAME_NATIVE_APP_ORIGINS", defaultValue: "(none)", help: "Comma-separated native app origins, e.g. android:apk-key-hash:<hash>.") { c, v throws(ConfigurationError) in c.nativeAppOrigins = list(v) },
-        Setting(key: "database", flag: "--database", environment: "SESAME_DATABASE", defaultValue: "sesame.sqlite", help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db.") { c, v throws(ConfigurationError) in c.database = v },
-        Setting(key: "appleAppIDs", flag: "--apple-app-ids", environment: "SESAME_APPLE_APP_IDS", defaultValue: "(none)", help: "Comma-separated TEAMID.bundle.id values for apple-app-site-association.") { c, v throws(ConfigurationError) in c.appleAppIDs = list(v) },
-        Setting(key: "androidApps", flag: "--android-apps", environment: "SESAME_ANDROID_APPS", defaultValue: "(none)", help: "package=FP[|FP],... for assetlinks.json (config file: list of {package_name, sha256_cert_fingerprints}).") { c, v throws(ConfigurationError) in c.androidApps = try androidApps(v) },
-        Setting(key: "smsSender", flag: "--sms-sender", environment: "SESAME_SMS_SENDER", defaultValue: "console", help: "console, or an https:// webhook URL receiving {to, message} JSON.") { c, v throws(ConfigurationError) in c.smsSender = v },
-        Setting(key: "challengeTimeout", flag: "--challenge-timeout", environment: "SESAME_CHALLENGE_TIMEOUT", defaultValue: "300", help: "Seconds a challenge, pending second step or SMS code lives.") { c, v throws(ConfigurationError) in c.challengeTimeout = try int("challenge-timeout", v, 30...3600) },
-        Setting(key: "sessionLifetime", flag: "--session-lifetime", environment: "SESAME_SESSION_LIFETIME", defaultValue: "1209600", help: "Seconds a session lives after sign-in.") { c, v throws(ConfigurationError) in c.sessionLifetime = try int("session-lifetime", v, 60...31_536_000) },
-        Setting(key: "reauthenticationWindow", flag: "--reauthentication-window", environment: "SESAME_REAUTHENTICATION_WINDOW", defaultValue: "600", help: "Seconds after sign-in or re-authentication during which sensitive account changes are allowed.") { c, v throws(ConfigurationError) in c.reauthenticationWindow = try int("reauthentication-window", v, 30...86_400) },
-        Setting(key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N", defaultValue: "15", help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in.") { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
-        Setting(key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR", defaultValue: "false", help: "Take the client address from X-Forwarded-For, as your proxies appended it (only behind proxies you run).") { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
-        Setting(key: "trustedProxyHops", flag: "--trusted-proxy-hops", environment: "SESAME_TRUSTED_PROXY_HOPS", defaultValue: "1", help: "Proxies you run in front of Sesame; the client address is the X-Forwarded-For entry this many places from the right.") { c, v throws(ConfigurationError) in c.trustedProxyHops = try int("trusted-proxy-hops", v, 1...10) },
-        Setting(key: "userVerification", flag: "--user-verification", environment: "SESAME_USER_VERIFICATION", defaultValue: "preferred", help: "preferred (a passkey sign-in without user verification is one factor) or required (refused without it).") { c, v throws(ConfigurationError) in
-            guard ["preferred", "required"].contains(v) else { throw ConfigurationError("user-verification: expected preferred or required") }
+        Setting(
+            key: "host", flag: "--host", environment: "SESAME_HOST", defaultValue: "127.0.0.1",
+            help: "Address to listen on."
+        ) { c, v throws(ConfigurationError) in c.host = v },
+        Setting(
+            key: "port", flag: "--port", environment: "SESAME_PORT", defaultValue: "8080",
+            help: "TCP port to listen on (0 picks a free one)."
+        ) { c, v throws(ConfigurationError) in c.port = try int("port", v, 0...65535) },
+        Setting(
+            key: "rpID", flag: "--rp-id", environment: "SESAME_RP_ID", defaultValue: "localhost",
+            help: "WebAuthn relying party ID (your registrable domain)."
+        ) { c, v throws(ConfigurationError) in c.rpID = v },
+        Setting(
+            key: "rpName", flag: "--rp-name", environment: "SESAME_RP_NAME", defaultValue: "Sesame",
+            help: "Relying party name shown by authenticators."
+        ) { c, v throws(ConfigurationError) in c.rpName = v },
+        Setting(
+            key: "origin", flag: "--origin", environment: "SESAME_ORIGIN", defaultValue: "http://localhost:8080",
+            help: "Public web origin; https turns on Secure __Host- cookies."
+        ) { c, v throws(ConfigurationError) in c.origin = v },
+        Setting(
+            key: "relatedOrigins", flag: "--related-origins", environment: "SESAME_RELATED_ORIGINS",
+            defaultValue: "(none)", help: "Comma-separated related web origins, listed in /.well-known/webauthn."
+        ) { c, v throws(ConfigurationError) in c.relatedOrigins = list(v) },
+        Setting(
+            key: "nativeAppOrigins", flag: "--native-app-origins", environment: "SESAME_NATIVE_APP_ORIGINS",
+            defaultValue: "(none)", help: "Comma-separated native app origins, e.g. android:apk-key-hash:<hash>."
+        ) { c, v throws(ConfigurationError) in c.nativeAppOrigins = list(v) },
+        Setting(
+            key: "database", flag: "--database", environment: "SESAME_DATABASE", defaultValue: "sesame.sqlite",
+            help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db."
+        ) { c, v throws(ConfigurationError) in c.database = v },
+        Setting(
+            key: "appleAppIDs", flag: "--apple-app-ids", environment: "SESAME_APPLE_APP_IDS", defaultValue: "(none)",
+            help: "Comma-separated TEAMID.bundle.id values for apple-app-site-association."
+        ) { c, v throws(ConfigurationError) in c.appleAppIDs = list(v) },
+        Setting(
+            key: "androidApps", flag: "--android-apps", environment: "SESAME_ANDROID_APPS", defaultValue: "(none)",
+            help:
+                "package=FP[|FP],... for assetlinks.json (config file: list of {package_name, sha256_cert_fingerprints})."
+        ) { c, v throws(ConfigurationError) in c.androidApps = try androidApps(v) },
+        Setting(
+            key: "smsSender", flag: "--sms-sender", environment: "SESAME_SMS_SENDER", defaultValue: "console",
+            help: "console, or an https:// webhook URL receiving {to, message} JSON."
+        ) { c, v throws(ConfigurationError) in c.smsSender = v },
+        Setting(
+            key: "challengeTimeout", flag: "--challenge-timeout", environment: "SESAME_CHALLENGE_TIMEOUT",
+            defaultValue: "300", help: "Seconds a challenge, pending second step or SMS code lives."
+        ) { c, v throws(ConfigurationError) in c.challengeTimeout = try int("challenge-timeout", v, 30...3600) },
+        Setting(
+            key: "sessionLifetime", flag: "--session-lifetime", environment: "SESAME_SESSION_LIFETIME",
+            defaultValue: "1209600", help: "Seconds a session lives after sign-in."
+        ) { c, v throws(ConfigurationError) in c.sessionLifetime = try int("session-lifetime", v, 60...31_536_000) },
+        Setting(
+            key: "reauthenticationWindow", flag: "--reauthentication-window",
+            environment: "SESAME_REAUTHENTICATION_WINDOW", defaultValue: "600",
+            help: "Seconds after sign-in or re-authentication during which sensitive account changes are allowed."
+        ) { c, v throws(ConfigurationError) in
+            c.reauthenticationWindow = try int("reauthentication-window", v, 30...86_400)
+        },
+        Setting(
+            key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N",
+            defaultValue: "15",
+            help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in."
+        ) { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
+        Setting(
+            key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR",
+            defaultValue: "false",
+            help:
+                "Take the client address from X-Forwarded-For, as your proxies appended it (only behind proxies you run)."
+        ) { c, v throws(ConfigurationError) in c.trustForwardedFor = try bool("trust-forwarded-for", v) },
+        Setting(
+            key: "trustedProxyHops", flag: "--trusted-proxy-hops", environment: "SESAME_TRUSTED_PROXY_HOPS",
+            defaultValue: "1",
+            help:
+                "Proxies you run in front of Sesame; the client address is the X-Forwarded-For entry this many places from the right."
+        ) { c, v throws(ConfigurationError) in c.trustedProxyHops = try int("trusted-proxy-hops", v, 1...10) },
+        Setting(
+            key: "userVerification", flag: "--user-verification", environment: "SESAME_USER_VERIFICATION",
+            defaultValue: "preferred",
+            help:
+                "preferred (a passkey sign-in without user verification is one factor) or required (refused without it)."
+        ) { c, v throws(ConfigurationError) in
+            guard ["preferred", "required"].contains(v) else {
+                throw ConfigurationError("user-verification: expected preferred or required")
+            }
             c.userVerification = v
         },
-        Setting(key: "metricsAddress", flag: "--metrics-address", environment: "SESAME_METRICS_ADDRESS", defaultValue: "(none)", help: "host:port of a separate listener serving only /metrics.") { c, v throws(ConfigurationError) in c.metricsAddress = v.isEmpty ? nil : v },
-        Setting(key: "metricsToken", flag: "--metrics-token", environment: "SESAME_METRICS_TOKEN", defaultValue: "(none)", help: "Bearer token /metrics requires; without it or a metrics address, /metrics is not served.") { c, v throws(ConfigurationError) in c.metricsToken = v.isEmpty ? nil : v },
-        Setting(key: "allowConsoleSMS", flag: "--allow-console-sms", environment: "SESAME_ALLOW_CONSOLE_SMS", defaultValue: "false", help: "Allow the console SMS sender (prints codes and numbers) on an https origin.") { c, v throws(ConfigurationError) in c.allowConsoleSMS = try bool("allow-console-sms", v) },
-        Setting(key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info", help: "trace, debug, info, notice, warning, error or critical.") { c, v throws(ConfigurationError) in c.logLevel = v },
-        Setting(key: "sealingKeyFile", flag: "--sealing-key-file", environment: "SESAME_SEALING_KEY_FILE", defaultValue: "(none)", help: "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database.") { c, v throws(ConfigurationError) in c.sealingKeyFile = v.isEmpty ? nil : v },
-        Setting(key: "providerListFile", flag: "--provider-list-file", environment: "SESAME_PROVIDER_LIST_FILE", defaultValue: "(bundled)", help: "AAGUID list (aaguid.json format) naming passkey providers and their icons, replacing the bundled names.") { c, v throws(ConfigurationError) in c.providerListFile = v.isEmpty ? nil : v },
+        Setting(
+            key: "metricsAddress", flag: "--metrics-address", environment: "SESAME_METRICS_ADDRESS",
+            defaultValue: "(none)", help: "host:port of a separate listener serving only /metrics."
+        ) { c, v throws(ConfigurationError) in c.metricsAddress = v.isEmpty ? nil : v },
+        Setting(
+            key: "metricsToken", flag: "--metrics-token", environment: "SESAME_METRICS_TOKEN", defaultValue: "(none)",
+            help: "Bearer token /metrics requires; without it or a metrics address, /metrics is not served."
+        ) { c, v throws(ConfigurationError) in c.metricsToken = v.isEmpty ? nil : v },
+        Setting(
+            key: "allowConsoleSMS", flag: "--allow-console-sms", environment: "SESAME_ALLOW_CONSOLE_SMS",
+            defaultValue: "false", help: "Allow the console SMS sender (prints codes and numbers) on an https origin."
+        ) { c, v throws(ConfigurationError) in c.allowConsoleSMS = try bool("allow-console-sms", v) },
+        Setting(
+            key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info",
+            help: "trace, debug, info, notice, warning, error or critical."
+        ) { c, v throws(ConfigurationError) in c.logLevel = v },
+        Setting(
+            key: "sealingKeyFile", flag: "--sealing-key-file", environment: "SESAME_SEALING_KEY_FILE",
+            defaultValue: "(none)",
+            help:
+                "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database."
+        ) { c, v throws(ConfigurationError) in c.sealingKeyFile = v.isEmpty ? nil : v },
+        Setting(
+            key: "providerListFile", flag: "--provider-list-file", environment: "SESAME_PROVIDER_LIST_FILE",
+            defaultValue: "(bundled)",
+            help:
+                "AAGUID list (aaguid.json format) naming passkey providers and their icons, replacing the bundled names."
+        ) { c, v throws(ConfigurationError) in c.providerListFile = v.isEmpty ? nil : v },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.
@@ -138,7 +228,10 @@ extension ServerConfiguration {
             case let apps as [Any] where setting.key == "androidApps":
                 guard let encoded = try? JSONSerialization.data(withJSONObject: apps),
                     let decoded = try? JSONDecoder().decode([AndroidApp].self, from: encoded)
-                else { throw ConfigurationError("\(source): androidApps must be a list of {package_name, sha256_cert_fingerprints}") }
+                else {
+                    throw ConfigurationError(
+                        "\(source): androidApps must be a list of {package_name, sha256_cert_fingerprints}")
+                }
                 self.androidApps = decoded
             default:
                 throw ConfigurationError("\(source): \(setting.key) has the wrong type")
@@ -148,7 +241,8 @@ extension ServerConfiguration {
 
     /// Checks values that each source may set independently but must agree.
     public func validate() throws(ConfigurationError) {
-        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
             let host = url.host?.lowercased(), url.path.isEmpty || url.path == "/", url.query == nil
         else { throw ConfigurationError("origin: expected scheme://host[:port], e.g. https://example.com") }
         let rp = rpID.lowercased()
@@ -156,7 +250,9 @@ extension ServerConfiguration {
             throw ConfigurationError("rp-id: \(rpID) must equal the origin's host or be a suffix of it")
         }
         for related in relatedOrigins {
-            guard let url = URL(string: related), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard let url = URL(string: related), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                url.host != nil
+            else {
                 throw ConfigurationError("related-origins: \(related) is not a web origin")
             }
         }
@@ -169,13 +265,15 @@ extension ServerConfiguration {
                 )
             }
         } else {
-            guard let url = URL(string: smsSender), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            guard let url = URL(string: smsSender), let scheme = url.scheme?.lowercased(),
+                scheme == "https" || scheme == "http",
                 url.host != nil
             else { throw ConfigurationError("sms-sender: expected console or an http(s) URL") }
         }
         if let metricsAddress { _ = try Self.hostAndPort(metricsAddress, key: "metrics-address") }
         if let metricsToken, metricsToken.utf8.count < 16 {
-            throw ConfigurationError("metrics-token: use at least 16 characters (a random value, e.g. openssl rand -hex 16)")
+            throw ConfigurationError(
+                "metrics-token: use at least 16 characters (a random value, e.g. openssl rand -hex 16)")
         }
         _ = try DatabaseLocation(parsing: database)
     }
@@ -202,7 +300,9 @@ extension ServerConfiguration {
 
     /// `host:port` as a listener address.
     static func hostAndPort(_ value: String, key: String) throws(ConfigurationError) -> (host: String, port: Int) {
-        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]), (0...65535).contains(port) else {
+        guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+            (0...65535).contains(port)
+        else {
             throw ConfigurationError("\(key): expected host:port, e.g. 127.0.0.1:9090")
         }
         var host = String(value[..<colon])
@@ -246,7 +346,9 @@ extension ServerConfiguration {
                 index += 1
                 value = words[index]
             }
-            guard let key = byFlag[flag] else { throw ConfigurationError("unknown option \(flag.prefix(40)) (sesame serve --help lists them)") }
+            guard let key = byFlag[flag] else {
+                throw ConfigurationError("unknown option \(flag.prefix(40)) (sesame serve --help lists them)")
+            }
             values[key] = value
             index += 1
         }

@@ -32,18 +32,23 @@ public struct APIError: HTTPResponseError, Equatable {
         // Sorted keys: the same error is the same bytes every time (a dictionary's order varies per process).
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(extra.merging(["error": code.rawValue, "message": message]) { _, fixed in fixed })
+        let body = try encoder.encode(
+            extra.merging(["error": code.rawValue, "message": message]) { _, fixed in fixed })
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     // The request itself
-    static let malformedJSON = APIError(.badRequest, .malformedJSON, "The request body is not the JSON this endpoint expects.")
-    static let unsupportedMediaType = APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
+    static let malformedJSON = APIError(
+        .badRequest, .malformedJSON, "The request body is not the JSON this endpoint expects.")
+    static let unsupportedMediaType = APIError(
+        .unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
     static let bodyTooLarge = APIError(.contentTooLarge, .bodyTooLarge, "The request body is too large.")
     static let badRequest = APIError(.badRequest, .badRequest, "The request is not acceptable.")
     static let notFound = APIError(.notFound, .notFound, "No such resource.")
     static func methodNotAllowed(allow: String?) -> APIError {
-        var error = APIError(.methodNotAllowed, .methodNotAllowed, "This method is not allowed here; the Allow header lists those that are.")
+        var error = APIError(
+            .methodNotAllowed, .methodNotAllowed,
+            "This method is not allowed here; the Allow header lists those that are.")
         error.allow = allow
         return error
     }
@@ -54,28 +59,36 @@ public struct APIError: HTTPResponseError, Equatable {
 
     // Who is asking
     static let unauthenticated = APIError(.unauthorized, .unauthenticated, "Sign in first.")
-    static let csrf = APIError(.forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
-    static let originNotAllowed = APIError(.forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
+    static let csrf = APIError(
+        .forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
+    static let originNotAllowed = APIError(
+        .forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
     static let invalidCredentials = APIError(.unauthorized, .invalidCredentials, "The username or password is wrong.")
     static let wrongPassword = APIError(.forbidden, .wrongPassword, "The password is wrong.")
     static let accountDisabled = APIError(.forbidden, .accountDisabled, "This account is disabled.")
     /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
     /// factor) at `reauthenticate`, then retries.
     static func reauthenticationRequired(window: Int) -> APIError {
-        var error = APIError(.forbidden, .reauthenticationRequired, "Confirm it is you (passkey, or password and second factor) and try again.")
+        var error = APIError(
+            .forbidden, .reauthenticationRequired,
+            "Confirm it is you (passkey, or password and second factor) and try again.")
         error.extra = [
-            "reauthenticate": "/api/session/reauthenticate", "reauthenticateOptions": "/api/session/reauthenticate/options",
+            "reauthenticate": "/api/session/reauthenticate",
+            "reauthenticateOptions": "/api/session/reauthenticate/options",
             "maxAgeSeconds": String(window),
         ]
         return error
     }
     static func tooManyAttempts(retryAfter: Int) -> APIError {
-        APIError(.tooManyRequests, .tooManyAttempts, "Too many failed attempts. Try again later.", retryAfter: max(1, retryAfter))
+        APIError(
+            .tooManyRequests, .tooManyAttempts, "Too many failed attempts. Try again later.",
+            retryAfter: max(1, retryAfter))
     }
 
     // Ceremonies
     static let challengeInvalid = APIError(
-        .badRequest, .challengeInvalid, "The challenge is unknown, expired, already used or was issued to someone else. Start again."
+        .badRequest, .challengeInvalid,
+        "The challenge is unknown, expired, already used or was issued to someone else. Start again."
     )
     static let invalidClientData = APIError(.badRequest, .invalidClientData, "clientDataJSON is not valid client data.")
     static let usernameTaken = APIError(.conflict, .usernameTaken, "That username is taken.")
@@ -85,9 +98,11 @@ public struct APIError: HTTPResponseError, Equatable {
     static let invalidCode = APIError(.unauthorized, .invalidCode, "The code is wrong or was already used.")
     static let factorNotEnabled = APIError(.conflict, .factorNotEnabled, "This account has not set up that factor.")
     static let smsNotEnabled = APIError(.conflict, .smsNotEnabled, "This account has no confirmed phone number.")
-    static let lastWayIn = APIError(.conflict, .lastWayIn, "This is the account's last way to sign in; add another first.")
+    static let lastWayIn = APIError(
+        .conflict, .lastWayIn, "This is the account's last way to sign in; add another first.")
 
     // The server
     static let internalError = APIError(.internalServerError, .internalError, "Something went wrong on the server.")
-    static let unavailable = APIError(.serviceUnavailable, .unavailable, "The database is not reachable. Try again shortly.")
+    static let unavailable = APIError(
+        .serviceUnavailable, .unavailable, "The database is not reachable. Try again shortly.")
 }

@@ -39,6 +39,7 @@ enum ClientAddress {
     }
 
     private static func isPort(_ text: Substring) -> Bool {
-        !text.isEmpty && text.count <= 5 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) && (Int(text) ?? 70000) <= 65535
+        !text.isEmpty && text.count <= 5 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber)
+            && (Int(text) ?? 70000) <= 65535
     }
 }

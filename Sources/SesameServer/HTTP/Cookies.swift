@@ -58,7 +58,9 @@ struct Cookies: Sendable {
     func clear(_ kind: Kind) -> String { header(kind, value: "", maxAge: 0) }
 
     private func header(_ kind: Kind, value: String, maxAge: Int) -> String {
-        var parts = ["\(name(kind))=\(value)", "Path=\(kind.path)", "Max-Age=\(maxAge)", "HttpOnly", "SameSite=\(kind.sameSite)"]
+        var parts = [
+            "\(name(kind))=\(value)", "Path=\(kind.path)", "Max-Age=\(maxAge)", "HttpOnly", "SameSite=\(kind.sameSite)",
+        ]
         if secure { parts.append("Secure") }
         return parts.joined(separator: "; ")
     }

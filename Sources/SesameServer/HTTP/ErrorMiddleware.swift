@@ -16,7 +16,9 @@ struct ErrorMiddleware: RouterMiddleware {
     /// Known paths and their methods: a known path with another method answers 405, not 404.
     var methods: MethodIndex?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         var response: Response
         do {
@@ -37,8 +39,10 @@ struct ErrorMiddleware: RouterMiddleware {
         context.logger.info(
             "request",
             metadata: [
-                "method": .string(request.method.rawValue), "route": .string(route), "status": .stringConvertible(response.status.code),
-                "ms": .stringConvertible(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000),
+                "method": .string(request.method.rawValue), "route": .string(route),
+                "status": .stringConvertible(response.status.code),
+                "ms": .stringConvertible(
+                    duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000),
                 "client": .string(context.clientAddress),
             ]
         )
@@ -46,7 +50,9 @@ struct ErrorMiddleware: RouterMiddleware {
     }
 
     /// The answer to an error a route or middleware threw.
-    static func answer(_ error: any Error, request: Request, context: Context, methods: MethodIndex?) async throws -> Response {
+    static func answer(_ error: any Error, request: Request, context: Context, methods: MethodIndex?) async throws
+        -> Response
+    {
         switch error {
         case let error as APIError:
             return try error.response(from: request, context: context)
@@ -79,10 +85,12 @@ struct ErrorMiddleware: RouterMiddleware {
                 metadata: ["purpose": .string(purpose), "key_id": .string(keyID)]
             )
         case _ where isUnreachableDatabase(error):
-            context.logger.warning("database unreachable", metadata: ["error_type": .string(String(describing: type(of: error)))])
+            context.logger.warning(
+                "database unreachable", metadata: ["error_type": .string(String(describing: type(of: error)))])
             return try APIError.unavailable.response(from: request, context: context)
         default:
-            context.logger.error("request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
+            context.logger.error(
+                "request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
         }
         return try APIError.internalError.response(from: request, context: context)
     }
@@ -90,8 +98,11 @@ struct ErrorMiddleware: RouterMiddleware {
     /// PostgreSQL down or unreachable (no connection), or SQLite locked for longer than its busy timeout.
     static func isUnreachableDatabase(_ error: any Error) -> Bool {
         if let error = error as? PSQLError {
-            return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .failedToAddSSLHandler]
-                .contains(error.code)
+            return [
+                .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,
+                .failedToAddSSLHandler,
+            ]
+            .contains(error.code)
         }
         if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
         return false

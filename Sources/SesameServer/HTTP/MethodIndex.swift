@@ -16,7 +16,9 @@ struct MethodIndex: Sendable {
         for route in routes {
             methods[route.path.description, default: (route.path, [])].methods.insert(route.method.rawValue)
             // The application router answers HEAD wherever it answers GET (`autoGenerateHeadEndpoints`).
-            if route.method == .get { methods[route.path.description]?.methods.insert(HTTPRequest.Method.head.rawValue) }
+            if route.method == .get {
+                methods[route.path.description]?.methods.insert(HTTPRequest.Method.head.rawValue)
+            }
         }
         let index = Router(context: SesameRequestContext.self)
         for (_, entry) in methods {
@@ -30,8 +32,12 @@ struct MethodIndex: Sendable {
 
     /// The `Allow` value for the request's path, or nil if no route has that path.
     func allowedMethods(for request: Request, context: SesameRequestContext) async -> String? {
-        let probe = Request(head: HTTPRequest(method: .get, scheme: nil, authority: nil, path: request.uri.path), body: .init(buffer: .init()))
-        guard let response = try? await responder.respond(to: probe, context: context), response.status == .ok else { return nil }
+        let probe = Request(
+            head: HTTPRequest(method: .get, scheme: nil, authority: nil, path: request.uri.path),
+            body: .init(buffer: .init()))
+        guard let response = try? await responder.respond(to: probe, context: context), response.status == .ok else {
+            return nil
+        }
         return response.headers[.allow]
     }
 }

@@ -51,7 +51,9 @@ struct SignedInRequestContext: ChildRequestContext {
     let clientAddress: String
 
     init(context: SesameRequestContext) throws {
-        guard let authentication = context.authentication else { throw context.csrfFailed ? APIError.csrf : APIError.unauthenticated }
+        guard let authentication = context.authentication else {
+            throw context.csrfFailed ? APIError.csrf : APIError.unauthenticated
+        }
         self.coreContext = context.coreContext
         self.authentication = authentication
         self.clientAddress = context.clientAddress
@@ -72,7 +74,9 @@ struct RecentlySignedInRequestContext: ChildRequestContext {
 
     init(context: SesameRequestContext) throws {
         let signedIn = try SignedInRequestContext(context: context)
-        guard context.authenticatedRecently else { throw APIError.reauthenticationRequired(window: context.reauthenticationWindow) }
+        guard context.authenticatedRecently else {
+            throw APIError.reauthenticationRequired(window: context.reauthenticationWindow)
+        }
         self.coreContext = signedIn.coreContext
         self.authentication = signedIn.authentication
         self.clientAddress = signedIn.clientAddress

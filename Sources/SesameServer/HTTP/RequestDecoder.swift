@@ -7,7 +7,9 @@ import NIOCore
 public struct SesameRequestDecoder: RequestDecoder {
     static let maxBytes = 64 * 1024
 
-    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws
+        -> T
+    {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard mediaType == "application/json" else { throw APIError.unsupportedMediaType }
@@ -15,7 +17,9 @@ public struct SesameRequestDecoder: RequestDecoder {
     }
 
     static func collect(_ request: Request) async throws -> ByteBuffer {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes { throw APIError.bodyTooLarge }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBytes {
+            throw APIError.bodyTooLarge
+        }
         do {
             return try await request.body.collect(upTo: maxBytes)
         } catch let error as HTTPError where error.status == .contentTooLarge {
@@ -31,7 +35,8 @@ public struct SesameRequestDecoder: RequestDecoder {
         } catch let DecodingError.keyNotFound(key, _) {
             throw APIError(.badRequest, .malformedJSON, "Missing field \"\(key.stringValue.prefix(40))\".")
         } catch let DecodingError.typeMismatch(_, context) {
-            throw APIError(.badRequest, .malformedJSON, "Field \"\(Self.path(context.codingPath))\" has the wrong type.")
+            throw APIError(
+                .badRequest, .malformedJSON, "Field \"\(Self.path(context.codingPath))\" has the wrong type.")
         } catch let DecodingError.valueNotFound(_, context) {
             throw APIError(.badRequest, .malformedJSON, "Field \"\(Self.path(context.codingPath))\" is null.")
         } catch {

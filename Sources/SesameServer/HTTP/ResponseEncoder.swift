@@ -13,10 +13,12 @@ public struct SesameResponseEncoder: ResponseEncoder {
         return encoder
     }()
 
-    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
+    public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response
+    {
         let data = try Self.encoder.encode(value)
         return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data))
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
     }
 }

@@ -13,7 +13,9 @@ struct SessionMiddleware: RouterMiddleware {
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         let configuration = sesame.configuration
         context.clientAddress = ClientAddress.resolve(
@@ -36,7 +38,9 @@ struct SessionMiddleware: RouterMiddleware {
             carrier = .cookie
         }
         let authentication: Authentication? =
-            if let token, let carrier { try await sesame.sessions.authenticate(token: token, carrier: carrier) } else { nil }
+            if let token, let carrier { try await sesame.sessions.authenticate(token: token, carrier: carrier) } else {
+                nil
+            }
         // A write from a page of another origin is refused. Only a request that authenticates with a live bearer
         // token is exempt (native apps send no Origin, or one that is not a web origin of ours); an Authorization
         // header alone, valid or not, exempts nothing.
@@ -55,7 +59,8 @@ struct SessionMiddleware: RouterMiddleware {
             if csrfOK {
                 context.authentication = authentication
                 context.authenticatedRecently =
-                    sesame.now.timeIntervalSince(authentication.session.authenticatedAt) <= TimeInterval(configuration.reauthenticationWindow)
+                    sesame.now.timeIntervalSince(authentication.session.authenticatedAt)
+                    <= TimeInterval(configuration.reauthenticationWindow)
                 context.logger[metadataKey: "session"] = .string(authentication.session.id)
             } else {
                 // Not signed in for this request; routes that need a session answer with the CSRF error.

@@ -41,7 +41,9 @@ struct AuthorizationRequest: Sendable {
         guard let clientID = form["client_id"], clientID.count <= 128, !form.repeated.contains("client_id"),
             let client = try await store.client(id: clientID)
         else { throw PageError(message: "This sign-in link names an application this site does not know.") }
-        guard let redirectURI = form["redirect_uri"], !form.repeated.contains("redirect_uri"), ClientRegistry.matches(redirectURI, client: client) else {
+        guard let redirectURI = form["redirect_uri"], !form.repeated.contains("redirect_uri"),
+            ClientRegistry.matches(redirectURI, client: client)
+        else {
             throw PageError(message: "This sign-in link would send you to an address the application did not register.")
         }
         let state = form["state"]
@@ -52,14 +54,22 @@ struct AuthorizationRequest: Sendable {
         if form["request"] != nil { throw fail(.requestNotSupported, "request objects are not supported") }
         if form["request_uri"] != nil { throw fail(.requestURINotSupported, "request_uri is not supported") }
         guard let responseType = form["response_type"] else { throw fail(.invalidRequest, "response_type is missing") }
-        guard responseType == "code" else { throw fail(.unsupportedResponseType, "only response_type=code is supported") }
-        if let mode = form["response_mode"], mode != "query" { throw fail(.invalidRequest, "only response_mode=query is supported") }
+        guard responseType == "code" else {
+            throw fail(.unsupportedResponseType, "only response_type=code is supported")
+        }
+        if let mode = form["response_mode"], mode != "query" {
+            throw fail(.invalidRequest, "only response_mode=query is supported")
+        }
         let asked = (form["scope"] ?? "").split(separator: " ").map(String.init)
         guard asked.contains("openid") else { throw fail(.invalidScope, "scope must include openid") }
         // Scopes Sesame does not know are left out of the grant (RFC 6749 §3.3).
         let scopes = supportedScopes.filter(asked.contains)
-        guard let challenge = form["code_challenge"] else { throw fail(.invalidRequest, "PKCE is required: send code_challenge with S256") }
-        guard form["code_challenge_method"] == "S256" else { throw fail(.invalidRequest, "code_challenge_method must be S256") }
+        guard let challenge = form["code_challenge"] else {
+            throw fail(.invalidRequest, "PKCE is required: send code_challenge with S256")
+        }
+        guard form["code_challenge_method"] == "S256" else {
+            throw fail(.invalidRequest, "code_challenge_method must be S256")
+        }
         guard challenge.count == 43, challenge.utf8.allSatisfy(Self.isBase64URL) else {
             throw fail(.invalidRequest, "code_challenge must be the base64url SHA-256 of the verifier")
         }
@@ -70,12 +80,15 @@ struct AuthorizationRequest: Sendable {
         if prompts.contains("none"), prompts.count > 1 { throw fail(.invalidRequest, "prompt=none cannot be combined") }
         var maxAge: Int?
         if let text = form["max_age"] {
-            guard let value = Int(text), value >= 0 else { throw fail(.invalidRequest, "max_age must be a number of seconds") }
+            guard let value = Int(text), value >= 0 else {
+                throw fail(.invalidRequest, "max_age must be a number of seconds")
+            }
             maxAge = value
         }
         if let nonce = form["nonce"], nonce.count > 512 { throw fail(.invalidRequest, "nonce is too long") }
         return AuthorizationRequest(
-            client: client, redirectURI: redirectURI, state: state, scopes: scopes, nonce: form["nonce"], codeChallenge: challenge,
+            client: client, redirectURI: redirectURI, state: state, scopes: scopes, nonce: form["nonce"],
+            codeChallenge: challenge,
             prompts: prompts, maxAge: maxAge, loginHint: form["login_hint"].map { String($0.prefix(64)) },
             acrValues: (form["acr_values"] ?? "").split(separator: " ").map(String.init),
             signedInAfter: form["sesame_signed_in_after"].flatMap(Int.init), query: query
@@ -83,7 +96,8 @@ struct AuthorizationRequest: Sendable {
     }
 
     static func isBase64URL(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F
+        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x2D || byte == 0x5F
     }
 
     /// Whether a session satisfies the request's freshness and strength, or the person must sign in again.

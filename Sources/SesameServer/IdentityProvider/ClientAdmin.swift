@@ -24,13 +24,19 @@ extension Admin {
             throw AdminError(description: "--id-token-alg must be ES256 or RS256")
         }
         let registration = ClientRegistry.Registration(
-            name: options.name, redirectURIs: options.redirectURIs, postLogoutRedirectURIs: options.postLogoutRedirectURIs,
-            backchannelLogoutURI: options.backchannelLogoutURI, isPublic: options.isPublic, firstParty: options.firstParty, idTokenAlgorithm: algorithm
+            name: options.name, redirectURIs: options.redirectURIs,
+            postLogoutRedirectURIs: options.postLogoutRedirectURIs,
+            backchannelLogoutURI: options.backchannelLogoutURI, isPublic: options.isPublic,
+            firstParty: options.firstParty, idTokenAlgorithm: algorithm
         )
         let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
         try await store.appendAudit(Self.event(.clientAdded, .success, user: nil, detail: client.id))
         var lines = ["client_id: \(client.id)"]
-        if let secret { lines.append("client_secret: \(secret)  (shown once; store it now)") } else { lines.append("public client: no secret (PKCE only)") }
+        if let secret {
+            lines.append("client_secret: \(secret)  (shown once; store it now)")
+        } else {
+            lines.append("public client: no secret (PKCE only)")
+        }
         return lines
     }
 
@@ -41,10 +47,13 @@ extension Admin {
     }
 
     public func showClient(_ id: String) async throws -> String {
-        guard let client = try await store.client(id: id) else { throw AdminError(description: "no client \(id.prefix(64))") }
+        guard let client = try await store.client(id: id) else {
+            throw AdminError(description: "no client \(id.prefix(64))")
+        }
         var lines = [
             "client_id: \(client.id)", "name: \(client.name)", "type: \(client.isPublic ? "public" : "confidential")",
-            "first-party: \(client.firstParty ? "yes (no consent page)" : "no")", "id token algorithm: \(client.idTokenAlgorithm)",
+            "first-party: \(client.firstParty ? "yes (no consent page)" : "no")",
+            "id token algorithm: \(client.idTokenAlgorithm)",
         ]
         lines += client.redirectURIs.map { "redirect URI: \($0)" }
         lines += client.postLogoutRedirectURIs.map { "post-logout redirect URI: \($0)" }
@@ -68,7 +77,8 @@ extension Admin {
         guard let sql = store as? SQLStore else { throw AdminError(description: "signing keys need the SQL store") }
         let ring = SigningKeyring(store: store, ciphers: sql.ciphers, clock: .system, longestTokenLifetime: 0)
         let made = try await ring.rotate()
-        try await store.appendAudit(Self.event(.signingKeysRotated, .success, user: nil, detail: made.joined(separator: ", ")))
+        try await store.appendAudit(
+            Self.event(.signingKeysRotated, .success, user: nil, detail: made.joined(separator: ", ")))
         return made.map { "new signing key \($0); the previous key stays published until its tokens expire" }
     }
 }

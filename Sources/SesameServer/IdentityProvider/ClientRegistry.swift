@@ -21,7 +21,9 @@ struct ClientRegistry: Sendable {
     /// Checks a redirect URI a client registers: absolute, no fragment; `https`, or `http` on a loopback host
     /// (RFC 8252 §7.3), or a private-use scheme with a dot (RFC 8252 §7.1, reverse domain name).
     static func registrable(_ uri: String) -> Bool {
-        guard uri.count <= 2048, !uri.contains("#"), let url = URLComponents(string: uri), let scheme = url.scheme?.lowercased() else { return false }
+        guard uri.count <= 2048, !uri.contains("#"), let url = URLComponents(string: uri),
+            let scheme = url.scheme?.lowercased()
+        else { return false }
         switch scheme {
         case "https": return !(url.host ?? "").isEmpty
         case "http": return isLoopback(url.host)
@@ -38,10 +40,14 @@ struct ClientRegistry: Sendable {
     /// (RFC 8252 §7.3: native apps listen on an ephemeral port).
     static func matches(_ requested: String, client: OAuthClient) -> Bool {
         if client.redirectURIs.contains(requested) { return true }
-        guard var asked = URLComponents(string: requested), asked.scheme == "http", isLoopback(asked.host), asked.port != nil else { return false }
+        guard var asked = URLComponents(string: requested), asked.scheme == "http", isLoopback(asked.host),
+            asked.port != nil
+        else { return false }
         asked.port = nil
         return client.redirectURIs.contains { registered in
-            guard var known = URLComponents(string: registered), known.scheme == "http", isLoopback(known.host) else { return false }
+            guard var known = URLComponents(string: registered), known.scheme == "http", isLoopback(known.host) else {
+                return false
+            }
             known.port = nil
             return known.string == asked.string
         }
@@ -50,17 +56,24 @@ struct ClientRegistry: Sendable {
     /// Registers a client; returns it and its secret (nil for a public client), which is never shown again.
     func add(_ registration: Registration, now: Date) async throws -> (OAuthClient, String?) {
         let name = registration.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 64 else { throw AdminError(description: "give the client a name of 1 to 64 characters") }
-        guard !registration.redirectURIs.isEmpty else { throw AdminError(description: "give at least one --redirect-uri") }
-        for uri in registration.redirectURIs + registration.postLogoutRedirectURIs + [registration.backchannelLogoutURI].compactMap({ $0 })
+        guard !name.isEmpty, name.count <= 64 else {
+            throw AdminError(description: "give the client a name of 1 to 64 characters")
+        }
+        guard !registration.redirectURIs.isEmpty else {
+            throw AdminError(description: "give at least one --redirect-uri")
+        }
+        for uri in registration.redirectURIs + registration.postLogoutRedirectURIs
+            + [registration.backchannelLogoutURI].compactMap({ $0 })
         where !Self.registrable(uri) {
             throw AdminError(
-                description: "\(uri.prefix(80)) is not a redirect URI Sesame accepts: https, http on a loopback host, or a private-use scheme like com.example.app:/callback, without a fragment"
+                description:
+                    "\(uri.prefix(80)) is not a redirect URI Sesame accepts: https, http on a loopback host, or a private-use scheme like com.example.app:/callback, without a fragment"
             )
         }
         let secret = registration.isPublic ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
         let client = OAuthClient(
-            id: "sesame_" + Base64URL.encode(Secrets.random(12)), name: name, secretHash: secret.map { Secrets.sha256($0) },
+            id: "sesame_" + Base64URL.encode(Secrets.random(12)), name: name,
+            secretHash: secret.map { Secrets.sha256($0) },
             redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
             backchannelLogoutURI: registration.backchannelLogoutURI, firstParty: registration.firstParty,
             idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, createdAt: now
@@ -85,19 +98,27 @@ struct ClientRegistry: Sendable {
         var basic: (id: String, secret: String)?
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: String(parts[1])),
+            guard parts.count == 2, parts[0].lowercased() == "basic",
+                let decoded = Data(base64Encoded: String(parts[1])),
                 let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":"),
-                let id = FormParameters.decode(text[..<colon]), let secret = FormParameters.decode(text[text.index(after: colon)...])
+                let id = FormParameters.decode(text[..<colon]),
+                let secret = FormParameters.decode(text[text.index(after: colon)...])
             else { throw OAuthError.invalidClient(basic: true) }
             basic = (id, secret)
         }
-        if basic != nil, form["client_secret"] != nil { throw OAuthError(.invalidRequest, "Use one client authentication method.") }
-        guard let id = basic?.id ?? form["client_id"], id.count <= 128 else { throw OAuthError.invalidClient(basic: basic != nil) }
+        if basic != nil, form["client_secret"] != nil {
+            throw OAuthError(.invalidRequest, "Use one client authentication method.")
+        }
+        guard let id = basic?.id ?? form["client_id"], id.count <= 128 else {
+            throw OAuthError.invalidClient(basic: basic != nil)
+        }
         if let basic, let formID = form["client_id"], formID != basic.id { throw OAuthError.invalidClient(basic: true) }
         guard let client = try await store.client(id: id) else { throw OAuthError.invalidClient(basic: basic != nil) }
         let secret = basic?.secret ?? form["client_secret"]
         if let expected = client.secretHash {
-            guard let secret, Secrets.constantTimeEqual(Secrets.sha256(secret), expected) else { throw OAuthError.invalidClient(basic: basic != nil) }
+            guard let secret, Secrets.constantTimeEqual(Secrets.sha256(secret), expected) else {
+                throw OAuthError.invalidClient(basic: basic != nil)
+            }
         } else if secret != nil {
             throw OAuthError.invalidClient(basic: basic != nil)
         }

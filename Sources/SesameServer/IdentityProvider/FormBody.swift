@@ -37,7 +37,9 @@ struct FormParameters: Sendable {
 
     /// The body of a form POST (refused unless it is one and fits the limit).
     static func body(_ request: Request) async throws -> FormParameters {
-        guard let type = request.headers[.contentType]?.lowercased(), type.hasPrefix("application/x-www-form-urlencoded") else {
+        guard let type = request.headers[.contentType]?.lowercased(),
+            type.hasPrefix("application/x-www-form-urlencoded")
+        else {
             throw OAuthError(.invalidRequest, "Send the parameters as application/x-www-form-urlencoded.")
         }
         var request = request

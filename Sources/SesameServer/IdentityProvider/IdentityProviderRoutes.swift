@@ -24,7 +24,8 @@ struct IdentityProviderRoutes {
             consentPage = try .load("consent", title: "Allow access")
             errorPage = try .load("app-error", title: "Sign-in link")
         } catch {
-            sesame.logger.error("identity provider pages not loaded", metadata: ["reason": .string(String(describing: error))])
+            sesame.logger.error(
+                "identity provider pages not loaded", metadata: ["reason": .string(String(describing: error))])
         }
         let pages = Pages(consent: consentPage, error: errorPage, configuration: sesame.configuration)
 
@@ -35,17 +36,22 @@ struct IdentityProviderRoutes {
             return try jsonResponse(["keys": keys], cache: "public, max-age=300")
         }
         router.get("/oauth/authorize") { request, context in
-            try await authorize(FormParameters.query(request), query: request.uri.query ?? "", context: context, pages: pages)
+            try await authorize(
+                FormParameters.query(request), query: request.uri.query ?? "", context: context, pages: pages)
         }
         router.post("/oauth/authorize") { request, context in
             let form = try await FormParameters.body(request)
-            return try await authorize(form, query: FormParameters.encode(form.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }), context: context, pages: pages)
+            return try await authorize(
+                form, query: FormParameters.encode(form.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
+                context: context, pages: pages)
         }
         router.post("/oauth/consent") { request, context in try await consent(request, context: context, pages: pages) }
         router.post("/oauth/token") { request, context in try await token(request, context: context) }
         router.get("/oauth/userinfo") { request, _ in try await userInfo(request, form: nil) }
         router.post("/oauth/userinfo") { request, _ in
-            let form = request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true ? try await FormParameters.body(request) : nil
+            let form =
+                request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+                ? try await FormParameters.body(request) : nil
             return try await userInfo(request, form: form)
         }
         router.post("/oauth/revoke") { request, context in try await revoke(request, context: context) }
@@ -69,7 +75,10 @@ struct IdentityProviderRoutes {
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
             "scopes_supported": AuthorizationRequest.supportedScopes,
-            "claims_supported": ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp", "preferred_username", "name"],
+            "claims_supported": [
+                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp", "preferred_username",
+                "name",
+            ],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
@@ -91,15 +100,24 @@ struct IdentityProviderRoutes {
         let error: WebRoutes.DynamicPage?
         let configuration: ServerConfiguration
 
-        func html(_ page: WebRoutes.DynamicPage?, status: HTTPResponse.Status, values: [String: String], formAction: String = "") -> Response {
+        func html(
+            _ page: WebRoutes.DynamicPage?, status: HTTPResponse.Status, values: [String: String],
+            formAction: String = ""
+        ) -> Response {
             guard let page, let html = try? page.render(configuration, script: "consent", values) else {
-                return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
             }
             // The consent form's answer redirects to the application, which `form-action` must allow.
-            let policy = WebRoutes.contentSecurityPolicy.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self'" + formAction)
+            let policy = WebRoutes.contentSecurityPolicy.replacingOccurrences(
+                of: "form-action 'self'", with: "form-action 'self'" + formAction)
             return Response(
                 status: status,
-                headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: policy, .cacheControl: "no-store", .init("Cross-Origin-Opener-Policy")!: "same-origin"],
+                headers: [
+                    .contentType: "text/html; charset=utf-8", .contentSecurityPolicy: policy, .cacheControl: "no-store",
+                    .init("Cross-Origin-Opener-Policy")!: "same-origin",
+                ],
                 body: .init(byteBuffer: ByteBuffer(string: html))
             )
         }
@@ -109,7 +127,9 @@ struct IdentityProviderRoutes {
 
     func redirect(_ uri: String, _ parameters: [(String, String)]) -> Response {
         let separator = uri.contains("?") ? "&" : "?"
-        return Response(status: .seeOther, headers: [.location: uri + separator + FormParameters.encode(parameters), .cacheControl: "no-store"])
+        return Response(
+            status: .seeOther,
+            headers: [.location: uri + separator + FormParameters.encode(parameters), .cacheControl: "no-store"])
     }
 
     func redirectError(_ error: AuthorizationRequest.RedirectError) -> Response {
@@ -119,7 +139,9 @@ struct IdentityProviderRoutes {
         return redirect(error.redirectURI, parameters)
     }
 
-    func authorize(_ form: FormParameters, query: String, context: SesameRequestContext, pages: Pages) async throws -> Response {
+    func authorize(_ form: FormParameters, query: String, context: SesameRequestContext, pages: Pages) async throws
+        -> Response
+    {
         let request: AuthorizationRequest
         do {
             request = try await AuthorizationRequest.parse(form, query: query, store: store)
@@ -133,20 +155,26 @@ struct IdentityProviderRoutes {
         }
         let now = sesame.now
         let session = context.authentication
-        let mustSignIn = request.prompts.contains("login") || request.prompts.contains("select_account")
+        let mustSignIn =
+            request.prompts.contains("login") || request.prompts.contains("select_account")
             || request.needsSignIn(session?.session, now: now)
         if mustSignIn {
             if request.prompts.contains("none") { return fail(.loginRequired, "the person must sign in") }
-            var target = "/signin?" + FormParameters.encode([("return", request.returnPath(signedInAfter: now, forceFresh: true))])
+            var target =
+                "/signin?"
+                + FormParameters.encode([("return", request.returnPath(signedInAfter: now, forceFresh: true))])
             if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
             if request.wantsPasskey { target += "&passkey=required" }
             return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
         }
         guard let authentication = session else { return fail(.loginRequired, "the person must sign in") }
         let consented = try await store.consentedScope(userID: authentication.user.id, clientID: request.client.id)
-        let covered = consented.map { Set($0.split(separator: " ").map(String.init)).isSuperset(of: request.scopes) } ?? false
+        let covered =
+            consented.map { Set($0.split(separator: " ").map(String.init)).isSuperset(of: request.scopes) } ?? false
         if !request.client.firstParty, !covered || request.prompts.contains("consent") {
-            if request.prompts.contains("none") { return fail(.consentRequired, "the person has not allowed this application") }
+            if request.prompts.contains("none") {
+                return fail(.consentRequired, "the person has not allowed this application")
+            }
             return pages.html(
                 pages.consent, status: .ok,
                 values: [
@@ -177,19 +205,25 @@ struct IdentityProviderRoutes {
         return " \(scheme):"
     }
 
-    func issueCode(_ request: AuthorizationRequest, authentication: Authentication, context: SesameRequestContext) async throws -> Response {
+    func issueCode(_ request: AuthorizationRequest, authentication: Authentication, context: SesameRequestContext)
+        async throws -> Response
+    {
         let now = sesame.now
         let code = "sesame_ac_" + Base64URL.encode(Secrets.random(32))
         let grant = OAuthGrant(
-            id: UUID().uuidString.lowercased(), clientID: request.client.id, userID: authentication.user.id, scope: request.scope, nonce: request.nonce,
+            id: UUID().uuidString.lowercased(), clientID: request.client.id, userID: authentication.user.id,
+            scope: request.scope, nonce: request.nonce,
             authTime: authentication.session.authenticatedAt, method: authentication.session.method, createdAt: now,
             expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil
         )
         try await store.createGrant(
             grant, codeHash: Secrets.sha256(code),
-            code: OAuthCode(grantID: grant.id, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge, expiresAt: now.addingTimeInterval(TokenIssuer.codeLifetime))
+            code: OAuthCode(
+                grantID: grant.id, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+                expiresAt: now.addingTimeInterval(TokenIssuer.codeLifetime))
         )
-        await sesame.audit.record(.appAuthorized, .success, user: authentication.user, context: context, detail: request.client.id)
+        await sesame.audit.record(
+            .appAuthorized, .success, user: authentication.user, context: context, detail: request.client.id)
         var parameters = [("code", code)]
         if let state = request.state { parameters.append(("state", state)) }
         parameters.append(("iss", issuer))
@@ -203,22 +237,30 @@ struct IdentityProviderRoutes {
         guard let cookie = request.cookies[sesame.cookies.sessionName]?.value,
             let authentication = try await sesame.sessions.authenticate(token: cookie, carrier: .cookie),
             let csrf = form["csrf_token"],
-            Secrets.constantTimeEqual(Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
+            Secrets.constantTimeEqual(
+                Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
         else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
         let query = form["request"] ?? ""
         let authorization: AuthorizationRequest
         do {
-            authorization = try await AuthorizationRequest.parse(FormParameters(Substring(query)), query: query, store: store)
+            authorization = try await AuthorizationRequest.parse(
+                FormParameters(Substring(query)), query: query, store: store)
         } catch let error as AuthorizationRequest.PageError {
             return pages.failure(error.message)
         } catch let error as AuthorizationRequest.RedirectError {
             return redirectError(error)
         }
         guard form["decision"] == "allow" else {
-            return redirectError(.init(code: .accessDenied, description: "the person did not allow access", redirectURI: authorization.redirectURI, state: authorization.state))
+            return redirectError(
+                .init(
+                    code: .accessDenied, description: "the person did not allow access",
+                    redirectURI: authorization.redirectURI, state: authorization.state))
         }
-        try await store.recordConsent(userID: authentication.user.id, clientID: authorization.client.id, scope: authorization.scope, at: sesame.now)
-        await sesame.audit.record(.appConsented, .success, user: authentication.user, context: context, detail: authorization.client.id)
+        try await store.recordConsent(
+            userID: authentication.user.id, clientID: authorization.client.id, scope: authorization.scope,
+            at: sesame.now)
+        await sesame.audit.record(
+            .appConsented, .success, user: authentication.user, context: context, detail: authorization.client.id)
         return try await issueCode(authorization, authentication: authentication, context: context)
     }
 
@@ -230,7 +272,8 @@ struct IdentityProviderRoutes {
         let client = try await registry.authenticate(request, form)
         switch form["grant_type"] {
         case "authorization_code":
-            guard let code = form["code"], let redirectURI = form["redirect_uri"], let verifier = form["code_verifier"] else {
+            guard let code = form["code"], let redirectURI = form["redirect_uri"], let verifier = form["code_verifier"]
+            else {
                 throw OAuthError(.invalidRequest, "code, redirect_uri and code_verifier are required")
             }
             switch try await store.redeemCode(hash: Secrets.sha256(code), now: sesame.now) {
@@ -242,14 +285,20 @@ struct IdentityProviderRoutes {
             case .redeemed(let stored, let grant):
                 // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) == code_challenge; the verifier is 43 to 128
                 // unreserved characters (§4.1).
-                guard grant.clientID == client.id, stored.redirectURI == redirectURI, (43...128).contains(verifier.utf8.count),
-                    verifier.utf8.allSatisfy({ AuthorizationRequest.isBase64URL($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~") }),
-                    Secrets.constantTimeEqual(Array(Base64URL.encode(Secrets.sha256(verifier)).utf8), Array(stored.codeChallenge.utf8))
+                guard grant.clientID == client.id, stored.redirectURI == redirectURI,
+                    (43...128).contains(verifier.utf8.count),
+                    verifier.utf8.allSatisfy({
+                        AuthorizationRequest.isBase64URL($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~")
+                    }),
+                    Secrets.constantTimeEqual(
+                        Array(Base64URL.encode(Secrets.sha256(verifier)).utf8), Array(stored.codeChallenge.utf8))
                 else { throw OAuthError.invalidGrant }
                 return try await tokenResponse(grant: grant, client: client)
             }
         case "refresh_token":
-            guard let refresh = form["refresh_token"] else { throw OAuthError(.invalidRequest, "refresh_token is required") }
+            guard let refresh = form["refresh_token"] else {
+                throw OAuthError(.invalidRequest, "refresh_token is required")
+            }
             // The token must belong to this client before it is spent: another client's attempt changes nothing.
             guard let grantID = try await store.grantID(refreshTokenHash: Secrets.sha256(refresh)),
                 let owner = try await store.grant(id: grantID), owner.clientID == client.id
@@ -274,17 +323,23 @@ struct IdentityProviderRoutes {
         }
     }
 
-    func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws -> Response {
+    func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws
+        -> Response
+    {
         guard let user = try await store.user(id: grant.userID), !user.disabled else {
             try await store.revokeGrant(id: grant.id, at: sesame.now)
             throw OAuthError.invalidGrant
         }
-        let body = try await tokens.tokens(for: grant, client: client, user: user, rotatedRefreshToken: rotatedRefreshToken)
+        let body = try await tokens.tokens(
+            for: grant, client: client, user: user, rotatedRefreshToken: rotatedRefreshToken)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache"],
+            headers: [
+                .contentType: "application/json; charset=utf-8", .cacheControl: "no-store",
+                .init("Pragma")!: "no-cache",
+            ],
             body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(body)))
         )
     }
@@ -295,7 +350,9 @@ struct IdentityProviderRoutes {
         var token: String?
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw OAuthError.invalidToken("Send the access token as a Bearer token.") }
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw OAuthError.invalidToken("Send the access token as a Bearer token.")
+            }
             token = String(parts[1])
         }
         if let bodyToken = form?["access_token"] {
@@ -303,9 +360,13 @@ struct IdentityProviderRoutes {
             token = bodyToken
         }
         guard let token else {
-            throw OAuthError(.invalidRequest, "An access token is required.", status: .unauthorized, challenge: #"Bearer realm="sesame""#)
+            throw OAuthError(
+                .invalidRequest, "An access token is required.", status: .unauthorized,
+                challenge: #"Bearer realm="sesame""#)
         }
-        guard let (claims, _) = try await tokens.validAccessToken(token), let user = try await store.user(id: claims.sub), !user.disabled else {
+        guard let (claims, _) = try await tokens.validAccessToken(token),
+            let user = try await store.user(id: claims.sub), !user.disabled
+        else {
             throw OAuthError.invalidToken()
         }
         var body: [String: any Sendable] = ["sub": user.id]
@@ -333,13 +394,17 @@ struct IdentityProviderRoutes {
     func introspect(_ request: Request) async throws -> Response {
         let form = try await FormParameters.body(request)
         let client = try await registry.authenticate(request, form)
-        guard !client.isPublic else { throw OAuthError(.unauthorizedClient, "Only confidential clients may introspect.", status: .unauthorized) }
+        guard !client.isPublic else {
+            throw OAuthError(.unauthorizedClient, "Only confidential clients may introspect.", status: .unauthorized)
+        }
         guard let token = form["token"] else { throw OAuthError(.invalidRequest, "token is required") }
         if let (claims, grant) = try await tokens.validAccessToken(token) {
             return try jsonResponse(
                 [
-                    "active": true, "token_type": "Bearer", "scope": claims.scope, "client_id": claims.client_id, "sub": claims.sub, "exp": claims.exp,
-                    "iat": claims.iat, "iss": claims.iss, "aud": claims.aud, "auth_time": Int(grant.authTime.timeIntervalSince1970),
+                    "active": true, "token_type": "Bearer", "scope": claims.scope, "client_id": claims.client_id,
+                    "sub": claims.sub, "exp": claims.exp,
+                    "iat": claims.iat, "iss": claims.iss, "aud": claims.aud,
+                    "auth_time": Int(grant.authTime.timeIntervalSince1970),
                 ],
                 cache: "no-store"
             )
@@ -347,7 +412,10 @@ struct IdentityProviderRoutes {
         // A refresh token is active only while unspent, within its idle and absolute lifetimes, and its grant live.
         if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now) {
             return try jsonResponse(
-                ["active": true, "token_type": "refresh_token", "scope": grant.scope, "client_id": grant.clientID, "sub": grant.userID, "iss": issuer],
+                [
+                    "active": true, "token_type": "refresh_token", "scope": grant.scope, "client_id": grant.clientID,
+                    "sub": grant.userID, "iss": issuer,
+                ],
                 cache: "no-store"
             )
         }
@@ -357,7 +425,8 @@ struct IdentityProviderRoutes {
     func jsonResponse(_ object: [String: any Sendable], cache: String) throws -> Response {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: cache], body: .init(byteBuffer: ByteBuffer(bytes: data))
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: cache],
+            body: .init(byteBuffer: ByteBuffer(bytes: data))
         )
     }
 }

@@ -75,8 +75,12 @@ struct SigningKey: Sendable {
     static func generate(_ algorithm: JSONWebToken.Algorithm, now: Date) throws -> SigningKey {
         let kid = Base64URL.encode(Secrets.random(12))
         switch algorithm {
-        case .es256: return SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey()), createdAt: now, retiredAt: nil)
-        case .rs256: return SigningKey(kid: kid, material: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)), createdAt: now, retiredAt: nil)
+        case .es256:
+            return SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey()), createdAt: now, retiredAt: nil)
+        case .rs256:
+            return SigningKey(
+                kid: kid, material: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)), createdAt: now,
+                retiredAt: nil)
         }
     }
 
@@ -118,7 +122,8 @@ struct SigningKey: Sendable {
             guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.publicKey.isValidSignature(parsed, for: input)
         case .rsa(let key):
-            return key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
+            return key.publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
         }
     }
 
@@ -128,14 +133,16 @@ struct SigningKey: Sendable {
         case .p256(let key):
             let raw = Array(key.publicKey.rawRepresentation)
             return [
-                "kty": "EC", "crv": "P-256", "x": Base64URL.encode(Array(raw[0..<32])), "y": Base64URL.encode(Array(raw[32..<64])),
+                "kty": "EC", "crv": "P-256", "x": Base64URL.encode(Array(raw[0..<32])),
+                "y": Base64URL.encode(Array(raw[32..<64])),
                 "use": "sig", "alg": algorithm.rawValue, "kid": kid,
             ]
         case .rsa(let key):
             let primitives = try? key.publicKey.getKeyPrimitives()
             return [
                 "kty": "RSA", "n": Base64URL.encode(Array((primitives?.modulus ?? Data()).drop { $0 == 0 })),
-                "e": Base64URL.encode(Array((primitives?.publicExponent ?? Data()).drop { $0 == 0 })), "use": "sig", "alg": algorithm.rawValue,
+                "e": Base64URL.encode(Array((primitives?.publicExponent ?? Data()).drop { $0 == 0 })), "use": "sig",
+                "alg": algorithm.rawValue,
                 "kid": kid,
             ]
         }

@@ -11,7 +11,10 @@ struct OAuthError: HTTPResponseError {
     var status: HTTPResponse.Status
     var challenge: String?
 
-    init(_ code: OAuthErrorCode, _ description: String, status: HTTPResponse.Status = .badRequest, challenge: String? = nil) {
+    init(
+        _ code: OAuthErrorCode, _ description: String, status: HTTPResponse.Status = .badRequest,
+        challenge: String? = nil
+    ) {
         self.code = code
         self.description = description
         self.status = status
@@ -19,17 +22,22 @@ struct OAuthError: HTTPResponseError {
     }
 
     static func invalidClient(basic: Bool) -> OAuthError {
-        OAuthError(.invalidClient, "Client authentication failed.", status: .unauthorized, challenge: basic ? #"Basic realm="sesame""# : nil)
+        OAuthError(
+            .invalidClient, "Client authentication failed.", status: .unauthorized,
+            challenge: basic ? #"Basic realm="sesame""# : nil)
     }
 
-    static let invalidGrant = OAuthError(.invalidGrant, "The code or refresh token is invalid, expired, spent or for another client.")
+    static let invalidGrant = OAuthError(
+        .invalidGrant, "The code or refresh token is invalid, expired, spent or for another client.")
 
     static func invalidToken(_ why: String = "The access token is invalid or expired.") -> OAuthError {
         OAuthError(.invalidToken, why, status: .unauthorized, challenge: #"Bearer error="invalid_token""#)
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache"]
+        var headers: HTTPFields = [
+            .contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
+        ]
         if let challenge { headers[.wwwAuthenticate] = challenge }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -26,14 +26,16 @@ final class SigningKeyring: Sendable {
         let now = clock.now()
         if let cached = cache.withLock({ $0 }), now.timeIntervalSince(cached.loadedAt) < refresh { return cached.keys }
         var stored = try await store.signingKeys()
-        for algorithm in JSONWebToken.Algorithm.allCases where !stored.contains(where: { $0.algorithm == algorithm.rawValue && $0.retiredAt == nil }) {
+        for algorithm in JSONWebToken.Algorithm.allCases
+        where !stored.contains(where: { $0.algorithm == algorithm.rawValue && $0.retiredAt == nil }) {
             stored = try await store.ensureSigningKey(try seal(SigningKey.generate(algorithm, now: now)))
         }
         let keys = try stored.compactMap { row -> SigningKey? in
             if let retired = row.retiredAt, now.timeIntervalSince(retired) > longestTokenLifetime { return nil }
             guard let algorithm = JSONWebToken.Algorithm(rawValue: row.algorithm) else { return nil }
             let der = try ciphers.signingKey.open(row.sealedPrivateKey, userID: row.kid)
-            return try SigningKey(kid: row.kid, algorithm: algorithm, der: der, createdAt: row.createdAt, retiredAt: row.retiredAt)
+            return try SigningKey(
+                kid: row.kid, algorithm: algorithm, der: der, createdAt: row.createdAt, retiredAt: row.retiredAt)
         }
         cache.withLock { $0 = (keys, now) }
         return keys
@@ -62,7 +64,8 @@ final class SigningKeyring: Sendable {
 
     private func seal(_ key: SigningKey) throws -> StoredSigningKey {
         StoredSigningKey(
-            kid: key.kid, algorithm: key.algorithm.rawValue, sealedPrivateKey: try ciphers.signingKey.seal(key.privateKeyDER, userID: key.kid),
+            kid: key.kid, algorithm: key.algorithm.rawValue,
+            sealedPrivateKey: try ciphers.signingKey.seal(key.privateKeyDER, userID: key.kid),
             createdAt: key.createdAt, retiredAt: nil
         )
     }

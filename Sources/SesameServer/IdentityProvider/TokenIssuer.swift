@@ -77,32 +77,39 @@ struct TokenIssuer: Sendable {
 
     /// Tokens for a grant; `rotatedRefreshToken` is the successor the store already holds after a refresh, else
     /// a refresh token is made when the grant has `offline_access`.
-    func tokens(for grant: OAuthGrant, client: OAuthClient, user: User, rotatedRefreshToken: String? = nil) async throws -> TokenResponse {
+    func tokens(for grant: OAuthGrant, client: OAuthClient, user: User, rotatedRefreshToken: String? = nil) async throws
+        -> TokenResponse
+    {
         let now = clock.now()
         let iat = Int(now.timeIntervalSince1970)
         let profile = grant.scope.split(separator: " ").contains("profile")
         let idClaims = IDTokenClaims(
             iss: issuer, sub: user.id, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
-            auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce, amr: IDTokenClaims.amr(grant.method),
+            auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
+            amr: IDTokenClaims.amr(grant.method),
             acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: profile ? user.username : nil,
             name: profile ? user.displayName : nil
         )
         let idKey = try await keyring.current(JSONWebToken.Algorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
         let accessClaims = AccessTokenClaims(
-            iss: issuer, sub: user.id, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat, jti: Base64URL.encode(Secrets.random(16)),
-            client_id: client.id, scope: grant.scope, auth_time: Int(grant.authTime.timeIntervalSince1970), gid: grant.id
+            iss: issuer, sub: user.id, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat,
+            jti: Base64URL.encode(Secrets.random(16)),
+            client_id: client.id, scope: grant.scope, auth_time: Int(grant.authTime.timeIntervalSince1970),
+            gid: grant.id
         )
         var refresh = rotatedRefreshToken
         if refresh == nil, grant.scope.split(separator: " ").contains("offline_access") {
             let token = "sesame_rt_" + Base64URL.encode(Secrets.random(32))
             try await store.addRefreshToken(
-                hash: Secrets.sha256(token), grantID: grant.id, idleExpiresAt: min(now.addingTimeInterval(Self.refreshIdleLifetime), grant.expiresAt)
+                hash: Secrets.sha256(token), grantID: grant.id,
+                idleExpiresAt: min(now.addingTimeInterval(Self.refreshIdleLifetime), grant.expiresAt)
             )
             refresh = token
         }
         return TokenResponse(
             access_token: try JSONWebToken.sign(accessClaims, key: try await keyring.current(.es256), type: "at+jwt"),
-            expires_in: Self.accessTokenLifetime, id_token: try JSONWebToken.sign(idClaims, key: idKey), refresh_token: refresh, scope: grant.scope
+            expires_in: Self.accessTokenLifetime, id_token: try JSONWebToken.sign(idClaims, key: idKey),
+            refresh_token: refresh, scope: grant.scope
         )
     }
 
@@ -111,7 +118,8 @@ struct TokenIssuer: Sendable {
 
     /// The claims of one of the provider's access tokens, if it is genuine, unexpired and its grant is live.
     func validAccessToken(_ token: String) async throws -> (AccessTokenClaims, OAuthGrant)? {
-        guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()), header.typ == "at+jwt",
+        guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),
+            header.typ == "at+jwt",
             let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(bytes)), claims.iss == issuer,
             claims.exp > Int(clock.now().timeIntervalSince1970),
             let grant = try await store.grant(id: claims.gid), grant.revokedAt == nil, grant.userID == claims.sub

@@ -18,7 +18,9 @@ public struct Admin: Sendable {
 
     /// An audit event of an operator's command (client address `cli`).
     static func event(_ kind: AuditKind, _ outcome: AuditOutcome, user: User?, detail: String = "") -> AuditEvent {
-        AuditEvent(at: Date(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id, username: user?.username, clientAddress: "cli", detail: detail)
+        AuditEvent(
+            at: Date(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id, username: user?.username,
+            clientAddress: "cli", detail: detail)
     }
 
     /// The second factors an account has set up (as `FactorVerifier.available`).
@@ -38,13 +40,18 @@ public struct Admin: Sendable {
     }
 
     /// Creates an account with a password (for operators and test setups; people sign up with a passkey).
-    public func createUser(_ username: String, displayName: String?, password: String, scryptLogN: Int) async throws -> String {
+    public func createUser(_ username: String, displayName: String?, password: String, scryptLogN: Int) async throws
+        -> String
+    {
         guard let name = Usernames.validate(username) else { throw AdminError(description: "invalid username") }
         if let problem = PasswordHasher.check(password) {
-            throw AdminError(description: problem == .tooShort ? "password shorter than \(PasswordHasher.minimumLength) characters" : "password too long")
+            throw AdminError(
+                description: problem == .tooShort
+                    ? "password shorter than \(PasswordHasher.minimumLength) characters" : "password too long")
         }
         let user = User(
-            id: UUID().uuidString.lowercased(), username: name, displayName: displayName ?? name, userHandle: Secrets.random(64),
+            id: UUID().uuidString.lowercased(), username: name, displayName: displayName ?? name,
+            userHandle: Secrets.random(64),
             disabled: false, createdAt: Date()
         )
         let record = try PasswordHasher(logN: scryptLogN).hash(password)
@@ -91,7 +98,9 @@ public struct Admin: Sendable {
         }
         lines.append("sessions:")
         for session in try await store.sessions(userID: user.id, now: Date()) {
-            lines.append("  \(session.id)  \(session.method)  since \(session.createdAt.formatted(Self.dateFormat))  \(session.userAgent.prefix(60))")
+            lines.append(
+                "  \(session.id)  \(session.method)  since \(session.createdAt.formatted(Self.dateFormat))  \(session.userAgent.prefix(60))"
+            )
         }
         return lines.joined(separator: "\n")
     }
@@ -130,7 +139,11 @@ extension Admin {
     /// `sesame seal-keys status`: the key file's entries, then how many TOTP secrets and phone numbers each key
     /// holds. Key ids only (one-way functions of the keys), never key bytes.
     public func sealingStatus(keys: SealingKeyFile?) async throws -> [String] {
-        var lines = ["key file: " + (keys.map { $0.descriptions.joined(separator: ", ") + " (the first seals)" } ?? "none (the database key seals)")]
+        var lines = [
+            "key file: "
+                + (keys.map { $0.descriptions.joined(separator: ", ") + " (the first seals)" }
+                    ?? "none (the database key seals)")
+        ]
         let counts = try await store.sealedSecretCounts()
         if counts.isEmpty { lines.append("no sealed secrets stored") }
         for count in counts {
@@ -144,7 +157,9 @@ extension Admin {
     /// entry). Fails (after doing what it can) when some value cannot be opened.
     public func resealSecrets() async throws -> [String] {
         let report = try await store.resealSecrets()
-        var lines = ["resealed \(report.resealed), already under the sealing key \(report.current), changed meanwhile \(report.changedMeanwhile)"]
+        var lines = [
+            "resealed \(report.resealed), already under the sealing key \(report.current), changed meanwhile \(report.changedMeanwhile)"
+        ]
         lines += report.failures
         try await store.appendAudit(
             Self.event(
@@ -153,7 +168,10 @@ extension Admin {
             )
         )
         if !report.failures.isEmpty {
-            throw AdminError(description: (lines + ["\(report.failures.count) value(s) could not be opened; add the missing key to the key file and run again"]).joined(separator: "\n"))
+            throw AdminError(
+                description: (lines + [
+                    "\(report.failures.count) value(s) could not be opened; add the missing key to the key file and run again"
+                ]).joined(separator: "\n"))
         }
         if report.changedMeanwhile > 0 { lines.append("run again to reseal the values that changed meanwhile") }
         return lines

@@ -25,7 +25,9 @@ enum MetricsEndpoint {
     }
 
     /// The separate metrics listener, when `metricsAddress` is set.
-    static func listener(_ configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) throws -> (any Service)? {
+    static func listener(_ configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) throws -> (
+        any Service
+    )? {
         guard let address = configuration.metricsAddress else { return nil }
         let (host, port) = try ServerConfiguration.hostAndPort(address, key: "metrics-address")
         let router = Router()
@@ -37,6 +39,8 @@ enum MetricsEndpoint {
                 return Response(status: error.status, headers: [.wwwAuthenticate: "Bearer"])
             }
         }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "sesame-metrics"), logger: logger)
+        return Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "sesame-metrics"),
+            logger: logger)
     }
 }

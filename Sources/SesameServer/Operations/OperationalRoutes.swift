@@ -13,7 +13,8 @@ struct OperationalRoutes {
                 return EditedResponse(response: Health(status: "ok", database: "ok"))
             } catch {
                 sesame.logger.warning("health check: database unreachable")
-                return EditedResponse(status: .serviceUnavailable, response: Health(status: "unavailable", database: "unreachable"))
+                return EditedResponse(
+                    status: .serviceUnavailable, response: Health(status: "unavailable", database: "unreachable"))
             }
         }
 
@@ -47,7 +48,10 @@ struct OperationalRoutes {
             wellKnown(configuration.androidApps.map(AssetLink.init))
         }
         router.get("/.well-known/passkey-endpoints") { _, _ in
-            wellKnown(["enroll": configuration.origin + "/account#passkeys", "manage": configuration.origin + "/account#passkeys"])
+            wellKnown([
+                "enroll": configuration.origin + "/account#passkeys",
+                "manage": configuration.origin + "/account#passkeys",
+            ])
         }
         router.get("/.well-known/webauthn") { _, _ in
             wellKnown(["origins": [configuration.origin] + configuration.relatedOrigins])
@@ -87,6 +91,8 @@ struct AssetLink: Codable, Sendable {
 
     init(_ app: ServerConfiguration.AndroidApp) {
         relation = ["delegate_permission/common.get_login_creds", "delegate_permission/common.handle_all_urls"]
-        target = Target(namespace: "android_app", package_name: app.packageName, sha256_cert_fingerprints: app.sha256CertFingerprints)
+        target = Target(
+            namespace: "android_app", package_name: app.packageName,
+            sha256_cert_fingerprints: app.sha256CertFingerprints)
     }
 }

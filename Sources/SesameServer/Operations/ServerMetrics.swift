@@ -10,15 +10,20 @@ public struct ServerMetrics: Sendable {
     }
 
     static var requests: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "sesame", subsystem: "http", metricName: "requests", unitName: "total", helpText: "HTTP requests answered")
+        MetricNameDescriptor(
+            namespace: "sesame", subsystem: "http", metricName: "requests", unitName: "total",
+            helpText: "HTTP requests answered")
     }
     static var duration: MetricNameDescriptor {
         MetricNameDescriptor(
-            namespace: "sesame", subsystem: "http", metricName: "request_duration", unitName: "seconds", helpText: "Time to answer HTTP requests"
+            namespace: "sesame", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "Time to answer HTTP requests"
         )
     }
     static var authEvents: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "sesame", subsystem: "auth", metricName: "events", unitName: "total", helpText: "Sign-in and account events")
+        MetricNameDescriptor(
+            namespace: "sesame", subsystem: "auth", metricName: "events", unitName: "total",
+            helpText: "Sign-in and account events")
     }
 
     func request(method: String, route: String, status: Int, duration: Duration) {
@@ -26,7 +31,9 @@ public struct ServerMetrics: Sendable {
         registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
         registry.makeDurationHistogram(
             descriptor: Self.duration, labels: [("route", route)],
-            buckets: [.milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
+            buckets: [
+                .milliseconds(5), .milliseconds(25), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5),
+            ]
         ).record(duration)
     }
 

@@ -72,7 +72,8 @@ struct FakeCredentials: Sendable {
         return (0..<Self.count(bytes[0])).map { index in
             let profile = Self.profile(bytes[1 + index])
             let start = 1 + Self.maximumCount + index * Self.longestID
-            return PublicKeyCredentialDescriptorJSON(id: Array(bytes[start..<(start + profile.idLength)]), transports: profile.transports)
+            return PublicKeyCredentialDescriptorJSON(
+                id: Array(bytes[start..<(start + profile.idLength)]), transports: profile.transports)
         }
     }
 
@@ -83,7 +84,8 @@ struct FakeCredentials: Sendable {
     func decoyRecord(id: [UInt8], transports: [AuthenticatorTransport]) -> CredentialRecord {
         let eligible = transports.contains(.internal) || transports.contains(.hybrid)
         return CredentialRecord(
-            id: id, publicKey: decoyKey, signCount: 0, transports: transports, backupEligible: eligible, backupState: eligible,
+            id: id, publicKey: decoyKey, signCount: 0, transports: transports, backupEligible: eligible,
+            backupState: eligible,
             uvInitialized: true
         )
     }
@@ -93,7 +95,8 @@ struct FakeCredentials: Sendable {
         var counter: UInt8 = 0
         while true {
             let seed = HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: SymmetricKey(data: serverSecret), salt: Array("sesame decoy key".utf8), info: [counter],
+                inputKeyMaterial: SymmetricKey(data: serverSecret), salt: Array("sesame decoy key".utf8),
+                info: [counter],
                 outputByteCount: 32
             ).withUnsafeBytes { Array($0) }
             // A 32-byte value is a valid P-256 scalar unless it is 0 or at least the group order (chance about 2^-32).

@@ -109,13 +109,19 @@ struct PasskeyManagementRoutes {
         let sensitive = router.group("/api/account", context: RecentlySignedInRequestContext.self)
 
         signedIn.get("/passkeys") { _, context in
-            PasskeyList(passkeys: try await sesame.store.credentials(userID: context.user.id).map { PasskeyBody($0, providers: sesame.providers) })
+            PasskeyList(
+                passkeys: try await sesame.store.credentials(userID: context.user.id).map {
+                    PasskeyBody($0, providers: sesame.providers)
+                })
         }
 
         signedIn.patch("/passkeys/{id}") { request, context in
             let id = try credentialID(context)
-            let name = try ShownNames.passkeyName(try await request.decode(as: RenameRequest.self, context: context).name)
-            guard try await sesame.store.renameCredential(userID: context.user.id, id: id, name: name) else { throw APIError.notFound }
+            let name = try ShownNames.passkeyName(
+                try await request.decode(as: RenameRequest.self, context: context).name)
+            guard try await sesame.store.renameCredential(userID: context.user.id, id: id, name: name) else {
+                throw APIError.notFound
+            }
             await sesame.audit.record(.passkeyRenamed, .success, user: context.user, context: context)
             return Status(status: "renamed")
         }
@@ -152,16 +158,20 @@ struct PasskeyManagementRoutes {
             switch body?.mediation {
             case nil: conditional = false
             case "conditional" where kind == .passkey: conditional = true
-            default: throw APIError.invalidField(.invalidMediation, "Leave mediation out, or use \"conditional\" for a passkey.")
+            default:
+                throw APIError.invalidField(
+                    .invalidMediation, "Leave mediation out, or use \"conditional\" for a passkey.")
             }
             let user = context.user
             let options = sesame.passkeys.relyingParty.makeCreationOptions(
-                user: PublicKeyCredentialUserEntityJSON(id: user.userHandle, name: user.username, displayName: user.displayName),
+                user: PublicKeyCredentialUserEntityJSON(
+                    id: user.userHandle, name: user.username, displayName: user.displayName),
                 excludeCredentials: PasskeyVerifier.descriptors(try await sesame.store.credentials(userID: user.id)),
                 residentKey: kind.residentKey, authenticatorAttachment: kind.attachment, hints: kind.hints
             )
             try await sesame.ceremonies.begin(
-                .addPasskey, challenge: options.challenge.bytes, binding: Ceremonies.sessionBinding(context.authentication), userID: user.id,
+                .addPasskey, challenge: options.challenge.bytes,
+                binding: Ceremonies.sessionBinding(context.authentication), userID: user.id,
                 payload: PendingPasskey(userID: user.id, conditional: conditional), countedFor: context.clientAddress
             )
             return sesame.ceremonies.options(options, ceremonyToken: nil)
@@ -171,7 +181,8 @@ struct PasskeyManagementRoutes {
             let body = try await request.decode(as: AddRequest.self, context: context)
             let user = context.user
             let (challenge, record) = try await sesame.ceremonies.finish(
-                .addPasskey, clientDataJSON: body.credential.response.clientDataJSON.bytes, binding: Ceremonies.sessionBinding(context.authentication)
+                .addPasskey, clientDataJSON: body.credential.response.clientDataJSON.bytes,
+                binding: Ceremonies.sessionBinding(context.authentication)
             )
             let pending = try sesame.ceremonies.payload(record, as: PendingPasskey.self)
             guard record.userID == user.id, pending.userID == user.id else { throw APIError.challengeInvalid }
@@ -188,7 +199,8 @@ struct PasskeyManagementRoutes {
                 throw APIError.credentialExists
             }
             await sesame.audit.record(.passkeyAdded, .success, user: user, context: context)
-            return EditedResponse(status: .created, response: JSONBody(PasskeyBody(credential, providers: sesame.providers)))
+            return EditedResponse(
+                status: .created, response: JSONBody(PasskeyBody(credential, providers: sesame.providers)))
         }
     }
 

@@ -22,9 +22,12 @@ struct PasskeyVerifier: Sendable {
             allowedAlgorithms: relyingParty.configuration.algorithms, expires: expires
         )
         do {
-            return try await relyingParty.verifyRegistration(response: response, expected: expectation, now: clock.now())
+            return try await relyingParty.verifyRegistration(
+                response: response, expected: expectation, now: clock.now())
         } catch {
-            await audit.record(.passkeyRegistration, .failure, user: nil, username: username, context: context, detail: "\(error.code)")
+            await audit.record(
+                .passkeyRegistration, .failure, user: nil, username: username, context: context, detail: "\(error.code)"
+            )
             throw APIError(.badRequest, .registrationFailed, "Passkey check failed: \(error.code).")
         }
     }
@@ -46,12 +49,15 @@ struct PasskeyVerifier: Sendable {
     func storedCredential(_ result: RegistrationResult, user: User, name: String?) throws -> StoredCredential {
         let record = result.credential
         let aaguid = record.aaguid?.bytes
-        let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap { ProviderNames.provider(for: $0, in: providers)?.name }
+        let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap {
+            ProviderNames.provider(for: $0, in: providers)?.name
+        }
         let chosen = try name.map(ShownNames.passkeyName) ?? provider ?? "Passkey"
         return StoredCredential(
             id: record.id, userID: user.id, publicKey: record.publicKey, signCount: record.signCount,
             transports: record.transports.map(\.rawValue), aaguid: aaguid, backupEligible: record.backupEligible,
-            backedUp: record.backupState, userVerified: record.uvInitialized, attestationFormat: record.attestationFormat,
+            backedUp: record.backupState, userVerified: record.uvInitialized,
+            attestationFormat: record.attestationFormat,
             name: chosen, createdAt: clock.now(), lastUsedAt: nil
         )
     }
@@ -59,7 +65,8 @@ struct PasskeyVerifier: Sendable {
     /// What the WebAuthn library checks an assertion against.
     static func record(_ c: StoredCredential) -> CredentialRecord {
         CredentialRecord(
-            id: c.id, publicKey: c.publicKey, signCount: c.signCount, transports: c.transports.map(AuthenticatorTransport.init(rawValue:)),
+            id: c.id, publicKey: c.publicKey, signCount: c.signCount,
+            transports: c.transports.map(AuthenticatorTransport.init(rawValue:)),
             backupEligible: c.backupEligible, backupState: c.backedUp, uvInitialized: c.userVerified,
             aaguid: c.aaguid.flatMap { AAGUID(bytes: $0) }, attestationFormat: c.attestationFormat
         )
@@ -67,7 +74,10 @@ struct PasskeyVerifier: Sendable {
 
     /// The descriptors options list for stored credentials (`allowCredentials`, `excludeCredentials`).
     static func descriptors(_ credentials: [StoredCredential]) -> [PublicKeyCredentialDescriptorJSON] {
-        credentials.map { PublicKeyCredentialDescriptorJSON(id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:))) }
+        credentials.map {
+            PublicKeyCredentialDescriptorJSON(
+                id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
+        }
     }
 }
 
@@ -76,7 +86,9 @@ enum ShownNames {
     /// The name, or nil when it breaks a rule.
     static func check(_ raw: String) -> String? {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard (1...64).contains(name.count),
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             return nil
         }
         return name
@@ -90,7 +102,9 @@ enum ShownNames {
 
     /// A passkey's name as adding and renaming accept it.
     static func passkeyName(_ raw: String) throws -> String {
-        guard let name = check(raw) else { throw APIError.invalidField(.invalidName, "Give a name of 1 to 64 characters.") }
+        guard let name = check(raw) else {
+            throw APIError.invalidField(.invalidName, "Give a name of 1 to 64 characters.")
+        }
         return name
     }
 }

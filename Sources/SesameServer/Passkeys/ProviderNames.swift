@@ -38,7 +38,8 @@ enum ProviderNames {
 
     /// Where this origin serves the provider's icon, when the list has one.
     static func iconPath(for aaguid: String, in providers: AuthenticatorProviders) -> String? {
-        guard let provider = provider(for: aaguid, in: providers), provider.lightIcon != nil || provider.darkIcon != nil else { return nil }
+        guard let provider = provider(for: aaguid, in: providers), provider.lightIcon != nil || provider.darkIcon != nil
+        else { return nil }
         return "/providers/\(provider.aaguid.uuidString)/icon"
     }
 
@@ -46,11 +47,13 @@ enum ProviderNames {
     static func uuidString(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 16, bytes.contains(where: { $0 != 0 }) else { return nil }
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 }
-
 
 /// `GET /providers/{aaguid}/icon?theme=light|dark`: a provider's icon, public (the list is public data), from this
 /// origin so that pages need no `data:` or third-party image source. An SVG could carry script if opened as a
@@ -61,7 +64,9 @@ struct ProviderIconRoutes {
     func register(on router: Router<SesameRequestContext>) {
         router.get("/providers/{aaguid}/icon") { request, context -> Response in
             let text = try context.parameters.require("aaguid")
-            guard let provider = ProviderNames.provider(for: text, in: sesame.providers) else { throw APIError.notFound }
+            guard let provider = ProviderNames.provider(for: text, in: sesame.providers) else {
+                throw APIError.notFound
+            }
             let icon: ProviderIcon?
             switch request.uri.queryParameters.get("theme") {
             case nil, "light": icon = provider.lightIcon ?? provider.darkIcon

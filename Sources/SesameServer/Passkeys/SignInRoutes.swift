@@ -49,7 +49,9 @@ struct SignInRoutes {
             var userID: String?
             var decoys: [PendingSignIn.Decoy]?
             if let name = body.username {
-                guard name.utf8.count <= 1024 else { throw APIError.invalidField(.invalidUsername, "The username is too long.") }
+                guard name.utf8.count <= 1024 else {
+                    throw APIError.invalidField(.invalidUsername, "The username is too long.")
+                }
                 let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
                 // The same one query whether or not the account exists (no early return on an unknown name).
                 let credentials = try await sesame.store.credentials(usernameKey: key)
@@ -59,7 +61,10 @@ struct SignInRoutes {
                 } else {
                     // No such account (or no passkey): a stable decoy list shaped like a real one (FakeCredentials).
                     allow = FakeCredentials(serverSecret: sesame.serverSecret).allowList(key)
-                    decoys = allow.map { PendingSignIn.Decoy(id: Base64URL.encode($0.id.bytes), transports: ($0.transports ?? []).map(\.rawValue)) }
+                    decoys = allow.map {
+                        PendingSignIn.Decoy(
+                            id: Base64URL.encode($0.id.bytes), transports: ($0.transports ?? []).map(\.rawValue))
+                    }
                 }
             }
             let options = sesame.passkeys.relyingParty.makeRequestOptions(allowCredentials: allow)
@@ -68,7 +73,8 @@ struct SignInRoutes {
             // nothing is stored.
             try await sesame.ceremonies.begin(
                 .authentication, challenge: options.challenge.bytes, binding: binding, userID: userID,
-                payload: PendingSignIn(userID: userID, usernameFirst: body.username != nil, decoys: decoys), countedFor: context.clientAddress
+                payload: PendingSignIn(userID: userID, usernameFirst: body.username != nil, decoys: decoys),
+                countedFor: context.clientAddress
             )
             return sesame.ceremonies.options(options, ceremonyToken: token)
         }
@@ -83,20 +89,32 @@ struct SignInRoutes {
             let pending = try? sesame.ceremonies.payload(record, as: PendingSignIn.self)
             let found = try await sesame.store.credentialWithUser(id: credential.rawId.bytes)
             let usernameFirst = pending?.usernameFirst == true || record.userID != nil
-            func failed(_ code: WebAuthnError.Code) -> APIError { usernameFirst ? Self.passkeyCheckFailed : Self.authenticationFailed(code) }
+            func failed(_ code: WebAuthnError.Code) -> APIError {
+                usernameFirst ? Self.passkeyCheckFailed : Self.authenticationFailed(code)
+            }
 
             let stored: StoredCredential, user: User
             if usernameFirst {
-                guard let (candidate, account) = found, let owner = account, let expected = record.userID, owner.id == expected else {
-                    throw await refusalOutsideAccount(credential, challenge: challenge, record: record, decoys: pending?.decoys ?? [], context: context)
+                guard let (candidate, account) = found, let owner = account, let expected = record.userID,
+                    owner.id == expected
+                else {
+                    throw await refusalOutsideAccount(
+                        credential, challenge: challenge, record: record, decoys: pending?.decoys ?? [],
+                        context: context)
                 }
                 stored = candidate
                 user = owner
             } else {
                 guard let (candidate, account) = found else {
-                    await sesame.audit.record(.signInPasskey, .failure, user: nil, context: context, detail: APIErrorCode.unknownCredential.rawValue)
-                    var error = APIError(.notFound, .unknownCredential, "This passkey is not registered here; the page can signal it as unknown.")
-                    error.extra = ["credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID]
+                    await sesame.audit.record(
+                        .signInPasskey, .failure, user: nil, context: context,
+                        detail: APIErrorCode.unknownCredential.rawValue)
+                    var error = APIError(
+                        .notFound, .unknownCredential,
+                        "This passkey is not registered here; the page can signal it as unknown.")
+                    error.extra = [
+                        "credentialId": Base64URL.encode(credential.rawId.bytes), "rpId": sesame.configuration.rpID,
+                    ]
                     throw error
                 }
                 guard let owner = account else { throw APIError.challengeInvalid }
@@ -107,28 +125,36 @@ struct SignInRoutes {
             let result: AuthenticationResult
             do {
                 result = try sesame.passkeys.verifyAssertion(
-                    credential, credential: PasskeyVerifier.record(stored), userHandle: user.userHandle, challenge: challenge,
+                    credential, credential: PasskeyVerifier.record(stored), userHandle: user.userHandle,
+                    challenge: challenge,
                     allowCredentials: allowed, expires: record.expiresAt
                 )
             } catch let error as WebAuthnError {
-                await sesame.audit.record(.signInPasskey, .failure, user: user, context: context, detail: "\(error.code)")
+                await sesame.audit.record(
+                    .signInPasskey, .failure, user: user, context: context, detail: "\(error.code)")
                 throw failed(error.code)
             }
             guard !user.disabled else {
-                await sesame.audit.record(.signInPasskey, .refused, user: user, context: context, detail: APIErrorCode.accountDisabled.rawValue)
+                await sesame.audit.record(
+                    .signInPasskey, .refused, user: user, context: context,
+                    detail: APIErrorCode.accountDisabled.rawValue)
                 throw APIError.accountDisabled
             }
             // The sign count, the audit event and the session in one statement, all or nothing, and only while the
             // stored count is below the reported one. Of two assertions carrying one counter, one gets a session.
-            let issued = sesame.sessions.prepare(user: user, method: .passkey(userVerified: result.flags.contains(.userVerified)), request: request)
+            let issued = sesame.sessions.prepare(
+                user: user, method: .passkey(userVerified: result.flags.contains(.userVerified)), request: request)
             let event = sesame.audit.event(.signInPasskey, .success, user: user, clientAddress: context.clientAddress)
             guard
                 try await sesame.store.recordPasskeySignIn(
-                    credentialID: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState, at: issued.record.createdAt,
+                    credentialID: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState,
+                    at: issued.record.createdAt,
                     audit: event, sessionTokenHash: issued.tokenHash, session: issued.record
                 )
             else {
-                await sesame.audit.record(.signInPasskey, .failure, user: user, context: context, detail: "\(WebAuthnError.Code.signCountRegression)")
+                await sesame.audit.record(
+                    .signInPasskey, .failure, user: user, context: context,
+                    detail: "\(WebAuthnError.Code.signCountRegression)")
                 throw failed(.signCountRegression)
             }
             sesame.audit.counted(event)
@@ -140,7 +166,8 @@ struct SignInRoutes {
     /// answer every username-first failure gets. A decoy the options listed is verified against its decoy record
     /// first (the same steps and one signature check, as for a real passkey); the step that failed is audited.
     private func refusalOutsideAccount(
-        _ credential: AuthenticationResponseJSON, challenge: [UInt8], record: ChallengeRecord, decoys: [PendingSignIn.Decoy],
+        _ credential: AuthenticationResponseJSON, challenge: [UInt8], record: ChallengeRecord,
+        decoys: [PendingSignIn.Decoy],
         context: SesameRequestContext
     ) async -> APIError {
         var code = WebAuthnError.Code.credentialNotAllowed
@@ -150,8 +177,11 @@ struct SignInRoutes {
             do {
                 _ = try sesame.passkeys.verifyAssertion(
                     credential,
-                    credential: fake.decoyRecord(id: credential.rawId.bytes, transports: decoy.transports.map(AuthenticatorTransport.init(rawValue:))),
-                    userHandle: Secrets.hmac(key: sesame.serverSecret, Array("decoy user handle".utf8)), challenge: challenge,
+                    credential: fake.decoyRecord(
+                        id: credential.rawId.bytes,
+                        transports: decoy.transports.map(AuthenticatorTransport.init(rawValue:))),
+                    userHandle: Secrets.hmac(key: sesame.serverSecret, Array("decoy user handle".utf8)),
+                    challenge: challenge,
                     allowCredentials: decoys.compactMap { try? Base64URL.decode($0.id) }, expires: record.expiresAt
                 )
             } catch {

@@ -30,7 +30,8 @@ struct SignUpRoutes {
         router.post("/api/registration/options") { request, context in
             let body = try await request.decode(as: OptionsRequest.self, context: context)
             guard let username = Usernames.validate(body.username) else {
-                throw APIError.invalidField(.invalidUsername, "Use 1 to 64 characters without spaces or control characters.")
+                throw APIError.invalidField(
+                    .invalidUsername, "Use 1 to 64 characters without spaces or control characters.")
             }
             let displayName = try ShownNames.displayName(body.displayName ?? username)
             let handle = Secrets.random(64)
@@ -41,7 +42,8 @@ struct SignUpRoutes {
             let (token, binding) = sesame.ceremonies.ceremonyToken(request)
             try await sesame.ceremonies.begin(
                 .registration, challenge: options.challenge.bytes, binding: binding, userID: nil,
-                payload: PendingAccount(username: username, displayName: displayName, userHandle: Base64URL.encode(handle)),
+                payload: PendingAccount(
+                    username: username, displayName: displayName, userHandle: Base64URL.encode(handle)),
                 countedFor: context.clientAddress
             )
             // Checked after the start is counted, so probing for taken names spends the address's ceremony budget.
@@ -59,16 +61,21 @@ struct SignUpRoutes {
             let pending = try sesame.ceremonies.payload(record, as: PendingAccount.self)
             guard let handle = try? Base64URL.decode(pending.userHandle) else { throw APIError.challengeInvalid }
             let result = try await sesame.passkeys.verifyRegistration(
-                body.credential, challenge: challenge, expires: record.expiresAt, username: pending.username, context: context
+                body.credential, challenge: challenge, expires: record.expiresAt, username: pending.username,
+                context: context
             )
             let user = User(
-                id: UUID().uuidString.lowercased(), username: pending.username, displayName: pending.displayName, userHandle: handle,
+                id: UUID().uuidString.lowercased(), username: pending.username, displayName: pending.displayName,
+                userHandle: handle,
                 disabled: false, createdAt: sesame.now
             )
             let credential = try sesame.passkeys.storedCredential(result, user: user, name: body.name)
-            let issued = sesame.sessions.prepare(user: user, method: .passkey(userVerified: result.credential.uvInitialized), request: request)
+            let issued = sesame.sessions.prepare(
+                user: user, method: .passkey(userVerified: result.credential.uvInitialized), request: request)
             let event = sesame.audit.event(.signUpPasskey, .success, user: user, clientAddress: context.clientAddress)
-            switch try await sesame.store.createAccount(user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record) {
+            switch try await sesame.store.createAccount(
+                user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record)
+            {
             case .created: break
             case .usernameTaken: throw APIError.usernameTaken
             case .credentialExists: throw APIError.credentialExists

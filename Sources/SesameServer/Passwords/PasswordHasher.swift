@@ -36,7 +36,9 @@ public struct PasswordHasher: Sendable {
         password.precomposedStringWithCompatibilityMapping
     }
 
-    static func derive(_ password: String, salt: [UInt8], logN: Int, r: Int, p: Int, length: Int = outputLength) throws -> [UInt8] {
+    static func derive(_ password: String, salt: [UInt8], logN: Int, r: Int, p: Int, length: Int = outputLength) throws
+        -> [UInt8]
+    {
         let bytes = Array(normalise(password).utf8)
         // CryptoExtras needs a non-empty password buffer; the length rules already exclude empty passwords,
         // but the dummy verification path must not depend on that.
@@ -49,11 +51,14 @@ public struct PasswordHasher: Sendable {
 
     public func hash(_ password: String) throws -> PasswordRecord {
         let salt = Secrets.random(16)
-        return PasswordRecord(hash: try Self.derive(password, salt: salt, logN: logN, r: r, p: p), salt: salt, logN: logN, r: r, p: p)
+        return PasswordRecord(
+            hash: try Self.derive(password, salt: salt, logN: logN, r: r, p: p), salt: salt, logN: logN, r: r, p: p)
     }
 
     public func verify(_ password: String, against record: PasswordRecord) throws -> Bool {
-        guard (1...20).contains(record.logN), (1...32).contains(record.r), (1...16).contains(record.p) else { return false }
+        guard (1...20).contains(record.logN), (1...32).contains(record.r), (1...16).contains(record.p) else {
+            return false
+        }
         let derived = try Self.derive(password, salt: record.salt, logN: record.logN, r: record.r, p: record.p)
         return Secrets.constantTimeEqual(derived, record.hash)
     }

@@ -84,58 +84,70 @@ struct PasswordRoutes {
         }
         try await sesame.rateLimiter.succeeded(limit)
         guard !user.disabled else {
-            await sesame.audit.record(.signInPassword, .refused, user: user, context: context, detail: APIErrorCode.accountDisabled.rawValue)
+            await sesame.audit.record(
+                .signInPassword, .refused, user: user, context: context, detail: APIErrorCode.accountDisabled.rawValue)
             throw APIError.accountDisabled
         }
         if hasher.needsUpgrade(record) {
             let upgraded = try await sesame.offload { try hasher.hash(password) }
             try await sesame.store.setPassword(userID: user.id, upgraded, at: sesame.now)
-            await sesame.audit.record(.passwordRehashed, .success, user: user, context: context, detail: "log_n \(record.logN) -> \(hasher.logN)")
+            await sesame.audit.record(
+                .passwordRehashed, .success, user: user, context: context,
+                detail: "log_n \(record.logN) -> \(hasher.logN)")
         }
 
         let factors = try await sesame.factors.available(for: user)
         if factors.contains(.totp) || factors.contains(.sms) {
             let (pending, pendingHash) = Secrets.token()
-            let expires = try await sesame.ceremonies.begin(.pendingSecondFactor, id: pendingHash, userID: user.id, payload: PendingSecondStep())
+            let expires = try await sesame.ceremonies.begin(
+                .pendingSecondFactor, id: pendingHash, userID: user.id, payload: PendingSecondStep())
             await sesame.audit.record(.signInPassword, .pendingSecondFactor, user: user, context: context)
             return try EditedResponse(
                 headers: [.setCookie: sesame.cookies.set(.pending, pending)],
-                response: SecondStepBody(status: "second_factor_required", pendingToken: pending, factors: factors, expiresAt: expires)
+                response: SecondStepBody(
+                    status: "second_factor_required", pendingToken: pending, factors: factors, expiresAt: expires)
             ).response(from: request, context: context)
         }
         let issued = try await sesame.sessions.issue(user: user, method: .password, request: request)
         await sesame.audit.record(.signInPassword, .success, user: user, context: context)
-        return try sesame.sessions.signedIn(issued, user: user, request: request).response(from: request, context: context)
+        return try sesame.sessions.signedIn(issued, user: user, request: request).response(
+            from: request, context: context)
     }
 
     /// Sets the first password, or changes it after checking the current one (rate limited like sign-in); other
     /// sessions are signed out, since they may belong to whoever knew the old password.
     func change(_ body: ChangeRequest, context: RecentlySignedInRequestContext) async throws -> Status {
         switch PasswordHasher.check(body.newPassword) {
-        case .tooShort: throw APIError.invalidField(.invalidPassword, "Use at least \(PasswordHasher.minimumLength) characters.")
-        case .tooLong: throw APIError.invalidField(.invalidPassword, "Use at most \(PasswordHasher.maximumLength) characters.")
+        case .tooShort:
+            throw APIError.invalidField(.invalidPassword, "Use at least \(PasswordHasher.minimumLength) characters.")
+        case .tooLong:
+            throw APIError.invalidField(.invalidPassword, "Use at most \(PasswordHasher.maximumLength) characters.")
         case nil: break
         }
         let user = context.user
         let hasher = sesame.passwords
         let existing = try await sesame.store.password(userID: user.id)
         if let existing {
-            let limit = sesame.rateLimiter.key(.password, account: Usernames.key(user.username), address: context.clientAddress)
+            let limit = sesame.rateLimiter.key(
+                .password, account: Usernames.key(user.username), address: context.clientAddress)
             try await sesame.rateLimiter.attempt(limit)
             guard let current = body.currentPassword, current.utf8.count <= 4 * PasswordHasher.maximumLength else {
                 throw APIError.invalidField(.invalidCurrentPassword, "Give the current password to change it.")
             }
             guard try await sesame.offload({ try hasher.verify(current, against: existing) }) else {
-                await sesame.audit.record(.passwordChanged, .failure, user: user, context: context, detail: "wrong current password")
+                await sesame.audit.record(
+                    .passwordChanged, .failure, user: user, context: context, detail: "wrong current password")
                 throw APIError(.forbidden, .wrongPassword, "The current password is wrong.")
             }
             try await sesame.rateLimiter.succeeded(limit)
         }
         let newPassword = body.newPassword
         let record = try await sesame.offload { try hasher.hash(newPassword) }
-        let revoked = try await sesame.store.replacePassword(userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id)
+        let revoked = try await sesame.store.replacePassword(
+            userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id)
         await sesame.audit.record(
-            existing == nil ? .passwordSet : .passwordChanged, .success, user: user, context: context, detail: "\(revoked) other sessions signed out"
+            existing == nil ? .passwordSet : .passwordChanged, .success, user: user, context: context,
+            detail: "\(revoked) other sessions signed out"
         )
         return Status(status: existing == nil ? "set" : "changed", count: revoked)
     }

@@ -15,7 +15,8 @@ public enum Usernames {
         guard !username.isEmpty, username.count <= maxLength else { return nil }
         for scalar in username.unicodeScalars {
             switch scalar.properties.generalCategory {
-            case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .unassigned, .privateUse, .surrogate:
+            case .control, .format, .lineSeparator, .paragraphSeparator, .spaceSeparator, .unassigned, .privateUse,
+                .surrogate:
                 return nil
             default: continue
             }

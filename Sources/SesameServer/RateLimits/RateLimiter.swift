@@ -98,7 +98,9 @@ struct RateLimiter: Sendable {
 
     /// Counts one ceremony start for the address and stores its challenge (`Store.startCeremony`); 429, with no
     /// challenge stored, once the window's budget is spent.
-    func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord) async throws {
+    func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord)
+        async throws
+    {
         let now = clock.now()
         let state = try await store.startCeremony(
             bucket: Self.ceremonyBucket(address), limit: policy.ceremoniesPerAddress, now: now, window: policy.window,

@@ -49,16 +49,21 @@ struct ReauthenticationRoutes {
             guard !credentials.isEmpty else {
                 throw APIError(.conflict, .noPasskey, "This account has no passkey; re-authenticate with the password.")
             }
-            let options = sesame.passkeys.relyingParty.makeRequestOptions(allowCredentials: PasskeyVerifier.descriptors(credentials))
+            let options = sesame.passkeys.relyingParty.makeRequestOptions(
+                allowCredentials: PasskeyVerifier.descriptors(credentials))
             try await sesame.ceremonies.begin(
-                .reauthentication, challenge: options.challenge.bytes, binding: Ceremonies.sessionBinding(context.authentication),
-                userID: context.user.id, payload: PendingReauthentication(userID: context.user.id), countedFor: context.clientAddress
+                .reauthentication, challenge: options.challenge.bytes,
+                binding: Ceremonies.sessionBinding(context.authentication),
+                userID: context.user.id, payload: PendingReauthentication(userID: context.user.id),
+                countedFor: context.clientAddress
             )
             return sesame.ceremonies.options(options, ceremonyToken: nil)
         }
 
         signedIn.post("/sms") { _, context in
-            guard let phone = try await sesame.store.sms(userID: context.user.id), phone.confirmed else { throw APIError.smsNotEnabled }
+            guard let phone = try await sesame.store.sms(userID: context.user.id), phone.confirmed else {
+                throw APIError.smsNotEnabled
+            }
             try await sesame.factors.sendCode(smsKey(context), user: context.user, phone: phone.phone, context: context)
             return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
         }
@@ -74,12 +79,17 @@ struct ReauthenticationRoutes {
                 throw APIError(.badRequest, .malformedJSON, "Give either credential or password.")
             }
             let now = sesame.now
-            guard try await sesame.store.markReauthenticated(tokenHash: context.authentication.tokenHash, method: method.rawValue, at: now) else {
+            guard
+                try await sesame.store.markReauthenticated(
+                    tokenHash: context.authentication.tokenHash, method: method.rawValue, at: now)
+            else {
                 throw APIError.unauthenticated
             }
-            await sesame.audit.record(.sessionReauthenticated, .success, user: context.user, context: context, detail: method.rawValue)
+            await sesame.audit.record(
+                .sessionReauthenticated, .success, user: context.user, context: context, detail: method.rawValue)
             return ReauthenticatedBody(
-                status: "reauthenticated", method: method, authenticatedAt: now, maxAgeSeconds: sesame.configuration.reauthenticationWindow
+                status: "reauthenticated", method: method, authenticatedAt: now,
+                maxAgeSeconds: sesame.configuration.reauthenticationWindow
             )
         }
     }
@@ -89,14 +99,18 @@ struct ReauthenticationRoutes {
     }
 
     private func failed(_ context: SignedInRequestContext, _ detail: String) async {
-        await sesame.audit.record(.sessionReauthenticated, .failure, user: context.user, context: context, detail: detail)
+        await sesame.audit.record(
+            .sessionReauthenticated, .failure, user: context.user, context: context, detail: detail)
     }
 
     /// A passkey of the signed-in account, checked like a sign-in (with the same sign count guard).
-    private func verifyPasskey(_ credential: AuthenticationResponseJSON, context: SignedInRequestContext) async throws -> SessionMethod {
+    private func verifyPasskey(_ credential: AuthenticationResponseJSON, context: SignedInRequestContext) async throws
+        -> SessionMethod
+    {
         let user = context.user
         let (challenge, record) = try await sesame.ceremonies.finish(
-            .reauthentication, clientDataJSON: credential.response.clientDataJSON.bytes, binding: Ceremonies.sessionBinding(context.authentication)
+            .reauthentication, clientDataJSON: credential.response.clientDataJSON.bytes,
+            binding: Ceremonies.sessionBinding(context.authentication)
         )
         guard record.userID == user.id else { throw APIError.challengeInvalid }
         let credentials = try await sesame.store.credentials(userID: user.id)
@@ -108,7 +122,8 @@ struct ReauthenticationRoutes {
         let result: AuthenticationResult
         do {
             result = try sesame.passkeys.verifyAssertion(
-                credential, credential: PasskeyVerifier.record(stored), userHandle: user.userHandle, challenge: challenge,
+                credential, credential: PasskeyVerifier.record(stored), userHandle: user.userHandle,
+                challenge: challenge,
                 allowCredentials: credentials.map(\.id), expires: record.expiresAt
             )
         } catch {
@@ -116,7 +131,9 @@ struct ReauthenticationRoutes {
             throw SignInRoutes.authenticationFailed(error.code)
         }
         // The same sign count guard as sign-in: two re-authentications carrying one counter do not both count.
-        guard try await sesame.store.recordCredentialUse(id: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState, at: sesame.now)
+        guard
+            try await sesame.store.recordCredentialUse(
+                id: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState, at: sesame.now)
         else {
             await failed(context, "\(WebAuthnError.Code.signCountRegression)")
             throw SignInRoutes.authenticationFailed(.signCountRegression)
@@ -125,10 +142,13 @@ struct ReauthenticationRoutes {
     }
 
     /// The password, then (if the account has TOTP or SMS) a second factor.
-    private func verifyPassword(_ password: String, factor: String?, code: String?, context: SignedInRequestContext) async throws -> SessionMethod {
+    private func verifyPassword(_ password: String, factor: String?, code: String?, context: SignedInRequestContext)
+        async throws -> SessionMethod
+    {
         let user = context.user
         guard password.utf8.count <= 4 * PasswordHasher.maximumLength else { throw APIError.wrongPassword }
-        let limit = sesame.rateLimiter.key(.password, account: Usernames.key(user.username), address: context.clientAddress)
+        let limit = sesame.rateLimiter.key(
+            .password, account: Usernames.key(user.username), address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
         guard let record = try await sesame.store.password(userID: user.id) else {
             throw APIError(.conflict, .noPassword, "This account has no password; re-authenticate with a passkey.")
@@ -143,12 +163,16 @@ struct ReauthenticationRoutes {
         let available = try await sesame.factors.available(for: user)
         guard available.contains(.totp) || available.contains(.sms) else { return .password }
         guard let factor, let code else {
-            var error = APIError(.forbidden, .secondFactorRequired, "Give a second factor (factor and code) with the password.")
+            var error = APIError(
+                .forbidden, .secondFactorRequired, "Give a second factor (factor and code) with the password.")
             error.extra = ["factors": available.map(\.rawValue).joined(separator: ",")]
             throw error
         }
-        guard let chosen = Factor(rawValue: factor) else { throw APIError.invalidField(.invalidFactor, "factor is one of totp, sms, recovery.") }
-        try await sesame.factors.verify(chosen, code: code, user: user, smsKey: smsKey(context), kind: .signInSecondFactor, context: context)
+        guard let chosen = Factor(rawValue: factor) else {
+            throw APIError.invalidField(.invalidFactor, "factor is one of totp, sms, recovery.")
+        }
+        try await sesame.factors.verify(
+            chosen, code: code, user: user, smsKey: smsKey(context), kind: .signInSecondFactor, context: context)
         return .passwordAnd(chosen)
     }
 }

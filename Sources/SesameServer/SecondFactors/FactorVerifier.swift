@@ -45,14 +45,20 @@ struct FactorVerifier: Sendable {
     }
 
     /// Checks a code of a set-up factor; a wrong, replayed or unavailable one is audited as `kind` and refused.
-    func verify(_ factor: Factor, code: String, user: User, smsKey: SMSCodeKey, kind: AuditKind, context: some ClientContext) async throws {
+    func verify(
+        _ factor: Factor, code: String, user: User, smsKey: SMSCodeKey, kind: AuditKind, context: some ClientContext
+    ) async throws {
         guard code.utf8.count <= 64 else { throw APIError.invalidCode }
         switch factor {
         case .totp:
-            guard let record = try await store.totp(userID: user.id), record.confirmed else { throw APIError.factorNotEnabled }
+            guard let record = try await store.totp(userID: user.id), record.confirmed else {
+                throw APIError.factorNotEnabled
+            }
             try await checkTOTP(code, record: record, user: user, confirming: false, kind: kind, context: context)
         case .sms:
-            guard let phone = try await store.sms(userID: user.id), phone.confirmed else { throw APIError.factorNotEnabled }
+            guard let phone = try await store.sms(userID: user.id), phone.confirmed else {
+                throw APIError.factorNotEnabled
+            }
             try await checkSMSCode(code, key: smsKey, user: user, kind: kind, context: context)
         case .recovery:
             try await checkRecoveryCode(code, user: user, kind: kind, context: context)
@@ -69,7 +75,8 @@ struct FactorVerifier: Sendable {
         let totp = try TOTP(secret: try OTPSecret(bytes: record.secret))
         let trimmed = code.trimmingCharacters(in: .whitespaces)
         let last: UInt64? = record.lastStep >= 0 ? UInt64(record.lastStep) : nil
-        let result = try OTPVerifier(window: Self.window).verify(trimmed, totp: totp, lastAcceptedStep: last, at: clock.now())
+        let result = try OTPVerifier(window: Self.window).verify(
+            trimmed, totp: totp, lastAcceptedStep: last, at: clock.now())
         // The store's conditional update is the replay guard that holds across nodes and concurrent requests.
         let accepted: Bool
         if let step = result.acceptedStep, step <= UInt64(Int64.max) {
@@ -119,16 +126,22 @@ struct FactorVerifier: Sendable {
     /// Sends a code for a ceremony (a pending sign-in, a re-authentication), replacing any earlier one.
     func sendCode(_ key: SMSCodeKey, user: User, phone: String, context: some ClientContext) async throws {
         try await send(to: phone, user: user, detail: key.purpose.rawValue, context: context) { code in
-            try await ceremonies.begin(key.purpose, id: key.challengeID, userID: user.id, payload: SMSCode(mac: Base64URL.encode(mac(code))), replacing: true)
+            try await ceremonies.begin(
+                key.purpose, id: key.challengeID, userID: user.id, payload: SMSCode(mac: Base64URL.encode(mac(code))),
+                replacing: true)
         }
     }
 
-    func checkSMSCode(_ code: String, key: SMSCodeKey, user: User, kind: AuditKind, context: some ClientContext) async throws {
+    func checkSMSCode(_ code: String, key: SMSCodeKey, user: User, kind: AuditKind, context: some ClientContext)
+        async throws
+    {
         let limit = rateLimiter.key(.sms, account: user.id, address: context.clientAddress)
         try await rateLimiter.attempt(limit)
         let typed = code.trimmingCharacters(in: .whitespaces)
         let expected = Array(Base64URL.encode(mac(typed)).utf8)
-        let stored = try await ceremonies.peek(key.purpose, id: key.challengeID).flatMap { try? ceremonies.payload($0, as: SMSCode.self) }
+        let stored = try await ceremonies.peek(key.purpose, id: key.challengeID).flatMap {
+            try? ceremonies.payload($0, as: SMSCode.self)
+        }
         guard typed.utf8.count == 6, let stored, Secrets.constantTimeEqual(Array(stored.mac.utf8), expected),
             (try? await ceremonies.finish(key.purpose, id: key.challengeID)) != nil
         else {
@@ -144,7 +157,8 @@ struct FactorVerifier: Sendable {
         try await send(to: phone, user: user, detail: ChallengePurpose.phoneChange.rawValue, context: context) { code in
             try await store.beginPhoneChange(
                 userID: user.id, phone: phone, challengeID: phoneChangeID(userID: user.id, code: code),
-                purpose: ChallengePurpose.phoneChange.rawValue, expiresAt: clock.now().addingTimeInterval(TimeInterval(configuration.challengeTimeout))
+                purpose: ChallengePurpose.phoneChange.rawValue,
+                expiresAt: clock.now().addingTimeInterval(TimeInterval(configuration.challengeTimeout))
             )
         }
         await audit.record(.smsChangeStarted, .success, user: user, context: context)
@@ -157,7 +171,8 @@ struct FactorVerifier: Sendable {
         let typed = code.trimmingCharacters(in: .whitespaces)
         guard typed.utf8.count == 6,
             try await store.completePhoneChange(
-                userID: user.id, challengeID: phoneChangeID(userID: user.id, code: typed), purpose: ChallengePurpose.phoneChange.rawValue,
+                userID: user.id, challengeID: phoneChangeID(userID: user.id, code: typed),
+                purpose: ChallengePurpose.phoneChange.rawValue,
                 now: clock.now()
             ) != nil
         else {
@@ -184,7 +199,8 @@ struct FactorVerifier: Sendable {
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
         try await keep(code)
         let host = URL(string: configuration.origin)?.host ?? configuration.rpID
-        let message = try OriginBoundMessage(topLevelHost: host, code: code).message(text: "\(code) is your \(configuration.rpName) verification code.")
+        let message = try OriginBoundMessage(topLevelHost: host, code: code).message(
+            text: "\(code) is your \(configuration.rpName) verification code.")
         do {
             try await sms.send(to: phone, message: message)
         } catch {
@@ -200,7 +216,9 @@ struct FactorVerifier: Sendable {
 
     static func isE164(_ phone: String) -> Bool {
         let bytes = Array(phone.utf8)
-        guard bytes.count >= 8, bytes.count <= 16, bytes[0] == UInt8(ascii: "+"), bytes[1] != UInt8(ascii: "0") else { return false }
+        guard bytes.count >= 8, bytes.count <= 16, bytes[0] == UInt8(ascii: "+"), bytes[1] != UInt8(ascii: "0") else {
+            return false
+        }
         return bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 }

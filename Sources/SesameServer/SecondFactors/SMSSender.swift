@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Something that delivers an SMS message.
@@ -44,6 +44,8 @@ struct WebhookSMSSender: SMSSender {
 
 /// The SMS sender the configuration names.
 func makeSMSSender(_ configuration: ServerConfiguration, logger: Logger) -> any SMSSender {
-    if configuration.smsSender != "console", let url = URL(string: configuration.smsSender) { return WebhookSMSSender(url: url, logger: logger) }
+    if configuration.smsSender != "console", let url = URL(string: configuration.smsSender) {
+        return WebhookSMSSender(url: url, logger: logger)
+    }
     return ConsoleSMSSender()
 }

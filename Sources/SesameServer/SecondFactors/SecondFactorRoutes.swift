@@ -53,23 +53,30 @@ struct SecondFactorRoutes {
         sensitive.post("/totp") { _, context in
             let user = context.user
             if let existing = try await sesame.store.totp(userID: user.id), existing.confirmed {
-                throw APIError(.conflict, .totpAlreadyEnabled, "Turn the authenticator app off before setting up a new one.")
+                throw APIError(
+                    .conflict, .totpAlreadyEnabled, "Turn the authenticator app off before setting up a new one.")
             }
             let secret = try OTPSecret.random()
             try await sesame.store.setPendingTOTP(userID: user.id, secret: secret.bytes, at: sesame.now)
             let uris = try keyURIs(secret: secret, user: user)
             return EditedResponse(
                 status: .created,
-                response: TOTPSetupBody(secret: secret.base32, otpauthURI: uris.otpauth, appleOtpauthURI: uris.apple, qrCodeURL: "/api/account/totp/qr.png")
+                response: TOTPSetupBody(
+                    secret: secret.base32, otpauthURI: uris.otpauth, appleOtpauthURI: uris.apple,
+                    qrCodeURL: "/api/account/totp/qr.png")
             )
         }
 
         sensitive.get("/totp/qr.png") { _, context -> Response in
             // Only an unconfirmed secret is shown again; a confirmed one is never displayed.
-            guard let record = try await sesame.store.totp(userID: context.user.id), !record.confirmed else { throw APIError.notFound }
+            guard let record = try await sesame.store.totp(userID: context.user.id), !record.confirmed else {
+                throw APIError.notFound
+            }
             let uri = try keyURIs(secret: try OTPSecret(bytes: record.secret), user: context.user).otpauth
             let png = try QRCode(encoding: uri).png()
-            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
+            return Response(
+                status: .ok, headers: [.contentType: "image/png", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: png)))
         }
 
         sensitive.post("/totp/confirm") { request, context in
@@ -77,7 +84,8 @@ struct SecondFactorRoutes {
             guard let record = try await sesame.store.totp(userID: context.user.id), !record.confirmed else {
                 throw APIError(.conflict, .noPendingTOTP, "Start authenticator app setup first.")
             }
-            try await sesame.factors.checkTOTP(body.code, record: record, user: context.user, confirming: true, kind: .totpEnabled, context: context)
+            try await sesame.factors.checkTOTP(
+                body.code, record: record, user: context.user, confirming: true, kind: .totpEnabled, context: context)
             await sesame.audit.record(.totpEnabled, .success, user: context.user, context: context)
             return Status(status: "enabled")
         }
@@ -111,7 +119,8 @@ struct SecondFactorRoutes {
 
         sensitive.post("/recovery-codes") { _, context in
             let (codes, set) = try RecoveryCodeSet.generate(count: 10)
-            try await sesame.store.replaceRecoveryCodes(userID: context.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now)
+            try await sesame.store.replaceRecoveryCodes(
+                userID: context.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now)
             await sesame.audit.record(.recoveryCodesGenerated, .success, user: context.user, context: context)
             return EditedResponse(status: .created, response: RecoveryCodesBody(codes: codes))
         }
@@ -119,8 +128,11 @@ struct SecondFactorRoutes {
         router.post("/api/sessions/second-factor/sms") { request, context in
             let body = try await request.decode(as: PendingOnly.self, context: context)
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
-            guard let phone = try await sesame.store.sms(userID: user.id), phone.confirmed else { throw APIError.smsNotEnabled }
-            try await sesame.factors.sendCode(.init(purpose: .smsSignIn, key: pendingHash), user: user, phone: phone.phone, context: context)
+            guard let phone = try await sesame.store.sms(userID: user.id), phone.confirmed else {
+                throw APIError.smsNotEnabled
+            }
+            try await sesame.factors.sendCode(
+                .init(purpose: .smsSignIn, key: pendingHash), user: user, phone: phone.phone, context: context)
             return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
         }
 
@@ -131,12 +143,14 @@ struct SecondFactorRoutes {
                 throw APIError.invalidField(.invalidFactor, "factor is one of totp, sms, recovery.")
             }
             try await sesame.factors.verify(
-                factor, code: body.code, user: user, smsKey: .init(purpose: .smsSignIn, key: pendingHash), kind: .signInSecondFactor, context: context
+                factor, code: body.code, user: user, smsKey: .init(purpose: .smsSignIn, key: pendingHash),
+                kind: .signInSecondFactor, context: context
             )
             // The pending step is single-use: of two concurrent finishes, one gets a session.
             _ = try await sesame.ceremonies.finish(.pendingSecondFactor, id: pendingHash)
             let issued = try await sesame.sessions.issue(user: user, method: .passwordAnd(factor), request: request)
-            await sesame.audit.record(.signInSecondFactor, .success, user: user, context: context, detail: factor.rawValue)
+            await sesame.audit.record(
+                .signInSecondFactor, .success, user: user, context: context, detail: factor.rawValue)
             var response = sesame.sessions.signedIn(issued, user: user, request: request)
             response.headers.append(HTTPField(name: .setCookie, value: sesame.cookies.clear(.pending)))
             return response
@@ -156,9 +170,13 @@ struct SecondFactorRoutes {
 
     private func keyURIs(secret: OTPSecret, user: User) throws -> (otpauth: String, apple: String?) {
         let totp = try TOTP(secret: secret)
-        let account = (try? OTPKeyURI(generator: .totp(totp), issuer: nil, account: user.username)) != nil ? user.username : user.id
-        let otpauth = try OTPKeyURI(generator: .totp(totp), issuer: sesame.configuration.rpName, account: account).otpauthURI
-        let apple = try? OTPKeyURI(generator: .totp(totp), issuer: sesame.configuration.rpID, account: account).appleOtpauthURI()
+        let account =
+            (try? OTPKeyURI(generator: .totp(totp), issuer: nil, account: user.username)) != nil
+            ? user.username : user.id
+        let otpauth = try OTPKeyURI(generator: .totp(totp), issuer: sesame.configuration.rpName, account: account)
+            .otpauthURI
+        let apple = try? OTPKeyURI(generator: .totp(totp), issuer: sesame.configuration.rpID, account: account)
+            .appleOtpauthURI()
         return (otpauth, apple)
     }
 }

@@ -83,7 +83,8 @@ struct FieldCipher: Sendable {
     private static func field(_ string: String) -> [UInt8] {
         let bytes = Array(string.utf8)
         let count = UInt32(clamping: bytes.count)
-        return [UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)] + bytes
+        return [UInt8(count >> 24), UInt8((count >> 16) & 0xff), UInt8((count >> 8) & 0xff), UInt8(count & 0xff)]
+            + bytes
     }
 
     /// The associated data: the purpose and the row's user id; a version 2 value adds its header (version, key id).
@@ -96,7 +97,9 @@ struct FieldCipher: Sendable {
         let key: SymmetricKey
         switch sealingKey {
         case .file(let id):
-            guard let fileKey = fileKeys[id] else { throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id)) }
+            guard let fileKey = fileKeys[id] else {
+                throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id))
+            }
             header = [Self.fileKeyVersion] + id
             key = fileKey
         case .database, .unrecognised:
@@ -134,7 +137,9 @@ struct FieldCipher: Sendable {
             headerLength = 1
             aad = associatedData(userID: userID, header: [])
         case .file(let id):
-            guard let fileKey = fileKeys[id] else { throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id)) }
+            guard let fileKey = fileKeys[id] else {
+                throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id))
+            }
             key = fileKey
             headerLength = 1 + SealingKey.idLength
             aad = associatedData(userID: userID, header: Array(sealed[0..<headerLength]))

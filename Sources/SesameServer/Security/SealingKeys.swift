@@ -72,7 +72,9 @@ public struct SealingKeyFile: Sendable {
                 continue
             }
             guard let bytes = decodeBase64(line) else { throw .malformed(path: path, line: index + 1) }
-            guard bytes.count == SealingKey.length else { throw .wrongLength(path: path, line: index + 1, bytes: bytes.count) }
+            guard bytes.count == SealingKey.length else {
+                throw .wrongLength(path: path, line: index + 1, bytes: bytes.count)
+            }
             let key = SealingKey(material: bytes)
             guard seenIDs.insert(key.id).inserted else { throw .duplicate(path: path, line: index + 1) }
             entries.append(.key(key))
@@ -122,7 +124,8 @@ public enum SealingKeyError: Error, Equatable, CustomStringConvertible {
         case .malformed(let path, let line):
             return "sealing key file \(path), line \(line): not a base64 key or the word database"
         case .wrongLength(let path, let line, let bytes):
-            return "sealing key file \(path), line \(line): a \(bytes)-byte key; sealing keys are \(SealingKey.length) bytes (256 bits)"
+            return
+                "sealing key file \(path), line \(line): a \(bytes)-byte key; sealing keys are \(SealingKey.length) bytes (256 bits)"
         case .duplicate(let path, let line): return "sealing key file \(path), line \(line): repeats an earlier entry"
         }
     }

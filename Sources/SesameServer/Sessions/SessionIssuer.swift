@@ -77,13 +77,16 @@ struct SessionIssuer: Sendable {
     }
 
     /// What a sign-in answers: the session cookie, the CSRF token for pages, and the token itself for native apps.
-    func signedIn(_ issued: Issued, user: User, request: Request, status: HTTPResponse.Status = .ok) -> EditedResponse<SessionIssuedBody> {
+    func signedIn(_ issued: Issued, user: User, request: Request, status: HTTPResponse.Status = .ok) -> EditedResponse<
+        SessionIssuedBody
+    > {
         let wantsToken = request.headers[Self.clientHeader]?.lowercased() == "native"
         return EditedResponse(
             status: status,
             headers: [.setCookie: cookies.set(.session, issued.token)],
             response: SessionIssuedBody(
-                status: "signed_in", sessionToken: wantsToken ? issued.token : nil, csrfToken: csrfToken(for: issued.tokenHash),
+                status: "signed_in", sessionToken: wantsToken ? issued.token : nil,
+                csrfToken: csrfToken(for: issued.tokenHash),
                 expiresAt: issued.record.expiresAt, user: AccountUser(user)
             )
         )

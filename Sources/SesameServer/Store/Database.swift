@@ -65,7 +65,9 @@ public final class SQLEngine: Sendable {
 
     /// Opens the database. SQLite files are created if missing and switched to WAL.
     /// - Parameter searchPath: PostgreSQL schema to use (tests give each run its own).
-    public static func open(_ location: DatabaseLocation, searchPath: String? = nil, logger: Logger) async throws -> SQLEngine {
+    public static func open(_ location: DatabaseLocation, searchPath: String? = nil, logger: Logger) async throws
+        -> SQLEngine
+    {
         switch location {
         case .sqlite(let path):
             let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
@@ -83,7 +85,8 @@ public final class SQLEngine: Sendable {
                 try? await close()
                 throw error
             }
-            return SQLEngine(kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil, logger: logger, close: close)
+            return SQLEngine(
+                kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil, logger: logger, close: close)
         case .postgres(let url):
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
@@ -159,7 +162,8 @@ public final class SQLEngine: Sendable {
     /// pooled connection. SQLite: `BEGIN IMMEDIATE` … `COMMIT` on the one connection while holding its gate alone,
     /// so no other request's statement runs inside the transaction. `body` must use only the handle it is given
     /// (on SQLite, a statement through `sql` inside `body` would wait for the gate `body` holds).
-    func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    func withTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    {
         if kind == .sqlite, let gate, let connection = sqliteConnection {
             await gate.enterTransaction()
             defer { gate.leaveTransaction() }

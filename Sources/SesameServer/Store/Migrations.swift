@@ -237,7 +237,8 @@ enum Migrations {
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with
     /// `FieldCipher` (keys from the server secret, generated here if this database never had one).
     static func sealStoredSecrets(_ db: any SQLDatabase, now: Date) async throws {
-        let secret = try await SQLStore.loadServerSecret(db, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
+        let secret = try await SQLStore.loadServerSecret(
+            db, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
         let ciphers = FieldCiphers(serverSecret: secret)
         for row in try await db.raw("SELECT user_id, secret FROM totp").all() {
             let userID = try row.decode(column: "user_id", as: String.self)
@@ -264,7 +265,9 @@ enum Migrations {
         }
     }
 
-    private static func run(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date, through: Int) async throws -> [Int] {
+    private static func run(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date, through: Int)
+        async throws -> [Int]
+    {
         try await whileBusy(kind) {
             try await db.raw(
                 "CREATE TABLE IF NOT EXISTS sesame_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
@@ -288,10 +291,14 @@ enum Migrations {
     }
 
     /// Applies one migration unless it is recorded; true if this call applied it.
-    private static func apply(_ migration: Migration, on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date) async throws -> Bool {
+    private static func apply(
+        _ migration: Migration, on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date
+    ) async throws -> Bool {
         try await db.raw(kind == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
         do {
-            let done = try await db.raw("SELECT version FROM sesame_migrations WHERE version = \(bind: migration.version)").all()
+            let done = try await db.raw(
+                "SELECT version FROM sesame_migrations WHERE version = \(bind: migration.version)"
+            ).all()
             if done.isEmpty {
                 for statement in migration.statements {
                     let text = statement.replacingOccurrences(of: "{bytes}", with: bytes)

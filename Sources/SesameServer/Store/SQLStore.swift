@@ -16,7 +16,8 @@ public struct SQLStore: Store {
     /// Opens the store over a migrated engine, loading (or, on first start, generating) the server secret that
     /// the database sealing key comes from; `sealingKeys` (the sealing key file) adds keys held outside it.
     public static func open(engine: SQLEngine, now: Date, sealingKeys: SealingKeyFile? = nil) async throws -> SQLStore {
-        let secret = try await loadServerSecret(engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
+        let secret = try await loadServerSecret(
+            engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
         if engine.kind == .sqlite {
             for statement in sqliteSignInStatements { try await engine.sql.raw(statement).run() }
         }
@@ -51,13 +52,14 @@ public struct SQLStore: Store {
     static func isUniqueViolation(_ error: any Error) -> Bool {
         if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
         if let error = error as? SQLiteError {
-            return error.reason == .constraint || error.reason == .constraintUniqueFailed || error.reason == .constraintPrimaryKeyFailed
+            return error.reason == .constraint || error.reason == .constraintUniqueFailed
+                || error.reason == .constraintPrimaryKeyFailed
         }
         return false
     }
 
     func insert(_ query: SQLQueryString) async throws {
-        do { try await db.raw(query).run() } catch where Self.isUniqueViolation(error) { throw StoreError.conflict }
+        do { try await db.raw(query).run() } catch  where Self.isUniqueViolation(error) { throw StoreError.conflict }
     }
 
     public func ping() async throws {
@@ -72,7 +74,8 @@ public struct SQLStore: Store {
         let nowMs = now.milliseconds
         try await db.raw("DELETE FROM challenges WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: nowMs)").run()
-        try await db.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: nowMs - Int64(rateLimitWindow * 1000))").run()
+        try await db.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: nowMs - Int64(rateLimitWindow * 1000))")
+            .run()
         // A grant past its absolute end takes its codes and refresh tokens with it (ON DELETE CASCADE); spent
         // codes and refresh tokens stay until then, so a replay is still recognised and still revokes.
         try await db.raw("DELETE FROM oauth_grants WHERE expires_at <= \(bind: nowMs)").run()

@@ -58,7 +58,8 @@ final class SQLiteGate: Sendable {
     }
 
     func leaveTransaction() {
-        let (statements, transaction) = state.withLock { state -> ([CheckedContinuation<Void, Never>], CheckedContinuation<Void, Never>?) in
+        let (statements, transaction) = state.withLock {
+            state -> ([CheckedContinuation<Void, Never>], CheckedContinuation<Void, Never>?) in
             if !state.waitingStatements.isEmpty {
                 let waiting = state.waitingStatements
                 state.waitingStatements = []
@@ -98,7 +99,9 @@ struct GatedSQLDatabase: SQLDatabase {
     var dialect: any SQLDialect { base.dialect }
     var queryLogLevel: Logger.Level? { base.queryLogLevel }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void> {
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<
+        Void
+    > {
         eventLoop.makeFutureWithTask { try await execute(sql: query, onRow) }
     }
 

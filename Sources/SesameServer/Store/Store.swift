@@ -4,7 +4,8 @@ import Foundation
 /// One SQL implementation (`SQLStore`) serves SQLite and PostgreSQL; routes see only these protocols. Every method
 /// that must be atomic across nodes is a single statement or a transaction; the store conformance suite
 /// (`StoreTests`) runs on both engines.
-public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore, SessionStore,
+public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore,
+    SessionStore,
     ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, Sendable
 {
     func ping() async throws

@@ -20,7 +20,9 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
     /// A password and a second factor.
     case passwordAnd(Factor)
 
-    public static var allCases: [SessionMethod] { [.passkey, .passkeyPresence, .password] + Factor.allCases.map(Self.passwordAnd) }
+    public static var allCases: [SessionMethod] {
+        [.passkey, .passkeyPresence, .password] + Factor.allCases.map(Self.passwordAnd)
+    }
 
     public init?(rawValue: String) {
         switch rawValue {
@@ -28,7 +30,9 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
         case "passkey-up": self = .passkeyPresence
         case "password": self = .password
         default:
-            guard rawValue.hasPrefix("password+"), let factor = Factor(rawValue: String(rawValue.dropFirst("password+".count))) else {
+            guard rawValue.hasPrefix("password+"),
+                let factor = Factor(rawValue: String(rawValue.dropFirst("password+".count)))
+            else {
                 return nil
             }
             self = .passwordAnd(factor)

@@ -58,7 +58,9 @@ struct WebRoutes {
         var rest = Substring(template)
         while let open = rest.range(of: "{{") {
             output += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].range(of: "}}") else { throw LoadError(description: "unclosed {{ in template") }
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                throw LoadError(description: "unclosed {{ in template")
+            }
             let key = String(rest[open.upperBound..<close.lowerBound])
             guard let value = values[key] else { throw LoadError(description: "template names unknown value \(key)") }
             output += key == "content" ? value : escapeHTML(value)
@@ -94,7 +96,8 @@ struct WebRoutes {
             let templates = try resourceDirectory("templates")
             return DynamicPage(
                 layout: try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8),
-                body: try String(contentsOf: templates.appendingPathComponent("\(name).html"), encoding: .utf8), name: name, title: title
+                body: try String(contentsOf: templates.appendingPathComponent("\(name).html"), encoding: .utf8),
+                name: name, title: title
             )
         }
 
@@ -112,7 +115,8 @@ struct WebRoutes {
         let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
         var pages: [Page: ByteBuffer] = [:]
         for page in Page.allCases {
-            let body = try String(contentsOf: templates.appendingPathComponent("\(page.rawValue).html"), encoding: .utf8)
+            let body = try String(
+                contentsOf: templates.appendingPathComponent("\(page.rawValue).html"), encoding: .utf8)
             let values = [
                 "title": page.title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": page.rawValue,
             ]
@@ -156,7 +160,9 @@ struct WebRoutes {
 
         @Sendable func page(_ page: Page) -> Response {
             guard let html = loadedPages[page] else {
-                return Response(status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
             }
             return Response(
                 status: .ok,
@@ -164,7 +170,8 @@ struct WebRoutes {
                     .contentType: "text/html; charset=utf-8",
                     .contentSecurityPolicy: Self.contentSecurityPolicy,
                     .init("Cross-Origin-Opener-Policy")!: "same-origin",
-                    .init("Permissions-Policy")!: "publickey-credentials-get=(self), publickey-credentials-create=(self)",
+                    .init("Permissions-Policy")!:
+                        "publickey-credentials-get=(self), publickey-credentials-create=(self)",
                 ],
                 body: .init(byteBuffer: html)
             )
@@ -180,7 +187,8 @@ struct WebRoutes {
         // With `return` (an application's authorization request sent the person to sign in again), the page is
         // shown even to a signed-in person.
         router.get("/signin") { request, context in
-            context.authentication == nil || request.uri.queryParameters["return"] != nil ? page(.signin) : redirect("/account")
+            context.authentication == nil || request.uri.queryParameters["return"] != nil
+                ? page(.signin) : redirect("/account")
         }
         router.get("/signup") { _, context in
             context.authentication == nil ? page(.signup) : redirect("/account")

@@ -49,7 +49,10 @@ struct TestServer: Sendable {
     let schema: String?
     var rateLimits = RateLimitPolicy()
 
-    init(_ database: TestDatabase, origin: String = "http://localhost:8080", configure: (inout ServerConfiguration) -> Void = { _ in }) {
+    init(
+        _ database: TestDatabase, origin: String = "http://localhost:8080",
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) {
         self.database = database
         var configuration = ServerConfiguration()
         configuration.origin = origin
@@ -62,7 +65,8 @@ struct TestServer: Sendable {
         let name = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         switch database {
         case .sqlite:
-            configuration.database = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-\(name).sqlite").path
+            configuration.database =
+                FileManager.default.temporaryDirectory.appendingPathComponent("sesame-\(name).sqlite").path
             schema = nil
         case .postgres:
             configuration.database = TestDatabase.postgresURL ?? ""
@@ -167,8 +171,11 @@ func jsonString(_ object: [String: Any]) -> String {
     String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
 }
 
-func signInWithPassword(_ client: some TestClientProtocol, _ username: String, _ password: String, cookieName: String = "sesame_session") async throws -> SignedIn {
-    let response = try await client.json("/api/sessions/password", .post, body: jsonString(["username": username, "password": password]))
+func signInWithPassword(
+    _ client: some TestClientProtocol, _ username: String, _ password: String, cookieName: String = "sesame_session"
+) async throws -> SignedIn {
+    let response = try await client.json(
+        "/api/sessions/password", .post, body: jsonString(["username": username, "password": password]))
     #expect(response.status == .ok, "sign-in answered \(response.status): \(response.text)")
     let object = response.object
     return SignedIn(

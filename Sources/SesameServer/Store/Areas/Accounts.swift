@@ -11,7 +11,8 @@ public struct User: Sendable, Equatable, Codable {
     public var disabled: Bool
     public var createdAt: Date
 
-    public init(id: String, username: String, displayName: String, userHandle: [UInt8], disabled: Bool, createdAt: Date) {
+    public init(id: String, username: String, displayName: String, userHandle: [UInt8], disabled: Bool, createdAt: Date)
+    {
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -63,8 +64,10 @@ extension SQLStore: AccountStore {
         let createdAt: Int64
 
         var user: User {
-            User(id: id, username: username, displayName: displayName, userHandle: [UInt8](userHandle), disabled: disabled != 0,
-                 createdAt: Date(milliseconds: createdAt))
+            User(
+                id: id, username: username, displayName: displayName, userHandle: [UInt8](userHandle),
+                disabled: disabled != 0,
+                createdAt: Date(milliseconds: createdAt))
         }
     }
 
@@ -90,14 +93,19 @@ extension SQLStore: AccountStore {
         try await engine.withTransaction { db in
             // Looked up first, so the answer names what was taken; a concurrent sign-up that slips in between still
             // hits the unique constraints, and the transaction then changes nothing.
-            if try await db.raw("SELECT id FROM users WHERE username_key = \(bind: Usernames.key(user.username))").first() != nil {
+            if try await db.raw("SELECT id FROM users WHERE username_key = \(bind: Usernames.key(user.username))")
+                .first() != nil
+            {
                 return .usernameTaken
             }
             if try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(credential.id))").first() != nil {
                 return .credentialExists
             }
-            do { try await db.raw(Self.userInsert(user)).run() } catch where Self.isUniqueViolation(error) { return .usernameTaken }
-            do { try await db.raw(Self.credentialInsert(credential)).run() } catch where Self.isUniqueViolation(error) {
+            do { try await db.raw(Self.userInsert(user)).run() } catch  where Self.isUniqueViolation(error) {
+                return .usernameTaken
+            }
+            do { try await db.raw(Self.credentialInsert(credential)).run() } catch  where Self.isUniqueViolation(error)
+            {
                 throw StoreError.conflict
             }
             try await db.raw(Self.auditInsert(audit)).run()
@@ -108,21 +116,28 @@ extension SQLStore: AccountStore {
 
     public func createUser(_ user: User, password: PasswordRecord, audit: AuditEvent) async throws {
         try await engine.withTransaction { db in
-            do { try await db.raw(Self.userInsert(user)).run() } catch where Self.isUniqueViolation(error) { throw StoreError.conflict }
+            do { try await db.raw(Self.userInsert(user)).run() } catch  where Self.isUniqueViolation(error) {
+                throw StoreError.conflict
+            }
             try await db.raw(Self.passwordUpsert(userID: user.id, password, at: user.createdAt)).run()
             try await db.raw(Self.auditInsert(audit)).run()
         }
     }
 
     public func user(id: String) async throws -> User? {
-        try await db.raw("SELECT \(Self.userColumns) FROM users WHERE id = \(bind: id)").first().map { try Self.user($0) }
+        try await db.raw("SELECT \(Self.userColumns) FROM users WHERE id = \(bind: id)").first().map {
+            try Self.user($0)
+        }
     }
 
     public func user(usernameKey: String) async throws -> User? {
         // Stored keys come from validated usernames, which never hold control characters; PostgreSQL refuses
         // NUL in text outright, so such a lookup answers "no such user" without asking the database.
-        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
-        return try await db.raw("SELECT \(Self.userColumns) FROM users WHERE username_key = \(bind: usernameKey)").first().map { try Self.user($0) }
+        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return nil
+        }
+        return try await db.raw("SELECT \(Self.userColumns) FROM users WHERE username_key = \(bind: usernameKey)")
+            .first().map { try Self.user($0) }
     }
 
     public func users() async throws -> [User] {
@@ -131,20 +146,29 @@ extension SQLStore: AccountStore {
 
     public func setDisabled(userID: String, _ disabled: Bool) async throws -> Bool {
         try await engine.withTransaction { db in
-            let rows = try await db.raw("UPDATE users SET disabled = \(bind: disabled.column) WHERE id = \(bind: userID) RETURNING id").all()
-            if disabled, !rows.isEmpty { try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID)").run() }
+            let rows = try await db.raw(
+                "UPDATE users SET disabled = \(bind: disabled.column) WHERE id = \(bind: userID) RETURNING id"
+            ).all()
+            if disabled, !rows.isEmpty {
+                try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID)").run()
+            }
             return !rows.isEmpty
         }
     }
 
     public func setDisplayName(userID: String, _ displayName: String) async throws -> Bool {
-        !(try await db.raw("UPDATE users SET display_name = \(bind: displayName) WHERE id = \(bind: userID) RETURNING id").all()).isEmpty
+        !(try await db.raw(
+            "UPDATE users SET display_name = \(bind: displayName) WHERE id = \(bind: userID) RETURNING id"
+        ).all()).isEmpty
     }
 
     public func deleteUser(id: String) async throws -> Bool {
         try await engine.withTransaction { db in
             // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
-            for table in ["credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions", "challenges"] {
+            for table in [
+                "credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions",
+                "challenges",
+            ] {
                 try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
             }
             return !(try await db.raw("DELETE FROM users WHERE id = \(bind: id) RETURNING id").all()).isEmpty

@@ -17,7 +17,8 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public var detail: String
 
     public init(
-        id: String = UUID().uuidString.lowercased(), at: Date, kind: String, outcome: String, userID: String?, username: String?,
+        id: String = UUID().uuidString.lowercased(), at: Date, kind: String, outcome: String, userID: String?,
+        username: String?,
         clientAddress: String, detail: String
     ) {
         self.id = id
@@ -73,7 +74,9 @@ extension SQLStore: AuditStore {
 
     public func auditEvents(userID: String?, limit: Int) async throws -> [AuditEvent] {
         let filter: SQLQueryString = userID.map { "WHERE user_id = \(bind: $0)" } ?? ""
-        return try await db.raw("SELECT \(Self.auditColumns) FROM audit_events \(filter) ORDER BY at DESC, id LIMIT \(literal: max(1, limit))")
-            .all().map { try $0.decode(model: AuditRow.self, keyDecodingStrategy: .convertFromSnakeCase).event }
+        return try await db.raw(
+            "SELECT \(Self.auditColumns) FROM audit_events \(filter) ORDER BY at DESC, id LIMIT \(literal: max(1, limit))"
+        )
+        .all().map { try $0.decode(model: AuditRow.self, keyDecodingStrategy: .convertFromSnakeCase).event }
     }
 }

@@ -22,7 +22,8 @@ public protocol ChallengeStore {
     /// stores the challenge (as `insertChallenge`). Returns the bucket's count and window start. The count is exact
     /// across nodes; a challenge is never stored for a start past the limit.
     func startCeremony(
-        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8],
+        _ challenge: ChallengeRecord
     ) async throws -> (count: Int, windowStart: Date)
     func deleteChallenge(id: [UInt8]) async throws
 }
@@ -37,7 +38,8 @@ extension SQLStore: ChallengeStore {
 
     static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
         let r = try row.decode(model: ChallengeRow.self, keyDecodingStrategy: .convertFromSnakeCase)
-        return ChallengeRecord(purpose: r.purpose, userID: r.userId, payload: r.payload, expiresAt: Date(milliseconds: r.expiresAt))
+        return ChallengeRecord(
+            purpose: r.purpose, userID: r.userId, payload: r.payload, expiresAt: Date(milliseconds: r.expiresAt))
     }
 
     public func insertChallenge(id: [UInt8], binding: [UInt8], _ c: ChallengeRecord) async throws {
@@ -50,7 +52,8 @@ extension SQLStore: ChallengeStore {
     }
 
     public func startCeremony(
-        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8], _ c: ChallengeRecord
+        bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8],
+        _ c: ChallengeRecord
     ) async throws -> (count: Int, windowStart: Date) {
         let count = Self.failureUpsert(bucket: bucket, now: now, window: window)
         let row: (any SQLRow)?
@@ -79,14 +82,19 @@ extension SQLStore: ChallengeStore {
                     try await insertChallenge(id: challengeID, binding: binding, c)
                 }
             }
-        } catch where Self.isUniqueViolation(error) {
+        } catch  where Self.isUniqueViolation(error) {
             throw StoreError.conflict
         }
         guard let row else { throw DatabaseError("rate limit upsert returned nothing") }
-        return (try row.decode(column: "failures", as: Int.self), Date(milliseconds: try row.decode(column: "window_start", as: Int64.self)))
+        return (
+            try row.decode(column: "failures", as: Int.self),
+            Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
+        )
     }
 
-    public func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord? {
+    public func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws
+        -> ChallengeRecord?
+    {
         try await db.raw(
             """
             DELETE FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose) AND binding = \(bind: Data(binding))
@@ -96,7 +104,9 @@ extension SQLStore: ChallengeStore {
         ).first().map(Self.challenge)
     }
 
-    public func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws -> ChallengeRecord? {
+    public func peekChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws
+        -> ChallengeRecord?
+    {
         try await db.raw(
             """
             SELECT purpose, user_id, payload, expires_at FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose)

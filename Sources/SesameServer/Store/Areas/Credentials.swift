@@ -60,7 +60,8 @@ public protocol CredentialStore {
     /// False, with nothing written, when the sign count guard fails. The challenge is not part of it: it was consumed
     /// on its own before the assertion was checked, so it stays used whatever happens here.
     func recordPasskeySignIn(
-        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent,
+        sessionTokenHash: [UInt8],
         session: SessionRecord
     ) async throws -> Bool
     func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool
@@ -127,12 +128,15 @@ extension SQLStore: CredentialStore {
     }
 
     public func credentials(userID: String) async throws -> [StoredCredential] {
-        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE user_id = \(bind: userID) ORDER BY created_at, id")
-            .all().map(Self.credential)
+        try await db.raw(
+            "SELECT \(Self.credentialColumns) FROM credentials WHERE user_id = \(bind: userID) ORDER BY created_at, id"
+        )
+        .all().map(Self.credential)
     }
 
     public func credential(id: [UInt8]) async throws -> StoredCredential? {
-        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))").first().map(Self.credential)
+        try await db.raw("SELECT \(Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))").first().map(
+            Self.credential)
     }
 
     public func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)? {
@@ -151,7 +155,9 @@ extension SQLStore: CredentialStore {
 
     public func credentials(usernameKey: String) async throws -> [StoredCredential] {
         // As in `user(usernameKey:)`: a key with control characters names no account (PostgreSQL refuses NUL).
-        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return [] }
+        guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return []
+        }
         return try await db.raw(
             """
             SELECT \(Self.joinedCredentialColumns) FROM users u JOIN credentials c ON c.user_id = u.id
@@ -161,7 +167,9 @@ extension SQLStore: CredentialStore {
     }
 
     public func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool {
-        !(try await db.raw("\(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)) RETURNING id").all()).isEmpty
+        !(try await db.raw(
+            "\(Self.credentialUse(id: id, signCount: signCount, backedUp: backedUp, at: at)) RETURNING id"
+        ).all()).isEmpty
     }
 
     /// The guarded update of a credential's use: only while the stored count is below the one the authenticator
@@ -208,7 +216,8 @@ extension SQLStore: CredentialStore {
     ]
 
     public func recordPasskeySignIn(
-        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent, sessionTokenHash: [UInt8],
+        credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent,
+        sessionTokenHash: [UInt8],
         session: SessionRecord
     ) async throws -> Bool {
         let e = audit
@@ -250,7 +259,7 @@ extension SQLStore: CredentialStore {
             }
         } catch let error as SQLiteError where error.message.contains(Self.signCountGuardMessage) {
             return false
-        } catch where Self.isUniqueViolation(error) {
+        } catch  where Self.isUniqueViolation(error) {
             throw StoreError.conflict
         }
     }
@@ -273,7 +282,9 @@ extension SQLStore: CredentialStore {
                 """
             ).all()
             if !deleted.isEmpty { return .removed }
-            let exists = try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)").first()
+            let exists = try await db.raw(
+                "SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)"
+            ).first()
             return exists == nil ? .notFound : .lastWayIn
         }
     }

@@ -20,7 +20,8 @@ public struct OAuthClient: Sendable, Equatable {
 
     public init(
         id: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
-        backchannelLogoutURI: String? = nil, firstParty: Bool = false, idTokenAlgorithm: String = "ES256", createdAt: Date
+        backchannelLogoutURI: String? = nil, firstParty: Bool = false, idTokenAlgorithm: String = "ES256",
+        createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -106,7 +107,8 @@ public protocol IdentityProviderStore {
     func grant(id: String) async throws -> OAuthGrant?
     func addRefreshToken(hash: [UInt8], grantID: String, idleExpiresAt: Date) async throws
     /// Spends a refresh token and stores its successor, in one transaction; a token spent before revokes the grant.
-    func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], idleExpiresAt: Date, now: Date) async throws -> RefreshRotation
+    func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], idleExpiresAt: Date, now: Date) async throws
+        -> RefreshRotation
     /// The grant of a refresh token (spent or not), for revocation.
     func grantID(refreshTokenHash: [UInt8]) async throws -> String?
     /// The grant of an unspent, unexpired refresh token whose grant is live.
@@ -141,8 +143,12 @@ extension SQLStore: IdentityProviderStore {
             )
         }
 
-        static func list(_ json: String) -> [String] { (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? [] }
-        static func json(_ list: [String]) -> String { String(decoding: (try? JSONEncoder().encode(list)) ?? Data("[]".utf8), as: UTF8.self) }
+        static func list(_ json: String) -> [String] {
+            (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
+        }
+        static func json(_ list: [String]) -> String {
+            String(decoding: (try? JSONEncoder().encode(list)) ?? Data("[]".utf8), as: UTF8.self)
+        }
     }
 
     static let clientColumns: SQLQueryString =
@@ -187,14 +193,17 @@ extension SQLStore: IdentityProviderStore {
 
         var key: StoredSigningKey {
             StoredSigningKey(
-                kid: kid, algorithm: alg, sealedPrivateKey: [UInt8](privateKey), createdAt: Date(milliseconds: createdAt),
+                kid: kid, algorithm: alg, sealedPrivateKey: [UInt8](privateKey),
+                createdAt: Date(milliseconds: createdAt),
                 retiredAt: retiredAt.map(Date.init(milliseconds:))
             )
         }
     }
 
     public func signingKeys() async throws -> [StoredSigningKey] {
-        try await db.raw("SELECT kid, alg, private_key, created_at, retired_at FROM oauth_signing_keys ORDER BY created_at, kid").all()
+        try await db.raw(
+            "SELECT kid, alg, private_key, created_at, retired_at FROM oauth_signing_keys ORDER BY created_at, kid"
+        ).all()
             .map { try $0.decode(model: SigningKeyRow.self, keyDecodingStrategy: .convertFromSnakeCase).key }
     }
 
@@ -238,13 +247,16 @@ extension SQLStore: IdentityProviderStore {
 
         var grant: OAuthGrant {
             OAuthGrant(
-                id: id, clientID: clientId, userID: userId, scope: scope, nonce: nonce, authTime: Date(milliseconds: authTime), method: method,
-                createdAt: Date(milliseconds: createdAt), expiresAt: Date(milliseconds: expiresAt), revokedAt: revokedAt.map(Date.init(milliseconds:))
+                id: id, clientID: clientId, userID: userId, scope: scope, nonce: nonce,
+                authTime: Date(milliseconds: authTime), method: method,
+                createdAt: Date(milliseconds: createdAt), expiresAt: Date(milliseconds: expiresAt),
+                revokedAt: revokedAt.map(Date.init(milliseconds:))
             )
         }
     }
 
-    static let grantColumns: SQLQueryString = "id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at"
+    static let grantColumns: SQLQueryString =
+        "id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at"
 
     static func grant(_ row: any SQLRow) throws -> OAuthGrant {
         try row.decode(model: GrantRow.self, keyDecodingStrategy: .convertFromSnakeCase).grant
@@ -279,7 +291,9 @@ extension SQLStore: IdentityProviderStore {
             ).first()
             guard let spent else {
                 // Used before: revoke what its first use issued.
-                if let row = try await db.raw("SELECT grant_id FROM oauth_codes WHERE code_hash = \(bind: Data(hash))").first() {
+                if let row = try await db.raw("SELECT grant_id FROM oauth_codes WHERE code_hash = \(bind: Data(hash))")
+                    .first()
+                {
                     let grantID = try row.decode(column: "grant_id", as: String.self)
                     try await db.raw(
                         "UPDATE oauth_grants SET revoked_at = \(bind: now.milliseconds) WHERE id = \(bind: grantID) AND revoked_at IS NULL"
@@ -289,12 +303,15 @@ extension SQLStore: IdentityProviderStore {
                 return .invalid
             }
             let code = OAuthCode(
-                grantID: try spent.decode(column: "grant_id", as: String.self), redirectURI: try spent.decode(column: "redirect_uri", as: String.self),
+                grantID: try spent.decode(column: "grant_id", as: String.self),
+                redirectURI: try spent.decode(column: "redirect_uri", as: String.self),
                 codeChallenge: try spent.decode(column: "code_challenge", as: String.self),
                 expiresAt: Date(milliseconds: try spent.decode(column: "expires_at", as: Int64.self))
             )
             guard code.expiresAt > now,
-                let grant = try await db.raw("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: code.grantID)").first().map(Self.grant),
+                let grant = try await db.raw(
+                    "SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: code.grantID)"
+                ).first().map(Self.grant),
                 grant.revokedAt == nil
             else { return .invalid }
             return .redeemed(code, grant)
@@ -314,7 +331,9 @@ extension SQLStore: IdentityProviderStore {
         )
     }
 
-    public func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], idleExpiresAt: Date, now: Date) async throws -> RefreshRotation {
+    public func rotateRefreshToken(hash: [UInt8], newHash: [UInt8], idleExpiresAt: Date, now: Date) async throws
+        -> RefreshRotation
+    {
         try await engine.withTransaction { db in
             let spent = try await db.raw(
                 """
@@ -323,7 +342,9 @@ extension SQLStore: IdentityProviderStore {
                 """
             ).first()
             guard let spent else {
-                if let row = try await db.raw("SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = \(bind: Data(hash))").first() {
+                if let row = try await db.raw(
+                    "SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = \(bind: Data(hash))"
+                ).first() {
                     let grantID = try row.decode(column: "grant_id", as: String.self)
                     try await db.raw(
                         "UPDATE oauth_grants SET revoked_at = \(bind: now.milliseconds) WHERE id = \(bind: grantID) AND revoked_at IS NULL"
@@ -334,7 +355,9 @@ extension SQLStore: IdentityProviderStore {
             }
             let grantID = try spent.decode(column: "grant_id", as: String.self)
             guard try spent.decode(column: "idle_expires_at", as: Int64.self) > now.milliseconds,
-                let grant = try await db.raw("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: grantID)").first().map(Self.grant),
+                let grant = try await db.raw(
+                    "SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: grantID)"
+                ).first().map(Self.grant),
                 grant.revokedAt == nil, grant.expiresAt > now
             else { return .invalid }
             try await db.raw(
@@ -348,7 +371,8 @@ extension SQLStore: IdentityProviderStore {
     }
 
     public func grantID(refreshTokenHash: [UInt8]) async throws -> String? {
-        try await db.raw("SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = \(bind: Data(refreshTokenHash))").first()
+        try await db.raw("SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = \(bind: Data(refreshTokenHash))")
+            .first()
             .map { try $0.decode(column: "grant_id", as: String.self) }
     }
 
@@ -364,7 +388,9 @@ extension SQLStore: IdentityProviderStore {
     }
 
     public func revokeGrant(id: String, at: Date) async throws {
-        try await db.raw("UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds) WHERE id = \(bind: id) AND revoked_at IS NULL").run()
+        try await db.raw(
+            "UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds) WHERE id = \(bind: id) AND revoked_at IS NULL"
+        ).run()
     }
 
     public func grants(userID: String, now: Date) async throws -> [OAuthGrant] {
@@ -377,7 +403,9 @@ extension SQLStore: IdentityProviderStore {
     }
 
     public func consentedScope(userID: String, clientID: String) async throws -> String? {
-        try await db.raw("SELECT scope FROM oauth_consents WHERE user_id = \(bind: userID) AND client_id = \(bind: clientID)").first()
+        try await db.raw(
+            "SELECT scope FROM oauth_consents WHERE user_id = \(bind: userID) AND client_id = \(bind: clientID)"
+        ).first()
             .map { try $0.decode(column: "scope", as: String.self) }
     }
 
@@ -392,7 +420,9 @@ extension SQLStore: IdentityProviderStore {
 
     public func revokeAccess(userID: String, clientID: String, at: Date) async throws {
         try await engine.withTransaction { db in
-            try await db.raw("DELETE FROM oauth_consents WHERE user_id = \(bind: userID) AND client_id = \(bind: clientID)").run()
+            try await db.raw(
+                "DELETE FROM oauth_consents WHERE user_id = \(bind: userID) AND client_id = \(bind: clientID)"
+            ).run()
             try await db.raw(
                 """
                 UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds)

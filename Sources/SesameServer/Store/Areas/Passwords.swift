@@ -41,7 +41,10 @@ extension SQLStore: PasswordStore {
     }
 
     public func password(userID: String) async throws -> PasswordRecord? {
-        guard let row = try await db.raw("SELECT hash, salt, log_n, r, p FROM passwords WHERE user_id = \(bind: userID)").first() else {
+        guard
+            let row = try await db.raw("SELECT hash, salt, log_n, r, p FROM passwords WHERE user_id = \(bind: userID)")
+                .first()
+        else {
             return nil
         }
         let r = try row.decode(model: PasswordRow.self, keyDecodingStrategy: .convertFromSnakeCase)
@@ -52,10 +55,14 @@ extension SQLStore: PasswordStore {
         try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
     }
 
-    public func replacePassword(userID: String, _ record: PasswordRecord, at: Date, keepingSession: String) async throws -> Int {
+    public func replacePassword(userID: String, _ record: PasswordRecord, at: Date, keepingSession: String) async throws
+        -> Int
+    {
         try await engine.withTransaction { db in
             try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
-            return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keepingSession) RETURNING id").all().count
+            return try await db.raw(
+                "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keepingSession) RETURNING id"
+            ).all().count
         }
     }
 

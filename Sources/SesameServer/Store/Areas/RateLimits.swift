@@ -13,9 +13,14 @@ public protocol RateLimitStore {
 }
 
 extension SQLStore: RateLimitStore {
-    public func failures(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+    public func failures(bucket: String, now: Date, window: TimeInterval) async throws -> (
+        count: Int, windowStart: Date
+    ) {
         let windowMs = Int64(window * 1000)
-        guard let row = try await db.raw("SELECT window_start, failures FROM rate_limits WHERE bucket = \(bind: bucket)").first() else {
+        guard
+            let row = try await db.raw("SELECT window_start, failures FROM rate_limits WHERE bucket = \(bind: bucket)")
+                .first()
+        else {
             return (0, now)
         }
         let start = try row.decode(column: "window_start", as: Int64.self)
@@ -37,11 +42,16 @@ extension SQLStore: RateLimitStore {
             """
     }
 
-    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (count: Int, windowStart: Date) {
+    public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (
+        count: Int, windowStart: Date
+    ) {
         guard let row = try await db.raw(Self.failureUpsert(bucket: bucket, now: now, window: window)).first() else {
             throw DatabaseError("rate limit upsert returned nothing")
         }
-        return (try row.decode(column: "failures", as: Int.self), Date(milliseconds: try row.decode(column: "window_start", as: Int64.self)))
+        return (
+            try row.decode(column: "failures", as: Int.self),
+            Date(milliseconds: try row.decode(column: "window_start", as: Int64.self))
+        )
     }
 
     public func clearFailures(bucket: String) async throws {
@@ -49,6 +59,8 @@ extension SQLStore: RateLimitStore {
     }
 
     public func forgiveFailure(bucket: String) async throws {
-        try await db.raw("UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0").run()
+        try await db.raw(
+            "UPDATE rate_limits SET failures = failures - 1 WHERE bucket = \(bind: bucket) AND failures > 0"
+        ).run()
     }
 }

@@ -23,14 +23,19 @@ extension SQLStore: RecoveryCodeStore {
                 """
             ).run()
             for hash in hashes {
-                try await db.raw("INSERT INTO recovery_codes (user_id, code_hash) VALUES (\(bind: userID), \(bind: Data(hash)))").run()
+                try await db.raw(
+                    "INSERT INTO recovery_codes (user_id, code_hash) VALUES (\(bind: userID), \(bind: Data(hash)))"
+                ).run()
             }
         }
     }
 
     public func recoveryCodes(userID: String) async throws -> (salt: [UInt8], unused: [[UInt8]])? {
-        guard let set = try await db.raw("SELECT salt FROM recovery_code_sets WHERE user_id = \(bind: userID)").first() else { return nil }
-        let rows = try await db.raw("SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").all()
+        guard let set = try await db.raw("SELECT salt FROM recovery_code_sets WHERE user_id = \(bind: userID)").first()
+        else { return nil }
+        let rows = try await db.raw(
+            "SELECT code_hash FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL"
+        ).all()
         return (
             [UInt8](try set.decode(column: "salt", as: Data.self)),
             try rows.map { [UInt8](try $0.decode(column: "code_hash", as: Data.self)) }
@@ -47,7 +52,9 @@ extension SQLStore: RecoveryCodeStore {
     }
 
     public func unusedRecoveryCodeCount(userID: String) async throws -> Int {
-        let row = try await db.raw("SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL").first()
+        let row = try await db.raw(
+            "SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = \(bind: userID) AND used_at IS NULL"
+        ).first()
         return try row?.decode(column: "n", as: Int.self) ?? 0
     }
 }

@@ -45,26 +45,45 @@ public protocol SealedSecretStore {
 
 extension SQLStore: SealedSecretStore {
     /// One page of sealed values: (user id, sealed bytes), ordered by user id, after `after`.
-    private func sealedPage(_ purpose: FieldCipher.Purpose, after: String, limit: Int) async throws -> [(String, [UInt8])] {
+    private func sealedPage(_ purpose: FieldCipher.Purpose, after: String, limit: Int) async throws -> [(
+        String, [UInt8]
+    )] {
         switch purpose {
         case .totp:
             return try await db.raw(
                 "SELECT user_id, secret FROM totp WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
-            ).all().map { (try $0.decode(column: "user_id", as: String.self), [UInt8](try $0.decode(column: "secret", as: Data.self))) }
+            ).all().map {
+                (
+                    try $0.decode(column: "user_id", as: String.self),
+                    [UInt8](try $0.decode(column: "secret", as: Data.self))
+                )
+            }
         case .sms:
             return try await db.raw(
                 "SELECT user_id, phone FROM sms WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
-            ).all().map { (try $0.decode(column: "user_id", as: String.self), Array(try $0.decode(column: "phone", as: String.self).utf8)) }
+            ).all().map {
+                (
+                    try $0.decode(column: "user_id", as: String.self),
+                    Array(try $0.decode(column: "phone", as: String.self).utf8)
+                )
+            }
         case .signingKey:
             return try await db.raw(
                 "SELECT kid, private_key FROM oauth_signing_keys WHERE kid > \(bind: after) ORDER BY kid LIMIT \(bind: limit)"
-            ).all().map { (try $0.decode(column: "kid", as: String.self), [UInt8](try $0.decode(column: "private_key", as: Data.self))) }
+            ).all().map {
+                (
+                    try $0.decode(column: "kid", as: String.self),
+                    [UInt8](try $0.decode(column: "private_key", as: Data.self))
+                )
+            }
         }
     }
 
     /// Calls `body` with every sealed value of a purpose (bytes as stored: the phone column's base64url text as UTF-8),
     /// reading a page at a time.
-    private func forEachSealed(_ purpose: FieldCipher.Purpose, _ body: (String, [UInt8]) async throws -> Void) async throws {
+    private func forEachSealed(_ purpose: FieldCipher.Purpose, _ body: (String, [UInt8]) async throws -> Void)
+        async throws
+    {
         var after = ""
         while true {
             let page = try await sealedPage(purpose, after: after, limit: 500)
@@ -77,7 +96,9 @@ extension SQLStore: SealedSecretStore {
     private func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher { ciphers.cipher(purpose) }
 
     private func sealedUnder(_ purpose: FieldCipher.Purpose, _ stored: [UInt8]) -> FieldCipher.SealedUnder {
-        purpose == .sms ? ciphers.sms.sealedUnder(text: String(decoding: stored, as: UTF8.self)) : cipher(purpose).sealedUnder(stored)
+        purpose == .sms
+            ? ciphers.sms.sealedUnder(text: String(decoding: stored, as: UTF8.self))
+            : cipher(purpose).sealedUnder(stored)
     }
 
     public func sealedSecretCounts() async throws -> [SealedSecretCount] {
@@ -92,7 +113,9 @@ extension SQLStore: SealedSecretStore {
                 case .file(let id): name = SealingKey.hex(id)
                 case .unrecognised: name = "unrecognised"
                 }
-                counts.append(SealedSecretCount(purpose: purpose.rawValue, key: name, state: cipher(purpose).state(of: key), count: count))
+                counts.append(
+                    SealedSecretCount(
+                        purpose: purpose.rawValue, key: name, state: cipher(purpose).state(of: key), count: count))
             }
         }
         return counts.sorted { ($0.purpose, $0.key) < ($1.purpose, $1.key) }
@@ -106,27 +129,39 @@ extension SQLStore: SealedSecretStore {
                     let updated: Bool
                     switch purpose {
                     case .totp:
-                        guard let new = try ciphers.totp.resealed(stored, userID: userID) else { report.current += 1; return }
-                        updated = !(try await db.raw(
-                            "UPDATE totp SET secret = \(bind: Data(new)) WHERE user_id = \(bind: userID) AND secret = \(bind: Data(stored)) RETURNING user_id"
-                        ).all()).isEmpty
+                        guard let new = try ciphers.totp.resealed(stored, userID: userID) else {
+                            report.current += 1; return
+                        }
+                        updated =
+                            !(try await db.raw(
+                                "UPDATE totp SET secret = \(bind: Data(new)) WHERE user_id = \(bind: userID) AND secret = \(bind: Data(stored)) RETURNING user_id"
+                            ).all()).isEmpty
                     case .sms:
                         let text = String(decoding: stored, as: UTF8.self)
-                        guard let new = try ciphers.sms.resealedText(text, userID: userID) else { report.current += 1; return }
-                        updated = !(try await db.raw(
-                            "UPDATE sms SET phone = \(bind: new) WHERE user_id = \(bind: userID) AND phone = \(bind: text) RETURNING user_id"
-                        ).all()).isEmpty
+                        guard let new = try ciphers.sms.resealedText(text, userID: userID) else {
+                            report.current += 1; return
+                        }
+                        updated =
+                            !(try await db.raw(
+                                "UPDATE sms SET phone = \(bind: new) WHERE user_id = \(bind: userID) AND phone = \(bind: text) RETURNING user_id"
+                            ).all()).isEmpty
                     case .signingKey:
-                        guard let new = try ciphers.signingKey.resealed(stored, userID: userID) else { report.current += 1; return }
-                        updated = !(try await db.raw(
-                            "UPDATE oauth_signing_keys SET private_key = \(bind: Data(new)) WHERE kid = \(bind: userID) AND private_key = \(bind: Data(stored)) RETURNING kid"
-                        ).all()).isEmpty
+                        guard let new = try ciphers.signingKey.resealed(stored, userID: userID) else {
+                            report.current += 1; return
+                        }
+                        updated =
+                            !(try await db.raw(
+                                "UPDATE oauth_signing_keys SET private_key = \(bind: Data(new)) WHERE kid = \(bind: userID) AND private_key = \(bind: Data(stored)) RETURNING kid"
+                            ).all()).isEmpty
                     }
                     if updated { report.resealed += 1 } else { report.changedMeanwhile += 1 }
                 } catch StoreError.unknownSealingKey(_, let keyID) {
-                    report.failures.append("\(purpose.rawValue) of user \(userID): sealed under file key \(keyID), which is not in the key file")
+                    report.failures.append(
+                        "\(purpose.rawValue) of user \(userID): sealed under file key \(keyID), which is not in the key file"
+                    )
                 } catch StoreError.undecryptable {
-                    report.failures.append("\(purpose.rawValue) of user \(userID): fails authentication (damaged or moved)")
+                    report.failures.append(
+                        "\(purpose.rawValue) of user \(userID): fails authentication (damaged or moved)")
                 }
             }
         }

@@ -30,7 +30,8 @@ public protocol SessionStore {
 }
 
 extension SQLStore: SessionStore {
-    static let sessionColumns: SQLQueryString = "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at"
+    static let sessionColumns: SQLQueryString =
+        "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at"
 
     /// A `sessions` row (column names as in `sessionColumns`).
     struct SessionRow: Decodable {
@@ -45,7 +46,8 @@ extension SQLStore: SessionStore {
 
         var session: SessionRecord {
             SessionRecord(
-                id: id, userID: userId, createdAt: Date(milliseconds: createdAt), lastSeenAt: Date(milliseconds: lastSeenAt),
+                id: id, userID: userId, createdAt: Date(milliseconds: createdAt),
+                lastSeenAt: Date(milliseconds: lastSeenAt),
                 expiresAt: Date(milliseconds: expiresAt), userAgent: userAgent, method: method,
                 authenticatedAt: Date(milliseconds: authenticatedAt)
             )
@@ -75,7 +77,9 @@ extension SQLStore: SessionStore {
     }
 
     public func touchSession(tokenHash: [UInt8], at: Date) async throws {
-        try await db.raw("UPDATE sessions SET last_seen_at = \(bind: at.milliseconds) WHERE token_hash = \(bind: Data(tokenHash))").run()
+        try await db.raw(
+            "UPDATE sessions SET last_seen_at = \(bind: at.milliseconds) WHERE token_hash = \(bind: Data(tokenHash))"
+        ).run()
     }
 
     public func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool {
@@ -94,12 +98,15 @@ extension SQLStore: SessionStore {
     }
 
     public func deleteSession(userID: String, id: String) async throws -> Bool {
-        !(try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id = \(bind: id) RETURNING id").all()).isEmpty
+        !(try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id = \(bind: id) RETURNING id")
+            .all()).isEmpty
     }
 
     public func deleteSessions(userID: String, keeping: String?) async throws -> Int {
         if let keeping {
-            return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keeping) RETURNING id").all().count
+            return try await db.raw(
+                "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keeping) RETURNING id"
+            ).all().count
         }
         return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
     }

@@ -33,12 +33,17 @@ extension SQLStore: TOTPStore {
     }
 
     public func totp(userID: String) async throws -> TOTPRecord? {
-        guard let row = try await db.raw("SELECT secret, last_step, confirmed FROM totp WHERE user_id = \(bind: userID)").first() else {
+        guard
+            let row = try await db.raw("SELECT secret, last_step, confirmed FROM totp WHERE user_id = \(bind: userID)")
+                .first()
+        else {
             return nil
         }
         let r = try row.decode(model: TOTPRow.self, keyDecodingStrategy: .convertFromSnakeCase)
         let sealed = [UInt8](r.secret)
-        return TOTPRecord(secret: try ciphers.totp.open(sealed, userID: userID), lastStep: r.lastStep, confirmed: r.confirmed != 0, revision: sealed)
+        return TOTPRecord(
+            secret: try ciphers.totp.open(sealed, userID: userID), lastStep: r.lastStep, confirmed: r.confirmed != 0,
+            revision: sealed)
     }
 
     public func setPendingTOTP(userID: String, secret: [UInt8], at: Date) async throws {
