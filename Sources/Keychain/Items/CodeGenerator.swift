@@ -1,0 +1,37 @@
+import OneTimeCode
+
+/// A verification-code generator: everything an `otpauth:` or `apple-otpauth:` link carries (TOTP or HOTP,
+/// secret, algorithm, digits, period or counter, issuer, account), plus the sites it belongs to.
+public struct CodeGenerator: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    public var key: OTPKeyURI
+    /// Lower-case DNS names; may be empty (the issuer then names the service).
+    public var sites: [String]
+
+    public init(key: OTPKeyURI, sites: [String] = []) {
+        self.key = key
+        self.sites = sites
+    }
+
+    /// A generator from a link, with the issuer as its site when the issuer is a domain name (as `apple-otpauth:`
+    /// requires) and no sites are given.
+    public init(parsing uri: String, sites: [String] = []) throws(KeychainError) {
+        let key: OTPKeyURI
+        do {
+            key = try OTPKeyURI(parsing: uri)
+        } catch {
+            throw KeychainError(.invalidItem, reason: "not a valid otpauth link (\(error.code))")
+        }
+        var sites = sites
+        if sites.isEmpty, let issuer = key.issuer, let site = SiteName.normalise(issuer), site == issuer.lowercased() {
+            sites = [site]
+        }
+        self.init(key: key, sites: sites)
+    }
+
+    public var description: String { "CodeGenerator(\(key.issuer ?? "no issuer"), secret redacted)" }
+    public var debugDescription: String { description }
+
+    func validate() throws(KeychainError) {
+        try Sites.check(sites, required: false)
+    }
+}

@@ -1,0 +1,105 @@
+import CBOR
+import Foundation
+import OneTimeCode
+import Testing
+
+@testable import Keychain
+
+@Suite struct ItemTests {
+    static let created = Date(timeIntervalSince1970: 1_800_000_000.123)
+
+    static func items() throws -> [KeychainItem] {
+        let key = CredentialKey.generate(.es256)
+        return [
+            try KeychainItem(content: samplePassword(), notes: "line one\nline two", created: created),
+            try KeychainItem(
+                content: .password(Password(sites: ["a.example", "b.example"], username: "", password: "pw-\u{1F511}")),
+                created: created),
+            try KeychainItem(content: sampleCode(), created: created),
+            try KeychainItem(
+                content: sampleCode("otpauth://hotp/bank.example:bob?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=7&digits=8"),
+                created: created),
+            try KeychainItem(
+                content: .passkey(
+                    Passkey(
+                        rpId: "example.com", credentialId: Array(repeating: 9, count: 48), userHandle: [1, 2, 3],
+                        userName: "alice@example.com", displayName: "Alice", algorithm: .es256, privateKey: key.rawPrivateKey,
+                        lastUsed: created)),
+                created: created),
+        ]
+    }
+
+    @Test func itemsRoundTripThroughTheirPlaintext() throws {
+        for item in try Self.items() {
+            let decoded = try ItemCoding.decode(ItemCoding.encode(item))
+            #expect(decoded == item)
+        }
+    }
+
+    @Test func timesAreKeptInMilliseconds() throws {
+        let item = try KeychainItem(content: samplePassword(), created: Self.created)
+        #expect(item.created.timeIntervalSince1970 == 1_800_000_000.123)
+    }
+
+    @Test func decodingRefusesUnknownMembersAndWrongTypes() throws {
+        let item = try KeychainItem(content: samplePassword(), created: Self.created)
+        guard case .map(var entries) = ItemCoding.cbor(item) else { Issue.record("not a map"); return }
+        var extra = entries
+        extra.append(CBORMapEntry("legacy", .boolean(true)))
+        #expect(errorCode { _ = try ItemCoding.decode(CBOREncoder.encode(.map(extra))) } == .malformedRecord)
+        entries.removeAll { $0.key == .textString("password") }
+        entries.append(CBORMapEntry("password", .byteString([1])))
+        #expect(errorCode { _ = try ItemCoding.decode(CBOREncoder.encode(.map(entries))) } == .malformedRecord)
+        #expect(errorCode { _ = try ItemCoding.decode([0xff]) } == .malformedRecord)
+    }
+
+    @Test func validationRefusesBadFields() {
+        #expect(errorCode { _ = try KeychainItem(content: samplePassword("not a site!"), created: Self.created) } == .invalidItem)
+        #expect(errorCode { _ = try KeychainItem(content: samplePassword(user: "a\u{202E}b"), created: Self.created) } == .invalidItem)
+        #expect(
+            errorCode {
+                _ = try KeychainItem(content: samplePassword(password: String(repeating: "x", count: 5000)), created: Self.created)
+            } == .invalidItem)
+        #expect(
+            errorCode {
+                _ = try KeychainItem(
+                    content: .passkey(
+                        Passkey(
+                            rpId: "Example.COM", credentialId: [1], userHandle: [1], userName: "", displayName: "",
+                            algorithm: .es256, privateKey: Array(repeating: 1, count: 32))), created: Self.created)
+            } == .invalidItem)
+        #expect(
+            errorCode {
+                _ = try KeychainItem(
+                    content: .passkey(
+                        Passkey(
+                            rpId: "example.com", credentialId: [1], userHandle: [1], userName: "", displayName: "",
+                            algorithm: .es256, privateKey: Array(repeating: 0xff, count: 32))), created: Self.created)
+            } == .invalidItem)
+    }
+
+    @Test(arguments: [
+        ("example.com", "example.com"), ("https://Example.COM/login?x=1", "example.com"),
+        ("user@mail.example.org:8443", "mail.example.org"), ("example.com.", "example.com"),
+    ])
+    func siteNamesNormalise(_ input: String, _ expected: String) {
+        #expect(SiteName.normalise(input) == expected)
+    }
+
+    @Test(arguments: ["", "exa mple.com", "-bad.com", "https://", "ex_ample.com"])
+    func siteNamesRefused(_ input: String) {
+        #expect(SiteName.normalise(input) == nil)
+    }
+
+    @Test func descriptionsRedactSecrets() throws {
+        for item in try Self.items() {
+            let text = "\(item.content) \(String(describing: item))"
+            #expect(!text.contains("hunter2"))
+            #expect(!text.contains("GEZDGNBV"))
+            if case .passkey(let p) = item.content {
+                #expect(!String(describing: p).contains(p.privateKey.map { String($0) }.joined()))
+                #expect(String(describing: p).contains("redacted"))
+            }
+        }
+    }
+}
