@@ -19,5 +19,9 @@ let package = Package(
             name: "FuzzAttestationObject",
             dependencies: [.product(name: "WebAuthn", package: root), .product(name: "CBOR", package: root)]
         ),
+        .executableTarget(name: "FuzzVaultFile", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzSyncMessage", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzPublicSuffixList", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzCXF", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

@@ -126,3 +126,56 @@ func errorCode(_ body: () async throws -> Void, sourceLocation: SourceLocation =
         return nil
     }
 }
+
+// MARK: Devices and sync
+
+/// Opens the vault, runs `body`, saves, and lets go of the directory lock before returning.
+@discardableResult
+func using<T>(_ directory: VaultDirectory, clock: any KeychainClock = ManualClock(), _ body: (Keychain) async throws -> T)
+    async throws -> T
+{
+    let keychain = try open(directory, clock: clock)
+    let result = try await body(keychain)
+    try keychain.save()
+    return result
+}
+
+/// Two devices of one vault, synced through `transport`: A made the vault, B joined by approval.
+func enrolledPair(_ dir: TemporaryDirectory, transport: any SyncTransport, clock: any KeychainClock = ManualClock())
+    async throws -> (a: VaultDirectory, b: VaultDirectory, recovery: RecoveryKey)
+{
+    let a = dir.sub("a")
+    let b = dir.sub("b")
+    let recovery: RecoveryKey
+    do {
+        let (keychain, key) = try makeVault(a, name: "device A", clock: clock)
+        recovery = key
+        _ = try await keychain.sync(with: transport)
+        try keychain.save()
+    }
+    let code: PairingCode
+    do {
+        let (joining, c) = try await Keychain.beginJoin(
+            in: b, passphrase: passphrase, deviceName: "device B", transport: transport, parameters: fastKDF, policy: fastPolicy,
+            clock: clock)
+        code = c
+        withExtendedLifetime(joining) {}
+    }
+    try await using(a, clock: clock) { keychain in
+        try await keychain.approveJoin(code: code, name: "device B", transport: transport)
+        _ = try await keychain.sync(with: transport)
+    }
+    try await using(b, clock: clock) { keychain in _ = try await keychain.completeJoin(transport: transport) }
+    return (a, b, recovery)
+}
+
+@discardableResult
+func sync(_ directory: VaultDirectory, _ transport: any SyncTransport, clock: any KeychainClock = ManualClock())
+    async throws -> SyncReport
+{
+    try await using(directory, clock: clock) { try await $0.sync(with: transport) }
+}
+
+func itemTitles(_ directory: VaultDirectory) throws -> [String] {
+    try open(directory).items.map(\.title).sorted()
+}

@@ -163,7 +163,8 @@ enum CXFImport {
 
     static func codeGenerator(_ c: CXFObject, title: String?, sites: [String]) throws(KeychainError) -> CodeGenerator {
         do {
-            let secret = try OTPSecret(base32: try c.requiredString("secret", maximum: 4096))
+            let secret = try OTPSecret(
+                base32: try c.requiredString("secret", maximum: 4096), minimumByteCount: CodeGenerator.minimumSecretByteCount)
             let algorithm = try OTPAlgorithm(parsing: try c.string("algorithm", maximum: 16) ?? "SHA1")
             let digits = Int(try c.integer("digits") ?? 6)
             let period = Int(try c.integer("period") ?? Int64(TOTP.defaultPeriod))

@@ -7,6 +7,15 @@ public struct CodeGenerator: Sendable, Hashable, CustomStringConvertible, Custom
     /// Lower-case DNS names; may be empty (the issuer then names the service).
     public var sites: [String]
 
+    /// The shortest secret kept: 80 bits. RFC 4226 asks for 128, and Sesame issues 160, but services still issue
+    /// 80-bit secrets and a password manager that refused them would leave people without their codes.
+    public static let minimumSecretByteCount = 10
+
+    /// Parses a key URI with the keychain's secret minimum.
+    static func parseKey(_ uri: String) throws(OneTimeCodeError) -> OTPKeyURI {
+        try OTPKeyURI(parsing: uri, minimumSecretByteCount: minimumSecretByteCount)
+    }
+
     public init(key: OTPKeyURI, sites: [String] = []) {
         self.key = key
         self.sites = sites
@@ -17,7 +26,7 @@ public struct CodeGenerator: Sendable, Hashable, CustomStringConvertible, Custom
     public init(parsing uri: String, sites: [String] = []) throws(KeychainError) {
         let key: OTPKeyURI
         do {
-            key = try OTPKeyURI(parsing: uri)
+            key = try Self.parseKey(uri)
         } catch {
             throw KeychainError(.invalidItem, reason: "not a valid otpauth link (\(error.code))")
         }

@@ -106,7 +106,7 @@ enum ItemCoding {
             let uri = try f.text("uri", maximum: OTPKeyURI.maximumLength)
             let key: OTPKeyURI
             do {
-                key = try OTPKeyURI(parsing: uri)
+                key = try CodeGenerator.parseKey(uri)
             } catch {
                 throw KeychainError(.malformedRecord, reason: "code generator link (\(error.code))")
             }
