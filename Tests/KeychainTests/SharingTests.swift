@@ -149,4 +149,36 @@ import WebAuthn
         #expect(generator.key.issuer == "example.com")
         #expect(errorCode { _ = try CodeGenerator(parsing: "otpauth://totp/x?secret=") } == .invalidItem)
     }
+
+    /// A one-word issuer names the service but is no site: "Example" must not become the site "example".
+    @Test(arguments: [
+        ("otpauth://totp/Example:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Example", [String](), [String](),
+         "Example — alice"),
+        ("otpauth://totp/Example.COM:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Example.COM", [],
+         ["example.com"], "example.com — alice"),
+        ("otpauth://totp/Example:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Example", ["example.org"],
+         ["example.org"], "Example, example.org — alice"),
+    ])
+    func issuerAndSites(_ uri: String, _ given: [String], _ sites: [String], _ title: String) throws {
+        let generator = try CodeGenerator(parsing: uri, sites: given)
+        #expect(generator.sites == sites)
+        let item = try KeychainItem(content: .codeGenerator(generator), created: Date(timeIntervalSince1970: 0))
+        #expect(item.title == title)
+        // The issuer is searchable, but never listed twice when it is also the site.
+        #expect(item.sites.count == Set(item.sites.map { $0.lowercased() }).count)
+    }
+
+    /// `code(for:at:)` uses the time asked for, not the clock's (for `sesame keychain code --at`).
+    @Test func codeAtAGivenTime() throws {
+        let dir = TemporaryDirectory()
+        let (keychain, _) = try makeVault(dir.vault, clock: ManualClock(Date(timeIntervalSince1970: 1_800_000_000)))
+        let item = try keychain.add(
+            sampleCode("otpauth://totp/RFC:6238?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=8&issuer=RFC"))
+        let code = try keychain.code(for: item.id, at: Date(timeIntervalSince1970: 59))
+        #expect(code.code == "94287082")  // RFC 6238 Appendix B, SHA-1 at T = 59
+        #expect(code.secondsLeft == 1)
+        let now = try keychain.code(for: item.id)
+        #expect(now == (try keychain.code(for: item.id, at: Date(timeIntervalSince1970: 1_800_000_000))))
+        #expect(now.secondsLeft == 30)  // 1_800_000_000 is a multiple of 30
+    }
 }

@@ -21,8 +21,8 @@ public struct CodeGenerator: Sendable, Hashable, CustomStringConvertible, Custom
         self.sites = sites
     }
 
-    /// A generator from a link, with the issuer as its site when the issuer is a domain name (as `apple-otpauth:`
-    /// requires) and no sites are given.
+    /// A generator from a link, with the issuer as its site when the issuer is a domain name of two or more labels
+    /// (as `apple-otpauth:` requires) and no sites are given; an issuer such as `Example` stays a name only.
     public init(parsing uri: String, sites: [String] = []) throws(KeychainError) {
         let key: OTPKeyURI
         do {
@@ -31,7 +31,9 @@ public struct CodeGenerator: Sendable, Hashable, CustomStringConvertible, Custom
             throw KeychainError(.invalidItem, reason: "not a valid otpauth link (\(error.code))")
         }
         var sites = sites
-        if sites.isEmpty, let issuer = key.issuer, let site = SiteName.normalise(issuer), site == issuer.lowercased() {
+        if sites.isEmpty, let issuer = key.issuer, let site = SiteName.normalise(issuer), site == issuer.lowercased(),
+            site.contains(".")
+        {
             sites = [site]
         }
         self.init(key: key, sites: sites)

@@ -13,7 +13,7 @@ public struct VerificationCode: Sendable, Hashable {
 extension Keychain {
     /// The current code of a code generator (RFC 6238 TOTP at the clock's time, or RFC 4226 HOTP at the stored
     /// counter, which then moves on by one: call ``save()`` after, so a counter value is never used twice).
-    public func code(for id: ItemID) throws(KeychainError) -> VerificationCode {
+    public func code(for id: ItemID, at time: Date? = nil) throws(KeychainError) -> VerificationCode {
         guard let item = item(id: id) else { throw KeychainError(.itemNotFound, reason: "no such item") }
         guard case .codeGenerator(let generator) = item.content else {
             throw KeychainError(.notACodeGenerator, reason: "the item is not a verification-code generator")
@@ -21,7 +21,7 @@ extension Keychain {
         switch generator.key.generator {
         case .totp(let totp):
             do {
-                let now = clock.now
+                let now = time ?? clock.now
                 return VerificationCode(
                     code: try totp.code(at: now), secondsLeft: try totp.secondsRemaining(at: now), counter: nil)
             } catch {

@@ -32,8 +32,11 @@ public struct KeychainItem: Sendable, Hashable {
         case .passkey(let p): "\(p.rpId) — \(p.userName)"
         case .password(let p): "\(p.sites.joined(separator: ", ")) — \(p.username)"
         case .codeGenerator(let c):
-            [c.key.issuer, c.sites.isEmpty ? nil : c.sites.joined(separator: ", ")].compactMap { $0 }.joined(
-                separator: " / ") + " — " + c.key.account
+            {
+                var names = c.sites
+                if let issuer = c.key.issuer, !c.sites.contains(issuer.lowercased()) { names.insert(issuer, at: 0) }
+                return names.joined(separator: ", ") + " — " + c.key.account
+            }()
         }
     }
 
@@ -42,7 +45,8 @@ public struct KeychainItem: Sendable, Hashable {
         switch content {
         case .passkey(let p): [p.rpId]
         case .password(let p): p.sites
-        case .codeGenerator(let c): c.sites + (c.key.issuer.map { [$0] } ?? [])
+        case .codeGenerator(let c):
+            c.sites + (c.key.issuer.flatMap { c.sites.contains($0.lowercased()) ? nil : [$0] } ?? [])
         }
     }
 
