@@ -12,5 +12,6 @@ enum SesameSubcommands {
         InspectCommand.self,
         AuthenticatorCommand.self,
         OTPCommand.self,
+        KeychainCommand.self,
     ]
 }
