@@ -53,6 +53,37 @@ import Testing
         #expect(errorCode { _ = try ItemCoding.decode([0xff]) } == .malformedRecord)
     }
 
+    /// Every whole millisecond from year 1 to 9999 survives `Date` and back (the fuzzer found that times beyond
+    /// that range did not, so a session or item re-encoded to other bytes).
+    @Test func millisecondsSurviveDates() {
+        var edges: [Int64] = [ItemTime.range.lowerBound, ItemTime.range.upperBound, 0, 1, -1, 1_800_000_000_123, 999]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let span = UInt64(ItemTime.range.upperBound - ItemTime.range.lowerBound)
+            edges.append(ItemTime.range.lowerBound + Int64((state >> 1) % span))
+        }
+        for ms in edges {
+            #expect(ItemTime.date(checkedMilliseconds: ms).map(ItemTime.milliseconds) == ms, "\(ms)")
+        }
+        #expect(ItemTime.date(checkedMilliseconds: ItemTime.range.upperBound + 1) == nil)
+        #expect(ItemTime.date(checkedMilliseconds: Int64.min) == nil)
+    }
+
+    @Test(arguments: [CBOR.unsigned(UInt64(Int64.max)), .unsigned(253_402_300_800_000), .negative(62_135_596_800_000)])
+    func timesOutsideYearsOneTo9999AreRefused(_ time: CBOR) throws {
+        let item = try KeychainItem(content: samplePassword(), created: Self.created)
+        guard case .map(var entries) = ItemCoding.cbor(item) else { Issue.record("not a map"); return }
+        entries.removeAll { $0.key == .textString("created") }
+        func encoded(_ created: CBOR) -> [UInt8] {
+            let members = entries + [CBORMapEntry("created", created)]
+            return CBOREncoder.encode(
+                .map(members.sorted { CBOREncoder.encode($0.key).lexicographicallyPrecedes(CBOREncoder.encode($1.key)) }))
+        }
+        #expect(try ItemCoding.decode(encoded(.unsigned(1_800_000_000_123))).created == Self.created)
+        #expect(errorCode { _ = try ItemCoding.decode(encoded(time)) } == .malformedRecord)
+    }
+
     @Test func validationRefusesBadFields() {
         #expect(errorCode { _ = try KeychainItem(content: samplePassword("not a site!"), created: Self.created) } == .invalidItem)
         #expect(errorCode { _ = try KeychainItem(content: samplePassword(user: "a\u{202E}b"), created: Self.created) } == .invalidItem)

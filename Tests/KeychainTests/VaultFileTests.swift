@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -250,6 +251,19 @@ import Testing
         writeBytes([1, 2, 3], dir.vault.sessionFile)
         #expect(errorCode { _ = try open(dir.vault, passphrase: nil) } == .locked)
         #expect(!FileManager.default.fileExists(atPath: dir.vault.sessionFile))
+    }
+
+    /// A session file whose times lie outside years 1 to 9999 is not a session (found by FuzzVaultFile).
+    @Test func sessionTimesOutOfRangeAreRefused() throws {
+        let session = Session(
+            fileId: Array(repeating: 1, count: 16), fileKey: SymmetricKey(size: .bits256),
+            unlockedAt: Date(timeIntervalSince1970: 1_800_000_000), idle: 600, verifyWindow: 300)
+        #expect(try Session(bytes: session.bytes).bytes == session.bytes)
+        for offset in [57, 65] {
+            var bytes = session.bytes
+            bytes.replaceSubrange(offset..<offset + 8, with: [0x7f, 0xff, 0xff, 0xfe, 0x5d, 0xf2, 0x17, 0xf8])
+            #expect(errorCode { _ = try Session(bytes: bytes) } == .sessionInvalid)
+        }
     }
 
     @Test func aClockSetBackEndsTheSession() throws {

@@ -80,8 +80,8 @@ enum ItemCoding {
             throw KeychainError(.malformedRecord, reason: "item id")
         }
         let kindName = try f.text("kind", maximum: 16)
-        let created = ItemTime.date(milliseconds: try f.int("created"))
-        let modified = ItemTime.date(milliseconds: try f.int("modified"))
+        let created = try f.time("created")
+        let modified = try f.time("modified")
         let notes = try f.optionalText("notes", maximum: ItemLimits.notesBytes)
         let content: ItemContent
         switch ItemKind(rawValue: kindName) {
@@ -95,7 +95,7 @@ enum ItemCoding {
                     userHandle: try f.bytes("user", count: 1...64), userName: try f.text("name", maximum: ItemLimits.nameBytes),
                     displayName: try f.text("display", maximum: ItemLimits.nameBytes), algorithm: algorithm,
                     privateKey: try f.bytes("key", count: 32...32),
-                    lastUsed: try f.optionalInt("used").map(ItemTime.date(milliseconds:))))
+                    lastUsed: try f.optionalTime("used")))
         case .password:
             content = .password(
                 Password(

@@ -86,15 +86,25 @@ public enum ItemContent: Sendable, Hashable {
 
 /// Item times are kept in whole milliseconds, so an item read back compares equal to the one written.
 enum ItemTime {
+    /// The times kept, in Unix milliseconds: 0001-01-01 to 9999-12-31. Within it, every whole millisecond survives
+    /// `Date` (a `Double` of seconds) and back, so stored times re-encode to the same bytes.
+    static let range: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_000
+
     static func truncate(_ date: Date) -> Date {
         Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
     }
 
+    /// The nearest whole millisecond, clamped to ``range`` (nearest, not down: `ms / 1000 * 1000` can land a hair
+    /// below `ms` in floating point, and rounding down would then lose a millisecond on every round trip).
     static func milliseconds(_ date: Date) -> Int64 {
-        let ms = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        let ms = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero)
         guard ms.isFinite else { return 0 }
-        return Int64(max(min(ms, 253_402_300_799_000), -62_135_596_800_000))
+        return Int64(max(min(ms, Double(range.upperBound)), Double(range.lowerBound)))
     }
 
-    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+    /// A stored time, or nil outside ``range``: a decoder refuses it rather than keep a time it would re-encode
+    /// differently.
+    static func date(checkedMilliseconds ms: Int64) -> Date? {
+        range.contains(ms) ? Date(timeIntervalSince1970: Double(ms) / 1000) : nil
+    }
 }

@@ -1,4 +1,5 @@
 import CBOR
+import Foundation
 
 /// Reads a CBOR map with text keys strictly: every member the caller does not ask for is an error
 /// (``finish()``), types are checked, and lengths are bounded. The error code is the caller's (`corruptFile`
@@ -73,6 +74,20 @@ struct CBORFields {
             throw KeychainError(code, reason: "\(what) '\(key)' is not an integer")
         }
         return v
+    }
+
+    /// A time in Unix milliseconds within ``ItemTime/range`` (years 1 to 9999), so that it re-encodes to itself.
+    mutating func time(_ key: String) throws(KeychainError) -> Date {
+        let ms = try int(key)
+        guard let date = ItemTime.date(checkedMilliseconds: ms) else {
+            throw KeychainError(code, reason: "\(what) '\(key)' is not a time between the years 1 and 9999")
+        }
+        return date
+    }
+
+    mutating func optionalTime(_ key: String) throws(KeychainError) -> Date? {
+        guard optional(key) != nil else { return nil }
+        return try time(key)
     }
 
     mutating func optionalInt(_ key: String) throws(KeychainError) -> Int64? {

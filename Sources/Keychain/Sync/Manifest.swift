@@ -125,7 +125,7 @@ enum TombstoneCoding {
         guard try f.bytes("id", count: 16...16) == id.bytes else {
             throw KeychainError(.recordMismatch, reason: "a tombstone names another item")
         }
-        let deleted = ItemTime.date(milliseconds: try f.int("deleted"))
+        let deleted = try f.time("deleted")
         try f.finish()
         return deleted
     }

@@ -53,8 +53,11 @@ struct Session: Sendable {
         }
         fileId = try r.read(16)
         fileKey = SymmetricKey(data: try r.read(32))
-        unlockedAt = ItemTime.date(milliseconds: Int64(bitPattern: try r.readUInt64()))
-        lastUsed = ItemTime.date(milliseconds: Int64(bitPattern: try r.readUInt64()))
+        guard let unlockedAt = ItemTime.date(checkedMilliseconds: Int64(bitPattern: try r.readUInt64())),
+            let lastUsed = ItemTime.date(checkedMilliseconds: Int64(bitPattern: try r.readUInt64()))
+        else { throw KeychainError(.sessionInvalid, reason: "session times out of range") }
+        self.unlockedAt = unlockedAt
+        self.lastUsed = lastUsed
         idle = try r.readUInt32()
         verifyWindow = try r.readUInt32()
     }

@@ -138,7 +138,7 @@ enum VaultBody {
             var jf = try CBORFields(j, code: .corruptFile, what: "pending join")
             join = PendingJoin(
                 requestId: try jf.bytes("request", count: 16...16), secret: try jf.bytes("secret", count: 1...64),
-                created: ItemTime.date(milliseconds: try jf.int("created")))
+                created: try jf.time("created"))
             try jf.finish()
         }
         try f.finish()
@@ -172,7 +172,7 @@ enum VaultBody {
                     id: try sf.bytes("id", count: 16...16), recipientKey: try sf.bytes("to", count: 32...32),
                     itemId: ItemID(unchecked: try sf.bytes("item", count: 16...16)),
                     itemTitle: try sf.text("title", maximum: 4 * ItemLimits.nameBytes),
-                    created: ItemTime.date(milliseconds: try sf.int("created"))))
+                    created: try sf.time("created")))
             try sf.finish()
         }
         var accepted: Set<[UInt8]> = []
@@ -206,7 +206,7 @@ enum VaultBody {
         let entry = RosterEntry(
             id: try f.bytes("id", count: 16...16), publicKey: try f.bytes("key", count: 32...32),
             name: try f.text("name", maximum: ItemLimits.nameBytes),
-            added: ItemTime.date(milliseconds: try f.int("added")))
+            added: try f.time("added"))
         try f.finish()
         return entry
     }
@@ -220,13 +220,13 @@ enum VaultBody {
             let item = try sf.optional("item").map { (i) throws(KeychainError) in try decodeItem(i, id: id) }
             entry.synced = SyncedRecord(
                 version: try sf.unsigned("version"), digest: try sf.bytes("digest", count: 32...32), item: item,
-                deletedAt: try sf.optionalInt("deleted").map(ItemTime.date(milliseconds:)))
+                deletedAt: try sf.optionalTime("deleted"))
             try sf.finish()
         }
         if let p = f.optional("put") {
             entry.pending = .put(try decodeItem(p, id: id))
-        } else if let d = try f.optionalInt("delete") {
-            entry.pending = .delete(ItemTime.date(milliseconds: d))
+        } else if let d = try f.optionalTime("delete") {
+            entry.pending = .delete(d)
         }
         try f.finish()
         return (id, entry)
