@@ -302,8 +302,10 @@ struct KeychainCodeCommand: AsyncParsableCommand {
             throw keychainFailure(KeychainError(.itemNotFound, reason: "no verification-code generator matches"))
         }
         var lines: [String] = []
+        var countersMoved = false
         for item in generators {
             let code = try keychainCall { try keychain.code(for: item.id, at: time) }
+            if code.counter != nil { countersMoved = true }
             if generators.count == 1 {
                 lines.append(code.code)
                 if let seconds = code.secondsLeft {
@@ -316,7 +318,8 @@ struct KeychainCodeCommand: AsyncParsableCommand {
                 lines.append("\(code.code)  \(validity)  \(item.title)")
             }
         }
-        try keychainCall { try keychain.save() }
+        // An HOTP counter moved on: it is saved before the code is shown, so no code is ever shown twice.
+        if countersMoved { try keychainCall { try keychain.save() } }
         for line in lines { print(line) }
     }
 }

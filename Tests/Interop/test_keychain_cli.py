@@ -362,6 +362,7 @@ def test_codes_agree_with_pyotp(vault):
         secrets[issuer] = (secret, alg, digits, period)
         v.add_code(f"otpauth://totp/{issuer}:alice?secret={secret}&issuer={issuer}&algorithm={alg}"
                    f"&digits={digits}&period={period}")
+    before = v.file.read_bytes()
     for t in TIMES + [int(time.time())]:
         lines = v.ok("code", "--at", t).splitlines()
         assert len(lines) == len(TOTP_CASES)
@@ -371,6 +372,7 @@ def test_codes_agree_with_pyotp(vault):
             expected = pyotp.TOTP(secret, digits=digits, digest=getattr(hashlib, alg.lower()), interval=period).at(t)
             assert code == expected, f"{title} at {t}"
             assert validity == f"{period - t % period}s"
+    assert v.file.read_bytes() == before  # TOTP codes change nothing in the vault
     # One generator: the code, then how long it stays valid.
     one = v.ok("code", "SHA256-8-30", "--at", 1_111_111_109).splitlines()
     secret = secrets["SHA256-8-30"][0]
@@ -393,7 +395,9 @@ def test_hotp_counter_moves_on_and_is_kept(vault):
     item = vault.add_code(f"otpauth://hotp/Bank:alice?secret={secret}&issuer=Bank&counter=5&digits=8&algorithm=SHA256")
     hotp = pyotp.HOTP(secret, digits=8, digest=hashlib.sha256)
     for counter in (5, 6, 7):
+        before = vault.file.read_bytes()
         assert vault.ok("code", item).splitlines() == [hotp.at(counter), f"counter {counter}"]
+        assert vault.file.read_bytes() != before  # the counter moved on and was saved before the code was shown
     assert vault.show(item)["counter"] == 8
 
 
