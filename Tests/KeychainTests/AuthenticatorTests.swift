@@ -63,14 +63,20 @@ import WebAuthn
         let dir = TemporaryDirectory()
         let (keychain, _) = try makeVault(dir.vault)
         let rp = try relyingParty()
-        let (asked, _) = try await register(keychain, rp, options: creationOptions(rp, userHandle: [1]), algorithm: .edDSA)
+        let (asked, _) = try await register(
+            keychain, rp, options: creationOptions(rp, userHandle: [1]), algorithm: .edDSA)
         #expect(asked.publicKey.algorithm == .edDSA)
-        let (only, _) = try await register(keychain, rp, options: creationOptions(rp, userHandle: [2], algorithms: [.edDSA]))
+        let (only, _) = try await register(
+            keychain, rp, options: creationOptions(rp, userHandle: [2], algorithms: [.edDSA]))
         #expect(only.publicKey.algorithm == .edDSA)
-        let (preferred, _) = try await register(keychain, rp, options: creationOptions(rp, userHandle: [3], algorithms: [.edDSA, .es256]))
+        let (preferred, _) = try await register(
+            keychain, rp, options: creationOptions(rp, userHandle: [3], algorithms: [.edDSA, .es256]))
         #expect(preferred.publicKey.algorithm == .es256)
         #expect(
-            errorCode { _ = try keychain.createPasskey(optionsJSON: json(creationOptions(rp, algorithms: [.rs256])), origin: origin, suffixes: suffixes) }
+            errorCode {
+                _ = try keychain.createPasskey(
+                    optionsJSON: json(creationOptions(rp, algorithms: [.rs256])), origin: origin, suffixes: suffixes)
+            }
                 == .algorithmNotSupported)
         #expect(
             errorCode {
@@ -89,12 +95,14 @@ import WebAuthn
         let (registered, _) = try await register(keychain, rp, options: options)
         for allow in [[], [registered.credential.id]] {
             clock.advance(10)
-            let request = rp.makeRequestOptions(allowCredentials: allow.map { PublicKeyCredentialDescriptorJSON(id: $0) })
+            let request = rp.makeRequestOptions(
+                allowCredentials: allow.map { PublicKeyCredentialDescriptorJSON(id: $0) })
             let assertion = try keychain.signIn(optionsJSON: json(request), origin: origin, suffixes: suffixes)
             let response = try AuthenticationResponseJSON.decode(assertion.responseJSON)
             let result = try rp.verifyAuthentication(
                 response: response,
-                expected: AuthenticationExpectation(options: request, credential: registered.credential, userHandle: options.user.id.bytes),
+                expected: AuthenticationExpectation(
+                    options: request, credential: registered.credential, userHandle: options.user.id.bytes),
                 now: Date())
             #expect(result.signCount == 0)
             #expect(response.response.userHandle?.bytes == options.user.id.bytes)
@@ -113,7 +121,8 @@ import WebAuthn
         let assertion = try keychain.signIn(optionsJSON: json(request), origin: origin, suffixes: suffixes)
         _ = try rp.verifyAuthentication(
             response: try AuthenticationResponseJSON.decode(assertion.responseJSON),
-            expected: AuthenticationExpectation(options: request, credential: registered.credential, userHandle: options.user.id.bytes),
+            expected: AuthenticationExpectation(
+                options: request, credential: registered.credential, userHandle: options.user.id.bytes),
             now: Date())
     }
 
@@ -126,7 +135,8 @@ import WebAuthn
         #expect(
             errorCode {
                 _ = try keychain.createPasskey(
-                    optionsJSON: json(creationOptions(rp, userHandle: [9], exclude: [registered.credential.id])), origin: origin,
+                    optionsJSON: json(creationOptions(rp, userHandle: [9], exclude: [registered.credential.id])),
+                    origin: origin,
                     suffixes: suffixes)
             } == .credentialExcluded)
         #expect(keychain.items == before)
@@ -148,7 +158,8 @@ import WebAuthn
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         _ = try makeVault(dir.vault, clock: clock)
-        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: clock)
+        _ = try Keychain.unlock(
+            dir.vault, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: clock)
         let rp = try relyingParty()
         do {
             let keychain = try open(dir.vault, passphrase: nil, clock: clock)
@@ -160,7 +171,9 @@ import WebAuthn
         #expect(!keychain.userVerified)
         // "required" is refused; "preferred" signs without the UV flag.
         let required = rp.makeRequestOptions(userVerification: .required)
-        #expect(errorCode { _ = try keychain.signIn(optionsJSON: json(required), origin: origin, suffixes: suffixes) } == .userVerificationRequired)
+        #expect(
+            errorCode { _ = try keychain.signIn(optionsJSON: json(required), origin: origin, suffixes: suffixes) }
+                == .userVerificationRequired)
         let preferred = rp.makeRequestOptions(userVerification: .preferred)
         let assertion = try keychain.signIn(optionsJSON: json(preferred), origin: origin, suffixes: suffixes)
         let response = try AuthenticationResponseJSON.decode(assertion.responseJSON)
@@ -174,11 +187,21 @@ import WebAuthn
         let (keychain, _) = try makeVault(dir.vault)
         let rp = try relyingParty()
         let options = json(creationOptions(rp))
-        #expect(errorCode { _ = try keychain.createPasskey(optionsJSON: options, origin: "https://evil.example", suffixes: suffixes) } == .rpIdNotAllowed)
-        #expect(errorCode { _ = try keychain.createPasskey(optionsJSON: options, origin: "http://login.example.com", suffixes: suffixes) } == .invalidOrigin)
+        #expect(
+            errorCode {
+                _ = try keychain.createPasskey(optionsJSON: options, origin: "https://evil.example", suffixes: suffixes)
+            } == .rpIdNotAllowed)
+        #expect(
+            errorCode {
+                _ = try keychain.createPasskey(
+                    optionsJSON: options, origin: "http://login.example.com", suffixes: suffixes)
+            } == .invalidOrigin)
         let com = try relyingParty(id: "com", origin: origin)
         #expect(
-            errorCode { _ = try keychain.createPasskey(optionsJSON: json(creationOptions(com)), origin: origin, suffixes: suffixes) }
+            errorCode {
+                _ = try keychain.createPasskey(
+                    optionsJSON: json(creationOptions(com)), origin: origin, suffixes: suffixes)
+            }
                 == .rpIdNotAllowed)
         #expect(keychain.items.isEmpty)
     }
@@ -190,18 +213,30 @@ import WebAuthn
         _ = try await register(keychain, rp, options: creationOptions(rp, userHandle: [1], name: "alice"))
         _ = try await register(keychain, rp, options: creationOptions(rp, userHandle: [2], name: "bob"))
         let request = json(rp.makeRequestOptions())
-        #expect(errorCode { _ = try keychain.signIn(optionsJSON: request, origin: origin, suffixes: suffixes) } == .ambiguousCredential)
+        #expect(
+            errorCode { _ = try keychain.signIn(optionsJSON: request, origin: origin, suffixes: suffixes) }
+                == .ambiguousCredential)
         let bob = try keychain.signIn(optionsJSON: request, origin: origin, suffixes: suffixes, userName: "bob")
         guard case .passkey(let p) = bob.item.content else { return }
         #expect(p.userName == "bob")
         let unknown = json(rp.makeRequestOptions(allowCredentials: [PublicKeyCredentialDescriptorJSON(id: [1, 2, 3])]))
-        #expect(errorCode { _ = try keychain.signIn(optionsJSON: unknown, origin: origin, suffixes: suffixes) } == .noCredential)
+        #expect(
+            errorCode { _ = try keychain.signIn(optionsJSON: unknown, origin: origin, suffixes: suffixes) }
+                == .noCredential)
         let other = try relyingParty(id: "other.example", origin: "https://other.example")
         #expect(
-            errorCode { _ = try keychain.signIn(optionsJSON: json(other.makeRequestOptions()), origin: "https://other.example", suffixes: suffixes) }
+            errorCode {
+                _ = try keychain.signIn(
+                    optionsJSON: json(other.makeRequestOptions()), origin: "https://other.example", suffixes: suffixes)
+            }
                 == .noCredential)
-        #expect(errorCode { _ = try keychain.signIn(optionsJSON: Array("{}".utf8), origin: origin, suffixes: suffixes) } == .invalidOptions)
-        #expect(errorCode { _ = try keychain.signIn(optionsJSON: Array("not json".utf8), origin: origin, suffixes: suffixes) } == .invalidOptions)
+        #expect(
+            errorCode { _ = try keychain.signIn(optionsJSON: Array("{}".utf8), origin: origin, suffixes: suffixes) }
+                == .invalidOptions)
+        #expect(
+            errorCode {
+                _ = try keychain.signIn(optionsJSON: Array("not json".utf8), origin: origin, suffixes: suffixes)
+            } == .invalidOptions)
     }
 
     @Test func wrappedOptionsAreRead() async throws {
@@ -229,7 +264,8 @@ import WebAuthn
         let assertion = try keychain.signIn(optionsJSON: json(request), origin: origin, suffixes: suffixes)
         _ = try rp.verifyAuthentication(
             response: try AuthenticationResponseJSON.decode(assertion.responseJSON),
-            expected: AuthenticationExpectation(options: request, credential: credential, userHandle: options.user.id.bytes),
+            expected: AuthenticationExpectation(
+                options: request, credential: credential, userHandle: options.user.id.bytes),
             now: Date())
     }
 }

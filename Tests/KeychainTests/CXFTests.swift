@@ -42,7 +42,8 @@ import WebAuthn
 
         let keys = passkeys(keychain)
         let es = try #require(keys.first { $0.rpId == "passkeys.example.org" })
-        #expect(es.credentialId == [0xfb, 0xff, 0xfe] + Array(try Base64URL.decode("-__-Kg36P0IXzNaY7QQNOvYMzWs")[3...]))
+        #expect(
+            es.credentialId == [0xfb, 0xff, 0xfe] + Array(try Base64URL.decode("-__-Kg36P0IXzNaY7QQNOvYMzWs")[3...]))
         #expect(es.credentialId.count == 20)
         #expect(es.algorithm == .es256)
         let ed = try #require(keys.first { $0.rpId == "ed.example.org" })
@@ -76,20 +77,24 @@ import WebAuthn
         _ = try keychain.importCXF(try Self.vector("spec-shaped-header.json"))
         let rp = try relyingParty(id: "passkeys.example.org", origin: "https://passkeys.example.org")
         let request = rp.makeRequestOptions()
-        let assertion = try keychain.signIn(optionsJSON: json(request), origin: "https://passkeys.example.org", suffixes: suffixes)
+        let assertion = try keychain.signIn(
+            optionsJSON: json(request), origin: "https://passkeys.example.org", suffixes: suffixes)
         let response = try AuthenticationResponseJSON.decode(assertion.responseJSON)
         // The public key of the fixture's P-256 key, as the site would have stored it.
         let der = try Base64URL.decode(
-            "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgQVGeAxpQztfZQPPhaOfypq7Wg61Lm-TuSKG1-ve-spKhRANCAARsc4VRhSlHS2GmyBVPMQmQmPZVYzs96JXuXaq0kl63A3jtvu4p9OFgpCOiOGomzPWNqBcElMqwWS-rvNSsNSXj")
+            "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgQVGeAxpQztfZQPPhaOfypq7Wg61Lm-TuSKG1-ve-spKhRANCAARsc4VRhSlHS2GmyBVPMQmQmPZVYzs96JXuXaq0kl63A3jtvu4p9OFgpCOiOGomzPWNqBcElMqwWS-rvNSsNSXj"
+        )
         let key = try P256.Signing.PrivateKey(derRepresentation: der)
         let cose = CredentialKey.es256(key).coseKey
         let record = CredentialRecord(
-            id: response.rawId.bytes, publicKey: cose, signCount: 0, transports: [], backupEligible: true, backupState: true,
+            id: response.rawId.bytes, publicKey: cose, signCount: 0, transports: [], backupEligible: true,
+            backupState: true,
             uvInitialized: true)
         let result = try rp.verifyAuthentication(
             response: response,
             expected: AuthenticationExpectation(
-                options: request, credential: record, userHandle: try Base64URL.decode("E_n6sxdJvjCZvhiuvTR0JfqCraOy3cXop64E4LZbhP8")),
+                options: request, credential: record,
+                userHandle: try Base64URL.decode("E_n6sxdJvjCZvhiuvTR0JfqCraOy3cXop64E4LZbhP8")),
             now: Date())
         #expect(result.signCount == 0)
         #expect(Array(response.response.authenticatorData.bytes[33..<37]) == [0, 0, 0, 0])
@@ -116,7 +121,8 @@ import WebAuthn
                         algorithm: algorithm, privateKey: key.rawPrivateKey)),
                 notes: "passkey \(i)")
         }
-        let hotp = try source.add(try sampleCode("otpauth://hotp/Bank:bob?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=3"))
+        let hotp = try source.add(
+            try sampleCode("otpauth://hotp/Bank:bob?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=3"))
         let (json, report) = source.exportCXF(exporterRpId: "keychain.example")
         #expect(report.exported == [.password: 2, .code: 3, .passkey: 2])
         #expect(report.skipped == ["\(hotp.id): HOTP has no CXF 1.0 type"])
@@ -136,7 +142,8 @@ import WebAuthn
     }
 
     @Test(arguments: [
-        "not json", "[]", "{}", "{\"version\":{\"major\":2,\"minor\":0},\"accounts\":[]}", "{\"version\":7,\"accounts\":[]}",
+        "not json", "[]", "{}", "{\"version\":{\"major\":2,\"minor\":0},\"accounts\":[]}",
+        "{\"version\":7,\"accounts\":[]}",
         "{\"items\":[{\"credentials\":[{\"type\":\"passkey\",\"credentialId\":\"a+b/\",\"rpId\":\"x.example\"}]}]}",
     ])
     func brokenDocuments(_ text: String) throws {
@@ -153,11 +160,15 @@ import WebAuthn
         #expect(keychain.items.isEmpty)
     }
 
-    @Test(.enabled(if: CXFTests.corpusPresent, "../shared/corpus/cxf is missing: these real exports are read in place, not copied"))
+    @Test(
+        .enabled(
+            if: CXFTests.corpusPresent,
+            "../shared/corpus/cxf is missing: these real exports are read in place, not copied"))
     func bitwardenExampleImports() throws {
         let dir = TemporaryDirectory()
         let (keychain, _) = try makeVault(dir.vault)
-        let report = try keychain.importCXF(Array(try Data(contentsOf: Self.corpus.appendingPathComponent("bitwarden-cxf-example.json"))))
+        let report = try keychain.importCXF(
+            Array(try Data(contentsOf: Self.corpus.appendingPathComponent("bitwarden-cxf-example.json"))))
         #expect(report.imported == [.password: 1, .code: 1, .passkey: 1])
         #expect(report.failures.isEmpty)
         #expect(report.skippedTypes.values.reduce(0, +) == 11)
@@ -167,7 +178,9 @@ import WebAuthn
     }
 
     @Test(
-        .enabled(if: CXFTests.corpusPresent, "../shared/corpus/cxf is missing: these real exports are read in place, not copied"),
+        .enabled(
+            if: CXFTests.corpusPresent,
+            "../shared/corpus/cxf is missing: these real exports are read in place, not copied"),
         arguments: [("1password-cxf-account.json", 1, 0), ("dashlane-cxf-account.json", 1, 1)])
     func otherManagersAccountsImport(_ file: String, _ passwords: Int, _ codes: Int) throws {
         let dir = TemporaryDirectory()

@@ -13,17 +13,20 @@ import Testing
         return [
             try KeychainItem(content: samplePassword(), notes: "line one\nline two", created: created),
             try KeychainItem(
-                content: .password(Password(sites: ["a.example", "b.example"], username: "", password: "pw-\u{1F511}")),
+                content: .password(
+                    Password(sites: ["a.example", "b.example"], username: "", password: "pw-\u{1F511}")),
                 created: created),
             try KeychainItem(content: sampleCode(), created: created),
             try KeychainItem(
-                content: sampleCode("otpauth://hotp/bank.example:bob?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=7&digits=8"),
+                content: sampleCode(
+                    "otpauth://hotp/bank.example:bob?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&counter=7&digits=8"),
                 created: created),
             try KeychainItem(
                 content: .passkey(
                     Passkey(
                         rpId: "example.com", credentialId: Array(repeating: 9, count: 48), userHandle: [1, 2, 3],
-                        userName: "alice@example.com", displayName: "Alice", algorithm: .es256, privateKey: key.rawPrivateKey,
+                        userName: "alice@example.com", displayName: "Alice", algorithm: .es256,
+                        privateKey: key.rawPrivateKey,
                         lastUsed: created)),
                 created: created),
         ]
@@ -78,18 +81,25 @@ import Testing
         func encoded(_ created: CBOR) -> [UInt8] {
             let members = entries + [CBORMapEntry("created", created)]
             return CBOREncoder.encode(
-                .map(members.sorted { CBOREncoder.encode($0.key).lexicographicallyPrecedes(CBOREncoder.encode($1.key)) }))
+                .map(
+                    members.sorted { CBOREncoder.encode($0.key).lexicographicallyPrecedes(CBOREncoder.encode($1.key)) })
+            )
         }
         #expect(try ItemCoding.decode(encoded(.unsigned(1_800_000_000_123))).created == Self.created)
         #expect(errorCode { _ = try ItemCoding.decode(encoded(time)) } == .malformedRecord)
     }
 
     @Test func validationRefusesBadFields() {
-        #expect(errorCode { _ = try KeychainItem(content: samplePassword("not a site!"), created: Self.created) } == .invalidItem)
-        #expect(errorCode { _ = try KeychainItem(content: samplePassword(user: "a\u{202E}b"), created: Self.created) } == .invalidItem)
+        #expect(
+            errorCode { _ = try KeychainItem(content: samplePassword("not a site!"), created: Self.created) }
+                == .invalidItem)
+        #expect(
+            errorCode { _ = try KeychainItem(content: samplePassword(user: "a\u{202E}b"), created: Self.created) }
+                == .invalidItem)
         #expect(
             errorCode {
-                _ = try KeychainItem(content: samplePassword(password: String(repeating: "x", count: 5000)), created: Self.created)
+                _ = try KeychainItem(
+                    content: samplePassword(password: String(repeating: "x", count: 5000)), created: Self.created)
             } == .invalidItem)
         #expect(
             errorCode {

@@ -68,8 +68,10 @@ import WebAuthn
         s.server.edit { state in
             let one = state.records[s.ids[0].bytes]!
             let two = state.records[s.ids[1].bytes]!
-            state.records[s.ids[0].bytes]!.record = WireRecord(id: one.record.id, version: one.record.version, blob: two.record.blob)
-            state.records[s.ids[1].bytes]!.record = WireRecord(id: two.record.id, version: two.record.version, blob: one.record.blob)
+            state.records[s.ids[0].bytes]!.record = WireRecord(
+                id: one.record.id, version: one.record.version, blob: two.record.blob)
+            state.records[s.ids[1].bytes]!.record = WireRecord(
+                id: two.record.id, version: two.record.version, blob: one.record.blob)
         }
         await s.expectBRefuses(.manifestMismatch)
     }
@@ -246,7 +248,8 @@ import WebAuthn
             info: SyncEngine.deviceWrapInfo(vaultId: vaultId, recipient: bId, sender: aId, epoch: 2),
             sender: forger.privateKey)
         let manifest = Manifest(
-            vaultId: vaultId, version: s.server.snapshot.version + 1, epoch: 2, author: aId, roster: try open(s.b).devices,
+            vaultId: vaultId, version: s.server.snapshot.version + 1, epoch: 2, author: aId,
+            roster: try open(s.b).devices,
             recovery: RecoveryPublicInfo(publicKey: forger.publicKey, psk: Array(repeating: 0, count: 32)),
             sharingKey: forger.rawPrivateKey, entries: [:])
         let sealed = try manifest.seal(with: fake)
@@ -299,7 +302,8 @@ import WebAuthn
         let deviceKey: [UInt8]
         do {
             let (joining, _) = try await Keychain.beginJoin(
-                in: b, passphrase: passphrase, deviceName: "b", transport: server, parameters: fastKDF, policy: fastPolicy)
+                in: b, passphrase: passphrase, deviceName: "b", transport: server, parameters: fastKDF,
+                policy: fastPolicy)
             withExtendedLifetime(joining) {}
             requestId = server.snapshot.joinRequests[0].request
             deviceKey = server.snapshot.joinRequests[0].publicKey
@@ -308,7 +312,8 @@ import WebAuthn
         let guess = PairingCode(publicKey: deviceKey, secret: [0, 0, 0, 0, 0])
         let box = try HPKEBox.seal(
             Array(repeating: 1, count: 40), to: try DeviceKey.publicKey(deviceKey),
-            info: Keychain.joinInfo(request: requestId, device: server.snapshot.joinRequests[0].device, publicKey: deviceKey),
+            info: Keychain.joinInfo(
+                request: requestId, device: server.snapshot.joinRequests[0].device, publicKey: deviceKey),
             psk: (guess.psk(request: requestId, publicKey: deviceKey), Domain.bytes(Domain.joinPSK)))
         try await server.postJoinApproval(JoinApproval(request: requestId, blob: box.bytes))
         let got = await errorCode { try await using(b) { _ = try await $0.completeJoin(transport: server) } }
@@ -362,7 +367,8 @@ import WebAuthn
         #expect(
             await errorCode {
                 _ = try await Keychain.recover(
-                    in: s.dir.sub("r"), recoveryKey: recovery, passphrase: passphrase, deviceName: "r", transport: s.server,
+                    in: s.dir.sub("r"), recoveryKey: recovery, passphrase: passphrase, deviceName: "r",
+                    transport: s.server,
                     parameters: fastKDF, policy: fastPolicy)
             } == .manifestMismatch)
         #expect(!FileManager.default.fileExists(atPath: s.dir.sub("r").vaultFile))
@@ -397,7 +403,9 @@ import WebAuthn
 
     @Test func anAnswerForAnotherVaultIsRefused() async throws {
         let s = try await Setup.make()
-        s.server.tamper { json in LyingServerTests.editJSON(json) { $0["vault"] = Base64URL.encode(SecureRandom.bytes(16)) } }
+        s.server.tamper { json in
+            LyingServerTests.editJSON(json) { $0["vault"] = Base64URL.encode(SecureRandom.bytes(16)) }
+        }
         await s.expectBRefuses(.wrongVault)
     }
 }

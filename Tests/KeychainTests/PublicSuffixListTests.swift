@@ -36,17 +36,22 @@ import Testing
         #expect(list.registrableDomain(of: "localhost") == nil)
     }
 
-    @Test(arguments: ["*.*.com\n", "a..b\n", "!*.ck\n", "!com\n", "ex_ample\n", "a*.com\n", String(repeating: "a", count: 64) + ".com\n", "// only comments\n"])
+    @Test(arguments: [
+        "*.*.com\n", "a..b\n", "!*.ck\n", "!com\n", "ex_ample\n", "a*.com\n",
+        String(repeating: "a", count: 64) + ".com\n", "// only comments\n",
+    ])
     func malformedListsAreRefusedWhole(_ text: String) {
         #expect(errorCode { _ = try PublicSuffixList(bytes: Array(text.utf8)) } == .invalidPublicSuffixList)
     }
 
     @Test func nonUTF8IsRefused() {
-        #expect(errorCode { _ = try PublicSuffixList(bytes: [0x63, 0x6f, 0x6d, 0xff, 0x0a]) } == .invalidPublicSuffixList)
+        #expect(
+            errorCode { _ = try PublicSuffixList(bytes: [0x63, 0x6f, 0x6d, 0xff, 0x0a]) } == .invalidPublicSuffixList)
     }
 
     @Test func missingFileIsUnavailable() {
-        #expect(errorCode { _ = try PublicSuffixList.load(path: "/nonexistent/list.dat") } == .publicSuffixListUnavailable)
+        #expect(
+            errorCode { _ = try PublicSuffixList.load(path: "/nonexistent/list.dat") } == .publicSuffixListUnavailable)
     }
 
     @Test(.enabled(if: systemListPresent, "Debian's publicsuffix package is not installed (scripts/test installs it)"))
@@ -62,8 +67,10 @@ import Testing
     /// RFC 3492 §7.1 sample strings, and labels whose ASCII forms browsers use.
     @Test(arguments: [
         ("bücher", "xn--bcher-kva"), ("münchen", "xn--mnchen-3ya"), ("公司", "xn--55qx5d"), ("example", "example"),
-        ("\u{644}\u{64A}\u{647}\u{645}\u{627}\u{628}\u{62A}\u{643}\u{644}\u{645}\u{648}\u{634}\u{639}\u{631}\u{628}\u{64A}\u{61F}",
-            "xn--egbpdaj6bu4bxfgehfvwxn"),
+        (
+            "\u{644}\u{64A}\u{647}\u{645}\u{627}\u{628}\u{62A}\u{643}\u{644}\u{645}\u{648}\u{634}\u{639}\u{631}\u{628}\u{64A}\u{61F}",
+            "xn--egbpdaj6bu4bxfgehfvwxn"
+        ),
     ])
     func punycode(_ unicode: String, _ ascii: String) {
         #expect(Punycode.asciiLabel(unicode) == ascii)
@@ -83,7 +90,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "example.com", "ftp://example.com", "http://example.com", "https://example.com/path", "https://user@example.com",
+        "example.com", "ftp://example.com", "http://example.com", "https://example.com/path",
+        "https://user@example.com",
         "https://example.com?q", "https://127.0.0.1", "https://[::1]", "https://exa mple.com", "https://example.com:0",
         "https://example.com:99999", "https://bücher.example", "https://", "https://example.com:08080",
     ])
@@ -91,14 +99,15 @@ import Testing
         #expect(errorCode { _ = try WebOrigin(text) } == .invalidOrigin)
     }
 
-    @Test(arguments: [
-        ("https://login.example.com", nil, "login.example.com"),
-        ("https://login.example.com", "example.com", "example.com"),
-        ("https://login.example.com", "LOGIN.example.com", "login.example.com"),
-        ("https://a.b.example.co.uk", "example.co.uk", "example.co.uk"),
-        ("https://user.github.io", "user.github.io", "user.github.io"),
-        ("http://localhost:8080", "localhost", "localhost"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("https://login.example.com", nil, "login.example.com"),
+            ("https://login.example.com", "example.com", "example.com"),
+            ("https://login.example.com", "LOGIN.example.com", "login.example.com"),
+            ("https://a.b.example.co.uk", "example.co.uk", "example.co.uk"),
+            ("https://user.github.io", "user.github.io", "user.github.io"),
+            ("http://localhost:8080", "localhost", "localhost"),
+        ] as [(String, String?, String)])
     func rpIdsAccepted(_ origin: String, _ rpId: String?, _ expected: String) throws {
         #expect(try WebOrigin(origin).relyingPartyId(rpId, suffixes: Self.list) == expected)
     }

@@ -32,7 +32,9 @@ import Testing
         try await sync(a, server)
         let stored = StoredServerState.encode(server.snapshot)
         let text = String(decoding: stored, as: UTF8.self)
-        for secret in ["secret-site", "secret-user", "secret-password", "GEZDGNBV", "Example", "alice", "device A", "device B"] {
+        for secret in [
+            "secret-site", "secret-user", "secret-password", "GEZDGNBV", "Example", "alice", "device A", "device B",
+        ] {
             #expect(!text.contains(secret), "\(secret) is visible to the server")
         }
     }
@@ -102,7 +104,9 @@ import Testing
                 return nil
             }
             #expect(passwords.count == 2)
-            #expect(keychain.item(id: id).map { if case .password(let p) = $0.content { p.password } else { "" } } == "password-from-B")
+            #expect(
+                keychain.item(id: id).map { if case .password(let p) = $0.content { p.password } else { "" } }
+                    == "password-from-B")
             #expect(passwords.contains { $0.0 == "password-from-A" && $0.1?.contains("Conflict copy") == true })
         }
     }
@@ -173,7 +177,9 @@ import Testing
         let passkey = Passkey(
             rpId: "example.com", credentialId: [1], userHandle: [1], userName: "a", displayName: "A", algorithm: .es256,
             privateKey: key.rawPrivateKey, lastUsed: Date(timeIntervalSince1970: 100))
-        let base = try KeychainItem(id: ItemID(unchecked: Array(repeating: 1, count: 16)), content: .passkey(passkey), created: Date(timeIntervalSince1970: 1))
+        let base = try KeychainItem(
+            id: ItemID(unchecked: Array(repeating: 1, count: 16)), content: .passkey(passkey),
+            created: Date(timeIntervalSince1970: 1))
         var local = base
         var remote = base
         var lp = passkey
@@ -260,7 +266,8 @@ import Testing
         let code: PairingCode
         do {
             let (joining, pairing) = try await Keychain.beginJoin(
-                in: c, passphrase: passphrase, deviceName: "device C", transport: server, parameters: fastKDF, policy: fastPolicy)
+                in: c, passphrase: passphrase, deviceName: "device C", transport: server, parameters: fastKDF,
+                policy: fastPolicy)
             code = pairing
             withExtendedLifetime(joining) {}
         }
@@ -309,7 +316,8 @@ import Testing
         #expect(server.snapshot == before)
 
         let (keychain, report) = try await Keychain.recover(
-            in: restored, recoveryKey: try RecoveryKey(text: recovery.text), passphrase: "a new passphrase", deviceName: "new",
+            in: restored, recoveryKey: try RecoveryKey(text: recovery.text), passphrase: "a new passphrase",
+            deviceName: "new",
             transport: server, parameters: fastKDF, policy: fastPolicy)
         #expect(report.received == 2)
         #expect(keychain.items.count == 2)

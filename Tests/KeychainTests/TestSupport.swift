@@ -62,12 +62,15 @@ func writeBytes(_ bytes: [UInt8], _ path: String) {
 
 let suffixes: PublicSuffixList = {
     // Debian's list when installed; the tests that need real rules say so.
-    (try? PublicSuffixList.load()) ?? (try! PublicSuffixList(bytes: Array("com\nco.uk\ngithub.io\n*.ck\n!www.ck\n".utf8)))
+    (try? PublicSuffixList.load())
+        ?? (try! PublicSuffixList(bytes: Array("com\nco.uk\ngithub.io\n*.ck\n!www.ck\n".utf8)))
 }()
 
 let systemListPresent = FileManager.default.fileExists(atPath: PublicSuffixList.defaultPath)
 
-func samplePassword(_ site: String = "example.com", user: String = "alice", password: String = "hunter2-hunter2") -> ItemContent {
+func samplePassword(_ site: String = "example.com", user: String = "alice", password: String = "hunter2-hunter2")
+    -> ItemContent
+{
     .password(Password(sites: [site], username: user, password: password))
 }
 
@@ -131,7 +134,9 @@ func errorCode(_ body: () async throws -> Void, sourceLocation: SourceLocation =
 
 /// Opens the vault, runs `body`, saves, and lets go of the directory lock before returning.
 @discardableResult
-func using<T>(_ directory: VaultDirectory, clock: any KeychainClock = ManualClock(), _ body: (Keychain) async throws -> T)
+func using<T>(
+    _ directory: VaultDirectory, clock: any KeychainClock = ManualClock(), _ body: (Keychain) async throws -> T
+)
     async throws -> T
 {
     let keychain = try open(directory, clock: clock)
@@ -156,7 +161,8 @@ func enrolledPair(_ dir: TemporaryDirectory, transport: any SyncTransport, clock
     let code: PairingCode
     do {
         let (joining, c) = try await Keychain.beginJoin(
-            in: b, passphrase: passphrase, deviceName: "device B", transport: transport, parameters: fastKDF, policy: fastPolicy,
+            in: b, passphrase: passphrase, deviceName: "device B", transport: transport, parameters: fastKDF,
+            policy: fastPolicy,
             clock: clock)
         code = c
         withExtendedLifetime(joining) {}

@@ -55,7 +55,8 @@ import Testing
         let other = TemporaryDirectory()
         #expect(
             errorCode {
-                _ = try Keychain.create(in: other.vault, passphrase: "short", deviceName: "d", parameters: fastKDF, policy: fastPolicy)
+                _ = try Keychain.create(
+                    in: other.vault, passphrase: "short", deviceName: "d", parameters: fastKDF, policy: fastPolicy)
             } == .passphraseTooShort)
         #expect(!FileManager.default.fileExists(atPath: other.vault.vaultFile))
     }
@@ -74,7 +75,9 @@ import Testing
             let truncated = Array(full.prefix(length))
             writeBytes(truncated, dir.vault.vaultFile)
             let code = errorCode { _ = try open(dir.vault) }
-            #expect([.truncatedFile, .notAVaultFile, .corruptFile].contains(code), "length \(length): \(String(describing: code))")
+            #expect(
+                [.truncatedFile, .notAVaultFile, .corruptFile].contains(code),
+                "length \(length): \(String(describing: code))")
             #expect(readBytes(dir.vault.vaultFile) == truncated)
         }
     }
@@ -127,7 +130,8 @@ import Testing
         // The command line's standard policy refuses this test vault's own N = 2^10.
         writeBytes(original, dir.vault.vaultFile)
         #expect(
-            errorCode { _ = try Keychain.open(dir.vault, passphrase: passphrase, policy: .standard) } == .weakKDFParameters)
+            errorCode { _ = try Keychain.open(dir.vault, passphrase: passphrase, policy: .standard) }
+                == .weakKDFParameters)
     }
 
     @Test func standardParametersWork() throws {
@@ -215,7 +219,8 @@ import Testing
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         _ = try makeVault(dir.vault, clock: clock)
-        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, idle: 600, verifyWindow: 10, policy: fastPolicy, clock: clock)
+        _ = try Keychain.unlock(
+            dir.vault, passphrase: passphrase, idle: 600, verifyWindow: 10, policy: fastPolicy, clock: clock)
         clock.advance(30)
         #expect(try open(dir.vault, passphrase: nil, clock: clock).userVerified == false)
         #expect(try open(dir.vault, passphrase: passphrase, clock: clock).userVerified)
@@ -234,7 +239,9 @@ import Testing
     @Test func wrongPassphraseStartsNoSession() throws {
         let dir = TemporaryDirectory()
         _ = try makeVault(dir.vault)
-        #expect(errorCode { _ = try Keychain.unlock(dir.vault, passphrase: "nope nope nope", policy: fastPolicy) } == .wrongPassphrase)
+        #expect(
+            errorCode { _ = try Keychain.unlock(dir.vault, passphrase: "nope nope nope", policy: fastPolicy) }
+                == .wrongPassphrase)
         #expect(!FileManager.default.fileExists(atPath: dir.vault.sessionFile))
     }
 

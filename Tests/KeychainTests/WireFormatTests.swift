@@ -10,30 +10,45 @@ import WebAuthn
 
     @Test func messagesRoundTrip() throws {
         let record = WireRecord(id: Array(repeating: 1, count: 16), version: 3, blob: Array(repeating: 9, count: 80))
-        let wrap = WireWrap(device: Array(repeating: 1, count: 16), sender: Array(repeating: 2, count: 16), epoch: 2, blob: Array(repeating: 3, count: 60))
+        let wrap = WireWrap(
+            device: Array(repeating: 1, count: 16), sender: Array(repeating: 2, count: 16), epoch: 2,
+            blob: Array(repeating: 3, count: 60))
         let pull = PullResponse(
-            vault: Array(repeating: 5, count: 16), version: 42, manifest: Array(repeating: 6, count: 100), records: [record],
+            vault: Array(repeating: 5, count: 16), version: 42, manifest: Array(repeating: 6, count: 100),
+            records: [record],
             wraps: [wrap], recovery: WireRecovery(epoch: 2, blob: Array(repeating: 7, count: 60)),
             devices: [WireDevice(id: Array(repeating: 1, count: 16), publicKey: Array(repeating: 2, count: 32))])
         #expect(try PullResponse(json: pull.json) == pull)
         let push = PushRequest(
             vault: Array(repeating: 5, count: 16), expectedVersion: 41, manifest: Array(repeating: 6, count: 100),
-            records: [record], wraps: [wrap], recovery: WireRecovery(epoch: 2, blob: Array(repeating: 7, count: 60)), devices: [])
+            records: [record], wraps: [wrap], recovery: WireRecovery(epoch: 2, blob: Array(repeating: 7, count: 60)),
+            devices: [])
         #expect(try PushRequest(json: push.json) == push)
         #expect(try PushResponse(json: PushResponse(version: UInt64.max).json).version == UInt64.max)
-        let join = JoinRequest(request: Array(repeating: 1, count: 16), device: Array(repeating: 2, count: 16), publicKey: Array(repeating: 3, count: 32))
+        let join = JoinRequest(
+            request: Array(repeating: 1, count: 16), device: Array(repeating: 2, count: 16),
+            publicKey: Array(repeating: 3, count: 32))
         #expect(try JoinRequest(json: join.json) == join)
-        let share = ShareMessage(id: Array(repeating: 1, count: 16), sender: Array(repeating: 2, count: 32), recipient: Array(repeating: 3, count: 32), blob: Array(repeating: 4, count: 50))
+        let share = ShareMessage(
+            id: Array(repeating: 1, count: 16), sender: Array(repeating: 2, count: 32),
+            recipient: Array(repeating: 3, count: 32), blob: Array(repeating: 4, count: 50))
         #expect(try ShareMessage(json: share.json) == share)
-        let empty = PullResponse(vault: nil, version: 0, manifest: nil, records: [], wraps: [], recovery: nil, devices: [])
+        let empty = PullResponse(
+            vault: nil, version: 0, manifest: nil, records: [], wraps: [], recovery: nil, devices: [])
         #expect(try PullResponse(json: empty.json) == empty)
-        #expect(String(decoding: empty.json, as: UTF8.self) == "{\"devices\":[],\"format\":1,\"manifest\":null,\"records\":[],\"recovery\":null,\"vault\":null,\"version\":0,\"wraps\":[]}")
+        #expect(
+            String(decoding: empty.json, as: UTF8.self)
+                == "{\"devices\":[],\"format\":1,\"manifest\":null,\"records\":[],\"recovery\":null,\"vault\":null,\"version\":0,\"wraps\":[]}"
+        )
     }
 
     @Test(arguments: [
         ("{}", KeychainError.Code.malformedMessage),
         ("[]", .malformedMessage),
-        ("{\"format\":1,\"request\":\"\(id)\",\"device\":\"\(id)\",\"publicKey\":\"\(key)\",\"legacy\":true}", .malformedMessage),
+        (
+            "{\"format\":1,\"request\":\"\(id)\",\"device\":\"\(id)\",\"publicKey\":\"\(key)\",\"legacy\":true}",
+            .malformedMessage
+        ),
         ("{\"format\":2,\"request\":\"\(id)\",\"device\":\"\(id)\",\"publicKey\":\"\(key)\"}", .unsupportedFormat),
         ("{\"format\":\"1\",\"request\":\"\(id)\",\"device\":\"\(id)\",\"publicKey\":\"\(key)\"}", .malformedMessage),
         ("{\"format\":1,\"request\":\"\(id)=\",\"device\":\"\(id)\",\"publicKey\":\"\(key)\"}", .malformedMessage),
@@ -69,7 +84,9 @@ import WebAuthn
     static func inputs(_ target: String) -> [[UInt8]] {
         let dir = root.appendingPathComponent(target)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.sorted().compactMap { FileManager.default.contents(atPath: dir.appendingPathComponent($0).path).map { Array($0) } }
+        return names.sorted().compactMap {
+            FileManager.default.contents(atPath: dir.appendingPathComponent($0).path).map { Array($0) }
+        }
     }
 
     @Test(arguments: ["FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF"])

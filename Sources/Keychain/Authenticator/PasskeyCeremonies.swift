@@ -32,8 +32,10 @@ extension Keychain {
         // §5.1.3 step 8: the RP ID against the origin.
         let rpId = try origin.relyingPartyId(options.rp.id, suffixes: suffixes)
         // §5.1.3 step 10: an empty list means ES256 and RS256.
-        let offered = options.pubKeyCredParams.isEmpty
-            ? [-7, -257] : options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.alg.rawValue)
+        let offered =
+            options.pubKeyCredParams.isEmpty
+            ? [-7, -257]
+            : options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.alg.rawValue)
         let algorithm = try Self.chooseAlgorithm(offered: offered, preferred: preferredAlgorithm)
         let userHandle = options.user.id.bytes
         guard (1...64).contains(userHandle.count) else {
@@ -44,13 +46,15 @@ extension Keychain {
         let verified = try userVerification(uvRequirement)
 
         // §6.3.2 step 3: a credential in excludeCredentials already here is InvalidStateError.
-        let excluded = Set((options.excludeCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes))
+        let excluded = Set(
+            (options.excludeCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes))
         let passkeys = items.compactMap { item -> (KeychainItem, Passkey)? in
             if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
             return nil
         }
         if passkeys.contains(where: { excluded.contains($0.1.credentialId) }) {
-            throw KeychainError(.credentialExcluded, reason: "a passkey in excludeCredentials is already in the keychain")
+            throw KeychainError(
+                .credentialExcluded, reason: "a passkey in excludeCredentials is already in the keychain")
         }
 
         let key = CredentialKey.generate(algorithm)
@@ -69,7 +73,8 @@ extension Keychain {
         authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
         authData += credentialId
         authData += key.coseKey
-        let clientData = Self.clientDataJSON(type: "webauthn.create", challenge: options.challenge.bytes, origin: origin)
+        let clientData = Self.clientDataJSON(
+            type: "webauthn.create", challenge: options.challenge.bytes, origin: origin)
         // §8.7 "none" attestation: fmt "none", empty attStmt.
         let attestationObject = NoneAttestation.noneAttestation(authData: authData)
 
@@ -89,7 +94,8 @@ extension Keychain {
     /// or `userName` picks one; without either, the request is `ambiguousCredential` (a browser would show an
     /// account chooser). The passkey's "last used" time is updated (``Keychain/save()`` writes it).
     public func signIn(
-        optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList, credentialId chosen: [UInt8]? = nil,
+        optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList,
+        credentialId chosen: [UInt8]? = nil,
         userName: String? = nil
     ) throws(KeychainError) -> PasskeyAssertion {
         let origin = try WebOrigin(originText)
@@ -99,7 +105,8 @@ extension Keychain {
         let verified = try userVerification(options.userVerification?.rawValue ?? "preferred")
 
         // §6.3.3 steps 5-7: the usable passkeys, in allowCredentials order when there is a list.
-        let allowed = (options.allowCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes)
+        let allowed = (options.allowCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(
+            \.id.bytes)
         var candidates: [(KeychainItem, Passkey)] = items.compactMap { item in
             if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
             return nil
@@ -140,7 +147,8 @@ extension Keychain {
 
     // MARK: Pieces
 
-    static func chooseAlgorithm(offered: [Int], preferred: PasskeyAlgorithm?) throws(KeychainError) -> PasskeyAlgorithm {
+    static func chooseAlgorithm(offered: [Int], preferred: PasskeyAlgorithm?) throws(KeychainError) -> PasskeyAlgorithm
+    {
         if let preferred {
             guard offered.contains(preferred.rawValue) else {
                 throw KeychainError(.algorithmNotSupported, reason: "the relying party does not accept \(preferred)")
@@ -157,7 +165,8 @@ extension Keychain {
     func userVerification(_ requirement: String) throws(KeychainError) -> Bool {
         if requirement == "required" && !userVerified {
             throw KeychainError(
-                .userVerificationRequired, reason: "user verification is required: unlock the vault with the passphrase")
+                .userVerificationRequired, reason: "user verification is required: unlock the vault with the passphrase"
+            )
         }
         return userVerified && requirement != "discouraged"
     }

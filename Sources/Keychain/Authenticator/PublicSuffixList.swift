@@ -90,7 +90,8 @@ public struct PublicSuffixList: Sendable {
         do {
             bytes = try AtomicFile.read(path, maximumSize: maximumSize)
         } catch {
-            throw KeychainError(.publicSuffixListUnavailable, reason: "cannot read \(path) (Debian package publicsuffix)")
+            throw KeychainError(
+                .publicSuffixListUnavailable, reason: "cannot read \(path) (Debian package publicsuffix)")
         }
         guard let bytes else {
             throw KeychainError(

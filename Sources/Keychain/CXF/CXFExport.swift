@@ -28,7 +28,9 @@ public struct CXFExportReport: Sendable, Hashable {
 /// ```
 /// The file holds every secret in clear: the command line writes it with mode 0600 and says so.
 enum CXFExport {
-    static func document(items: [KeychainItem], exporterRpId: String, now: Date, report: inout CXFExportReport) -> [UInt8] {
+    static func document(items: [KeychainItem], exporterRpId: String, now: Date, report: inout CXFExportReport)
+        -> [UInt8]
+    {
         var out: [[String: Any]] = []
         for item in items {
             var credentials: [[String: Any]] = []
@@ -94,8 +96,10 @@ enum CXFExport {
                 ] as [String: Any]
             ],
         ]
-        return (try? Array(
-            JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))) ?? []
+        return
+            (try? Array(
+                JSONSerialization.data(
+                    withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))) ?? []
     }
 }
 

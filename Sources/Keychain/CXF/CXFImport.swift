@@ -149,14 +149,16 @@ enum CXFImport {
     }
 
     static func passkey(_ c: CXFObject) throws(KeychainError) -> Passkey {
-        let credentialId = try CXFBase64.decode(try c.requiredString("credentialId", maximum: 2048), field: "credentialId")
+        let credentialId = try CXFBase64.decode(
+            try c.requiredString("credentialId", maximum: 2048), field: "credentialId")
         let userHandle = try CXFBase64.decode(try c.requiredString("userHandle", maximum: 256), field: "userHandle")
         let der = try CXFBase64.decode(try c.requiredString("key", maximum: 8192), field: "key")
         guard let key = CredentialKey(pkcs8: der) else {
             throw KeychainError(.invalidItem, reason: "the passkey's key is not a PKCS #8 P-256 or Ed25519 key")
         }
         return Passkey(
-            rpId: try c.requiredString("rpId", maximum: 253).lowercased(), credentialId: credentialId, userHandle: userHandle,
+            rpId: try c.requiredString("rpId", maximum: 253).lowercased(), credentialId: credentialId,
+            userHandle: userHandle,
             userName: try c.string("username", "userName") ?? "", displayName: try c.string("userDisplayName") ?? "",
             algorithm: key.algorithm, privateKey: key.rawPrivateKey)
     }
@@ -164,7 +166,8 @@ enum CXFImport {
     static func codeGenerator(_ c: CXFObject, title: String?, sites: [String]) throws(KeychainError) -> CodeGenerator {
         do {
             let secret = try OTPSecret(
-                base32: try c.requiredString("secret", maximum: 4096), minimumByteCount: CodeGenerator.minimumSecretByteCount)
+                base32: try c.requiredString("secret", maximum: 4096),
+                minimumByteCount: CodeGenerator.minimumSecretByteCount)
             let algorithm = try OTPAlgorithm(parsing: try c.string("algorithm", maximum: 16) ?? "SHA1")
             let digits = Int(try c.integer("digits") ?? 6)
             let period = Int(try c.integer("period") ?? Int64(TOTP.defaultPeriod))

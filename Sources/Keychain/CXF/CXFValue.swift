@@ -80,13 +80,18 @@ enum CXFBase64 {
     static func decode(_ text: String, field: String) throws(KeychainError) -> [UInt8] {
         var s = text
         while s.hasSuffix("=") { s.removeLast() }
-        guard !s.isEmpty, s.utf8.allSatisfy({ b in
-            (0x41...0x5a).contains(b) || (0x61...0x7a).contains(b) || (0x30...0x39).contains(b) || b == 0x2d || b == 0x5f
-        }) else {
+        guard !s.isEmpty,
+            s.utf8.allSatisfy({ b in
+                (0x41...0x5a).contains(b) || (0x61...0x7a).contains(b) || (0x30...0x39).contains(b) || b == 0x2d
+                    || b == 0x5f
+            })
+        else {
             throw KeychainError(.invalidCXF, reason: "\(field) is not base64url")
         }
         var standard = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard standard.utf8.count % 4 != 1 else { throw KeychainError(.invalidCXF, reason: "\(field) is not base64url") }
+        guard standard.utf8.count % 4 != 1 else {
+            throw KeychainError(.invalidCXF, reason: "\(field) is not base64url")
+        }
         standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
         guard let data = Data(base64Encoded: standard) else {
             throw KeychainError(.invalidCXF, reason: "\(field) is not base64url")

@@ -28,7 +28,9 @@ extension Keychain {
             throw KeychainError(.invalidDeviceRemoval, reason: "a device cannot remove itself")
         }
         try updateMembership { (vault) throws(KeychainError) in
-            guard vault.roster.contains(where: { $0.id == id }) || vault.rosterChanges.added.contains(where: { $0.id == id })
+            guard
+                vault.roster.contains(where: { $0.id == id })
+                    || vault.rosterChanges.added.contains(where: { $0.id == id })
             else { throw KeychainError(.invalidDeviceRemoval, reason: "no such device in this vault") }
             vault.rosterChanges.added.removeAll { $0.id == id }
             if vault.roster.contains(where: { $0.id == id }) && !vault.rosterChanges.removed.contains(id) {
@@ -61,7 +63,8 @@ extension Keychain {
         let plaintext = CBOREncoder.encode(
             .map([
                 CBORMapEntry("v", 1), CBORMapEntry("vault", .byteString(vault.vaultId)),
-                CBORMapEntry("epoch", .unsigned(UInt64(vault.key.epoch))), CBORMapEntry("key", .byteString(vault.key.bytes)),
+                CBORMapEntry("epoch", .unsigned(UInt64(vault.key.epoch))),
+                CBORMapEntry("key", .byteString(vault.key.bytes)),
                 CBORMapEntry("approver", .byteString(state.device.id)),
                 CBORMapEntry("approverKey", .byteString(state.device.key.publicKey)),
             ]))
@@ -70,7 +73,8 @@ extension Keychain {
             info: Self.joinInfo(request: request.request, device: request.device, publicKey: request.publicKey),
             psk: (code.psk(request: request.request, publicKey: request.publicKey), Domain.bytes(Domain.joinPSK)))
         try await transport.postJoinApproval(JoinApproval(request: request.request, blob: box.bytes))
-        let entry = RosterEntry(id: request.device, publicKey: request.publicKey, name: name, added: ItemTime.truncate(clock.now))
+        let entry = RosterEntry(
+            id: request.device, publicKey: request.publicKey, name: name, added: ItemTime.truncate(clock.now))
         try updateMembership { $0.rosterChanges.added.append(entry) }
         return entry
     }
@@ -109,7 +113,9 @@ extension Keychain {
     /// open ends the join (a forged approval gets one try); start again with a new code. Call ``save()`` after.
     public func completeJoin(transport: any SyncTransport) async throws(KeychainError) -> SyncReport {
         guard let join = state.join else {
-            if state.vault != nil { throw KeychainError(.vaultExists, reason: "this device already belongs to a vault") }
+            if state.vault != nil {
+                throw KeychainError(.vaultExists, reason: "this device already belongs to a vault")
+            }
             throw KeychainError(.vaultNotFound, reason: "no join in progress")
         }
         guard let approval = try await transport.joinApproval(request: join.requestId) else {
@@ -120,20 +126,27 @@ extension Keychain {
         do {
             plaintext = try HPKEBox(bytes: approval.blob).open(
                 with: state.device.key.privateKey,
-                info: Self.joinInfo(request: join.requestId, device: state.device.id, publicKey: state.device.key.publicKey),
+                info: Self.joinInfo(
+                    request: join.requestId, device: state.device.id, publicKey: state.device.key.publicKey),
                 expecting: .psk,
-                psk: (code.psk(request: join.requestId, publicKey: state.device.key.publicKey), Domain.bytes(Domain.joinPSK)),
+                psk: (
+                    code.psk(request: join.requestId, publicKey: state.device.key.publicKey),
+                    Domain.bytes(Domain.joinPSK)
+                ),
                 failure: .joinApprovalInvalid)
         } catch {
             state.join = nil
             try save()
-            throw KeychainError(.joinApprovalInvalid, reason: "the approval was not made with this join's code; the join is abandoned")
+            throw KeychainError(
+                .joinApprovalInvalid, reason: "the approval was not made with this join's code; the join is abandoned")
         }
         var f = try CBORFields(decoding: plaintext, code: .joinApprovalInvalid, what: "join approval")
         guard try f.int("v") == 1 else { throw KeychainError(.unsupportedFormat, reason: "join approval format") }
         let vaultId = try f.bytes("vault", count: 16...16)
         let epoch = try f.unsigned("epoch")
-        guard epoch <= UInt64(UInt32.max) else { throw KeychainError(.joinApprovalInvalid, reason: "epoch out of range") }
+        guard epoch <= UInt64(UInt32.max) else {
+            throw KeychainError(.joinApprovalInvalid, reason: "epoch out of range")
+        }
         let key = try VaultKey(epoch: UInt32(epoch), bytes: try f.bytes("key", count: 32...32))
         let approver = RosterEntry(
             id: try f.bytes("approver", count: 16...16), publicKey: try f.bytes("approverKey", count: 32...32),
@@ -145,7 +158,7 @@ extension Keychain {
         var applied: SyncEngine.Applied
         do {
             applied = try SyncEngine.apply(pull, to: &vault, device: state.device, now: clock.now)
-        } catch where error.code == .deviceRemoved {
+        } catch  where error.code == .deviceRemoved {
             throw KeychainError(
                 .joinPending, reason: "approved, but the vault's device list does not hold this device yet; try again")
         }
@@ -162,7 +175,8 @@ extension Keychain {
     static func emptyMembership(vaultId: [UInt8], key: VaultKey, roster: [RosterEntry]) -> VaultMembership {
         VaultMembership(
             vaultId: vaultId, key: key, roster: roster,
-            recovery: RecoveryPublicInfo(publicKey: [UInt8](repeating: 0, count: 32), psk: [UInt8](repeating: 0, count: 32)),
+            recovery: RecoveryPublicInfo(
+                publicKey: [UInt8](repeating: 0, count: 32), psk: [UInt8](repeating: 0, count: 32)),
             sharingKey: .generate(), entries: [:], syncedVersion: 0, highestSeenVersion: 0, manifestDigest: nil,
             rosterChanges: RosterChanges(), sentShares: [], acceptedShares: [])
     }
@@ -193,7 +207,8 @@ extension Keychain {
         }
         let manifestRecord = try SealedRecord(bytes: manifestBytes)
         guard wrap.epoch == manifestRecord.epoch else {
-            throw KeychainError(.manifestMismatch, reason: "the recovery wrap is for another key epoch than the manifest")
+            throw KeychainError(
+                .manifestMismatch, reason: "the recovery wrap is for another key epoch than the manifest")
         }
         let derived = recoveryKey.derived
         let keyBytes: [UInt8]
@@ -214,7 +229,8 @@ extension Keychain {
         var vault = emptyMembership(vaultId: vaultId, key: key, roster: [])
         let applied = try SyncEngine.apply(pull, to: &vault, device: device, now: clock.now, requireMembership: false)
         vault.rosterChanges.added.append(
-            RosterEntry(id: device.id, publicKey: device.key.publicKey, name: deviceName, added: ItemTime.truncate(clock.now)))
+            RosterEntry(
+                id: device.id, publicKey: device.key.publicKey, name: deviceName, added: ItemTime.truncate(clock.now)))
         let keychain = try make(
             in: directory, passphrase: passphrase, state: VaultState(device: device, vault: vault, join: nil),
             parameters: parameters, policy: policy, clock: clock)

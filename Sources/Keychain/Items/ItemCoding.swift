@@ -92,7 +92,8 @@ enum ItemCoding {
             content = .passkey(
                 Passkey(
                     rpId: try f.text("rp", maximum: 253), credentialId: try f.bytes("cred", count: 1...1023),
-                    userHandle: try f.bytes("user", count: 1...64), userName: try f.text("name", maximum: ItemLimits.nameBytes),
+                    userHandle: try f.bytes("user", count: 1...64),
+                    userName: try f.text("name", maximum: ItemLimits.nameBytes),
                     displayName: try f.text("display", maximum: ItemLimits.nameBytes), algorithm: algorithm,
                     privateKey: try f.bytes("key", count: 32...32),
                     lastUsed: try f.optionalTime("used")))

@@ -28,9 +28,12 @@ extension Keychain {
                 throw KeychainError(.invalidItem, reason: "the clock is outside the TOTP range (\(error.code))")
             }
         case .hotp(let hotp, let counter):
-            guard counter < UInt64.max else { throw KeychainError(.invalidItem, reason: "the HOTP counter is exhausted") }
+            guard counter < UInt64.max else {
+                throw KeychainError(.invalidItem, reason: "the HOTP counter is exhausted")
+            }
             var next = item
-            next.content = .codeGenerator(CodeGenerator(key: Merge.withCounter(generator.key, counter + 1), sites: generator.sites))
+            next.content = .codeGenerator(
+                CodeGenerator(key: Merge.withCounter(generator.key, counter + 1), sites: generator.sites))
             try update(next)
             return VerificationCode(code: hotp.code(counter: counter), secondsLeft: nil, counter: counter)
         }

@@ -13,7 +13,9 @@ public struct KeychainItem: Sendable, Hashable {
     /// When the content or notes last changed on any device (the merge rule's tie-breaker).
     public var modified: Date
 
-    public init(id: ItemID = .random(), content: ItemContent, notes: String? = nil, created: Date, modified: Date? = nil)
+    public init(
+        id: ItemID = .random(), content: ItemContent, notes: String? = nil, created: Date, modified: Date? = nil
+    )
         throws(KeychainError)
     {
         self.id = id

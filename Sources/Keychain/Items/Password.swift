@@ -30,6 +30,8 @@ enum Sites {
         for site in sites where SiteName.normalise(site) != site {
             throw KeychainError(.invalidItem, reason: "a site is not a lower-case DNS name")
         }
-        guard Set(sites).count == sites.count else { throw KeychainError(.invalidItem, reason: "a site is listed twice") }
+        guard Set(sites).count == sites.count else {
+            throw KeychainError(.invalidItem, reason: "a site is listed twice")
+        }
     }
 }

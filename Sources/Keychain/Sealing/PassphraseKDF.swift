@@ -37,7 +37,9 @@ public struct KDFPolicy: Sendable, Hashable {
     public var maximumLogN: UInt8
     public var maximumP: UInt32
 
-    public init(minimum: ScryptParameters, maximumMemory: UInt64 = 1 << 30, maximumLogN: UInt8 = 22, maximumP: UInt32 = 16) {
+    public init(
+        minimum: ScryptParameters, maximumMemory: UInt64 = 1 << 30, maximumLogN: UInt8 = 22, maximumP: UInt32 = 16
+    ) {
         self.minimum = minimum
         self.maximumMemory = maximumMemory
         self.maximumLogN = maximumLogN

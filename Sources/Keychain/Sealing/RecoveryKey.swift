@@ -36,7 +36,8 @@ public struct RecoveryKey: Sendable, CustomStringConvertible {
         }
         let secret = Array(bits.prefix(32))
         guard ConstantTime.equal(Self.checksum(secret), Array(bits[32...])) else {
-            throw KeychainError(.recoveryKeyChecksum, reason: "the recovery key has a typo: its checksum does not match")
+            throw KeychainError(
+                .recoveryKeyChecksum, reason: "the recovery key has a typo: its checksum does not match")
         }
         self.secret = secret
     }
@@ -62,9 +63,11 @@ public struct RecoveryKey: Sendable, CustomStringConvertible {
         let salt = Domain.bytes(Domain.recoveryDerive)
         let privateBytes = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: ikm, salt: salt, info: Array("x25519".utf8), outputByteCount: 32)
-        let psk = HKDF<SHA256>.deriveKey(inputKeyMaterial: ikm, salt: salt, info: Array("psk".utf8), outputByteCount: 32)
+        let psk = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: ikm, salt: salt, info: Array("psk".utf8), outputByteCount: 32)
         // Any 32 bytes are a valid X25519 private key (RFC 7748 clamps them).
-        let privateKey = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateBytes.withUnsafeBytes { Array($0) })
+        let privateKey = try! Curve25519.KeyAgreement.PrivateKey(
+            rawRepresentation: privateBytes.withUnsafeBytes { Array($0) })
         return Derived(
             privateKey: privateKey,
             publicInfo: RecoveryPublicInfo(

@@ -79,7 +79,8 @@ struct SealedRecord: Sendable, Hashable {
         header.write(key.epoch)
         do {
             let box = try AES.GCM.seal(
-                plaintext, using: key.key, nonce: AES.GCM.Nonce(), authenticating: Domain.bytes(Domain.record) + header.bytes)
+                plaintext, using: key.key, nonce: AES.GCM.Nonce(),
+                authenticating: Domain.bytes(Domain.record) + header.bytes)
             return try SealedRecord(bytes: header.bytes + Array(box.nonce) + Array(box.ciphertext) + Array(box.tag))
         } catch let error as KeychainError {
             throw error

@@ -66,7 +66,9 @@ extension Keychain {
         guard !vault.acceptedShares.contains(id) else {
             throw KeychainError(.shareAlreadyAccepted, reason: "this share was accepted before")
         }
-        guard let message = try await transport.shares(recipient: vault.sharingKey.publicKey).first(where: { $0.id == id })
+        guard
+            let message = try await transport.shares(recipient: vault.sharingKey.publicKey).first(where: { $0.id == id }
+            )
         else { throw KeychainError(.itemNotFound, reason: "no such share for this keychain") }
         let sender = try SharingKey(publicKey: message.sender)
         if let expectedSender, !sender.fingerprint.matches(expectedSender) {

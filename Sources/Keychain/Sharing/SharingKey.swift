@@ -14,10 +14,12 @@ public struct SharingKey: Sendable, Hashable, CustomStringConvertible {
 
     public init(text: String) throws(KeychainError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix(Self.prefix), let bytes = try? Base64URL.decode(String(trimmed.dropFirst(Self.prefix.count))),
+        guard trimmed.hasPrefix(Self.prefix),
+            let bytes = try? Base64URL.decode(String(trimmed.dropFirst(Self.prefix.count))),
             bytes.count == 32
         else {
-            throw KeychainError(.invalidSharingKey, reason: "a sharing key is sesame-share: and 43 base64url characters")
+            throw KeychainError(
+                .invalidSharingKey, reason: "a sharing key is sesame-share: and 43 base64url characters")
         }
         try self.init(publicKey: bytes)
     }

@@ -48,7 +48,8 @@ enum AtomicFile {
 
     static func write(_ bytes: [UInt8], to path: String) throws(KeychainError) {
         let directory = Self.directory(of: path)
-        let temporary = directory + "/." + Self.baseName(of: path) + ".tmp-" + Crockford32.encode(SecureRandom.bytes(10))
+        let temporary =
+            directory + "/." + Self.baseName(of: path) + ".tmp-" + Crockford32.encode(SecureRandom.bytes(10))
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw KeychainError(.fileSystem, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))")
@@ -59,7 +60,8 @@ enum AtomicFile {
             let n = bytes[offset...].withUnsafeBytes { posixWrite(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                failure = KeychainError(.fileSystem, reason: "cannot write \(path): \(String(cString: strerror(errno)))")
+                failure = KeychainError(
+                    .fileSystem, reason: "cannot write \(path): \(String(cString: strerror(errno)))")
                 break
             }
             offset += n
@@ -99,7 +101,8 @@ enum AtomicFile {
         for component in path.split(separator: "/") {
             partial += "/" + component
             if mkdir(partial, 0o700) != 0 && errno != EEXIST {
-                throw KeychainError(.fileSystem, reason: "cannot create \(partial): \(String(cString: strerror(errno)))")
+                throw KeychainError(
+                    .fileSystem, reason: "cannot create \(partial): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -132,7 +135,8 @@ final class DirectoryLock {
     init(path: String, timeout: Double = 15) throws(KeychainError) {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw KeychainError(.fileSystem, reason: "cannot open lock file \(path): \(String(cString: strerror(errno)))")
+            throw KeychainError(
+                .fileSystem, reason: "cannot open lock file \(path): \(String(cString: strerror(errno)))")
         }
         var waited = 0.0
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {

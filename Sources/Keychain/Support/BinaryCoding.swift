@@ -54,6 +54,14 @@ struct BinaryWriter {
     mutating func write(_ b: some Sequence<UInt8>) { bytes.append(contentsOf: b) }
     mutating func write(_ v: UInt8) { bytes.append(v) }
     mutating func write(_ v: UInt16) { bytes += [UInt8(v >> 8), UInt8(v & 0xff)] }
-    mutating func write(_ v: UInt32) { for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) } }
-    mutating func write(_ v: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) } }
+    mutating func write(_ v: UInt32) {
+        for shift in stride(from: 24, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift)))
+        }
+    }
+    mutating func write(_ v: UInt64) {
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift)))
+        }
+    }
 }

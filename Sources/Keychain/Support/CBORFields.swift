@@ -52,7 +52,8 @@ struct CBORFields {
         return b
     }
 
-    mutating func optionalBytes(_ key: String, count: ClosedRange<Int> = 0...Int.max) throws(KeychainError) -> [UInt8]? {
+    mutating func optionalBytes(_ key: String, count: ClosedRange<Int> = 0...Int.max) throws(KeychainError) -> [UInt8]?
+    {
         guard optional(key) != nil else { return nil }
         return try bytes(key, count: count)
     }

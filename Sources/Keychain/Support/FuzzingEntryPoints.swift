@@ -26,7 +26,8 @@ import Foundation
         }
         if let state = try? VaultBody.decode(bytes) {
             let again = try? VaultBody.decode(VaultBody.encode(state))
-            precondition(again.map(VaultBody.encode) == VaultBody.encode(state), "a vault body must survive its encoding")
+            precondition(
+                again.map(VaultBody.encode) == VaultBody.encode(state), "a vault body must survive its encoding")
         }
         if let item = try? ItemCoding.decode(bytes) {
             precondition((try? ItemCoding.decode(ItemCoding.encode(item))) == item, "an item must survive its encoding")
@@ -76,7 +77,9 @@ import Foundation
         var report = CXFImportReport()
         guard let candidates = try? CXFImport.parse(bytes, report: &report) else { return }
         for candidate in candidates {
-            if let item = try? KeychainItem(content: candidate.content, notes: candidate.notes, created: Date(timeIntervalSince1970: 0)) {
+            if let item = try? KeychainItem(
+                content: candidate.content, notes: candidate.notes, created: Date(timeIntervalSince1970: 0))
+            {
                 precondition((try? ItemCoding.decode(ItemCoding.encode(item))) == item)
             }
         }

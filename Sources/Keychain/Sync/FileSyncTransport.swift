@@ -116,7 +116,8 @@ enum StoredServerState {
         do {
             return try WireJSON.decode(Stored.self, bytes).state
         } catch {
-            throw KeychainError(.transportFailure, reason: "the sync folder's server.json is unreadable (\(error.code))")
+            throw KeychainError(
+                .transportFailure, reason: "the sync folder's server.json is unreadable (\(error.code))")
         }
     }
 
@@ -130,7 +131,8 @@ enum StoredServerState {
             "records": s.records.values.sorted { $0.record.id.lexicographicallyPrecedes($1.record.id) }.map {
                 ["record": $0.record.object, "writtenAt": $0.writtenAt] as [String: Any]
             },
-            "wraps": s.wraps.map(\.object), "recovery": s.recovery?.object ?? NSNull(), "devices": s.devices.map(\.object),
+            "wraps": s.wraps.map(\.object), "recovery": s.recovery?.object ?? NSNull(),
+            "devices": s.devices.map(\.object),
             "joinRequests": s.joinRequests.map { object($0.json) },
             "joinApprovals": s.joinApprovals.values.sorted { $0.request.lexicographicallyPrecedes($1.request) }.map {
                 object($0.json)

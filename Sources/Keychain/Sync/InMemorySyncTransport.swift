@@ -60,13 +60,17 @@ public final class InMemorySyncTransport: SyncTransport {
 
     public func shares(recipient: [UInt8]) async throws(KeychainError) -> [ShareMessage] {
         var out: [ShareMessage] = []
-        for s in state.withLock({ $0.shares.filter { $0.recipient == recipient } }) { out.append(try ShareMessage(json: s.json)) }
+        for s in state.withLock({ $0.shares.filter { $0.recipient == recipient } }) {
+            out.append(try ShareMessage(json: s.json))
+        }
         return out
     }
 
     public func shares(sender: [UInt8]) async throws(KeychainError) -> [ShareMessage] {
         var out: [ShareMessage] = []
-        for s in state.withLock({ $0.shares.filter { $0.sender == sender } }) { out.append(try ShareMessage(json: s.json)) }
+        for s in state.withLock({ $0.shares.filter { $0.sender == sender } }) {
+            out.append(try ShareMessage(json: s.json))
+        }
         return out
     }
 

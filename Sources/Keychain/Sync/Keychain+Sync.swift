@@ -21,7 +21,8 @@ extension Keychain {
     /// ``save()`` afterwards.
     public func sync(with transport: any SyncTransport) async throws(KeychainError) -> SyncReport {
         var vault = try membership()
-        var report = SyncReport(received: 0, sent: 0, conflictCopies: 0, version: vault.syncedVersion, unknownServerDevices: [])
+        var report = SyncReport(
+            received: 0, sent: 0, conflictCopies: 0, version: vault.syncedVersion, unknownServerDevices: [])
         for _ in 0..<5 {
             let pull = try await transport.pull(since: vault.syncedVersion, device: state.device.id)
             let applied = try SyncEngine.apply(pull, to: &vault, device: state.device, now: clock.now)
@@ -37,7 +38,8 @@ extension Keychain {
             do throws(KeychainError) {
                 let answer = try await transport.push(request)
                 guard answer.version == request.expectedVersion + 1 else {
-                    throw KeychainError(.malformedMessage, reason: "the server reports an unexpected version after a push")
+                    throw KeychainError(
+                        .malformedMessage, reason: "the server reports an unexpected version after a push")
                 }
                 state.vault = next
                 report.sent += request.records.count
@@ -53,7 +55,8 @@ extension Keychain {
 
     /// A device the server lists under an ID the vault's device list holds, but with another key, is an attack
     /// (`untrustedDeviceKey`); devices it lists that the vault does not hold are returned for display.
-    static func checkServerDevices(_ listed: [WireDevice], roster: [RosterEntry]) throws(KeychainError) -> [WireDevice] {
+    static func checkServerDevices(_ listed: [WireDevice], roster: [RosterEntry]) throws(KeychainError) -> [WireDevice]
+    {
         var unknown: [WireDevice] = []
         for device in listed {
             if let member = roster.first(where: { $0.id == device.id }) {

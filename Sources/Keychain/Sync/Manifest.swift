@@ -60,7 +60,10 @@ struct Manifest: Sendable, Hashable {
                     "items",
                     .array(
                         entries.sorted { $0.key < $1.key }.map { id, e in
-                            .array([.byteString(id.bytes), .unsigned(e.version), .boolean(e.tombstone), .byteString(e.digest)])
+                            .array([
+                                .byteString(id.bytes), .unsigned(e.version), .boolean(e.tombstone),
+                                .byteString(e.digest),
+                            ])
                         })),
             ]))
     }
@@ -80,7 +83,9 @@ struct Manifest: Sendable, Hashable {
         }
         let author = try f.bytes("author", count: 16...16)
         var roster: [RosterEntry] = []
-        for r in try f.array("devices", maximum: 1000) { roster.append(try VaultBody.decodeRoster(r, code: .malformedRecord)) }
+        for r in try f.array("devices", maximum: 1000) {
+            roster.append(try VaultBody.decodeRoster(r, code: .malformedRecord))
+        }
         guard Set(roster.map(\.id)).count == roster.count else {
             throw KeychainError(.malformedRecord, reason: "a device appears twice in the manifest")
         }
@@ -96,7 +101,9 @@ struct Manifest: Sendable, Hashable {
                 case .byteString(let digest) = parts[3], digest.count == 32
             else { throw KeychainError(.malformedRecord, reason: "a manifest entry is malformed") }
             let itemId = ItemID(unchecked: id)
-            guard entries[itemId] == nil else { throw KeychainError(.malformedRecord, reason: "an item is listed twice") }
+            guard entries[itemId] == nil else {
+                throw KeychainError(.malformedRecord, reason: "an item is listed twice")
+            }
             entries[itemId] = Entry(version: version, tombstone: tombstone, digest: digest)
         }
         try f.finish()

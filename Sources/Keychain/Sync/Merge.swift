@@ -54,7 +54,8 @@ enum Merge {
             let bp: Password? = if case .password(let p)? = b { p } else { nil }
             content = .password(
                 Password(
-                    sites: mergeSets(bp?.sites, l.sites, r.sites), username: resolve(bp?.username, l.username, r.username),
+                    sites: mergeSets(bp?.sites, l.sites, r.sites),
+                    username: resolve(bp?.username, l.username, r.username),
                     password: resolve(bp?.password, l.password, r.password)))
         case (let b, .codeGenerator(let l), .codeGenerator(let r)):
             let bc: CodeGenerator? = if case .codeGenerator(let c)? = b { c } else { nil }

@@ -30,7 +30,8 @@ enum SyncEngine {
         guard let serverVault = pull.vault, pull.version > 0 else {
             guard vault.highestSeenVersion == 0 else {
                 throw KeychainError(
-                    .rollbackDetected, reason: "the server has no vault; this device saw version \(vault.highestSeenVersion)")
+                    .rollbackDetected,
+                    reason: "the server has no vault; this device saw version \(vault.highestSeenVersion)")
             }
             guard pull.manifest == nil, pull.records.isEmpty else {
                 throw KeychainError(.malformedMessage, reason: "records without a vault")
@@ -63,7 +64,8 @@ enum SyncEngine {
         var key = vault.key
         if manifestRecord.epoch < key.epoch {
             throw KeychainError(
-                .rollbackDetected, reason: "the manifest uses key epoch \(manifestRecord.epoch); this device has \(key.epoch)")
+                .rollbackDetected,
+                reason: "the manifest uses key epoch \(manifestRecord.epoch); this device has \(key.epoch)")
         }
         if manifestRecord.epoch > key.epoch {
             key = try unwrapRotatedKey(pull.wraps, epoch: manifestRecord.epoch, vault: vault, device: device)
@@ -222,7 +224,8 @@ enum SyncEngine {
         var entries: [ItemID: Manifest.Entry] = [:]
         for (id, entry) in vault.entries.sorted(by: { $0.key < $1.key }) {
             if !rotate && entry.pending == nil, let synced = entry.synced {
-                entries[id] = Manifest.Entry(version: synced.version, tombstone: synced.item == nil, digest: synced.digest)
+                entries[id] = Manifest.Entry(
+                    version: synced.version, tombstone: synced.item == nil, digest: synced.digest)
                 continue
             }
             let version = (entry.synced?.version ?? 0) + 1
@@ -266,7 +269,8 @@ enum SyncEngine {
             psk: (SymmetricKey(data: vault.recovery.psk), recoveryPSKId))
 
         let request = PushRequest(
-            vault: vault.vaultId, expectedVersion: vault.syncedVersion, manifest: sealedManifest.bytes, records: records,
+            vault: vault.vaultId, expectedVersion: vault.syncedVersion, manifest: sealedManifest.bytes,
+            records: records,
             wraps: wraps, recovery: WireRecovery(epoch: key.epoch, blob: recoveryBox.bytes),
             devices: roster.map { WireDevice(id: $0.id, publicKey: $0.publicKey) })
         next.key = key

@@ -289,7 +289,9 @@ public struct JoinApproval: Sendable, Hashable, Decodable {
     }
 
     public init(json: [UInt8]) throws(KeychainError) { self = try WireJSON.decode(Self.self, json) }
-    public var json: [UInt8] { WireJSON.encode(["format": WireJSON.format, "request": b64(request), "blob": b64(blob)]) }
+    public var json: [UInt8] {
+        WireJSON.encode(["format": WireJSON.format, "request": b64(request), "blob": b64(blob)])
+    }
 }
 
 /// An item offered to another keychain (`POST /keychain/shares`), sealed from the sender's sharing key to the

@@ -35,7 +35,9 @@ public struct SyncServerState: Sendable, Hashable {
     func pull(since: UInt64, device: [UInt8]) -> PullResponse {
         PullResponse(
             vault: vault, version: version, manifest: manifest,
-            records: records.values.filter { $0.writtenAt > since }.map(\.record).sorted { $0.id.lexicographicallyPrecedes($1.id) },
+            records: records.values.filter { $0.writtenAt > since }.map(\.record).sorted {
+                $0.id.lexicographicallyPrecedes($1.id)
+            },
             wraps: wraps.filter { $0.device == device }, recovery: recovery, devices: devices)
     }
 

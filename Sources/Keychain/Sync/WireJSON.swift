@@ -32,7 +32,8 @@ enum WireJSON {
 
     static func encode(_ object: [String: Any]) -> [UInt8] {
         // JSONSerialization with sorted keys: stable bytes for tests and logs.
-        (try? Array(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))) ?? []
+        (try? Array(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])))
+            ?? []
     }
 }
 

@@ -82,7 +82,8 @@ extension KeychainItem {
         switch content {
         case .passkey(let p): (p.rpId + " " + p.userName + " " + p.displayName).lowercased()
         case .password(let p): (p.sites.joined(separator: " ") + " " + p.username).lowercased()
-        case .codeGenerator(let c): ((c.key.issuer ?? "") + " " + c.key.account + " " + c.sites.joined(separator: " ")).lowercased()
+        case .codeGenerator(let c):
+            ((c.key.issuer ?? "") + " " + c.key.account + " " + c.sites.joined(separator: " ")).lowercased()
         }
     }
 }

@@ -45,9 +45,13 @@ public final class Keychain {
         let recovery = RecoveryKey.generate()
         let membership = VaultMembership(
             vaultId: SecureRandom.bytes(16), key: .random(epoch: 1),
-            roster: [RosterEntry(id: device.id, publicKey: device.key.publicKey, name: deviceName, added: ItemTime.truncate(now))],
+            roster: [
+                RosterEntry(
+                    id: device.id, publicKey: device.key.publicKey, name: deviceName, added: ItemTime.truncate(now))
+            ],
             recovery: recovery.derived.publicInfo, sharingKey: .generate(), entries: [:], syncedVersion: 0,
-            highestSeenVersion: 0, manifestDigest: nil, rosterChanges: RosterChanges(), sentShares: [], acceptedShares: [])
+            highestSeenVersion: 0, manifestDigest: nil, rosterChanges: RosterChanges(), sentShares: [],
+            acceptedShares: [])
         let state = VaultState(device: device, vault: membership, join: nil)
         let keychain = try make(
             in: directory, passphrase: passphrase, state: state, parameters: parameters, policy: policy, clock: clock)
@@ -71,7 +75,8 @@ public final class Keychain {
         let file = try VaultFile(bytes: bytes)
         try AtomicFile.write(bytes, to: directory.vaultFile)
         return Keychain(
-            directory: directory, lock: lock, file: file, fileKey: fileKey, state: state, clock: clock, userVerified: true)
+            directory: directory, lock: lock, file: file, fileKey: fileKey, state: state, clock: clock,
+            userVerified: true)
     }
 
     // MARK: Opening
@@ -171,7 +176,9 @@ public final class Keychain {
     }
 
     /// Replaces the passphrase (new salt, same file key).
-    public func changePassphrase(to passphrase: String, parameters: ScryptParameters = .default, policy: KDFPolicy = .standard)
+    public func changePassphrase(
+        to passphrase: String, parameters: ScryptParameters = .default, policy: KDFPolicy = .standard
+    )
         throws(KeychainError)
     {
         try Passphrase.checkNew(passphrase)

@@ -46,7 +46,9 @@ struct Session: Sendable {
     }
 
     init(bytes: [UInt8]) throws(KeychainError) {
-        guard bytes.count == Self.size else { throw KeychainError(.sessionInvalid, reason: "session file has the wrong size") }
+        guard bytes.count == Self.size else {
+            throw KeychainError(.sessionInvalid, reason: "session file has the wrong size")
+        }
         var r = BinaryReader(bytes, shortCode: .sessionInvalid, what: "session file")
         guard try r.read(8) == Self.magic, try r.readUInt8() == 1 else {
             throw KeychainError(.sessionInvalid, reason: "not a session file of this format")

@@ -88,7 +88,9 @@ enum VaultBody {
                             CBORMapEntry("created", CBOR(ItemTime.milliseconds(s.created))),
                         ])
                     })),
-            CBORMapEntry("accepted", .array(v.acceptedShares.sorted { $0.lexicographicallyPrecedes($1) }.map { .byteString($0) })),
+            CBORMapEntry(
+                "accepted", .array(v.acceptedShares.sorted { $0.lexicographicallyPrecedes($1) }.map { .byteString($0) })
+            ),
         ]
         if let digest = v.manifestDigest { map.append(CBORMapEntry("manifest", .byteString(digest))) }
         return .map(map)
@@ -108,7 +110,9 @@ enum VaultBody {
                 CBORMapEntry("version", .unsigned(s.version)), CBORMapEntry("digest", .byteString(s.digest)),
             ]
             if let item = s.item { synced.append(CBORMapEntry("item", ItemCoding.cbor(item))) }
-            if let deleted = s.deletedAt { synced.append(CBORMapEntry("deleted", CBOR(ItemTime.milliseconds(deleted)))) }
+            if let deleted = s.deletedAt {
+                synced.append(CBORMapEntry("deleted", CBOR(ItemTime.milliseconds(deleted))))
+            }
             map.append(CBORMapEntry("synced", .map(synced)))
         }
         switch entry.pending {
@@ -128,7 +132,8 @@ enum VaultBody {
         }
         var d = try CBORFields(try f.required("device"), code: .corruptFile, what: "device")
         let device = LocalDevice(
-            id: try d.bytes("id", count: 16...16), key: try DeviceKey(rawPrivateKey: try d.bytes("key", count: 32...32)),
+            id: try d.bytes("id", count: 16...16),
+            key: try DeviceKey(rawPrivateKey: try d.bytes("key", count: 32...32)),
             name: try d.text("name", maximum: ItemLimits.nameBytes))
         try d.finish()
         var vault: VaultMembership?

@@ -16,7 +16,8 @@ public struct VaultDirectory: Sendable, Hashable {
         self.path = p
     }
 
-    public static func resolve(explicit: String?, environment: [String: String]) throws(KeychainError) -> VaultDirectory {
+    public static func resolve(explicit: String?, environment: [String: String]) throws(KeychainError) -> VaultDirectory
+    {
         if let explicit, !explicit.isEmpty { return VaultDirectory(path: explicit) }
         if let env = environment["SESAME_KEYCHAIN_DIR"], !env.isEmpty { return VaultDirectory(path: env) }
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty {

@@ -92,7 +92,8 @@ struct VaultFile: Sendable {
         do {
             let box = try AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: wrapNonce), ciphertext: wrappedKey[0..<32], tag: wrappedKey[32...])
-            let key = try AES.GCM.open(box, using: kek, authenticating: Domain.bytes(Domain.fileKeyWrap) + prefix[0..<67])
+            let key = try AES.GCM.open(
+                box, using: kek, authenticating: Domain.bytes(Domain.fileKeyWrap) + prefix[0..<67])
             return SymmetricKey(data: key)
         } catch {
             throw KeychainError(.wrongPassphrase, reason: "the passphrase does not open this vault")
@@ -130,7 +131,8 @@ struct VaultFile: Sendable {
         do {
             let keyBytes = fileKey.withUnsafeBytes { Array($0) }
             let wrap = try AES.GCM.seal(
-                keyBytes, using: kek, nonce: AES.GCM.Nonce(), authenticating: Domain.bytes(Domain.fileKeyWrap) + header.bytes)
+                keyBytes, using: kek, nonce: AES.GCM.Nonce(),
+                authenticating: Domain.bytes(Domain.fileKeyWrap) + header.bytes)
             header.write(Array(wrap.nonce))
             header.write(Array(wrap.ciphertext) + Array(wrap.tag))
         } catch {
