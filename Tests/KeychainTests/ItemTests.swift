@@ -144,3 +144,27 @@ import Testing
         }
     }
 }
+
+/// How `sesame keychain show|delete|code|share QUERY` picks items.
+@Suite struct FindTests {
+    @Test func queriesMatchIdsSitesAndNames() throws {
+        let dir = TemporaryDirectory()
+        let (keychain, _) = try makeVault(dir.vault)
+        let work = try keychain.add(samplePassword("mail.example.com", user: "alice"))
+        let home = try keychain.add(samplePassword("example.org", user: "Bob"))
+        let code = try keychain.add(sampleCode())
+
+        #expect(try keychain.item(matching: work.id.text).id == work.id)
+        #expect(try keychain.item(matching: String(home.id.text.prefix(4)).uppercased()).id == home.id)
+        #expect(try keychain.item(matching: "MAIL.example").id == work.id)
+        #expect(try keychain.item(matching: "bob").id == home.id)
+        #expect(try keychain.item(matching: "alice", kind: .code).id == code.id)
+        #expect(keychain.find("", kind: .password).map(\.id) == [work.id, home.id])
+        #expect(keychain.find("example").count == 3)  // two sites and the issuer
+        #expect(errorCode { _ = try keychain.item(matching: "alice") } == .ambiguousItem)
+        #expect(errorCode { _ = try keychain.item(matching: "nowhere.example") } == .itemNotFound)
+        // Fewer than 4 characters never select by ID, so a short query cannot pick an item by chance.
+        let short = String(work.id.text.prefix(3))
+        #expect(keychain.find(short).allSatisfy { $0.sites.joined().contains(short) || $0.searchText.contains(short) })
+    }
+}
