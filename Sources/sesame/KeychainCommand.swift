@@ -31,7 +31,7 @@ struct KeychainCommand: AsyncParsableCommand {
         subcommands: [
             KeychainInitCommand.self, KeychainUnlockCommand.self, KeychainLockCommand.self, KeychainStatusCommand.self,
             KeychainSyncCommand.self,
-            KeychainListCommand.self, KeychainShowCommand.self, KeychainDeleteCommand.self,
+            KeychainListCommand.self, KeychainShowCommand.self, KeychainEditCommand.self, KeychainDeleteCommand.self,
             KeychainAddPasswordCommand.self, KeychainAddCodeCommand.self, KeychainCodeCommand.self,
             KeychainDevicesCommand.self, KeychainApproveCommand.self, KeychainJoinCommand.self,
             KeychainRecoverCommand.self,

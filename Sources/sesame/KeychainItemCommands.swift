@@ -12,11 +12,20 @@ enum KindOption: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension KeychainItem {
+    /// The sites the item keeps (a passkey's RP ID), without the issuer name `sites` adds for searching.
+    var storedSites: [String] {
+        switch content {
+        case .passkey(let p): [p.rpId]
+        case .password(let p): p.sites
+        case .codeGenerator(let c): c.sites
+        }
+    }
+
     /// One line of JSON for scripts (no secrets).
     var summaryJSON: CLIJSON {
         var members: [(String, CLIJSON)] = [
             ("id", .string(id.text)), ("kind", .string(kind.rawValue)), ("title", .string(title)),
-            ("sites", .array(sites.map { .string($0) })), ("created", .string(isoDate(created))),
+            ("sites", .array(storedSites.map { .string($0) })), ("created", .string(isoDate(created))),
             ("modified", .string(isoDate(modified))),
         ]
         switch content {
@@ -220,6 +229,112 @@ struct KeychainAddPasswordCommand: AsyncParsableCommand {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789-_.!@#%+")
         var generator = SystemRandomNumberGenerator()
         return String((0..<20).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+}
+
+struct KeychainEditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change an item: its user name, sites, password or notes.",
+        discussion: """
+            Sites apply to passwords and code generators, --username and the password to passwords, notes to every \
+            kind. A new password comes from --password-file, from standard input with --password-stdin, or is made \
+            with --generate (printed once); never from the command line. Other devices get the change at their \
+            next sync; a field changed differently on two devices at once keeps both versions (docs/keychain.md, \
+            "Merging").
+            """
+    )
+
+    @OptionGroup var options: KeychainOptions
+
+    @Argument(help: "The item's ID (or a unique prefix), or a site or name in it.")
+    var query: String
+
+    @Option(help: "The new user name (passwords).")
+    var username: String?
+
+    @Option(name: .customLong("add-site"), help: "Add a site (repeat).")
+    var addSites: [String] = []
+
+    @Option(name: .customLong("remove-site"), help: "Remove a site (repeat).")
+    var removeSites: [String] = []
+
+    @Option(help: "Read the new password from this file's first line.")
+    var passwordFile: String?
+
+    @Flag(help: "Read the new password from standard input's first line.")
+    var passwordStdin = false
+
+    @Flag(help: "Make a new random 20-character password and print it once.")
+    var generate = false
+
+    @Option(help: "Replace the notes.")
+    var notes: String?
+
+    @Flag(help: "Remove the notes.")
+    var clearNotes = false
+
+    func run() async throws {
+        guard [passwordFile != nil, passwordStdin, generate].filter({ $0 }).count <= 1 else {
+            throw keychainUsage("give one of --password-file, --password-stdin and --generate")
+        }
+        guard notes == nil || !clearNotes else { throw keychainUsage("give --notes or --clear-notes, not both") }
+        let changes: [Bool] = [
+            username != nil, !addSites.isEmpty, !removeSites.isEmpty, passwordFile != nil, passwordStdin, generate,
+            notes != nil, clearNotes,
+        ]
+        guard changes.contains(true) else { throw keychainUsage("nothing to change: see --help") }
+        let added = try addSites.map { site in
+            guard let name = SiteName.normalise(site) else {
+                throw keychainUsage("'\(site)' is not a site name or URL")
+            }
+            return name
+        }
+        let removed = removeSites.map { SiteName.normalise($0) ?? $0.lowercased() }
+        var newPassword: String?
+        if generate {
+            newPassword = KeychainAddPasswordCommand.randomPassword()
+        } else if let passwordFile {
+            newPassword = try readFirstLine(path: passwordFile, what: "--password-file")
+        } else if passwordStdin {
+            newPassword = try readFirstLine(fd: 0, what: "standard input")
+        }
+
+        let keychain = try options.open()
+        var item = try keychainCall { try keychain.item(matching: query) }
+        func editSites(_ sites: inout [String]) throws {
+            for site in removed {
+                guard sites.contains(site) else { throw keychainUsage("the item has no site \(site)") }
+                sites.removeAll { $0 == site }
+            }
+            for site in added where !sites.contains(site) { sites.append(site) }
+        }
+        switch item.content {
+        case .password(var p):
+            try editSites(&p.sites)
+            if let username { p.username = username }
+            if let newPassword { p.password = newPassword }
+            item.content = .password(p)
+        case .codeGenerator(var c):
+            guard username == nil, newPassword == nil else {
+                throw keychainUsage("a code generator has no user name or password to change")
+            }
+            try editSites(&c.sites)
+            item.content = .codeGenerator(c)
+        case .passkey:
+            guard username == nil, newPassword == nil, added.isEmpty, removed.isEmpty else {
+                throw keychainUsage("a passkey's sites and names are the relying party's; only its notes change")
+            }
+        }
+        if let notes { item.notes = notes }
+        if clearNotes { item.notes = nil }
+        let edited = item
+        try keychainCall {
+            try keychain.update(edited)
+            try keychain.save()
+        }
+        print("Changed \(edited.id.text) (\(edited.title)).")
+        if generate, let newPassword { print("Password: \(newPassword)") }
     }
 }
 

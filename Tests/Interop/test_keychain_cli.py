@@ -31,7 +31,7 @@ SUFFIX_LIST = "/usr/share/publicsuffix/public_suffix_list.dat"
 KEYCHAIN_AAGUID = "fbae9a5b-c577-444c-ab08-4fbf3dadd3a1"
 
 SUBCOMMANDS = [
-    "init", "unlock", "lock", "status", "sync", "list", "show", "delete", "add-password", "add-code", "code",
+    "init", "unlock", "lock", "status", "sync", "list", "show", "edit", "delete", "add-password", "add-code", "code",
     "devices", "approve", "join", "recover", "export", "import", "share", "accept", "webauthn", "webauthn create",
     "webauthn get",
 ]
@@ -334,6 +334,34 @@ def test_passwords_add_list_show_delete(vault, tmp_path):
     v.add_password("example.org", "carol", "another")
     ambiguous = v.run("show", "example.org")
     assert ambiguous.returncode == 1 and error_code(ambiguous) == "ambiguousItem"
+
+
+def test_editing_a_password(vault, tmp_path):
+    v = vault
+    item = v.add_password("example.com", "alice", "first-password", "--notes", "old note")
+    v.ok("edit", item, "--username", "alice@example.com", "--add-site", "https://login.example.com/x",
+         "--remove-site", "example.com", "--password-stdin", input="second-password\n")
+    shown = v.show(item, reveal=True)
+    assert (shown["username"], shown["sites"], shown["password"], shown["notes"]) == \
+        ("alice@example.com", ["login.example.com"], "second-password", "old note")
+    password_file = tmp_path / "pw"
+    password_file.write_text("third-password\n")
+    v.ok("edit", item, "--password-file", password_file, "--notes", "new note")
+    assert (v.show(item, reveal=True)["password"], v.show(item)["notes"]) == ("third-password", "new note")
+    made = re.search(r"^Password: (\S+)$", v.ok("edit", item, "--generate", "--clear-notes"), re.M).group(1)
+    assert v.show(item, reveal=True)["password"] == made and "notes" not in v.show(item)
+
+    code = v.add_code("otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Example")
+    v.ok("edit", code, "--add-site", "example.com")
+    assert v.show(code)["sites"] == ["example.com"]
+    before = v.file.read_bytes()
+    for args in ([item], [code, "--username", "x"], [item, "--remove-site", "nowhere.example"],
+                 [item, "--remove-site", "login.example.com"],  # a password keeps at least one site
+                 [item, "--add-site", "not a site"], [item, "--generate", "--password-stdin"],
+                 [item, "--notes", "a", "--clear-notes"], [item, "--username", "bidi\u202ename"]):
+        result = v.run("edit", *args, input="pw\n")
+        assert result.returncode == 2, (args, result.stderr)
+    assert v.file.read_bytes() == before
 
 
 @pytest.mark.parametrize("site", ["not a site", "https://", "exa_mple.com", ""])
@@ -690,7 +718,7 @@ def test_two_devices_join_sync_merge_and_recover(binary, tmp_path):
     sign_in(c, verified)
 
 
-def test_removing_a_device_rotates_the_key_and_shuts_it_out(binary, tmp_path):
+def two_devices(binary, tmp_path):
     sync = tmp_path / "sync"
     a = Vault(binary, tmp_path / "a", sync=sync)
     a.init(name="A")
@@ -700,6 +728,53 @@ def test_removing_a_device_rotates_the_key_and_shuts_it_out(binary, tmp_path):
     a.ok("approve", code, "--name", "B")
     b.ok("join", passphrase=PASSPHRASE)
     b.ok("unlock", passphrase=PASSPHRASE)
+    return a, b
+
+
+def test_concurrent_edits_on_two_devices_merge_as_documented(binary, tmp_path):
+    a, b = two_devices(binary, tmp_path)
+    item = a.add_password("example.com", "alice", "original")
+    a.ok("sync")
+    b.ok("sync")
+
+    # Different fields on each device while the other is offline: both changes survive, on both devices.
+    a.ok("edit", item, "--username", "alice@example.com", "--add-site", "a.example")
+    b.ok("edit", item, "--password-stdin", "--add-site", "b.example", input="changed-on-b\n")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("sync")
+    for v in (a, b):
+        shown = v.show(item, reveal=True)
+        assert (shown["username"], shown["password"]) == ("alice@example.com", "changed-on-b")
+        assert sorted(shown["sites"]) == ["a.example", "b.example", "example.com"]
+
+    # The same field changed differently: the later change wins, the other is kept as a conflict copy.
+    a.ok("edit", item, "--password-stdin", input="from-a\n")
+    time.sleep(0.01)
+    b.ok("edit", item, "--password-stdin", input="from-b\n")
+    a.ok("sync")
+    assert "1 conflict copy kept" in b.ok("sync")
+    a.ok("sync")
+    for v in (a, b):
+        passwords = v.items("--kind", "password")
+        assert len(passwords) == 2
+        assert v.show(item, reveal=True)["password"] == "from-b"
+        copy = next(p for p in passwords if p["id"] != item)
+        assert v.show(copy["id"], reveal=True)["password"] == "from-a"
+        assert "Conflict copy" in copy["notes"]
+
+    # An edit on one device beats a deletion on the other.
+    a.ok("delete", item, "--yes")
+    b.ok("edit", item, "--notes", "still needed")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("sync")
+    for v in (a, b):
+        assert v.show(item)["notes"] == "still needed"
+
+
+def test_removing_a_device_rotates_the_key_and_shuts_it_out(binary, tmp_path):
+    a, b = two_devices(binary, tmp_path)
     epoch = a.status()["keyEpoch"]
     device_b = next(line.split()[0] for line in a.ok("devices").splitlines() if line.endswith(" B"))
     assert "rotated" in a.ok("devices", "--remove", device_b)
