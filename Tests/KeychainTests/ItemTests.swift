@@ -159,7 +159,7 @@ import Testing
         #expect(try keychain.item(matching: "MAIL.example").id == work.id)
         #expect(try keychain.item(matching: "bob").id == home.id)
         #expect(try keychain.item(matching: "alice", kind: .code).id == code.id)
-        #expect(keychain.find("", kind: .password).map(\.id) == [work.id, home.id])
+        #expect(Set(keychain.find("", kind: .password).map(\.id)) == [work.id, home.id])
         #expect(keychain.find("example").count == 3)  // two sites and the issuer
         #expect(errorCode { _ = try keychain.item(matching: "alice") } == .ambiguousItem)
         #expect(errorCode { _ = try keychain.item(matching: "nowhere.example") } == .itemNotFound)
