@@ -22,8 +22,8 @@ struct KeychainCommand: AsyncParsableCommand {
         discussion: """
             The vault lives in --dir, else $SESAME_KEYCHAIN_DIR, else $XDG_DATA_HOME/sesame-keychain \
             (~/.local/share/sesame-keychain). Commands that need it unlocked use the session `unlock` started, \
-            else the passphrase from --passphrase-file or $SESAME_KEYCHAIN_PASSPHRASE, else ask on the terminal \
-            without echo.
+            else the passphrase from --passphrase-file, --passphrase-fd or $SESAME_KEYCHAIN_PASSPHRASE, else ask on \
+            the terminal without echo. No option takes the passphrase itself.
 
             Sync, joining, recovery and sharing go through --sync-dir or $SESAME_KEYCHAIN_SYNC_DIR, a folder \
             standing in for the server until `sesame serve` has the keychain endpoints.
@@ -224,6 +224,22 @@ func isoDate(_ date: Date) -> String {
     date.formatted(.iso8601)
 }
 
+/// What a signal handler needs to turn echo back on: the terminal and its settings from before the prompt. Set
+/// only on the main thread around one prompt.
+private enum EchoGuard {
+    nonisolated(unsafe) static var fd: Int32 = -1
+    nonisolated(unsafe) static var saved = termios()
+
+    static let restoreAndRaise: @convention(c) (Int32) -> Void = { number in
+        if EchoGuard.fd >= 0 {
+            tcsetattr(EchoGuard.fd, TCSANOW, &EchoGuard.saved)
+            _ = write(EchoGuard.fd, "\n", 1)
+        }
+        signal(number, SIG_DFL)
+        raise(number)
+    }
+}
+
 /// The terminal, for secrets typed without echo.
 enum Terminal {
     static var isInteractive: Bool { isatty(0) == 1 }
@@ -241,7 +257,13 @@ enum Terminal {
         defer { close(fd) }
         var original = termios()
         let isTerminal = tcgetattr(fd, &original) == 0
+        var previousHandlers: [(Int32, sig_t?)] = []
         if isTerminal {
+            // Ctrl-C or a kill while echo is off must not leave the terminal silent: put it back, then die of
+            // the signal as usual.
+            EchoGuard.fd = fd
+            EchoGuard.saved = original
+            previousHandlers = [SIGINT, SIGTERM, SIGHUP].map { ($0, signal($0, EchoGuard.restoreAndRaise)) }
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(fd, TCSAFLUSH, &silent)
@@ -250,6 +272,8 @@ enum Terminal {
             if isTerminal {
                 tcsetattr(fd, TCSAFLUSH, &original)
                 _ = write(fd, "\n", 1)
+                for (number, handler) in previousHandlers { signal(number, handler) }
+                EchoGuard.fd = -1
             }
         }
         _ = prompt.withCString { write(fd, $0, strlen($0)) }

@@ -10,10 +10,14 @@ used through their session, since each scrypt derivation costs about a second in
 import hashlib
 import json
 import os
+import pty
 import re
+import select
 import shutil
+import signal
 import stat
 import subprocess
+import termios
 import time
 import uuid
 
@@ -213,6 +217,73 @@ def test_passphrase_from_environment_file_and_descriptor(locked_vault, tmp_path)
     assert missing.returncode == 2 and error_code(missing) == "passphraseUnavailable"
     closed = v.run("list", "--passphrase-fd", 9)
     assert closed.returncode == 2 and "--passphrase-fd" in closed.stderr
+
+
+def spawn_on_terminal(v, *args):
+    """Runs `sesame keychain ARGS` with a pseudo-terminal as its controlling terminal; returns (pid, master fd)."""
+    environment = {k: val for k, val in os.environ.items() if not k.startswith("SESAME_KEYCHAIN")}
+    environment["SESAME_KEYCHAIN_DIR"] = str(v.path)
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execve(v.binary, [v.binary, "keychain", *map(str, args)], environment)
+    return pid, master
+
+
+def read_until(master, text, timeout=30):
+    seen = b""
+    deadline = time.time() + timeout
+    while text.encode() not in seen:
+        assert time.time() < deadline, f"no {text!r} on the terminal; saw {seen!r}"
+        ready, _, _ = select.select([master], [], [], 1)
+        if ready:
+            try:
+                chunk = os.read(master, 1024)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen
+
+
+def read_rest(master):
+    rest = b""
+    while True:
+        try:
+            chunk = os.read(master, 1024)
+        except OSError:
+            return rest
+        if not chunk:
+            return rest
+        rest += chunk
+
+
+def test_the_terminal_prompt_hides_the_passphrase(locked_vault):
+    pid, master = spawn_on_terminal(locked_vault, "list")
+    try:
+        read_until(master, "Passphrase: ")
+        assert not termios.tcgetattr(master)[3] & termios.ECHO  # echo is off while it is typed
+        os.write(master, (PASSPHRASE + "\n").encode())
+        output = read_rest(master)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(master)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert b"example.com" in output
+    assert PASSPHRASE.encode() not in output
+
+
+def test_an_interrupted_prompt_turns_echo_back_on(locked_vault):
+    pid, master = spawn_on_terminal(locked_vault, "list")
+    try:
+        read_until(master, "Passphrase: ")
+        assert not termios.tcgetattr(master)[3] & termios.ECHO
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == -signal.SIGTERM
+        assert termios.tcgetattr(master)[3] & termios.ECHO
+    finally:
+        os.close(master)
 
 
 @pytest.mark.parametrize("command", [
