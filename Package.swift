@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
         .library(name: "OneTimeCode", targets: ["OneTimeCode"]),
         .library(name: "VirtualAuthenticator", targets: ["VirtualAuthenticator"]),
+        .library(name: "Keychain", targets: ["Keychain"]),
         .executable(name: "sesame", targets: ["sesame"]),
     ],
     dependencies: [
@@ -57,10 +58,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "Keychain",
+            dependencies: [
+                "CBOR", "WebAuthn", "OneTimeCode",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "sesame",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
+                "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "SesameServer",
             ],
@@ -76,6 +86,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"], swiftSettings: strict),
+        .testTarget(
+            name: "KeychainTests",
+            dependencies: [
+                "Keychain", "WebAuthn", "CBOR", "OneTimeCode",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Vectors")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "VirtualAuthenticatorTests",
             dependencies: ["VirtualAuthenticator", "WebAuthn", "CBOR"],

@@ -24,5 +24,9 @@ let package = Package(
         .executableTarget(name: "FuzzAndroidKeyDescription", dependencies: [.product(name: "WebAuthn", package: root)]),
         .executableTarget(name: "FuzzJWS", dependencies: [.product(name: "WebAuthn", package: root)]),
         .executableTarget(name: "FuzzMetadata", dependencies: [.product(name: "WebAuthn", package: root)]),
+        .executableTarget(name: "FuzzVaultFile", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzSyncMessage", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzPublicSuffixList", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzCXF", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

@@ -108,6 +108,12 @@ public struct OTPKeyURI: Sendable, Hashable {
 
     /// Parses an `otpauth://` or `apple-otpauth://` URI.
     public init(parsing text: String) throws(OneTimeCodeError) {
+        try self.init(parsing: text, minimumSecretByteCount: OTPSecret.minimumByteCount)
+    }
+
+    /// Parses a URI whose secret may be shorter than 128 bits, down to `minimumSecretByteCount` bytes: for a
+    /// password manager storing what a service issued (see ``OTPSecret/init(bytes:minimumByteCount:)``).
+    public init(parsing text: String, minimumSecretByteCount: Int) throws(OneTimeCodeError) {
         let bytes = Array(text.utf8)
         guard bytes.count <= Self.maximumLength else {
             throw OneTimeCodeError(.invalidKeyURI, reason: "longer than \(Self.maximumLength) bytes")
@@ -164,7 +170,7 @@ public struct OTPKeyURI: Sendable, Hashable {
         guard let secretText = parameters["secret"], !secretText.isEmpty else {
             throw OneTimeCodeError(.missingSecret, reason: "no secret parameter")
         }
-        let secret = try OTPSecret(base32: secretText)
+        let secret = try OTPSecret(base32: secretText, minimumByteCount: minimumSecretByteCount)
         let algorithm =
             try parameters["algorithm"].map { (text) throws(OneTimeCodeError) in
                 try OTPAlgorithm(parsing: text)

@@ -78,8 +78,17 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
     public let bytes: [UInt8]
 
     public init(bytes: [UInt8]) throws(OneTimeCodeError) {
-        guard bytes.count >= Self.minimumByteCount else {
-            throw OneTimeCodeError(.secretTooShort, reason: "secret has \(bytes.count * 8) bits, at least 128 needed")
+        try self.init(bytes: bytes, minimumByteCount: Self.minimumByteCount)
+    }
+
+    /// A secret with a smaller minimum, for the side that stores secrets a service issued (an authenticator app
+    /// or password manager), which must keep working with services that still issue 80-bit secrets. Issuing and
+    /// verifying use ``init(bytes:)`` and its 128-bit minimum.
+    public init(bytes: [UInt8], minimumByteCount: Int) throws(OneTimeCodeError) {
+        guard bytes.count >= max(1, minimumByteCount) else {
+            throw OneTimeCodeError(
+                .secretTooShort,
+                reason: "secret has \(bytes.count * 8) bits, at least \(max(1, minimumByteCount) * 8) needed")
         }
         guard bytes.count <= Self.maximumByteCount else {
             throw OneTimeCodeError(.secretTooLong, reason: "secret longer than \(Self.maximumByteCount) bytes")
@@ -90,6 +99,11 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
     /// Decodes a Base32 secret (see ``Base32`` for what is tolerated).
     public init(base32: some StringProtocol) throws(OneTimeCodeError) {
         try self.init(bytes: Base32.decode(base32))
+    }
+
+    /// Decodes a Base32 secret with a smaller minimum (see ``init(bytes:minimumByteCount:)``).
+    public init(base32: some StringProtocol, minimumByteCount: Int) throws(OneTimeCodeError) {
+        try self.init(bytes: Base32.decode(base32), minimumByteCount: minimumByteCount)
     }
 
     /// A fresh secret from the system's cryptographically secure generator.

@@ -14,5 +14,6 @@ enum SesameSubcommands {
         InspectCommand.self,
         AuthenticatorCommand.self,
         OTPCommand.self,
+        KeychainCommand.self,
     ]
 }

@@ -1,0 +1,217 @@
+import Crypto
+import Foundation
+import WebAuthn
+
+/// What a registration produced: the JSON a browser would resolve `navigator.credentials.create()` with, and the
+/// new passkey item (already added to the vault; ``Keychain/save()`` writes it).
+public struct PasskeyRegistration: Sendable {
+    public let responseJSON: [UInt8]
+    public let item: KeychainItem
+}
+
+/// What an authentication produced: the `navigator.credentials.get()` JSON and the passkey used.
+public struct PasskeyAssertion: Sendable {
+    public let responseJSON: [UInt8]
+    public let item: KeychainItem
+    public let userVerified: Bool
+}
+
+extension Keychain {
+    /// Registration: the client steps of W3C WebAuthn Level 3 §5.1.3 and the authenticator's
+    /// authenticatorMakeCredential (§6.3.2), for a page at `origin`.
+    ///
+    /// The keychain makes discoverable, synced passkeys: flags UP, BE and BS always, UV when the vault was
+    /// unlocked recently (``userVerified``); attestation "none" with the keychain's AAGUID; sign count 0 forever.
+    /// ES256 unless the relying party does not offer it or `preferredAlgorithm` asks for EdDSA.
+    public func createPasskey(
+        optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList,
+        preferredAlgorithm: PasskeyAlgorithm? = nil
+    ) throws(KeychainError) -> PasskeyRegistration {
+        let origin = try WebOrigin(originText)
+        let options = try PasskeyOptions.creation(optionsJSON)
+        // §5.1.3 step 8: the RP ID against the origin.
+        let rpId = try origin.relyingPartyId(options.rp.id, suffixes: suffixes)
+        // §5.1.3 step 10: an empty list means ES256 and RS256.
+        let offered =
+            options.pubKeyCredParams.isEmpty
+            ? [-7, -257]
+            : options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.alg.rawValue)
+        let algorithm = try Self.chooseAlgorithm(offered: offered, preferred: preferredAlgorithm)
+        let userHandle = options.user.id.bytes
+        guard (1...64).contains(userHandle.count) else {
+            throw KeychainError(.invalidOptions, reason: "user.id must be 1 to 64 bytes")
+        }
+        guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
+        let uvRequirement = options.authenticatorSelection?.userVerification?.rawValue ?? "preferred"
+        let verified = try userVerification(uvRequirement)
+
+        // §6.3.2 step 3: a credential in excludeCredentials already here is InvalidStateError.
+        let excluded = Set(
+            (options.excludeCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes))
+        let passkeys = items.compactMap { item -> (KeychainItem, Passkey)? in
+            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
+            return nil
+        }
+        if passkeys.contains(where: { excluded.contains($0.1.credentialId) }) {
+            throw KeychainError(
+                .credentialExcluded, reason: "a passkey in excludeCredentials is already in the keychain")
+        }
+
+        let key = CredentialKey.generate(algorithm)
+        let credentialId = SecureRandom.bytes(32)
+        let passkey = Passkey(
+            rpId: rpId, credentialId: credentialId, userHandle: userHandle,
+            userName: String(options.user.name.prefix(256)), displayName: String(options.user.displayName.prefix(256)),
+            algorithm: algorithm, privateKey: key.rawPrivateKey)
+        // §6.3.2 step 7.4: a new discoverable credential replaces one for the same RP ID and user handle.
+        for (old, p) in passkeys where p.userHandle == userHandle { try delete(old.id) }
+        let item = try add(.passkey(passkey))
+
+        // Authenticator data with attested credential data (§6.1, §6.5.1).
+        var authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: verified, attested: true)
+        authData += KeychainProvider.aaguid
+        authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
+        authData += credentialId
+        authData += key.coseKey
+        let clientData = Self.clientDataJSON(
+            type: "webauthn.create", challenge: options.challenge.bytes, origin: origin)
+        // §8.7 "none" attestation: fmt "none", empty attStmt.
+        let attestationObject = NoneAttestation.noneAttestation(authData: authData)
+
+        let response = RegistrationResponseJSON(
+            id: Base64URL.encode(credentialId), rawId: credentialId,
+            response: AuthenticatorAttestationResponseJSON(
+                clientDataJSON: clientData, attestationObject: attestationObject, authenticatorData: authData,
+                transports: [.internal, .hybrid], publicKey: key.subjectPublicKeyInfo,
+                publicKeyAlgorithm: COSEAlgorithm(algorithm.rawValue)),
+            authenticatorAttachment: .platform,
+            clientExtensionResults: AuthenticationExtensionsClientOutputsJSON(
+                credProps: options.extensions?.credProps == true ? .init(rk: true) : nil))
+        return PasskeyRegistration(responseJSON: try Self.encode(response), item: item)
+    }
+
+    /// Authentication: §5.1.4 and authenticatorGetAssertion (§6.3.3). With several usable passkeys, `credentialId`
+    /// or `userName` picks one; without either, the request is `ambiguousCredential` (a browser would show an
+    /// account chooser). The passkey's "last used" time is updated (``Keychain/save()`` writes it).
+    public func signIn(
+        optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList,
+        credentialId chosen: [UInt8]? = nil,
+        userName: String? = nil
+    ) throws(KeychainError) -> PasskeyAssertion {
+        let origin = try WebOrigin(originText)
+        let options = try PasskeyOptions.request(optionsJSON)
+        let rpId = try origin.relyingPartyId(options.rpId, suffixes: suffixes)
+        guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
+        let verified = try userVerification(options.userVerification?.rawValue ?? "preferred")
+
+        // §6.3.3 steps 5-7: the usable passkeys, in allowCredentials order when there is a list.
+        let allowed = (options.allowCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(
+            \.id.bytes)
+        var candidates: [(KeychainItem, Passkey)] = items.compactMap { item in
+            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
+            return nil
+        }
+        if !allowed.isEmpty {
+            candidates = allowed.compactMap { id in candidates.first { $0.1.credentialId == id } }
+        }
+        if let chosen { candidates = candidates.filter { $0.1.credentialId == chosen } }
+        if let userName { candidates = candidates.filter { $0.1.userName == userName } }
+        guard let (item, passkey) = candidates.first else {
+            throw KeychainError(.noCredential, reason: "no passkey in the keychain can answer this request")
+        }
+        guard candidates.count == 1 else {
+            throw KeychainError(.ambiguousCredential, reason: "\(candidates.count) passkeys can answer; choose one")
+        }
+
+        let key = try CredentialKey(algorithm: passkey.algorithm, privateKey: passkey.privateKey)
+        let authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: verified, attested: false)
+        let clientData = Self.clientDataJSON(type: "webauthn.get", challenge: options.challenge.bytes, origin: origin)
+        // §6.3.3 step 11: the signature covers authenticatorData || SHA-256(clientDataJSON).
+        let signature = try key.sign(authData + Array(SHA256.hash(data: clientData)))
+
+        var used = item
+        var updated = passkey
+        updated.lastUsed = ItemTime.truncate(clock.now)
+        used.content = .passkey(updated)
+        try update(used)
+
+        let response = AuthenticationResponseJSON(
+            id: Base64URL.encode(passkey.credentialId), rawId: passkey.credentialId,
+            response: AuthenticatorAssertionResponseJSON(
+                clientDataJSON: clientData, authenticatorData: authData, signature: signature,
+                userHandle: passkey.userHandle),
+            authenticatorAttachment: .platform)
+        return PasskeyAssertion(
+            responseJSON: try Self.encode(response), item: self.item(id: item.id) ?? used, userVerified: verified)
+    }
+
+    // MARK: Pieces
+
+    static func chooseAlgorithm(offered: [Int], preferred: PasskeyAlgorithm?) throws(KeychainError) -> PasskeyAlgorithm
+    {
+        if let preferred {
+            guard offered.contains(preferred.rawValue) else {
+                throw KeychainError(.algorithmNotSupported, reason: "the relying party does not accept \(preferred)")
+            }
+            return preferred
+        }
+        if offered.contains(PasskeyAlgorithm.es256.rawValue) { return .es256 }
+        if offered.contains(PasskeyAlgorithm.edDSA.rawValue) { return .edDSA }
+        throw KeychainError(.algorithmNotSupported, reason: "the relying party accepts neither ES256 nor EdDSA")
+    }
+
+    /// §5.1.3 / §5.1.4: "required" without a recent unlock is refused; otherwise UV is reported when the vault
+    /// was unlocked recently, unless the relying party discouraged it.
+    func userVerification(_ requirement: String) throws(KeychainError) -> Bool {
+        if requirement == "required" && !userVerified {
+            throw KeychainError(
+                .userVerificationRequired, reason: "user verification is required: unlock the vault with the passphrase"
+            )
+        }
+        return userVerified && requirement != "discouraged"
+    }
+
+    /// `rpIdHash (32) || flags (1) || signCount (4) = 0`. Flags: UP, UV when verified, BE and BS (a synced
+    /// passkey), AT with attested credential data.
+    static func authenticatorDataPrefix(rpId: String, userVerified: Bool, attested: Bool) -> [UInt8] {
+        var flags: UInt8 = 0x01 | 0x08 | 0x10
+        if userVerified { flags |= 0x04 }
+        if attested { flags |= 0x40 }
+        return Array(SHA256.hash(data: Array(rpId.utf8))) + [flags, 0, 0, 0, 0]
+    }
+
+    /// Client data JSON with the members in the order §5.8.1.1 prescribes (type, challenge, origin, crossOrigin),
+    /// strings escaped as CCDToString does.
+    static func clientDataJSON(type: String, challenge: [UInt8], origin: WebOrigin) -> [UInt8] {
+        var s = "{\"type\":" + ccdString(type)
+        s += ",\"challenge\":" + ccdString(Base64URL.encode(challenge))
+        s += ",\"origin\":" + ccdString(origin.description)
+        s += ",\"crossOrigin\":false}"
+        return Array(s.utf8)
+    }
+
+    static func ccdString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\u{00}"..."\u{1f}":
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func encode(_ value: some Encodable) throws(KeychainError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(value))
+        } catch {
+            throw KeychainError(.cryptoFailure, reason: "encoding the response failed")
+        }
+    }
+}

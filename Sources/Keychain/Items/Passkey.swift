@@ -1,0 +1,70 @@
+import Foundation
+
+/// A passkey: a WebAuthn discoverable credential the keychain made or imported, with its private key.
+public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The relying party identifier the credential is scoped to (a domain, in ASCII).
+    public var rpId: String
+    /// The credential ID, byte for byte as the relying party stored it (1 to 1023 bytes).
+    public var credentialId: [UInt8]
+    /// The relying party's user handle (`user.id`, 1 to 64 bytes).
+    public var userHandle: [UInt8]
+    /// `user.name` at registration.
+    public var userName: String
+    /// `user.displayName` at registration; may be empty.
+    public var displayName: String
+    public var algorithm: PasskeyAlgorithm
+    /// The private key: the P-256 scalar (32 bytes) or the Ed25519 seed (32 bytes).
+    public var privateKey: [UInt8]
+    /// When the passkey last signed in; nil if never.
+    public var lastUsed: Date?
+
+    public init(
+        rpId: String, credentialId: [UInt8], userHandle: [UInt8], userName: String, displayName: String,
+        algorithm: PasskeyAlgorithm, privateKey: [UInt8], lastUsed: Date? = nil
+    ) {
+        self.rpId = rpId
+        self.credentialId = credentialId
+        self.userHandle = userHandle
+        self.userName = userName
+        self.displayName = displayName
+        self.algorithm = algorithm
+        self.privateKey = privateKey
+        self.lastUsed = lastUsed.map(ItemTime.truncate)
+    }
+
+    public var description: String {
+        "Passkey(\(rpId), \(credentialId.count)-byte credential ID, \(algorithm), private key redacted)"
+    }
+    public var debugDescription: String { description }
+
+    func validate() throws(KeychainError) {
+        guard DomainName.isValid(rpId), rpId == rpId.lowercased() else {
+            throw KeychainError(.invalidItem, reason: "passkey RP ID is not a lower-case DNS name")
+        }
+        guard (1...1023).contains(credentialId.count) else {
+            throw KeychainError(.invalidItem, reason: "credential ID must be 1 to 1023 bytes")
+        }
+        guard (1...64).contains(userHandle.count) else {
+            throw KeychainError(.invalidItem, reason: "user handle must be 1 to 64 bytes")
+        }
+        try ItemLimits.checkText(userName, field: "user name", allowEmpty: true)
+        try ItemLimits.checkText(displayName, field: "display name", allowEmpty: true)
+        _ = try CredentialKey(algorithm: algorithm, privateKey: privateKey)
+    }
+}
+
+/// The signature algorithms the keychain makes and uses passkeys with, by COSE identifier (IANA "COSE
+/// Algorithms").
+public enum PasskeyAlgorithm: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// ECDSA over P-256 with SHA-256: the default, accepted by every relying party.
+    case es256 = -7
+    /// EdDSA with Ed25519, when asked for.
+    case edDSA = -8
+
+    public var description: String {
+        switch self {
+        case .es256: "ES256"
+        case .edDSA: "EdDSA"
+        }
+    }
+}
