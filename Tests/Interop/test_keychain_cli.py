@@ -435,6 +435,17 @@ def test_editing_a_password(vault, tmp_path):
     assert v.file.read_bytes() == before
 
 
+def test_oversized_or_binary_secret_input_is_refused(vault, tmp_path):
+    before = snapshot(vault.path)
+    huge = vault.run("add-password", "--site", "example.com", input="x" * 70_000)  # no newline, past 64 KiB
+    assert huge.returncode == 2 and "larger than" in huge.stderr
+    binary_file = tmp_path / "pw"
+    binary_file.write_bytes(b"\xff\xfe not utf-8\n")
+    bad = vault.run("add-password", "--site", "example.com", "--password-file", binary_file)
+    assert bad.returncode == 2 and "UTF-8" in bad.stderr
+    assert snapshot(vault.path) == before
+
+
 @pytest.mark.parametrize("site", ["not a site", "https://", "exa_mple.com", ""])
 def test_bad_sites_are_refused(vault, site):
     before = snapshot(vault.path)
