@@ -31,7 +31,10 @@ func temporaryDirectory() -> String {
 }
 
 func password(_ i: Int) -> ItemContent {
-    .password(Password(sites: ["site\(i).example.com"], username: "user\(i)@example.com", password: "pw-\(i)-" + String(repeating: "x", count: 16)))
+    .password(
+        Password(
+            sites: ["site\(i).example.com"], username: "user\(i)@example.com",
+            password: "pw-\(i)-" + String(repeating: "x", count: 16)))
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -81,7 +84,8 @@ let benchmarks: @Sendable () -> Void = {
         "pubKeyCredParams":[{"type":"public-key","alg":-7}],"authenticatorSelection":{"residentKey":"required",\
         "userVerification":"preferred"}}
         """
-    _ = try! passkeys.createPasskey(optionsJSON: Array(creation.utf8), origin: "https://example.com", suffixes: suffixes)
+    _ = try! passkeys.createPasskey(
+        optionsJSON: Array(creation.utf8), origin: "https://example.com", suffixes: suffixes)
     let request = Array(
         """
         {"challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","rpId":"example.com","userVerification":"preferred"}
@@ -118,7 +122,8 @@ let benchmarks: @Sendable () -> Void = {
     let plaintexts = (0..<itemCount).map { _ in [UInt8](repeating: 0x41, count: plaintextSize) }
     let aesKey = SymmetricKey(size: .bits256)
 
-    Benchmark("raw AES-256-GCM seal + open of \(itemCount) × \(plaintextSize) bytes", configuration: slow) { benchmark in
+    Benchmark("raw AES-256-GCM seal + open of \(itemCount) × \(plaintextSize) bytes", configuration: slow) {
+        benchmark in
         for _ in benchmark.scaledIterations {
             for plaintext in plaintexts {
                 let box = try AES.GCM.seal(plaintext, using: aesKey)
