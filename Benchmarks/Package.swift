@@ -38,6 +38,17 @@ let package = Package(
             path: "Benchmarks/OneTimeCodeBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "KeychainBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Keychain", package: root),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/KeychainBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // Not a package-benchmark target (those live in Benchmarks/): a plain executable that scripts/bench-server
         // runs for the raw ES256 verify rate on all cores. Build: swift build -c release --product ES256VerifyThroughput
         .executableTarget(

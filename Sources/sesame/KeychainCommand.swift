@@ -186,15 +186,16 @@ func readFirstLine(path: String, what: String) throws -> String {
 }
 
 func readFirstLine(fd: Int32, what: String) throws -> String {
-    let bytes = try readAll(fd: fd, limit: 64 * 1024, what: what)
+    let bytes = try readAll(fd: fd, limit: 64 * 1024, what: what, stopAtNewline: true)
     var line = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
     if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
     guard let text = String(validating: line, as: UTF8.self) else { throw keychainUsage("\(what) is not UTF-8 text") }
     return text
 }
 
-/// Everything readable from `fd`, refusing more than `limit` bytes.
-func readAll(fd: Int32, limit: Int, what: String) throws -> [UInt8] {
+/// Everything readable from `fd` (or up to the first newline with `stopAtNewline`, so a line typed or pasted on a
+/// terminal ends the input), refusing more than `limit` bytes.
+func readAll(fd: Int32, limit: Int, what: String, stopAtNewline: Bool = false) throws -> [UInt8] {
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     while true {
@@ -206,6 +207,7 @@ func readAll(fd: Int32, limit: Int, what: String) throws -> [UInt8] {
         }
         bytes += buffer[..<n]
         guard bytes.count <= limit else { throw keychainUsage("\(what) is larger than \(limit) bytes") }
+        if stopAtNewline, buffer[..<n].contains(UInt8(ascii: "\n")) { break }
     }
     return bytes
 }

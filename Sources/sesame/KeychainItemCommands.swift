@@ -209,7 +209,7 @@ struct KeychainAddPasswordCommand: AsyncParsableCommand {
         } else if let passwordFile {
             password = try readFirstLine(path: passwordFile, what: "--password-file")
         } else if !Terminal.isInteractive {
-            password = Swift.readLine(strippingNewline: true) ?? ""
+            password = try readFirstLine(fd: 0, what: "standard input")
         } else {
             password = try Terminal.readSecret("Password: ")
         }
@@ -368,7 +368,7 @@ struct KeychainAddCodeCommand: AsyncParsableCommand {
         var text: String
         switch (uri, qr) {
         case (nil, let path?): text = try QRReader.read(path)
-        case ("-", nil): text = Swift.readLine(strippingNewline: true) ?? ""
+        case ("-", nil): text = try readFirstLine(fd: 0, what: "standard input")
         case (let given?, nil): text = given
         default: throw keychainUsage("give a link or --qr, not both")
         }

@@ -1,7 +1,7 @@
 """`sesame keychain` end to end through the built binary ($SESAME_BIN): vault files that survive every wrong
 passphrase and corrupt or foreign file byte for byte, passwords, verification codes checked against pyotp, passkeys
 checked by py_webauthn, CXF export and import, and two devices joining, syncing and recovering through a sync
-folder.
+folder. python-fido2 verifies the passkeys too.
 
 Every process runs in a new session without a controlling terminal, so nothing can stop to ask; passphrases come
 from the environment, --passphrase-file or --passphrase-fd, never from argv. Vaults are unlocked once and then
@@ -435,6 +435,17 @@ def test_editing_a_password(vault, tmp_path):
     assert v.file.read_bytes() == before
 
 
+def test_oversized_or_binary_secret_input_is_refused(vault, tmp_path):
+    before = snapshot(vault.path)
+    huge = vault.run("add-password", "--site", "example.com", input="x" * 70_000)  # no newline, past 64 KiB
+    assert huge.returncode == 2 and "larger than" in huge.stderr
+    binary_file = tmp_path / "pw"
+    binary_file.write_bytes(b"\xff\xfe not utf-8\n")
+    bad = vault.run("add-password", "--site", "example.com", "--password-file", binary_file)
+    assert bad.returncode == 2 and "UTF-8" in bad.stderr
+    assert snapshot(vault.path) == before
+
+
 @pytest.mark.parametrize("site", ["not a site", "https://", "exa_mple.com", ""])
 def test_bad_sites_are_refused(vault, site):
     before = snapshot(vault.path)
@@ -615,6 +626,38 @@ def test_passkeys_verify_with_py_webauthn_and_can_be_listed_and_removed(vault, a
     gone = vault.run("webauthn", "get", "--origin", ORIGIN, "--options", "-",
                      input=json.dumps(request_options(challenge, [verified.credential_id])))
     assert gone.returncode == 1 and error_code(gone) == "noCredential"
+
+
+@pytest.mark.parametrize("algorithm", ["es256", "eddsa"])
+def test_python_fido2_verifies_keychain_passkeys(vault, algorithm):
+    needs_suffix_list()
+    from fido2.server import Fido2Server
+    from fido2.webauthn import (AttestationConveyancePreference, PublicKeyCredentialRpEntity,
+                                PublicKeyCredentialUserEntity, UserVerificationRequirement)
+
+    server = Fido2Server(PublicKeyCredentialRpEntity(id=RP_ID, name="Example"),
+                         attestation=AttestationConveyancePreference.NONE, verify_origin=lambda o: o == ORIGIN)
+    challenge, user_id = os.urandom(32), os.urandom(16)
+    created = vault.run("webauthn", "create", "--origin", ORIGIN, "--options", "-", "--algorithm", algorithm,
+                        input=json.dumps(creation_options(challenge, user_id)))
+    assert created.returncode == 0, created.stderr
+    registration = json.loads(created.stdout)
+    user = PublicKeyCredentialUserEntity(id=user_id, name="alice@example.com", display_name="Alice")
+    _, state = server.register_begin(user, challenge=challenge, user_verification=UserVerificationRequirement.REQUIRED)
+    auth_data = server.register_complete(state, registration)
+    assert auth_data.is_user_verified() and auth_data.is_backup_eligible() and auth_data.is_backed_up()
+    assert str(auth_data.credential_data.aaguid) == KEYCHAIN_AAGUID
+    assert auth_data.counter == 0
+    credential = auth_data.credential_data
+
+    # A discoverable sign-in (empty allow list) answers with the user handle.
+    challenge = os.urandom(32)
+    got = vault.run("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(request_options(challenge)))
+    assert got.returncode == 0, got.stderr
+    assertion = json.loads(got.stdout)
+    assert b64url_decode(assertion["response"]["userHandle"]) == user_id
+    _, state = server.authenticate_begin(user_verification=UserVerificationRequirement.REQUIRED, challenge=challenge)
+    assert server.authenticate_complete(state, [credential], assertion).credential_id == credential.credential_id
 
 
 @pytest.mark.parametrize("origin,rp_id,status,code", [
