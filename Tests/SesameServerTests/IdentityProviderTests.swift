@@ -400,25 +400,20 @@ import WebAuthn
             let request = try #require(page.text.firstMatch(of: #/name="request" value="([^"]*)"/#)).1
             let csrf = try #require(page.text.firstMatch(of: #/name="csrf_token" value="([^"]*)"/#)).1
             let unescaped = String(request).replacingOccurrences(of: "&amp;", with: "&")
+            func answer(csrf: String, _ decision: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/oauth/consent", method: .post,
+                    headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
+                    body: Self.form([("request", unescaped), ("csrf_token", csrf), ("decision", decision)])
+                )
+            }
             // Without the page's token nothing is granted.
-            let forged = try await client.execute(
-                uri: "/oauth/consent", method: .post,
-                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
-                body: Self.form([("request", unescaped), ("csrf_token", "forged"), ("decision", "allow")])
-            )
+            let forged = try await answer(csrf: "forged", "allow")
             #expect(forged.status == .badRequest)
             #expect(forged.headers[.location] == nil)
-            let denied = try await client.execute(
-                uri: "/oauth/consent", method: .post,
-                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
-                body: Self.form([("request", unescaped), ("csrf_token", String(csrf)), ("decision", "deny")])
-            )
+            let denied = try await answer(csrf: String(csrf), "deny")
             #expect(Self.query(denied.headers[.location])["error"] == "access_denied")
-            let allowed = try await client.execute(
-                uri: "/oauth/consent", method: .post,
-                headers: [.cookie: session.cookie, .contentType: "application/x-www-form-urlencoded"],
-                body: Self.form([("request", unescaped), ("csrf_token", String(csrf)), ("decision", "allow")])
-            )
+            let allowed = try await answer(csrf: String(csrf), "allow")
             let code = try #require(Self.query(allowed.headers[.location])["code"])
             let tokens = try await Self.exchange(client, registered, code: code).object
             let idToken = try #require(tokens["id_token"] as? String)

@@ -291,16 +291,8 @@ extension SQLStore: IdentityProviderStore {
             ).first()
             guard let spent else {
                 // Used before: revoke what its first use issued.
-                if let row = try await db.raw("SELECT grant_id FROM oauth_codes WHERE code_hash = \(bind: Data(hash))")
-                    .first()
-                {
-                    let grantID = try row.decode(column: "grant_id", as: String.self)
-                    try await db.raw(
-                        "UPDATE oauth_grants SET revoked_at = \(bind: now.milliseconds) WHERE id = \(bind: grantID) AND revoked_at IS NULL"
-                    ).run()
-                    return .replayed
-                }
-                return .invalid
+                let found = "SELECT grant_id FROM oauth_codes WHERE code_hash = \(bind: Data(hash))" as SQLQueryString
+                return try await Self.revokeGrant(found: found, db, at: now) ? .replayed : .invalid
             }
             let code = OAuthCode(
                 grantID: try spent.decode(column: "grant_id", as: String.self),
@@ -309,16 +301,16 @@ extension SQLStore: IdentityProviderStore {
                 expiresAt: Date(milliseconds: try spent.decode(column: "expires_at", as: Int64.self))
             )
             guard code.expiresAt > now,
-                let grant = try await db.raw(
-                    "SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: code.grantID)"
-                ).first().map(Self.grant),
+                let grant = try await Self.grant(id: code.grantID, db),
                 grant.revokedAt == nil
             else { return .invalid }
             return .redeemed(code, grant)
         }
     }
 
-    public func grant(id: String) async throws -> OAuthGrant? {
+    public func grant(id: String) async throws -> OAuthGrant? { try await Self.grant(id: id, db) }
+
+    static func grant(id: String, _ db: any SQLDatabase) async throws -> OAuthGrant? {
         try await db.raw("SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: id)").first().map(Self.grant)
     }
 
@@ -342,22 +334,14 @@ extension SQLStore: IdentityProviderStore {
                 """
             ).first()
             guard let spent else {
-                if let row = try await db.raw(
-                    "SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = \(bind: Data(hash))"
-                ).first() {
-                    let grantID = try row.decode(column: "grant_id", as: String.self)
-                    try await db.raw(
-                        "UPDATE oauth_grants SET revoked_at = \(bind: now.milliseconds) WHERE id = \(bind: grantID) AND revoked_at IS NULL"
-                    ).run()
-                    return .reused
-                }
-                return .invalid
+                // Spent before: whoever holds it now, the grant is compromised.
+                let found =
+                    "SELECT grant_id FROM oauth_refresh_tokens WHERE token_hash = \(bind: Data(hash))" as SQLQueryString
+                return try await Self.revokeGrant(found: found, db, at: now) ? .reused : .invalid
             }
             let grantID = try spent.decode(column: "grant_id", as: String.self)
             guard try spent.decode(column: "idle_expires_at", as: Int64.self) > now.milliseconds,
-                let grant = try await db.raw(
-                    "SELECT \(Self.grantColumns) FROM oauth_grants WHERE id = \(bind: grantID)"
-                ).first().map(Self.grant),
+                let grant = try await Self.grant(id: grantID, db),
                 grant.revokedAt == nil, grant.expiresAt > now
             else { return .invalid }
             try await db.raw(
@@ -387,10 +371,19 @@ extension SQLStore: IdentityProviderStore {
         ).first().map(Self.grant)
     }
 
-    public func revokeGrant(id: String, at: Date) async throws {
+    public func revokeGrant(id: String, at: Date) async throws { try await Self.revokeGrant(id: id, db, at: at) }
+
+    static func revokeGrant(id: String, _ db: any SQLDatabase, at: Date) async throws {
         try await db.raw(
             "UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds) WHERE id = \(bind: id) AND revoked_at IS NULL"
         ).run()
+    }
+
+    /// Revokes the grant whose id `found` (a query for one `grant_id`) returns; false when it returns none.
+    static func revokeGrant(found: SQLQueryString, _ db: any SQLDatabase, at: Date) async throws -> Bool {
+        guard let row = try await db.raw(found).first() else { return false }
+        try await revokeGrant(id: try row.decode(column: "grant_id", as: String.self), db, at: at)
+        return true
     }
 
     public func grants(userID: String, now: Date) async throws -> [OAuthGrant] {
