@@ -35,13 +35,13 @@ public struct ClientCreationOptions: Sendable, Hashable {
     public var attestation: String
     public var credProps: Bool
 
-    /// Reads the options JSON as a browser does; malformed input is ``WebAuthnError/Code/invalidOptions``.
-    public init(json: some Collection<UInt8>) throws(WebAuthnError) {
+    /// Reads the options JSON as a browser does; malformed input is ``VirtualAuthenticatorError/Code/invalidOptions``.
+    public init(json: some Collection<UInt8>) throws(VirtualAuthenticatorError) {
         let raw: CreationJSON
         do {
             raw = try JSONDecoder().decode(CreationJSON.self, from: Data(json))
         } catch {
-            throw WebAuthnError(
+            throw VirtualAuthenticatorError(
                 .invalidOptions, detail: "creation options are not PublicKeyCredentialCreationOptionsJSON")
         }
         rpId = raw.rp.id
@@ -49,7 +49,7 @@ public struct ClientCreationOptions: Sendable, Hashable {
         userId = try ClientEncoding.decodeBase64url(raw.user.id, field: "user.id")
         // §5.4.3: user.id is at most 64 bytes; browsers also refuse an empty one.
         guard (1...64).contains(userId.count) else {
-            throw WebAuthnError(.invalidOptions, detail: "user.id must be 1 to 64 bytes")
+            throw VirtualAuthenticatorError(.invalidOptions, detail: "user.id must be 1 to 64 bytes")
         }
         userName = raw.user.name
         userDisplayName = raw.user.displayName
@@ -100,12 +100,12 @@ public struct ClientRequestOptions: Sendable, Hashable {
     public var allowCredentials: [[UInt8]]
     public var userVerification: String
 
-    public init(json: some Collection<UInt8>) throws(WebAuthnError) {
+    public init(json: some Collection<UInt8>) throws(VirtualAuthenticatorError) {
         let raw: RequestJSON
         do {
             raw = try JSONDecoder().decode(RequestJSON.self, from: Data(json))
         } catch {
-            throw WebAuthnError(
+            throw VirtualAuthenticatorError(
                 .invalidOptions, detail: "request options are not PublicKeyCredentialRequestOptionsJSON")
         }
         challenge = try ClientEncoding.decodeBase64url(raw.challenge, field: "challenge")

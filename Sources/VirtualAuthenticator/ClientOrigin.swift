@@ -13,20 +13,21 @@ struct ClientOrigin: Sendable, Hashable {
 
     /// Parses an origin such as `https://example.com` or `http://localhost:8080`; a path, query, fragment or user
     /// part is refused, since an origin has none.
-    init(_ text: String) throws(WebAuthnError) {
+    init(_ text: String) throws(VirtualAuthenticatorError) {
         guard let c = URLComponents(string: text), let scheme = c.scheme?.lowercased(),
             let host = c.host?.lowercased(), !host.isEmpty,
             c.path.isEmpty || c.path == "/", c.query == nil, c.fragment == nil, c.user == nil, c.password == nil
-        else { throw WebAuthnError(.securityError, detail: "origin is not scheme://host[:port]") }
+        else { throw VirtualAuthenticatorError(.securityError, detail: "origin is not scheme://host[:port]") }
         guard scheme == "https" || scheme == "http" else {
-            throw WebAuthnError(.securityError, detail: "origin scheme must be https or http")
+            throw VirtualAuthenticatorError(.securityError, detail: "origin scheme must be https or http")
         }
         self.scheme = scheme
         self.host = host
         let defaultPort = scheme == "https" ? 443 : 80
         self.port = c.port == defaultPort ? nil : c.port
         if scheme == "http" && !isLoopback {
-            throw WebAuthnError(.securityError, detail: "http origins are only a secure context on loopback hosts")
+            throw VirtualAuthenticatorError(
+                .securityError, detail: "http origins are only a secure context on loopback hosts")
         }
     }
 
@@ -49,16 +50,17 @@ struct ClientOrigin: Sendable, Hashable {
     /// This client has no Public Suffix List; it refuses IP addresses, empty labels and single-label suffixes
     /// (`com`, `localhost` as a parent), which covers the cases tests make, but it would accept a multi-label
     /// public suffix such as `co.uk`.
-    func relyingPartyId(_ requested: String?) throws(WebAuthnError) -> String {
+    func relyingPartyId(_ requested: String?) throws(VirtualAuthenticatorError) -> String {
         guard !isIPAddress else {
-            throw WebAuthnError(.securityError, detail: "an IP address has no registrable domain")
+            throw VirtualAuthenticatorError(.securityError, detail: "an IP address has no registrable domain")
         }
         guard let requested else { return host }
         let rpId = requested.lowercased()
         if rpId == host { return rpId }
         let labels = rpId.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }), host.hasSuffix("." + rpId) else {
-            throw WebAuthnError(.securityError, detail: "RP ID is not a registrable domain suffix of the origin's host")
+            throw VirtualAuthenticatorError(
+                .securityError, detail: "RP ID is not a registrable domain suffix of the origin's host")
         }
         return rpId
     }

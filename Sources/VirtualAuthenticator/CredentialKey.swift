@@ -42,7 +42,8 @@ enum CredentialKey: Sendable {
     case mldsa65(MLDSA65.PrivateKey)
     case mldsa87(MLDSA87.PrivateKey)
 
-    static func generate(_ algorithm: VirtualAuthenticator.Algorithm) throws(WebAuthnError) -> CredentialKey {
+    static func generate(_ algorithm: VirtualAuthenticator.Algorithm) throws(VirtualAuthenticatorError) -> CredentialKey
+    {
         switch algorithm {
         case .es256: return .es256(P256.Signing.PrivateKey())
         case .edDSA: return .edDSA(Curve25519.Signing.PrivateKey())
@@ -50,19 +51,19 @@ enum CredentialKey: Sendable {
             do {
                 return .rs256(try _RSA.Signing.PrivateKey(keySize: .bits2048))
             } catch {
-                throw WebAuthnError(.virtualAuthenticatorFailure, detail: "RSA key generation failed")
+                throw VirtualAuthenticatorError(.authenticatorFailure, detail: "RSA key generation failed")
             }
         case .mldsa65, .mldsa87:
             do {
                 return algorithm == .mldsa65 ? .mldsa65(try MLDSA65.PrivateKey()) : .mldsa87(try MLDSA87.PrivateKey())
             } catch {
-                throw WebAuthnError(.virtualAuthenticatorFailure, detail: "ML-DSA key generation failed")
+                throw VirtualAuthenticatorError(.authenticatorFailure, detail: "ML-DSA key generation failed")
             }
         }
     }
 
     /// Rebuilds a key from ``privateKeyBytes`` (the store format).
-    init(algorithm: VirtualAuthenticator.Algorithm, privateKeyBytes: [UInt8]) throws(WebAuthnError) {
+    init(algorithm: VirtualAuthenticator.Algorithm, privateKeyBytes: [UInt8]) throws(VirtualAuthenticatorError) {
         do {
             switch algorithm {
             case .es256: self = .es256(try P256.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
@@ -72,7 +73,7 @@ enum CredentialKey: Sendable {
             case .mldsa87: self = .mldsa87(try MLDSA87.PrivateKey(seedRepresentation: privateKeyBytes, publicKey: nil))
             }
         } catch {
-            throw WebAuthnError(.invalidConfiguration, detail: "stored \(algorithm) private key is malformed")
+            throw VirtualAuthenticatorError(.invalidStore, detail: "stored \(algorithm) private key is malformed")
         }
     }
 
@@ -99,7 +100,7 @@ enum CredentialKey: Sendable {
 
     /// Signs `data` as the credential's algorithm prescribes (ECDSA signatures in ASN.1 DER, as WebAuthn §6.5.5
     /// requires; Ed25519 and RSA signatures are raw).
-    func sign(_ data: [UInt8]) throws(WebAuthnError) -> [UInt8] {
+    func sign(_ data: [UInt8]) throws(VirtualAuthenticatorError) -> [UInt8] {
         do {
             switch self {
             case .es256(let k): return Array(try k.signature(for: data).derRepresentation)
@@ -109,7 +110,7 @@ enum CredentialKey: Sendable {
             case .mldsa87(let k): return Array(try k.signature(for: data))
             }
         } catch {
-            throw WebAuthnError(.virtualAuthenticatorFailure, detail: "signing failed")
+            throw VirtualAuthenticatorError(.authenticatorFailure, detail: "signing failed")
         }
     }
 

@@ -53,14 +53,14 @@ extension VirtualAuthenticator {
 }
 
 extension VirtualAuthenticator.StoredCredential {
-    init(entry e: VirtualAuthenticator.StoreFile.Entry) throws(WebAuthnError) {
+    init(entry e: VirtualAuthenticator.StoreFile.Entry) throws(VirtualAuthenticatorError) {
         guard let algorithm = VirtualAuthenticator.Algorithm(rawValue: e.algorithm) else {
-            throw WebAuthnError(
-                .invalidConfiguration, detail: "stored credential has unsupported algorithm \(e.algorithm)")
+            throw VirtualAuthenticatorError(
+                .invalidStore, detail: "stored credential has unsupported algorithm \(e.algorithm)")
         }
-        self.id = try ClientEncoding.decodeBase64url(e.id, field: "credential id")
+        self.id = try ClientEncoding.decodeBase64url(e.id, field: "credential id", code: .invalidStore)
         self.rpId = e.rpId
-        self.userHandle = try ClientEncoding.decodeBase64url(e.userHandle, field: "userHandle")
+        self.userHandle = try ClientEncoding.decodeBase64url(e.userHandle, field: "userHandle", code: .invalidStore)
         self.userName = e.userName
         self.discoverable = e.discoverable
         self.signCounter = e.signCounter
@@ -68,7 +68,8 @@ extension VirtualAuthenticator.StoredCredential {
         self.backupEligible = e.backupEligible
         self.backedUp = e.backedUp
         self.key = try CredentialKey(
-            algorithm: algorithm, privateKeyBytes: try ClientEncoding.decodeBase64url(e.privateKey, field: "privateKey")
+            algorithm: algorithm,
+            privateKeyBytes: try ClientEncoding.decodeBase64url(e.privateKey, field: "privateKey", code: .invalidStore)
         )
     }
 

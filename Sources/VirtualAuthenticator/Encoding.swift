@@ -13,18 +13,21 @@ enum ClientEncoding {
     }
 
     /// Base64url as a browser's `parseCreationOptionsFromJSON` reads it: the URL alphabet, padding optional.
-    static func decodeBase64url(_ string: String, field: String) throws(WebAuthnError) -> [UInt8] {
+    /// - Parameter code: what a malformed value is (`invalidOptions` in options, `invalidStore` in a stored file).
+    static func decodeBase64url(
+        _ string: String, field: String, code: VirtualAuthenticatorError.Code = .invalidOptions
+    ) throws(VirtualAuthenticatorError) -> [UInt8] {
         var s = string
         if s.contains(where: { $0 == "+" || $0 == "/" }) {
-            throw WebAuthnError(.invalidOptions, detail: "\(field) is not base64url")
+            throw VirtualAuthenticatorError(code, detail: "\(field) is not base64url")
         }
         while s.hasSuffix("=") { s.removeLast() }
         s = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let remainder = s.utf8.count % 4
-        if remainder == 1 { throw WebAuthnError(.invalidOptions, detail: "\(field) is not base64url") }
+        if remainder == 1 { throw VirtualAuthenticatorError(code, detail: "\(field) is not base64url") }
         if remainder > 0 { s += String(repeating: "=", count: 4 - remainder) }
         guard let data = Data(base64Encoded: s) else {
-            throw WebAuthnError(.invalidOptions, detail: "\(field) is not base64url")
+            throw VirtualAuthenticatorError(code, detail: "\(field) is not base64url")
         }
         return Array(data)
     }

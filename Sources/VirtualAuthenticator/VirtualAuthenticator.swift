@@ -27,17 +27,18 @@ public final class VirtualAuthenticator: Sendable {
 
     /// An authenticator holding the credentials of an earlier ``exportCredentials()``.
     public convenience init(configuration: Configuration = .init(), importing json: some Collection<UInt8>)
-        throws(WebAuthnError)
+        throws(VirtualAuthenticatorError)
     {
         let file: StoreFile
         do {
             file = try JSONDecoder().decode(StoreFile.self, from: Data(json))
         } catch {
-            throw WebAuthnError(
-                .invalidConfiguration, detail: "credential store is not valid JSON of the expected shape")
+            throw VirtualAuthenticatorError(
+                .invalidStore, detail: "credential store is not valid JSON of the expected shape")
         }
         guard file.format == StoreFile.formatName else {
-            throw WebAuthnError(.invalidConfiguration, detail: "credential store format is not \(StoreFile.formatName)")
+            throw VirtualAuthenticatorError(
+                .invalidStore, detail: "credential store format is not \(StoreFile.formatName)")
         }
         var credentials: [StoredCredential] = []
         for entry in file.credentials { credentials.append(try StoredCredential(entry: entry)) }
@@ -61,7 +62,7 @@ public final class VirtualAuthenticator: Sendable {
     /// `navigator.credentials.create({publicKey})` from a page at `origin`, with options in
     /// `PublicKeyCredentialCreationOptionsJSON` form.
     public func create(optionsJSON: some Collection<UInt8>, origin: String, behaviour: Behaviour = .init())
-        throws(WebAuthnError) -> RegistrationResponse
+        throws(VirtualAuthenticatorError) -> RegistrationResponse
     {
         try create(options: ClientCreationOptions(json: optionsJSON), origin: origin, behaviour: behaviour)
     }
@@ -69,7 +70,7 @@ public final class VirtualAuthenticator: Sendable {
     /// Registration: the client steps of W3C WebAuthn Level 3 §5.1.3 and the authenticator's
     /// authenticatorMakeCredential (§6.3.2).
     public func create(options: ClientCreationOptions, origin: String, behaviour: Behaviour = .init())
-        throws(WebAuthnError) -> RegistrationResponse
+        throws(VirtualAuthenticatorError) -> RegistrationResponse
     {
         try checkConfiguration()
         let caller = try ClientOrigin(origin)
@@ -79,13 +80,14 @@ public final class VirtualAuthenticator: Sendable {
             let algorithm = options.algorithms.lazy.compactMap({ Algorithm(rawValue: $0) })
                 .first(where: { self.configuration.algorithms.contains($0) })
         else {
-            throw WebAuthnError(.notSupportedError, detail: "no requested algorithm is supported")
+            throw VirtualAuthenticatorError(.notSupportedError, detail: "no requested algorithm is supported")
         }
         let verified = try userVerification(options.userVerification, behaviour: behaviour)
         // §6.3.2 step 4: a required discoverable credential the authenticator cannot store is refused (the
         // client reports it as NotAllowedError); "preferred" falls back to a server-side credential.
         if options.residentKey == "required" && !configuration.residentKeys {
-            throw WebAuthnError(.notAllowedError, detail: "a discoverable credential is required but not supported")
+            throw VirtualAuthenticatorError(
+                .notAllowedError, detail: "a discoverable credential is required but not supported")
         }
         let discoverable = configuration.residentKeys && options.residentKey != "discouraged"
 
@@ -99,10 +101,11 @@ public final class VirtualAuthenticator: Sendable {
 
         // §6.3.2 step 3 (exclude list) and step 7.4 (a new discoverable credential replaces one for the same
         // RP and user), in one critical section so concurrent calls cannot both pass the exclude check.
-        try state.withLock { (stored: inout [StoredCredential]) throws(WebAuthnError) in
+        try state.withLock { (stored: inout [StoredCredential]) throws(VirtualAuthenticatorError) in
             let excluded = Set(options.excludeCredentials)
             if stored.contains(where: { $0.rpId == rpId && excluded.contains($0.id) }) {
-                throw WebAuthnError(.invalidStateError, detail: "an excluded credential is on this authenticator")
+                throw VirtualAuthenticatorError(
+                    .invalidStateError, detail: "an excluded credential is on this authenticator")
             }
             if discoverable {
                 stored.removeAll { $0.discoverable && $0.rpId == rpId && $0.userHandle == options.userId }
@@ -165,7 +168,7 @@ public final class VirtualAuthenticator: Sendable {
     public func get(
         optionsJSON: some Collection<UInt8>, origin: String, credentialId: [UInt8]? = nil,
         behaviour: Behaviour = .init()
-    ) throws(WebAuthnError) -> AuthenticationResponse {
+    ) throws(VirtualAuthenticatorError) -> AuthenticationResponse {
         try get(
             options: ClientRequestOptions(json: optionsJSON), origin: origin, credentialId: credentialId,
             behaviour: behaviour)
@@ -175,14 +178,14 @@ public final class VirtualAuthenticator: Sendable {
     public func get(
         options: ClientRequestOptions, origin: String, credentialId chosen: [UInt8]? = nil,
         behaviour: Behaviour = .init()
-    ) throws(WebAuthnError) -> AuthenticationResponse {
+    ) throws(VirtualAuthenticatorError) -> AuthenticationResponse {
         try checkConfiguration()
         let caller = try ClientOrigin(origin)
         let rpId = try caller.relyingPartyId(options.rpId)
         let verified = try userVerification(options.userVerification, behaviour: behaviour)
 
         // §6.3.3 steps 5-7: the usable credentials, then one picked; its counter moves in the same section.
-        let credential = try state.withLock { (stored: inout [StoredCredential]) throws(WebAuthnError) in
+        let credential = try state.withLock { (stored: inout [StoredCredential]) throws(VirtualAuthenticatorError) in
             var candidates: [Int]
             if options.allowCredentials.isEmpty {
                 candidates = stored.indices.filter { stored[$0].rpId == rpId && stored[$0].discoverable }.reversed()
@@ -193,7 +196,8 @@ public final class VirtualAuthenticator: Sendable {
             }
             if let chosen { candidates = candidates.filter { stored[$0].id == chosen } }
             guard let index = candidates.first else {
-                throw WebAuthnError(.notAllowedError, detail: "no credential on this authenticator is usable")
+                throw VirtualAuthenticatorError(
+                    .notAllowedError, detail: "no credential on this authenticator is usable")
             }
             if stored[index].signCounter && stored[index].signCount < UInt32.max {
                 stored[index].signCount += 1
@@ -231,19 +235,21 @@ public final class VirtualAuthenticator: Sendable {
 
     // MARK: - Pieces
 
-    private func checkConfiguration() throws(WebAuthnError) {
+    private func checkConfiguration() throws(VirtualAuthenticatorError) {
         guard configuration.aaguid.count == 16, (16...1023).contains(configuration.credentialIdLength),
             !configuration.algorithms.isEmpty
         else {
-            throw WebAuthnError(.invalidConfiguration, detail: "AAGUID must be 16 bytes, credential IDs 16 to 1023")
+            throw VirtualAuthenticatorError(
+                .invalidConfiguration, detail: "AAGUID must be 16 bytes, credential IDs 16 to 1023")
         }
     }
 
     /// §5.1.3 / §5.1.4: `required` with an authenticator that cannot verify is refused; otherwise the user is
     /// verified unless the relying party discouraged it or the authenticator cannot.
-    private func userVerification(_ requirement: String, behaviour: Behaviour) throws(WebAuthnError) -> Bool {
+    private func userVerification(_ requirement: String, behaviour: Behaviour) throws(VirtualAuthenticatorError) -> Bool
+    {
         if requirement == "required" && !configuration.userVerification {
-            throw WebAuthnError(.notAllowedError, detail: "user verification required but not available")
+            throw VirtualAuthenticatorError(.notAllowedError, detail: "user verification required but not available")
         }
         return behaviour.userVerified ?? (configuration.userVerification && requirement != "discouraged")
     }

@@ -131,19 +131,15 @@ struct AuthenticatorCommand: ParsableCommand {
 
 /// File handling and exit statuses shared by the two subcommands.
 enum AuthenticatorIO {
-    static let refusals: Set<WebAuthnError.Code> = [
-        .notAllowedError, .invalidStateError, .securityError, .notSupportedError, .virtualAuthenticatorFailure,
-    ]
-
     static func usage(_ message: String) -> ExitCode {
         FileHandle.standardError.write(Data("sesame authenticator: \(message)\n".utf8))
         return ExitCode(2)
     }
 
-    /// Refusals exit 1; malformed options or store exit 2.
-    static func fail(_ error: WebAuthnError) -> ExitCode {
+    /// Refusals (and the authenticator's own failure) exit 1; malformed options, configuration or store exit 2.
+    static func fail(_ error: VirtualAuthenticatorError) -> ExitCode {
         let what = error.detail.isEmpty ? error.code.name : "\(error.code.name): \(error.detail)"
-        if refusals.contains(error.code) {
+        if error.isRefusal || error.code == .authenticatorFailure {
             FileHandle.standardError.write(Data("sesame authenticator: refused: \(what)\n".utf8))
             return ExitCode(1)
         }
@@ -164,7 +160,7 @@ enum AuthenticatorIO {
         }
         do {
             return try VirtualAuthenticator(configuration: configuration, importing: try read(store))
-        } catch let error as WebAuthnError {
+        } catch let error as VirtualAuthenticatorError {
             throw fail(error)
         }
     }

@@ -221,15 +221,33 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(r.alg == -257)
         let empty = try ParsedRegistration(va.create(optionsJSON: creationOptions(algs: []), origin: origin).json)
         #expect(empty.alg == -7, "an empty list means ES256 then RS256")
-        #expect(throws: WebAuthnError(.notSupportedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notSupportedError)) {
             try va.create(optionsJSON: creationOptions(algs: [-8, -35]), origin: origin)
         }
+    }
+
+    @Test func unusableConfigurationIsTheCallersMistakeNotARefusal() throws {
+        for configuration in [
+            VirtualAuthenticator.Configuration(aaguid: [1, 2, 3]),
+            VirtualAuthenticator.Configuration(credentialIdLength: 8),
+        ] {
+            let va = VirtualAuthenticator(configuration: configuration)
+            let error = try #require(throws: VirtualAuthenticatorError.self) {
+                try va.create(optionsJSON: creationOptions(), origin: origin)
+            }
+            #expect(error.code == .invalidConfiguration)
+            #expect(!error.isRefusal, "a browser would not show a page a DOMException for its own misconfiguration")
+        }
+        let refused = try #require(throws: VirtualAuthenticatorError.self) {
+            try VirtualAuthenticator().get(optionsJSON: requestOptions(), origin: origin)
+        }
+        #expect(refused.code.name == "NotAllowedError" && refused.isRefusal)
     }
 
     @Test func excludedCredentialIsRefused() throws {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
         let first = try va.create(optionsJSON: creationOptions(), origin: origin)
-        #expect(throws: WebAuthnError(.invalidStateError)) {
+        #expect(throws: VirtualAuthenticatorError(.invalidStateError)) {
             try va.create(optionsJSON: creationOptions(exclude: [[9, 9], first.credentialId]), origin: origin)
         }
         // Another RP's exclude list does not match this RP's credential.
@@ -268,14 +286,16 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
 
     @Test func authenticatorWithoutResidentKeys() throws {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256], residentKeys: false))
-        #expect(throws: WebAuthnError(.notAllowedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
             try va.create(optionsJSON: creationOptions(residentKey: "required"), origin: origin)
         }
         #expect(va.credentials.isEmpty)
         let r = try va.create(optionsJSON: creationOptions(residentKey: "preferred", credProps: true), origin: origin)
         #expect(r.credPropsResidentKey == false)
         #expect(va.credentials.first?.discoverable == false)
-        #expect(throws: WebAuthnError(.notAllowedError)) { try va.get(optionsJSON: requestOptions(), origin: origin) }
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
+            try va.get(optionsJSON: requestOptions(), origin: origin)
+        }
         let a = try ParsedAssertion(va.get(optionsJSON: requestOptions(allow: [r.credentialId]), origin: origin).json)
         #expect(a.userHandle == nil)
     }
@@ -291,7 +311,7 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
                 va.create(optionsJSON: creationOptions(userVerification: uv), origin: origin).json)
             #expect((r.flags & 0x04 != 0) == expected, "\(uv)")
         }
-        #expect(throws: WebAuthnError(.notAllowedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
             try unable.create(optionsJSON: creationOptions(userVerification: "required"), origin: origin)
         }
     }
@@ -324,7 +344,7 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
             #expect(Array(r.authData[0..<32]) == sha256(Array((rpId ?? host).utf8)))
             #expect(r.clientData["origin"] as? String == page)
         } else {
-            #expect(throws: WebAuthnError(.securityError)) {
+            #expect(throws: VirtualAuthenticatorError(.securityError)) {
                 try va.create(optionsJSON: creationOptions(rpId: rpId), origin: page)
             }
         }
@@ -339,12 +359,14 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
     ])
     func malformedOptionsAreATypeError(json: String) {
         let va = VirtualAuthenticator()
-        #expect(throws: WebAuthnError(.invalidOptions)) { try va.create(optionsJSON: Array(json.utf8), origin: origin) }
+        #expect(throws: VirtualAuthenticatorError(.invalidOptions)) {
+            try va.create(optionsJSON: Array(json.utf8), origin: origin)
+        }
     }
 
     @Test func userIdLongerThan64BytesIsRefused() {
         let va = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
-        #expect(throws: WebAuthnError(.invalidOptions)) {
+        #expect(throws: VirtualAuthenticatorError(.invalidOptions)) {
             try va.create(optionsJSON: creationOptions(userId: Array(repeating: 1, count: 65)), origin: origin)
         }
     }
@@ -412,10 +434,10 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         #expect(b.userHandle == nil)
 
         // A credential of another RP ID is not usable here, even when listed.
-        #expect(throws: WebAuthnError(.notAllowedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
             try va.get(optionsJSON: requestOptions(allow: [other.credentialId]), origin: origin)
         }
-        #expect(throws: WebAuthnError(.notAllowedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
             try va.get(optionsJSON: requestOptions(allow: [[1, 2, 3]]), origin: origin)
         }
         // Choosing among several.
@@ -428,7 +450,7 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
 
         let onlyPlain = VirtualAuthenticator(configuration: .init(algorithms: [.es256]))
         _ = try onlyPlain.create(optionsJSON: creationOptions(residentKey: "discouraged"), origin: origin)
-        #expect(throws: WebAuthnError(.notAllowedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
             try onlyPlain.get(optionsJSON: requestOptions(), origin: origin)
         }
     }
@@ -446,7 +468,7 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
         let unable = try VirtualAuthenticator(
             configuration: .init(algorithms: [.es256], userVerification: false), importing: va.exportCredentials())
         #expect(try ParsedAssertion(unable.get(optionsJSON: requestOptions(), origin: origin).json).flags == 0x01)
-        #expect(throws: WebAuthnError(.notAllowedError)) {
+        #expect(throws: VirtualAuthenticatorError(.notAllowedError)) {
             try unable.get(optionsJSON: requestOptions(userVerification: "required"), origin: origin)
         }
     }
@@ -466,12 +488,14 @@ func sha256(_ b: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: b)) }
             try verify(
                 alg: reg.alg, spki: reg.spki, signature: a.signature, data: a.authData + sha256(a.clientDataJSON)))
 
-        #expect(throws: WebAuthnError(.invalidConfiguration)) { try VirtualAuthenticator(importing: Array("{}".utf8)) }
+        #expect(throws: VirtualAuthenticatorError(.invalidStore)) {
+            try VirtualAuthenticator(importing: Array("{}".utf8))
+        }
         var broken = try #require(try JSONSerialization.jsonObject(with: Data(exported)) as? [String: Any])
         var entries = try #require(broken["credentials"] as? [[String: Any]])
         entries[0]["privateKey"] = "AAAA"
         broken["credentials"] = entries
-        #expect(throws: WebAuthnError(.invalidConfiguration)) {
+        #expect(throws: VirtualAuthenticatorError(.invalidStore)) {
             try VirtualAuthenticator(importing: Array(try JSONSerialization.data(withJSONObject: broken)))
         }
     }
