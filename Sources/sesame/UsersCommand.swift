@@ -92,7 +92,7 @@ func withAdmin(_ options: ServerOptions, _ body: (Admin) async throws -> Void) a
     logger.logLevel = .warning
     let (engine, store) = try await openStore(configuration, logger: logger)
     do {
-        try await body(Admin(store: store))
+        try await body(Admin(store: store, issuer: configuration.origin))
     } catch let error as AdminError {
         try await engine.shutdown()
         throw ValidationError(error.description)

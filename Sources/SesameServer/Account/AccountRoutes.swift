@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import WebAuthn
 
-/// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere,
-/// sign out this one) and its own audit events. None of these adds or removes a way in, so none needs a recent
+/// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere —
+/// which also reaches the apps registered for back-channel logout — sign out this one) and its own audit events. None of these adds or removes a way in, so none needs a recent
 /// sign-in.
 struct AccountRoutes {
     let sesame: Sesame
@@ -121,6 +121,7 @@ struct AccountRoutes {
             let count = try await sesame.store.deleteSessions(userID: context.user.id, keeping: nil)
             await sesame.audit.record(
                 .sessionRevokedAll, .success, user: context.user, context: context, detail: "\(count) sessions")
+            sesame.backChannelLogout.sendToAll(userID: context.user.id)
             return EditedResponse(
                 headers: [.setCookie: sesame.cookies.clear(.session)],
                 response: Status(status: "signed_out", count: count))

@@ -11,6 +11,8 @@ public struct ServerEnvironment: Sendable {
     public var logger: Logger?
     /// Overrides the sender the configuration names (tests capture messages here).
     public var smsSender: (any SMSSender)?
+    /// Overrides how back-channel logout tokens are sent (tests capture them here).
+    public var logoutDelivery: (any LogoutDelivery)?
     public var metrics = ServerMetrics()
     public var rateLimits = RateLimitPolicy()
     /// PostgreSQL schema to use instead of the default one (tests isolate runs this way).
@@ -83,7 +85,7 @@ public func buildApplication(
             configuration: configuration, store: store, clock: environment.clock, logger: logger, serverSecret: secret,
             metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,
             sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty,
-            ciphers: store.ciphers
+            ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery()
         )
     } catch {
         try? await engine.shutdown()
@@ -130,4 +132,6 @@ func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     ReauthenticationRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)
     IdentityProviderRoutes(sesame: sesame).register(on: router)
+    AppAccessRoutes(sesame: sesame).register(on: router)
+    LogoutRoutes(sesame: sesame).register(on: router)
 }

@@ -32,11 +32,12 @@ struct Sesame: Sendable {
     let passkeys: PasskeyVerifier
     let signingKeys: SigningKeyring
     let tokens: TokenIssuer
+    let backChannelLogout: BackChannelLogout
 
     init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
-        relyingParty: RelyingParty, ciphers: FieldCiphers
+        relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
     ) {
         self.configuration = configuration
         self.store = store
@@ -73,6 +74,9 @@ struct Sesame: Sendable {
         )
         self.signingKeys = signingKeys
         self.tokens = TokenIssuer(keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock)
+        self.backChannelLogout = BackChannelLogout(
+            keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, delivery: logoutDelivery,
+            logger: logger)
     }
 
     var now: Date { clock.now() }

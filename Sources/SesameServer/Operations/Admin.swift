@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import WebAuthn
 
 public struct AdminError: Error, CustomStringConvertible {
@@ -9,9 +10,15 @@ public struct AdminError: Error, CustomStringConvertible {
 /// Output is plain text lines; nothing secret (no hashes, keys or tokens) is printed.
 public struct Admin: Sendable {
     let store: any Store
+    /// The server's origin, the issuer of its tokens: with it, disabling an account sends back-channel logout
+    /// tokens to the applications that registered for them.
+    let issuer: String?
+    let logoutDelivery: any LogoutDelivery
 
-    public init(store: any Store) {
+    public init(store: any Store, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()) {
         self.store = store
+        self.issuer = issuer
+        self.logoutDelivery = logoutDelivery
     }
 
     private static let dateFormat = Date.ISO8601FormatStyle()
@@ -109,7 +116,18 @@ public struct Admin: Sendable {
         let user = try await find(reference)
         _ = try await store.setDisabled(userID: user.id, disabled)
         try await store.appendAudit(Self.event(disabled ? .adminDisabled : .adminEnabled, .success, user: user))
-        return "\(user.username) \(disabled ? "disabled and signed out everywhere" : "enabled")"
+        guard disabled else { return "\(user.username) enabled" }
+        var told = ""
+        if let issuer, let sql = store as? SQLStore {
+            let keyring = SigningKeyring(store: store, ciphers: sql.ciphers, clock: .system, longestTokenLifetime: 0)
+            let logout = BackChannelLogout(
+                keyring: keyring, issuer: issuer, store: store, clock: .system, delivery: logoutDelivery,
+                logger: Logger(label: "sesame.admin"))
+            let clients = try await logout.clients(of: user.id)
+            await logout.deliver(to: clients, userID: user.id)
+            if !clients.isEmpty { told = "; back-channel logout sent to \(clients.count) app(s)" }
+        }
+        return "\(user.username) disabled and signed out everywhere\(told)"
     }
 
     public func deleteUser(_ reference: String) async throws -> String {

@@ -40,12 +40,28 @@ final class CapturedSMS: SMSSender, Sendable {
     var all: [(phone: String, message: String)] { messages.withLock { $0.map { (phone: $0.0, message: $0.1) } } }
 }
 
+/// Captures back-channel logout tokens instead of sending them.
+final class CapturedLogouts: LogoutDelivery, Sendable {
+    private let tokens = Mutex<[(token: String, uri: String)]>([])
+    func deliver(logoutToken: String, to uri: String) async throws {
+        tokens.withLock { $0.append((logoutToken, uri)) }
+    }
+    var all: [(token: String, uri: String)] { tokens.withLock { $0 } }
+
+    /// Waits (up to 5 s) until at least `count` tokens arrived: they are sent after the request has answered.
+    func awaiting(_ count: Int) async throws -> [(token: String, uri: String)] {
+        for _ in 0..<100 where all.count < count { try await Task.sleep(for: .milliseconds(50)) }
+        return all
+    }
+}
+
 /// One isolated database (a fresh SQLite file, or a fresh PostgreSQL schema) and the settings to serve it.
 struct TestServer: Sendable {
     let database: TestDatabase
     var configuration: ServerConfiguration
     let clock = TestClock()
     let sms = CapturedSMS()
+    let logouts = CapturedLogouts()
     let schema: String?
     var rateLimits = RateLimitPolicy()
 
@@ -83,6 +99,7 @@ struct TestServer: Sendable {
         logger.logLevel = .critical
         environment.logger = logger
         environment.smsSender = sms
+        environment.logoutDelivery = logouts
         environment.postgresSchema = schema
         environment.rateLimits = rateLimits
         return environment

@@ -71,6 +71,13 @@ public struct OAuthCode: Sendable, Equatable {
     public var expiresAt: Date
 }
 
+/// What a person allowed a client on its consent page, remembered so they are not asked again.
+public struct OAuthConsent: Sendable, Equatable {
+    public var clientID: String
+    public var scope: String
+    public var grantedAt: Date
+}
+
 public enum CodeRedemption: Sendable, Equatable {
     case redeemed(OAuthCode, OAuthGrant)
     /// The code was used before: its grant is now revoked (RFC 6749 §4.1.2).
@@ -118,6 +125,8 @@ public protocol IdentityProviderStore {
     func grants(userID: String, now: Date) async throws -> [OAuthGrant]
 
     func consentedScope(userID: String, clientID: String) async throws -> String?
+    /// Every consent the person gave, newest first.
+    func consents(userID: String) async throws -> [OAuthConsent]
     func recordConsent(userID: String, clientID: String, scope: String, at: Date) async throws
     /// Forgets consent and revokes every grant of the client for the user ("Apps with access": remove).
     func revokeAccess(userID: String, clientID: String, at: Date) async throws
@@ -400,6 +409,20 @@ extension SQLStore: IdentityProviderStore {
             "SELECT scope FROM oauth_consents WHERE user_id = \(bind: userID) AND client_id = \(bind: clientID)"
         ).first()
             .map { try $0.decode(column: "scope", as: String.self) }
+    }
+
+    public func consents(userID: String) async throws -> [OAuthConsent] {
+        try await db.raw(
+            """
+            SELECT client_id, scope, granted_at FROM oauth_consents WHERE user_id = \(bind: userID)
+            ORDER BY granted_at DESC
+            """
+        ).all().map {
+            OAuthConsent(
+                clientID: try $0.decode(column: "client_id", as: String.self),
+                scope: try $0.decode(column: "scope", as: String.self),
+                grantedAt: Date(milliseconds: try $0.decode(column: "granted_at", as: Int64.self)))
+        }
     }
 
     public func recordConsent(userID: String, clientID: String, scope: String, at: Date) async throws {

@@ -539,6 +539,44 @@ async function loadSessions() {
   }
 }
 
+// Apps with access ---------------------------------------------------------------------------------------------
+
+/** What each scope lets an app learn, in words (scopes of the identity provider). */
+const scopeWords = {
+  openid: "who you are",
+  profile: "your username and name",
+  offline_access: "access while you are away",
+};
+
+async function loadApps() {
+  const body = await api.apps();
+  const apps = Array.isArray(body && body.apps) ? body.apps : [];
+  const list = $("app-list");
+  list.replaceChildren();
+  show($("apps-empty"), apps.length === 0);
+  for (const app of apps) {
+    const allowed = app.scopes.map((scope) => scopeWords[scope] || scope).join(", ");
+    const item = el("li", { class: "app", dataset: { clientId: app.clientId } },
+      el("div", { class: "details" },
+        el("p", { class: "title", text: app.name }),
+        el("p", { class: "dates", text: `Since ${formatDate(app.since)} · Can see ${allowed}` })));
+    const button = el("button", { type: "button", class: "secondary", text: "Remove access",
+      "aria-label": `Remove access for ${app.name}` });
+    button.addEventListener("click", () => busy(button, async () => {
+      try {
+        await api.revokeApp(app.clientId);
+        await loadApps();
+        say(`${app.name} no longer has access. It will ask you again next time.`, "success");
+        focus($("apps-heading"));
+      } catch (error) {
+        failed(error);
+      }
+    }));
+    item.append(el("div", { class: "actions" }, button));
+    list.append(item);
+  }
+}
+
 // Sign out ---------------------------------------------------------------------------------------------------------
 
 function wire() {
@@ -603,7 +641,7 @@ async function start() {
     return failed(error);
   }
   // Sections whose endpoints fail stay visible with a message; the rest of the page keeps working.
-  for (const load of [loadPasskeys, loadSessions]) {
+  for (const load of [loadPasskeys, loadApps, loadSessions]) {
     try {
       await load();
     } catch (error) {
@@ -611,7 +649,7 @@ async function start() {
     }
   }
   document.body.dataset.ready = "true";
-  const section = ["passkeys", "totp", "recovery", "sms", "password", "sessions"].find((id) => location.hash === `#${id}`);
+  const section = ["passkeys", "totp", "recovery", "sms", "password", "apps", "sessions"].find((id) => location.hash === `#${id}`);
   if (section) focus($(`${section}-heading`));
   await signalUserDetailsOnce();
   await maybeUpgrade();

@@ -193,6 +193,8 @@ export const api = {
   smsConfirm: (code) => call("POST", "/api/account/sms/confirm", { code }),
   smsRemove: () => call("DELETE", "/api/account/sms"),
 
+  apps: () => call("GET", "/api/account/apps"),
+  revokeApp: (clientId) => call("DELETE", `/api/account/apps/${encodeURIComponent(clientId)}`),
   sessions: () => call("GET", "/api/account/sessions"),
   revokeSession: (id) => call("DELETE", `/api/account/sessions/${encodeURIComponent(id)}`),
   revokeAllSessions: () => call("DELETE", "/api/account/sessions"),

@@ -1,4 +1,4 @@
-// The consent page works without script (a plain form); this only puts the focus on the first choice.
+// The consent and sign-out pages work without script (plain forms); this only puts the focus on the first choice.
 
-const allow = document.getElementById("consent-allow");
+const allow = document.getElementById("consent-allow") || document.getElementById("logout-confirm");
 if (allow) allow.focus();
