@@ -541,12 +541,13 @@ async function loadSessions() {
 
 // Apps with access ---------------------------------------------------------------------------------------------
 
-/** What each scope lets an app learn, in words (scopes of the identity provider). */
-const scopeWords = {
-  openid: "who you are",
-  profile: "your username and name",
-  offline_access: "access while you are away",
-};
+/** What an app's scopes let it do, in words (scopes of the identity provider). */
+function describeScopes(scopes) {
+  const sees = ["who you are"];
+  if (scopes.includes("profile")) sees.push("your username and name");
+  const away = scopes.includes("offline_access") ? " · Stays connected while you’re away" : "";
+  return `Can see ${sees.join(" and ")}${away}`;
+}
 
 async function loadApps() {
   const body = await api.apps();
@@ -555,11 +556,10 @@ async function loadApps() {
   list.replaceChildren();
   show($("apps-empty"), apps.length === 0);
   for (const app of apps) {
-    const allowed = app.scopes.map((scope) => scopeWords[scope] || scope).join(", ");
     const item = el("li", { class: "app", dataset: { clientId: app.clientId } },
       el("div", { class: "details" },
         el("p", { class: "title", text: app.name }),
-        el("p", { class: "dates", text: `Since ${formatDate(app.since)} · Can see ${allowed}` })));
+        el("p", { class: "dates", text: `Since ${formatDate(app.since)} · ${describeScopes(app.scopes)}` })));
     const button = el("button", { type: "button", class: "secondary", text: "Remove access",
       "aria-label": `Remove access for ${app.name}` });
     button.addEventListener("click", () => busy(button, async () => {
