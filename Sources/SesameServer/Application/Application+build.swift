@@ -134,4 +134,5 @@ func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     IdentityProviderRoutes(sesame: sesame).register(on: router)
     AppAccessRoutes(sesame: sesame).register(on: router)
     LogoutRoutes(sesame: sesame).register(on: router)
+    DeviceAuthorizationRoutes(sesame: sesame).register(on: router)
 }

@@ -74,7 +74,8 @@ struct IdentityProviderRoutes {
             "backchannel_logout_session_supported": false,
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "grant_types_supported": ["authorization_code", "refresh_token", DeviceAuthorizationRoutes.grantType],
+            "device_authorization_endpoint": issuer + "/oauth/device_authorization",
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
             "scopes_supported": AuthorizationRequest.supportedScopes,
@@ -319,10 +320,15 @@ struct IdentityProviderRoutes {
             case .rotated(let grant):
                 return try await tokenResponse(grant: grant, client: client, rotatedRefreshToken: successor)
             }
+        case DeviceAuthorizationRoutes.grantType:
+            let grant = try await DeviceAuthorizationRoutes(sesame: sesame).poll(form, client: client)
+            return try await tokenResponse(grant: grant, client: client)
         case nil:
             throw OAuthError(.invalidRequest, "grant_type is required")
         default:
-            throw OAuthError(.unsupportedGrantType, "grant_type must be authorization_code or refresh_token")
+            throw OAuthError(
+                .unsupportedGrantType,
+                "grant_type must be authorization_code, refresh_token or \(DeviceAuthorizationRoutes.grantType)")
         }
     }
 

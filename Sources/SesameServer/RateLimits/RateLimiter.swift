@@ -22,6 +22,8 @@ enum GuessableSecret: String, Sendable {
     case recovery
     /// Sending an SMS code (every send counts; sends are never given back).
     case smsSend = "sms_send"
+    /// A device's user code typed on the `/device` page (RFC 8628 §5.1: user codes are guessable).
+    case deviceCode = "device_code"
 
     /// The bucket of a factor's codes.
     init(_ factor: Factor) {

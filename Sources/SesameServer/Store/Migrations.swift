@@ -232,6 +232,26 @@ enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 6,
+            name: "OAuth device authorization grant (RFC 8628)",
+            statements: [
+                """
+                CREATE TABLE oauth_device_codes (
+                    device_code_hash {bytes} PRIMARY KEY,
+                    user_code_hash {bytes} NOT NULL UNIQUE,
+                    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+                    scope TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    interval_seconds BIGINT NOT NULL,
+                    next_poll_at BIGINT NOT NULL,
+                    grant_id TEXT REFERENCES oauth_grants(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """
+            ]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with

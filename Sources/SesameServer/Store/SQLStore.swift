@@ -79,5 +79,6 @@ public struct SQLStore: Store {
         // A grant past its absolute end takes its codes and refresh tokens with it (ON DELETE CASCADE); spent
         // codes and refresh tokens stay until then, so a replay is still recognised and still revokes.
         try await db.raw("DELETE FROM oauth_grants WHERE expires_at <= \(bind: nowMs)").run()
+        try await db.raw("DELETE FROM oauth_device_codes WHERE expires_at <= \(bind: nowMs)").run()
     }
 }

@@ -17,4 +17,10 @@ public enum OAuthErrorCode: String, CaseIterable, Sendable {
     case requestNotSupported = "request_not_supported"
     case requestURINotSupported = "request_uri_not_supported"
     case serverError = "server_error"
+    /// RFC 8628 §3.5: the person has not answered yet; poll again after the interval.
+    case authorizationPending = "authorization_pending"
+    /// RFC 8628 §3.5: polled too soon; the interval grew by 5 seconds.
+    case slowDown = "slow_down"
+    /// RFC 8628 §3.5: the device code expired; start again.
+    case expiredToken = "expired_token"
 }

@@ -11,11 +11,12 @@ let pending = null; // { token, factors } while a second step is open
 
 /**
  * Where to go after signing in: the `return` link an application's sign-in request came with (only this site's
- * own authorization endpoint), else the account page.
+ * own authorization endpoint or device page), else the account page.
  */
 export function returnTarget(search) {
   const target = new URLSearchParams(search).get("return");
-  return typeof target === "string" && target.startsWith("/oauth/authorize?") ? target : "/account";
+  if (typeof target !== "string") return "/account";
+  return target.startsWith("/oauth/authorize?") || target === "/device" || target.startsWith("/device?") ? target : "/account";
 }
 
 function signedIn(result) {
