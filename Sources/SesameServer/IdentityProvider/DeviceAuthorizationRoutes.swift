@@ -161,8 +161,7 @@ struct DeviceAuthorizationRoutes {
 
     /// The session of the form's cookie, with the form's CSRF token checked (a plain form sends no header).
     func formSession(_ request: Request, _ form: FormParameters) async throws -> Authentication? {
-        guard let cookie = request.cookies[sesame.cookies.sessionName]?.value,
-            let authentication = try await sesame.sessions.authenticate(token: cookie, carrier: .cookie),
+        guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
             let csrf = form["csrf_token"],
             Secrets.constantTimeEqual(
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))

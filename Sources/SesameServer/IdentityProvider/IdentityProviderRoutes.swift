@@ -37,13 +37,15 @@ struct IdentityProviderRoutes {
         }
         router.get("/oauth/authorize") { request, context in
             try await authorize(
-                FormParameters.query(request), query: request.uri.query ?? "", context: context, pages: pages)
+                FormParameters.query(request), query: request.uri.query ?? "", session: context.authentication,
+                context: context, pages: pages)
         }
+        // OpenID Connect Core §3.1.2.1: the request may also come as a form POST, which carries no CSRF header.
         router.post("/oauth/authorize") { request, context in
             let form = try await FormParameters.body(request)
             return try await authorize(
                 form, query: FormParameters.encode(form.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
-                context: context, pages: pages)
+                session: try await sesame.sessions.authenticate(cookieOf: request), context: context, pages: pages)
         }
         router.post("/oauth/consent") { request, context in try await consent(request, context: context, pages: pages) }
         router.post("/oauth/token") { request, context in try await token(request, context: context) }
@@ -143,9 +145,9 @@ struct IdentityProviderRoutes {
         return redirect(error.redirectURI, parameters)
     }
 
-    func authorize(_ form: FormParameters, query: String, context: SesameRequestContext, pages: Pages) async throws
-        -> Response
-    {
+    func authorize(
+        _ form: FormParameters, query: String, session: Authentication?, context: SesameRequestContext, pages: Pages
+    ) async throws -> Response {
         let request: AuthorizationRequest
         do {
             request = try await AuthorizationRequest.parse(form, query: query, store: store)
@@ -158,9 +160,20 @@ struct IdentityProviderRoutes {
             redirectError(.init(code: code, description: why, redirectURI: request.redirectURI, state: request.state))
         }
         let now = sesame.now
-        let session = context.authentication
+        // OpenID Connect Core §3.1.2.1: the hint names who should be signed in. Someone else is asked to sign in
+        // as that person; if they already did so for this request and are still someone else, the client hears so.
+        var someoneElse = false
+        if let token = form["id_token_hint"] {
+            guard let hint = try await tokens.idTokenHint(token), hint.aud == request.client.id else {
+                return fail(.invalidRequest, "id_token_hint is not an ID token Sesame issued to this application")
+            }
+            someoneElse = session.map { $0.user.id != hint.sub } ?? false
+            if someoneElse, request.prompts.contains("none") || request.signedInAfter != nil {
+                return fail(.loginRequired, "the person signed in is not the one id_token_hint names")
+            }
+        }
         let mustSignIn =
-            request.prompts.contains("login") || request.prompts.contains("select_account")
+            request.prompts.contains("login") || request.prompts.contains("select_account") || someoneElse
             || request.needsSignIn(session?.session, now: now)
         if mustSignIn {
             if request.prompts.contains("none") { return fail(.loginRequired, "the person must sign in") }
@@ -238,8 +251,7 @@ struct IdentityProviderRoutes {
     /// session's CSRF token (a plain form cannot send the header); the authorization request is checked again.
     func consent(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
-        guard let cookie = request.cookies[sesame.cookies.sessionName]?.value,
-            let authentication = try await sesame.sessions.authenticate(token: cookie, carrier: .cookie),
+        guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
             let csrf = form["csrf_token"],
             Secrets.constantTimeEqual(
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))

@@ -26,13 +26,6 @@ struct LogoutRoutes {
 
     struct Refused: Error { let message: String }
 
-    /// The claims of an ID token used as a hint: only who it was for and who it named.
-    struct HintClaims: Decodable {
-        let iss: String
-        let sub: String
-        let aud: String
-    }
-
     func register(on router: Router<SesameRequestContext>) {
         var confirmPage: WebRoutes.DynamicPage?
         var done: WebRoutes.DynamicPage?
@@ -50,12 +43,14 @@ struct LogoutRoutes {
 
         router.get("/oauth/logout") { request, context in
             try await logout(
-                FormParameters.query(request), authentication: try await cookieSession(request), context: context,
+                FormParameters.query(request),
+                authentication: try await sesame.sessions.authenticate(cookieOf: request), context: context,
                 pages: pages, done: donePage)
         }
         router.post("/oauth/logout") { request, context in
             try await logout(
-                try await FormParameters.body(request), authentication: try await cookieSession(request),
+                try await FormParameters.body(request),
+                authentication: try await sesame.sessions.authenticate(cookieOf: request),
                 context: context, pages: pages, done: donePage)
         }
         router.post("/oauth/logout/confirm") { request, context in
@@ -65,12 +60,11 @@ struct LogoutRoutes {
 
     func parse(_ form: FormParameters) async throws -> Request {
         if let name = form.repeated.first { throw Refused(message: "The link gives \(name) more than once.") }
-        var hint: HintClaims?
+        var hint: TokenIssuer.Hint?
         if let token = form["id_token_hint"] {
-            guard let (_, bytes) = try? JSONWebToken.verify(token, keys: try await sesame.signingKeys.keys()),
-                let claims = try? JSONDecoder().decode(HintClaims.self, from: Data(bytes)),
-                claims.iss == sesame.configuration.origin
-            else { throw Refused(message: "The sign-out link carries a token Sesame did not issue.") }
+            guard let claims = try await sesame.tokens.idTokenHint(token) else {
+                throw Refused(message: "The sign-out link carries a token Sesame did not issue.")
+            }
             hint = claims
         }
         if let clientID = form["client_id"], let hint, hint.aud != clientID {
@@ -96,13 +90,6 @@ struct LogoutRoutes {
         return Request(
             client: client, redirectURI: redirectURI, state: form["state"], hintSubject: hint?.sub,
             query: FormParameters.encode(kept))
-    }
-
-    /// The session of the browser's cookie. A form POST carries no CSRF header, so the session middleware does not
-    /// authenticate it; these routes check the form's token themselves before anything changes without a hint.
-    func cookieSession(_ request: Hummingbird.Request) async throws -> Authentication? {
-        guard let cookie = request.cookies[sesame.cookies.sessionName]?.value else { return nil }
-        return try await sesame.sessions.authenticate(token: cookie, carrier: .cookie)
     }
 
     func logout(
@@ -137,7 +124,7 @@ struct LogoutRoutes {
         do {
             logout = try await parse(FormParameters(Substring(form["request"] ?? "")))
         } catch let refused as Refused { return pages.failure(refused.message) }
-        guard let authentication = try await cookieSession(request) else {
+        guard let authentication = try await sesame.sessions.authenticate(cookieOf: request) else {
             return finished(logout, pages: pages, done: done, signedOut: false)
         }
         guard let csrf = form["csrf_token"],

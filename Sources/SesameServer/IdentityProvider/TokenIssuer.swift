@@ -116,6 +116,22 @@ struct TokenIssuer: Sendable {
     /// A new refresh token in place of a spent one (the caller stores it with `rotateRefreshToken`).
     static func newRefreshToken() -> String { "sesame_rt_" + Base64URL.encode(Secrets.random(32)) }
 
+    /// Who an ID token used as a hint (`id_token_hint` at authorization and logout) names, if Sesame signed it with
+    /// one of its published keys for itself as issuer. Its expiry is not checked: a hint may be old.
+    struct Hint: Decodable, Sendable {
+        let iss: String
+        let sub: String
+        let aud: String
+    }
+
+    func idTokenHint(_ token: String) async throws -> Hint? {
+        guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),
+            header.typ != "at+jwt" && header.typ != "logout+jwt",
+            let hint = try? JSONDecoder().decode(Hint.self, from: Data(bytes)), hint.iss == issuer
+        else { return nil }
+        return hint
+    }
+
     /// The claims of one of the provider's access tokens, if it is genuine, unexpired and its grant is live.
     func validAccessToken(_ token: String) async throws -> (AccessTokenClaims, OAuthGrant)? {
         guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),

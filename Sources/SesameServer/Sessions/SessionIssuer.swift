@@ -26,6 +26,14 @@ struct SessionIssuer: Sendable {
 
     /// The session a token opens, if it is live and its account is not disabled; touches `lastSeenAt` at most once
     /// a minute.
+    /// The session of a request's cookie, without the CSRF header the session middleware asks of unsafe requests:
+    /// for plain HTML forms (consent, sign-out, device pages), which check the form's own CSRF token, and for
+    /// authorization requests, which a cross-site form cannot send with the `SameSite=Lax` cookie.
+    func authenticate(cookieOf request: Request) async throws -> Authentication? {
+        guard let cookie = request.cookies[cookies.sessionName]?.value else { return nil }
+        return try await authenticate(token: cookie, carrier: .cookie)
+    }
+
     func authenticate(token: String, carrier: Authentication.Carrier) async throws -> Authentication? {
         guard Self.isWellFormed(token) else { return nil }
         let hash = Secrets.sha256(token)
