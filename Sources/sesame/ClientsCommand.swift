@@ -31,6 +31,10 @@ struct ClientsCommand: AsyncParsableCommand {
         var isPublic = false
         @Flag(name: .customLong("first-party"), help: "Your own application: no consent page.") var firstParty = false
         @Option(name: .customLong("id-token-alg"), help: "ES256 (default) or RS256.") var idTokenAlgorithm = "ES256"
+        @Option(
+            name: .customLong("subject-type"),
+            help: "public (default: sub is the account id) or pairwise (a sub of its own per redirect host).")
+        var subjectType = "public"
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -40,6 +44,7 @@ struct ClientsCommand: AsyncParsableCommand {
             client.isPublic = isPublic
             client.firstParty = firstParty
             client.idTokenAlgorithm = idTokenAlgorithm
+            client.subjectType = subjectType
             try await withAdmin(options) { admin in
                 for line in try await admin.addClient(client) { print(line) }
             }

@@ -257,3 +257,101 @@ import WebAuthn
         #expect(server.logouts.all.count == 2)
     }
 }
+
+/// Pairwise subject identifiers (OpenID Connect Core §8.1) over HTTP on both engines.
+@Suite struct PairwiseSubjectTests {
+    typealias IdP = IdentityProviderTests
+
+    static func register(_ server: TestServer, _ redirect: String, pairwise: Bool = true) async throws
+        -> IdP.Registered
+    {
+        try await server.withStore { store in
+            var registration = ClientRegistry.Registration(name: "App", redirectURIs: [redirect])
+            registration.pairwiseSubject = pairwise
+            registration.firstParty = true
+            registration.backchannelLogoutURI = "https://app.example/backchannel"
+            let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
+            return IdP.Registered(client: client, secret: secret)
+        }
+    }
+
+    /// The code flow for a client of any redirect URI: its tokens.
+    static func tokens(
+        _ client: some TestClientProtocol, _ session: SignedIn, _ registered: IdP.Registered,
+        extra: [(String, String)] = []
+    ) async throws -> [String: Any] {
+        let redirect = registered.client.redirectURIs[0]
+        let r = try await client.execute(
+            uri: IdP.authorizePath(registered.client.id, redirect: redirect, extra: extra), method: .get,
+            headers: [.cookie: session.cookie], body: nil)
+        let code = try #require(IdP.query(r.headers[.location])["code"], "\(r.headers[.location] ?? r.text)")
+        let exchanged = try await client.execute(
+            uri: "/oauth/token", method: .post, headers: IdP.basic(registered.client.id, registered.secret ?? ""),
+            body: IdP.form([
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
+                ("code_verifier", IdP.verifier),
+            ]))
+        #expect(exchanged.status == .ok)
+        return exchanged.object
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func pairwiseClientsSeeASubjectOfTheirSectorsOwn(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let ada = try await server.seedUser("ada", password: "correct horse battery")
+        let wiki = try await Self.register(server, "https://app.example/callback")
+        let sameHost = try await Self.register(server, "https://app.example/other")
+        let elsewhere = try await Self.register(server, "https://other.example/callback")
+        let ordinary = try await Self.register(server, "https://plain.example/callback", pairwise: false)
+        await #expect(throws: AdminError.self) {
+            _ = try await server.withStore { store in
+                var two = ClientRegistry.Registration(
+                    name: "Two hosts", redirectURIs: ["https://a.example/cb", "https://b.example/cb"])
+                two.pairwiseSubject = true
+                return try await ClientRegistry(store: store).add(two, now: Date())
+            }
+        }
+        try await server.app().test(.router) { client in
+            let discovery = try await client.json("/.well-known/openid-configuration").object
+            #expect(discovery["subject_types_supported"] as? [String] == ["public", "pairwise"])
+            let jwks = try #require(try await client.json("/oauth/jwks").object["keys"] as? [[String: Any]])
+            let session = try await signInWithPassword(client, "ada", "correct horse battery")
+            func sub(_ registered: IdP.Registered) async throws -> (String, [String: Any]) {
+                let tokens = try await Self.tokens(client, session, registered)
+                let claims = try IdP.verifiedClaims(try #require(tokens["id_token"] as? String), jwks: jwks)
+                return (try #require(claims["sub"] as? String), tokens)
+            }
+            let (a, tokens) = try await sub(wiki)
+            #expect(a != ada.id && a.count == 43)
+            #expect(try await sub(wiki).0 == a, "stable")
+            #expect(try await sub(sameHost).0 == a, "one sector, one subject")
+            #expect(try await sub(elsewhere).0 != a)
+            #expect(try await sub(ordinary).0 == ada.id)
+
+            // UserInfo, introspection and an id_token_hint speak the same pairwise subject.
+            let access = try #require(tokens["access_token"] as? String)
+            let info = try await client.execute(
+                uri: "/oauth/userinfo", method: .get, headers: [.authorization: "Bearer \(access)"], body: nil)
+            #expect(info.object["sub"] as? String == a)
+            for token in [access, tokens["refresh_token"] as? String ?? ""] {
+                let introspected = try await client.execute(
+                    uri: "/oauth/introspect", method: .post, headers: IdP.basic(wiki.client.id, wiki.secret ?? ""),
+                    body: IdP.form([("token", token)]))
+                #expect(introspected.object["sub"] as? String == a)
+            }
+            let hinted = try await Self.tokens(
+                client, session, wiki,
+                extra: [("prompt", "none"), ("id_token_hint", tokens["id_token"] as? String ?? "")])
+            #expect(hinted["id_token"] is String)
+
+            // Back-channel logout names the person by each client's own subject.
+            #expect(
+                try await client.json("/api/account/sessions", .delete, headers: session.cookieHeaders).status == .ok)
+            let sent = try await server.logouts.awaiting(4)
+            let subjects = sent.map { AppAccessAndLogoutTests.unverifiedClaims($0.token) }
+                .reduce(into: [String: String]()) { $0[$1["aud"] as? String ?? ""] = $1["sub"] as? String }
+            #expect(subjects[wiki.client.id] == a && subjects[ordinary.client.id] == ada.id)
+            #expect(subjects[elsewhere.client.id] != a)
+        }
+    }
+}

@@ -73,10 +73,12 @@ struct Sesame: Sendable {
             longestTokenLifetime: TimeInterval(max(TokenIssuer.accessTokenLifetime, TokenIssuer.idTokenLifetime))
         )
         self.signingKeys = signingKeys
-        self.tokens = TokenIssuer(keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock)
+        let subjects = SubjectIdentifiers(serverSecret: serverSecret)
+        self.tokens = TokenIssuer(
+            keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects)
         self.backChannelLogout = BackChannelLogout(
-            keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, delivery: logoutDelivery,
-            logger: logger)
+            keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
+            delivery: logoutDelivery, logger: logger)
     }
 
     var now: Date { clock.now() }

@@ -56,6 +56,7 @@ struct BackChannelLogout: Sendable {
     let issuer: String
     let store: any Store
     let clock: ServerClock
+    let subjects: SubjectIdentifiers
     let delivery: any LogoutDelivery
     let logger: Logger
 
@@ -110,7 +111,8 @@ struct BackChannelLogout: Sendable {
     func token(for client: OAuthClient, userID: String) async throws -> String {
         let iat = Int(clock.now().timeIntervalSince1970)
         let claims = LogoutTokenClaims(
-            iss: issuer, sub: userID, aud: client.id, iat: iat, exp: iat + Self.lifetime,
+            iss: issuer, sub: subjects.subject(userID: userID, client: client), aud: client.id, iat: iat,
+            exp: iat + Self.lifetime,
             jti: Base64URL.encode(Secrets.random(16)), events: [LogoutTokenClaims.event: .init()])
         let algorithm = JSONWebToken.Algorithm(rawValue: client.idTokenAlgorithm) ?? .es256
         return try JSONWebToken.sign(claims, key: try await keyring.current(algorithm), type: "logout+jwt")

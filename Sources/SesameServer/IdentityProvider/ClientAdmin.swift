@@ -12,6 +12,8 @@ extension Admin {
         public var isPublic = false
         public var firstParty = false
         public var idTokenAlgorithm = "ES256"
+        /// `public` or `pairwise`.
+        public var subjectType = "public"
 
         public init(name: String, redirectURIs: [String]) {
             self.name = name
@@ -23,11 +25,15 @@ extension Admin {
         guard let algorithm = JSONWebToken.Algorithm(rawValue: options.idTokenAlgorithm) else {
             throw AdminError(description: "--id-token-alg must be ES256 or RS256")
         }
+        guard ["public", "pairwise"].contains(options.subjectType) else {
+            throw AdminError(description: "--subject-type must be public or pairwise")
+        }
         let registration = ClientRegistry.Registration(
             name: options.name, redirectURIs: options.redirectURIs,
             postLogoutRedirectURIs: options.postLogoutRedirectURIs,
             backchannelLogoutURI: options.backchannelLogoutURI, isPublic: options.isPublic,
-            firstParty: options.firstParty, idTokenAlgorithm: algorithm
+            firstParty: options.firstParty, idTokenAlgorithm: algorithm,
+            pairwiseSubject: options.subjectType == "pairwise"
         )
         let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
         try await store.appendAudit(Self.event(.clientAdded, .success, user: nil, detail: client.id))
@@ -54,6 +60,7 @@ extension Admin {
             "client_id: \(client.id)", "name: \(client.name)", "type: \(client.isPublic ? "public" : "confidential")",
             "first-party: \(client.firstParty ? "yes (no consent page)" : "no")",
             "id token algorithm: \(client.idTokenAlgorithm)",
+            "subject type: \(client.pairwiseSubject ? "pairwise" : "public")",
         ]
         lines += client.redirectURIs.map { "redirect URI: \($0)" }
         lines += client.postLogoutRedirectURIs.map { "post-logout redirect URI: \($0)" }

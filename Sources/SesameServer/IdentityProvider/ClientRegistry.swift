@@ -16,6 +16,7 @@ struct ClientRegistry: Sendable {
         var isPublic = false
         var firstParty = false
         var idTokenAlgorithm: JSONWebToken.Algorithm = .es256
+        var pairwiseSubject = false
     }
 
     /// Checks a redirect URI a client registers: absolute, no fragment; `https`, or `http` on a loopback host
@@ -70,13 +71,20 @@ struct ClientRegistry: Sendable {
                     "\(uri.prefix(80)) is not a redirect URI Sesame accepts: https, http on a loopback host, or a private-use scheme like com.example.app:/callback, without a fragment"
             )
         }
+        if registration.pairwiseSubject, SubjectIdentifiers.sector(registration.redirectURIs) == nil {
+            throw AdminError(
+                description:
+                    "a pairwise client's redirect URIs must share one host (its sector); register one client per host"
+            )
+        }
         let secret = registration.isPublic ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
         let client = OAuthClient(
             id: "sesame_" + Base64URL.encode(Secrets.random(12)), name: name,
             secretHash: secret.map { Secrets.sha256($0) },
             redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
             backchannelLogoutURI: registration.backchannelLogoutURI, firstParty: registration.firstParty,
-            idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, createdAt: now
+            idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, pairwiseSubject: registration.pairwiseSubject,
+            createdAt: now
         )
         try await store.createClient(client)
         return (client, secret)

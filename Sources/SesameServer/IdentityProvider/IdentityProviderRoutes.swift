@@ -78,7 +78,7 @@ struct IdentityProviderRoutes {
             "response_modes_supported": ["query"],
             "grant_types_supported": ["authorization_code", "refresh_token", DeviceAuthorizationRoutes.grantType],
             "device_authorization_endpoint": issuer + "/oauth/device_authorization",
-            "subject_types_supported": ["public"],
+            "subject_types_supported": ["public", "pairwise"],
             "id_token_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
             "scopes_supported": AuthorizationRequest.supportedScopes,
             "claims_supported": [
@@ -167,7 +167,8 @@ struct IdentityProviderRoutes {
             guard let hint = try await tokens.idTokenHint(token), hint.aud == request.client.id else {
                 return fail(.invalidRequest, "id_token_hint is not an ID token Sesame issued to this application")
             }
-            someoneElse = session.map { $0.user.id != hint.sub } ?? false
+            someoneElse =
+                session.map { tokens.subjects.subject(userID: $0.user.id, client: request.client) != hint.sub } ?? false
             if someoneElse, request.prompts.contains("none") || request.signedInAfter != nil {
                 return fail(.loginRequired, "the person signed in is not the one id_token_hint names")
             }
@@ -385,12 +386,12 @@ struct IdentityProviderRoutes {
                 .invalidRequest, "An access token is required.", status: .unauthorized,
                 challenge: #"Bearer realm="sesame""#)
         }
-        guard let (claims, _) = try await tokens.validAccessToken(token),
-            let user = try await store.user(id: claims.sub), !user.disabled
+        guard let (claims, grant) = try await tokens.validAccessToken(token),
+            let user = try await store.user(id: grant.userID), !user.disabled
         else {
             throw OAuthError.invalidToken()
         }
-        var body: [String: any Sendable] = ["sub": user.id]
+        var body: [String: any Sendable] = ["sub": claims.sub]
         if claims.scope.split(separator: " ").contains("profile") {
             body["preferred_username"] = user.username
             body["name"] = user.displayName
@@ -435,7 +436,7 @@ struct IdentityProviderRoutes {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "refresh_token", "scope": grant.scope, "client_id": grant.clientID,
-                    "sub": grant.userID, "iss": issuer,
+                    "sub": try await tokens.subject(userID: grant.userID, clientID: grant.clientID), "iss": issuer,
                 ],
                 cache: "no-store"
             )

@@ -101,7 +101,9 @@ struct LogoutRoutes {
         guard let authentication else {
             return finished(request, pages: pages, done: done, signedOut: false)
         }
-        if request.hintSubject == authentication.user.id {
+        if let hint = request.hintSubject, let client = request.client,
+            sesame.tokens.subjects.subject(userID: authentication.user.id, client: client) == hint
+        {
             return try await signOut(authentication, request, context: context, pages: pages, done: done)
         }
         return pages.html(

@@ -68,6 +68,7 @@ struct TokenIssuer: Sendable {
     let issuer: String
     let store: any Store
     let clock: ServerClock
+    let subjects: SubjectIdentifiers
 
     static let accessTokenLifetime = 600
     static let idTokenLifetime = 600
@@ -83,8 +84,9 @@ struct TokenIssuer: Sendable {
         let now = clock.now()
         let iat = Int(now.timeIntervalSince1970)
         let profile = grant.scope.split(separator: " ").contains("profile")
+        let subject = subjects.subject(userID: user.id, client: client)
         let idClaims = IDTokenClaims(
-            iss: issuer, sub: user.id, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
+            iss: issuer, sub: subject, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
             auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
             amr: IDTokenClaims.amr(grant.method),
             acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: profile ? user.username : nil,
@@ -92,7 +94,7 @@ struct TokenIssuer: Sendable {
         )
         let idKey = try await keyring.current(JSONWebToken.Algorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
         let accessClaims = AccessTokenClaims(
-            iss: issuer, sub: user.id, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat,
+            iss: issuer, sub: subject, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat,
             jti: Base64URL.encode(Secrets.random(16)),
             client_id: client.id, scope: grant.scope, auth_time: Int(grant.authTime.timeIntervalSince1970),
             gid: grant.id
@@ -138,8 +140,16 @@ struct TokenIssuer: Sendable {
             header.typ == "at+jwt",
             let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(bytes)), claims.iss == issuer,
             claims.exp > Int(clock.now().timeIntervalSince1970),
-            let grant = try await store.grant(id: claims.gid), grant.revokedAt == nil, grant.userID == claims.sub
+            let grant = try await store.grant(id: claims.gid), grant.revokedAt == nil,
+            grant.clientID == claims.client_id, let client = try await store.client(id: grant.clientID),
+            subjects.subject(userID: grant.userID, client: client) == claims.sub
         else { return nil }
         return (claims, grant)
+    }
+
+    /// The `sub` the client of `clientID` knows the account by (the account id when the client is gone).
+    func subject(userID: String, clientID: String) async throws -> String {
+        guard let client = try await store.client(id: clientID) else { return userID }
+        return subjects.subject(userID: userID, client: client)
     }
 }

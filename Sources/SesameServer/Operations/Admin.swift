@@ -120,8 +120,11 @@ public struct Admin: Sendable {
         var told = ""
         if let issuer, let sql = store as? SQLStore {
             let keyring = SigningKeyring(store: store, ciphers: sql.ciphers, clock: .system, longestTokenLifetime: 0)
+            let secret = try await store.serverSecret(
+                named: ServerSecret.name, generate: ServerSecret.generate, now: Date())
             let logout = BackChannelLogout(
-                keyring: keyring, issuer: issuer, store: store, clock: .system, delivery: logoutDelivery,
+                keyring: keyring, issuer: issuer, store: store, clock: .system,
+                subjects: SubjectIdentifiers(serverSecret: secret), delivery: logoutDelivery,
                 logger: Logger(label: "sesame.admin"))
             let clients = try await logout.clients(of: user.id)
             await logout.deliver(to: clients, userID: user.id)

@@ -252,6 +252,11 @@ enum Migrations {
                 """
             ]
         ),
+        Migration(
+            version: 8,
+            name: "OpenID Connect clients: pairwise subject identifiers",
+            statements: ["ALTER TABLE oauth_clients ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'public'"]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with

@@ -14,6 +14,9 @@ public struct OAuthClient: Sendable, Equatable {
     public var firstParty: Bool
     /// `ES256` or `RS256`: how this client's ID tokens are signed.
     public var idTokenAlgorithm: String
+    /// Whether `sub` is pairwise for this client (OpenID Connect Core §8.1): a value of its own per person, so
+    /// clients of different sectors cannot match their users by it.
+    public var pairwiseSubject: Bool
     public var createdAt: Date
 
     public var isPublic: Bool { secretHash == nil }
@@ -21,7 +24,7 @@ public struct OAuthClient: Sendable, Equatable {
     public init(
         id: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         backchannelLogoutURI: String? = nil, firstParty: Bool = false, idTokenAlgorithm: String = "ES256",
-        createdAt: Date
+        pairwiseSubject: Bool = false, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -31,6 +34,7 @@ public struct OAuthClient: Sendable, Equatable {
         self.backchannelLogoutURI = backchannelLogoutURI
         self.firstParty = firstParty
         self.idTokenAlgorithm = idTokenAlgorithm
+        self.pairwiseSubject = pairwiseSubject
         self.createdAt = createdAt
     }
 }
@@ -142,13 +146,15 @@ extension SQLStore: IdentityProviderStore {
         let backchannelLogoutUri: String?
         let firstParty: Int64
         let idTokenAlg: String
+        let subjectType: String
         let createdAt: Int64
 
         var client: OAuthClient {
             OAuthClient(
                 id: id, name: name, secretHash: secretHash.map { [UInt8]($0) }, redirectURIs: Self.list(redirectUris),
                 postLogoutRedirectURIs: Self.list(postLogoutRedirectUris), backchannelLogoutURI: backchannelLogoutUri,
-                firstParty: firstParty != 0, idTokenAlgorithm: idTokenAlg, createdAt: Date(milliseconds: createdAt)
+                firstParty: firstParty != 0, idTokenAlgorithm: idTokenAlg, pairwiseSubject: subjectType == "pairwise",
+                createdAt: Date(milliseconds: createdAt)
             )
         }
 
@@ -161,14 +167,15 @@ extension SQLStore: IdentityProviderStore {
     }
 
     static let clientColumns: SQLQueryString =
-        "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, created_at"
+        "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, subject_type, created_at"
 
     public func createClient(_ c: OAuthClient) async throws {
         try await insert(
             """
             INSERT INTO oauth_clients (\(Self.clientColumns)) VALUES (\(bind: c.id), \(bind: c.name), \(bind: c.secretHash.map { Data($0) }),
                 \(bind: ClientRow.json(c.redirectURIs)), \(bind: ClientRow.json(c.postLogoutRedirectURIs)), \(bind: c.backchannelLogoutURI),
-                \(bind: c.firstParty.column), \(bind: c.idTokenAlgorithm), \(bind: c.createdAt.milliseconds))
+                \(bind: c.firstParty.column), \(bind: c.idTokenAlgorithm), \(bind: c.pairwiseSubject ? "pairwise" : "public"),
+                \(bind: c.createdAt.milliseconds))
             """
         )
     }
