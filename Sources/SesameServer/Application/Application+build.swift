@@ -87,6 +87,14 @@ public func buildApplication(
             sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty,
             ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery()
         )
+        // Clients declared in the config file, brought in line before the first request.
+        let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.now)
+        for id in declared.created {
+            await sesame.audit.record(.clientAdded, .success, user: nil, clientAddress: "config", detail: id)
+        }
+        for id in declared.updated {
+            await sesame.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
+        }
     } catch {
         try? await engine.shutdown()
         throw error

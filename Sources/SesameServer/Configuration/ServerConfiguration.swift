@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var appleAppIDs: [String] = []
     /// Android apps listed in assetlinks.json.
     public var androidApps: [AndroidApp] = []
+    /// OpenID Connect clients declared in the config file (`clients`; no flag or environment variable), brought
+    /// into the store at every start.
+    public var clients: [DeclaredClient] = []
     /// Where SMS messages go: `console` (printed to standard output, for development) or an https webhook URL that
     /// receives `{"to": "+15551234567", "message": "..."}` as a JSON POST.
     public var smsSender: String = "console"

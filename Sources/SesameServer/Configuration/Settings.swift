@@ -197,7 +197,8 @@ extension ServerConfiguration {
     }
 
     /// Applies a JSON config file: an object whose keys are the setting keys. Lists are JSON arrays;
-    /// `androidApps` is a list of `{package_name, sha256_cert_fingerprints}`.
+    /// `androidApps` is a list of `{package_name, sha256_cert_fingerprints}`; `clients` (the file only) declares
+    /// OpenID Connect clients (`DeclaredClient`).
     public mutating func apply(fileAt path: String) throws(ConfigurationError) {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
@@ -211,8 +212,21 @@ extension ServerConfiguration {
             throw ConfigurationError("\(source): expected a JSON object")
         }
         let known = Set(Self.settings.map(\.key))
-        for key in object.keys.sorted() where !known.contains(key) {
+        for key in object.keys.sorted() where !known.contains(key) && key != "clients" {
             throw ConfigurationError("\(source): unknown setting \"\(key)\"")
+        }
+        if let declared = object["clients"] {
+            guard let encoded = try? JSONSerialization.data(withJSONObject: declared),
+                let clients = try? JSONDecoder().decode([DeclaredClient].self, from: encoded)
+            else {
+                throw ConfigurationError(
+                    "\(source): clients must be a list of {id, name, redirectURIs, secretFile or public, ...}")
+            }
+            for client in clients { try client.validate() }
+            guard Set(clients.map(\.id)).count == clients.count else {
+                throw ConfigurationError("\(source): two clients have the same id")
+            }
+            self.clients = clients
         }
         for setting in Self.settings {
             guard let value = object[setting.key] else { continue }

@@ -33,6 +33,7 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case adminResealed = "admin.resealed"
     case clientAdded = "client.added"
     case clientRemoved = "client.removed"
+    case clientUpdated = "client.updated"
     case clientSecretRotated = "client.secret_rotated"
     case signingKeysRotated = "signing_keys.rotated"
     case appConsented = "app.consented"

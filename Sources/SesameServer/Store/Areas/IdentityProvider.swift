@@ -102,6 +102,8 @@ public protocol IdentityProviderStore {
     func createClient(_ client: OAuthClient) async throws
     func client(id: String) async throws -> OAuthClient?
     func clients() async throws -> [OAuthClient]
+    /// Replaces every field of an existing client (a declared client whose declaration changed).
+    func updateClient(_ client: OAuthClient) async throws
     func deleteClient(id: String) async throws -> Bool
     func setClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool
 
@@ -188,6 +190,19 @@ extension SQLStore: IdentityProviderStore {
     public func clients() async throws -> [OAuthClient] {
         try await db.raw("SELECT \(Self.clientColumns) FROM oauth_clients ORDER BY created_at, id").all()
             .map { try $0.decode(model: ClientRow.self, keyDecodingStrategy: .convertFromSnakeCase).client }
+    }
+
+    public func updateClient(_ c: OAuthClient) async throws {
+        try await db.raw(
+            """
+            UPDATE oauth_clients SET name = \(bind: c.name), secret_hash = \(bind: c.secretHash.map { Data($0) }),
+                redirect_uris = \(bind: ClientRow.json(c.redirectURIs)),
+                post_logout_redirect_uris = \(bind: ClientRow.json(c.postLogoutRedirectURIs)),
+                backchannel_logout_uri = \(bind: c.backchannelLogoutURI), first_party = \(bind: c.firstParty.column),
+                id_token_alg = \(bind: c.idTokenAlgorithm), subject_type = \(bind: c.pairwiseSubject ? "pairwise" : "public")
+            WHERE id = \(bind: c.id)
+            """
+        ).run()
     }
 
     public func deleteClient(id: String) async throws -> Bool {
