@@ -35,6 +35,11 @@ struct ClientsCommand: AsyncParsableCommand {
             name: .customLong("subject-type"),
             help: "public (default: sub is the account id) or pairwise (a sub of its own per redirect host).")
         var subjectType = "public"
+        @Option(
+            name: .customLong("jwks-file"),
+            help: "A JWK set of the application's public keys: it signs client assertions (private_key_jwt), no secret."
+        )
+        var jwksFile: String?
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -45,6 +50,12 @@ struct ClientsCommand: AsyncParsableCommand {
             client.firstParty = firstParty
             client.idTokenAlgorithm = idTokenAlgorithm
             client.subjectType = subjectType
+            if let jwksFile {
+                guard let data = FileManager.default.contents(atPath: jwksFile) else {
+                    throw ValidationError("--jwks-file \(jwksFile) cannot be read")
+                }
+                client.jwks = String(decoding: data, as: UTF8.self)
+            }
             try await withAdmin(options) { admin in
                 for line in try await admin.addClient(client) { print(line) }
             }

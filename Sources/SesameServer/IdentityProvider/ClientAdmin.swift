@@ -14,6 +14,8 @@ extension Admin {
         public var idTokenAlgorithm = "ES256"
         /// `public` or `pairwise`.
         public var subjectType = "public"
+        /// A JWK set (JSON) for `private_key_jwt`.
+        public var jwks: String?
 
         public init(name: String, redirectURIs: [String]) {
             self.name = name
@@ -33,13 +35,15 @@ extension Admin {
             postLogoutRedirectURIs: options.postLogoutRedirectURIs,
             backchannelLogoutURI: options.backchannelLogoutURI, isPublic: options.isPublic,
             firstParty: options.firstParty, idTokenAlgorithm: algorithm,
-            pairwiseSubject: options.subjectType == "pairwise"
+            pairwiseSubject: options.subjectType == "pairwise", jwks: options.jwks
         )
         let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
         try await store.appendAudit(Self.event(.clientAdded, .success, user: nil, detail: client.id))
         var lines = ["client_id: \(client.id)"]
         if let secret {
             lines.append("client_secret: \(secret)  (shown once; store it now)")
+        } else if client.jwks != nil {
+            lines.append("private_key_jwt: the application signs client assertions with its registered keys")
         } else {
             lines.append("public client: no secret (PKCE only)")
         }
@@ -57,7 +61,8 @@ extension Admin {
             throw AdminError(description: "no client \(id.prefix(64))")
         }
         var lines = [
-            "client_id: \(client.id)", "name: \(client.name)", "type: \(client.isPublic ? "public" : "confidential")",
+            "client_id: \(client.id)", "name: \(client.name)",
+            "type: \(client.isPublic ? "public" : client.jwks != nil ? "confidential (private_key_jwt)" : "confidential")",
             "first-party: \(client.firstParty ? "yes (no consent page)" : "no")",
             "id token algorithm: \(client.idTokenAlgorithm)",
             "subject type: \(client.pairwiseSubject ? "pairwise" : "public")",

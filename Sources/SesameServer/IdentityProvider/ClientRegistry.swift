@@ -7,6 +7,9 @@ import WebAuthn
 /// constant time.
 struct ClientRegistry: Sendable {
     let store: any Store
+    /// The provider's issuer and clock, which `private_key_jwt` assertions are checked against.
+    var issuer = ""
+    var clock = ServerClock.system
 
     struct Registration: Sendable {
         var name: String
@@ -17,6 +20,8 @@ struct ClientRegistry: Sendable {
         var firstParty = false
         var idTokenAlgorithm: JSONWebToken.Algorithm = .es256
         var pairwiseSubject = false
+        /// A JWK set (JSON) for `private_key_jwt`: the client then has no secret.
+        var jwks: String?
     }
 
     /// Checks a redirect URI a client registers: absolute, no fragment; `https`, or `http` on a loopback host
@@ -77,14 +82,22 @@ struct ClientRegistry: Sendable {
                     "a pairwise client's redirect URIs must share one host (its sector); register one client per host"
             )
         }
-        let secret = registration.isPublic ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
+        if let jwks = registration.jwks {
+            guard !registration.isPublic else { throw AdminError(description: "a public client has no keys") }
+            do { _ = try ClientPublicKey.parse(Array(jwks.utf8)) } catch {
+                throw AdminError(description: "the JWK set is refused: \(error)")
+            }
+        }
+        let secret =
+            registration.isPublic || registration.jwks != nil
+            ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
         let client = OAuthClient(
             id: "sesame_" + Base64URL.encode(Secrets.random(12)), name: name,
             secretHash: secret.map { Secrets.sha256($0) },
             redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
             backchannelLogoutURI: registration.backchannelLogoutURI, firstParty: registration.firstParty,
             idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, pairwiseSubject: registration.pairwiseSubject,
-            createdAt: now
+            jwks: registration.jwks, createdAt: now
         )
         try await store.createClient(client)
         return (client, secret)
@@ -100,8 +113,9 @@ struct ClientRegistry: Sendable {
     }
 
     /// The client a token-endpoint request authenticates as: HTTP Basic (`client_secret_basic`, RFC 6749 §2.3.1:
-    /// both parts form-urlencoded), `client_secret_post`, or only `client_id` for a public client. A confidential
-    /// client must prove its secret; giving two methods at once is refused.
+    /// both parts form-urlencoded), `client_secret_post`, `private_key_jwt` (a client assertion, RFC 7523 §2.2 and
+    /// OpenID Connect Core §9), or only `client_id` for a public client. A client with a secret must prove it, a
+    /// client with keys must sign an assertion; giving two methods at once is refused.
     func authenticate(_ request: Request, _ form: FormParameters) async throws -> OAuthClient {
         var basic: (id: String, secret: String)?
         if let header = request.headers[.authorization] {
@@ -114,14 +128,17 @@ struct ClientRegistry: Sendable {
             else { throw OAuthError.invalidClient(basic: true) }
             basic = (id, secret)
         }
-        if basic != nil, form["client_secret"] != nil {
-            throw OAuthError(.invalidRequest, "Use one client authentication method.")
-        }
+        let assertion = form["client_assertion"]
+        let methods = [basic != nil, form["client_secret"] != nil, assertion != nil].filter { $0 }.count
+        guard methods <= 1 else { throw OAuthError(.invalidRequest, "Use one client authentication method.") }
+        if let assertion { return try await authenticate(assertion: assertion, form) }
         guard let id = basic?.id ?? form["client_id"], id.count <= 128 else {
             throw OAuthError.invalidClient(basic: basic != nil)
         }
         if let basic, let formID = form["client_id"], formID != basic.id { throw OAuthError.invalidClient(basic: true) }
-        guard let client = try await store.client(id: id) else { throw OAuthError.invalidClient(basic: basic != nil) }
+        guard let client = try await store.client(id: id), client.jwks == nil else {
+            throw OAuthError.invalidClient(basic: basic != nil)
+        }
         let secret = basic?.secret ?? form["client_secret"]
         if let expected = client.secretHash {
             guard let secret, Secrets.constantTimeEqual(Secrets.sha256(secret), expected) else {
@@ -130,6 +147,61 @@ struct ClientRegistry: Sendable {
         } else if secret != nil {
             throw OAuthError.invalidClient(basic: basic != nil)
         }
+        return client
+    }
+
+    static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    /// How far ahead an assertion may expire: it is meant for one request, and its `jti` is kept until then.
+    static let assertionLifetime: TimeInterval = 600
+
+    struct AssertionClaims: Decodable {
+        let iss: String
+        let sub: String
+        let aud: Audience
+        let exp: Int
+        let jti: String
+
+        /// `aud` is a string or an array of strings (RFC 7519 §4.1.3).
+        struct Audience: Decodable {
+            let values: [String]
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let one = try? container.decode(String.self) {
+                    values = [one]
+                } else {
+                    values = try container.decode([String].self)
+                }
+            }
+        }
+    }
+
+    /// `private_key_jwt`: the assertion is signed by one of the client's registered keys (its `kid`, its
+    /// algorithm; `none` and HMAC never), `iss` and `sub` are the client, `aud` names this provider (its issuer
+    /// or one of its endpoints), it has not expired and does not outlive `assertionLifetime`, and its `jti` was
+    /// never used before. Every failure is the same `invalid_client`.
+    func authenticate(assertion: String, _ form: FormParameters) async throws -> OAuthClient {
+        guard form["client_assertion_type"] == Self.assertionType else {
+            throw OAuthError(.invalidRequest, "client_assertion_type must be \(Self.assertionType)")
+        }
+        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = try? Base64URL.decode(String(parts[1])),
+            let unverified = try? JSONDecoder().decode(AssertionClaims.self, from: Data(payload)),
+            unverified.iss.count <= 128, form["client_id"].map({ $0 == unverified.iss }) ?? true,
+            let client = try await store.client(id: unverified.iss), let jwks = client.jwks,
+            let keys = try? ClientPublicKey.parse(Array(jwks.utf8)),
+            let (_, bytes) = try? JSONWebToken.verify(assertion, keys: keys),
+            let claims = try? JSONDecoder().decode(AssertionClaims.self, from: Data(bytes)),
+            claims.iss == client.id, claims.sub == client.id
+        else { throw OAuthError.invalidClient(basic: false) }
+        let endpoints = ["", "/oauth/token", "/oauth/revoke", "/oauth/introspect", "/oauth/device_authorization"]
+            .map { issuer + $0 }
+        let now = clock.now()
+        let expires = Date(timeIntervalSince1970: TimeInterval(claims.exp))
+        guard claims.aud.values.contains(where: endpoints.contains), expires > now,
+            expires <= now.addingTimeInterval(Self.assertionLifetime), (1...256).contains(claims.jti.count),
+            try await store.spendAssertionID(
+                hash: Secrets.sha256(client.id + "\u{0}" + claims.jti), expiresAt: expires)
+        else { throw OAuthError.invalidClient(basic: false) }
         return client
     }
 }

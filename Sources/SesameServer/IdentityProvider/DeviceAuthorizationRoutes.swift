@@ -94,7 +94,9 @@ struct DeviceAuthorizationRoutes {
     func start(_ request: Request) async throws -> Response {
         let form = try await FormParameters.body(request)
         if let name = form.repeated.first { throw OAuthError(.invalidRequest, "\(name) is given more than once") }
-        let client = try await ClientRegistry(store: sesame.store).authenticate(request, form)
+        let client = try await ClientRegistry(
+            store: sesame.store, issuer: sesame.configuration.origin, clock: sesame.clock
+        ).authenticate(request, form)
         let asked = (form["scope"] ?? "openid").split(separator: " ").map(String.init)
         guard asked.contains("openid") else { throw OAuthError(.invalidScope, "scope must include openid") }
         guard asked.allSatisfy(AuthorizationRequest.supportedScopes.contains) else {

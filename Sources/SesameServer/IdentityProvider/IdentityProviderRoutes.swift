@@ -14,7 +14,7 @@ struct IdentityProviderRoutes {
 
     var issuer: String { sesame.configuration.origin }
     var store: any Store { sesame.store }
-    var registry: ClientRegistry { ClientRegistry(store: store) }
+    var registry: ClientRegistry { ClientRegistry(store: store, issuer: issuer, clock: sesame.clock) }
     var tokens: TokenIssuer { sesame.tokens }
 
     func register(on router: Router<SesameRequestContext>) {
@@ -85,9 +85,16 @@ struct IdentityProviderRoutes {
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp", "preferred_username",
                 "name",
             ],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
-            "introspection_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "token_endpoint_auth_methods_supported": [
+                "client_secret_basic", "client_secret_post", "private_key_jwt", "none",
+            ],
+            "token_endpoint_auth_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
+            "revocation_endpoint_auth_methods_supported": [
+                "client_secret_basic", "client_secret_post", "private_key_jwt", "none",
+            ],
+            "introspection_endpoint_auth_methods_supported": [
+                "client_secret_basic", "client_secret_post", "private_key_jwt",
+            ],
             "code_challenge_methods_supported": ["S256"],
             "prompt_values_supported": ["none", "login", "consent", "select_account"],
             "acr_values_supported": ["phr"],

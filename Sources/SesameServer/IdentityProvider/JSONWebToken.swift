@@ -36,7 +36,7 @@ enum JSONWebToken {
     /// Checks a token's signature against the key its `kid` names and returns its header and claims bytes.
     /// Throws `Invalid` for anything else: wrong shape, unknown `alg` or `kid`, a key of another algorithm, a bad
     /// signature.
-    static func verify(_ token: String, keys: [SigningKey]) throws -> (header: Header, claims: [UInt8]) {
+    static func verify(_ token: String, keys: [any JWSVerificationKey]) throws -> (header: Header, claims: [UInt8]) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, token.utf8.count < 16_384,
             let headerBytes = try? Base64URL.decode(String(parts[0])),

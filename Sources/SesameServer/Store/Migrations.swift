@@ -257,6 +257,19 @@ enum Migrations {
             name: "OpenID Connect clients: pairwise subject identifiers",
             statements: ["ALTER TABLE oauth_clients ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'public'"]
         ),
+        Migration(
+            version: 9,
+            name: "OpenID Connect clients: private_key_jwt keys and spent assertion ids",
+            statements: [
+                "ALTER TABLE oauth_clients ADD COLUMN jwks TEXT",
+                """
+                CREATE TABLE oauth_assertion_ids (
+                    jti_hash {bytes} PRIMARY KEY,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+            ]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with

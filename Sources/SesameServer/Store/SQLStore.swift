@@ -80,5 +80,6 @@ public struct SQLStore: Store {
         // codes and refresh tokens stay until then, so a replay is still recognised and still revokes.
         try await db.raw("DELETE FROM oauth_grants WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM oauth_device_codes WHERE expires_at <= \(bind: nowMs)").run()
+        try await db.raw("DELETE FROM oauth_assertion_ids WHERE expires_at <= \(bind: nowMs)").run()
     }
 }

@@ -17,14 +17,17 @@ public struct OAuthClient: Sendable, Equatable {
     /// Whether `sub` is pairwise for this client (OpenID Connect Core §8.1): a value of its own per person, so
     /// clients of different sectors cannot match their users by it.
     public var pairwiseSubject: Bool
+    /// The JWK set (JSON) of a client that authenticates with `private_key_jwt` instead of a secret.
+    public var jwks: String?
     public var createdAt: Date
 
-    public var isPublic: Bool { secretHash == nil }
+    /// Neither a secret nor registered keys: PKCE alone protects its codes.
+    public var isPublic: Bool { secretHash == nil && jwks == nil }
 
     public init(
         id: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         backchannelLogoutURI: String? = nil, firstParty: Bool = false, idTokenAlgorithm: String = "ES256",
-        pairwiseSubject: Bool = false, createdAt: Date
+        pairwiseSubject: Bool = false, jwks: String? = nil, createdAt: Date
     ) {
         self.id = id
         self.name = name
@@ -35,6 +38,7 @@ public struct OAuthClient: Sendable, Equatable {
         self.firstParty = firstParty
         self.idTokenAlgorithm = idTokenAlgorithm
         self.pairwiseSubject = pairwiseSubject
+        self.jwks = jwks
         self.createdAt = createdAt
     }
 }
@@ -102,6 +106,8 @@ public protocol IdentityProviderStore {
     func createClient(_ client: OAuthClient) async throws
     func client(id: String) async throws -> OAuthClient?
     func clients() async throws -> [OAuthClient]
+    /// Records a client assertion's `jti` until the assertion expires; false if it was recorded before (a replay).
+    func spendAssertionID(hash: [UInt8], expiresAt: Date) async throws -> Bool
     /// Replaces every field of an existing client (a declared client whose declaration changed).
     func updateClient(_ client: OAuthClient) async throws
     func deleteClient(id: String) async throws -> Bool
@@ -149,6 +155,7 @@ extension SQLStore: IdentityProviderStore {
         let firstParty: Int64
         let idTokenAlg: String
         let subjectType: String
+        let jwks: String?
         let createdAt: Int64
 
         var client: OAuthClient {
@@ -156,7 +163,7 @@ extension SQLStore: IdentityProviderStore {
                 id: id, name: name, secretHash: secretHash.map { [UInt8]($0) }, redirectURIs: Self.list(redirectUris),
                 postLogoutRedirectURIs: Self.list(postLogoutRedirectUris), backchannelLogoutURI: backchannelLogoutUri,
                 firstParty: firstParty != 0, idTokenAlgorithm: idTokenAlg, pairwiseSubject: subjectType == "pairwise",
-                createdAt: Date(milliseconds: createdAt)
+                jwks: jwks, createdAt: Date(milliseconds: createdAt)
             )
         }
 
@@ -169,7 +176,7 @@ extension SQLStore: IdentityProviderStore {
     }
 
     static let clientColumns: SQLQueryString =
-        "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, subject_type, created_at"
+        "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, subject_type, jwks, created_at"
 
     public func createClient(_ c: OAuthClient) async throws {
         try await insert(
@@ -177,7 +184,7 @@ extension SQLStore: IdentityProviderStore {
             INSERT INTO oauth_clients (\(Self.clientColumns)) VALUES (\(bind: c.id), \(bind: c.name), \(bind: c.secretHash.map { Data($0) }),
                 \(bind: ClientRow.json(c.redirectURIs)), \(bind: ClientRow.json(c.postLogoutRedirectURIs)), \(bind: c.backchannelLogoutURI),
                 \(bind: c.firstParty.column), \(bind: c.idTokenAlgorithm), \(bind: c.pairwiseSubject ? "pairwise" : "public"),
-                \(bind: c.createdAt.milliseconds))
+                \(bind: c.jwks), \(bind: c.createdAt.milliseconds))
             """
         )
     }
@@ -192,6 +199,17 @@ extension SQLStore: IdentityProviderStore {
             .map { try $0.decode(model: ClientRow.self, keyDecodingStrategy: .convertFromSnakeCase).client }
     }
 
+    public func spendAssertionID(hash: [UInt8], expiresAt: Date) async throws -> Bool {
+        do {
+            try await insert(
+                "INSERT INTO oauth_assertion_ids (jti_hash, expires_at) VALUES (\(bind: Data(hash)), \(bind: expiresAt.milliseconds))"
+            )
+            return true
+        } catch StoreError.conflict {
+            return false
+        }
+    }
+
     public func updateClient(_ c: OAuthClient) async throws {
         try await db.raw(
             """
@@ -199,7 +217,7 @@ extension SQLStore: IdentityProviderStore {
                 redirect_uris = \(bind: ClientRow.json(c.redirectURIs)),
                 post_logout_redirect_uris = \(bind: ClientRow.json(c.postLogoutRedirectURIs)),
                 backchannel_logout_uri = \(bind: c.backchannelLogoutURI), first_party = \(bind: c.firstParty.column),
-                id_token_alg = \(bind: c.idTokenAlgorithm), subject_type = \(bind: c.pairwiseSubject ? "pairwise" : "public")
+                id_token_alg = \(bind: c.idTokenAlgorithm), subject_type = \(bind: c.pairwiseSubject ? "pairwise" : "public"), jwks = \(bind: c.jwks)
             WHERE id = \(bind: c.id)
             """
         ).run()
