@@ -360,6 +360,11 @@ import WebAuthn
             #expect(out.status == .ok || out.status == .noContent)
             #expect(try await Self.check(client, host, cookie: forward).status == .found)
         }
+        // One audit event for the one exchange that set a cookie, naming the app.
+        let events = try await server.withStore { try await $0.auditEvents(userID: nil, limit: 100) }
+            .filter { $0.kind == AuditKind.forwardAuthSignedIn.rawValue }
+        #expect(events.map(\.detail) == ["https://app.other.net"])
+        #expect(events.map(\.username) == ["ada"])
     }
 
     @Test(arguments: [

@@ -81,7 +81,7 @@ struct ForwardAuthRoutes {
             return Self.redirect(try await service.callback(for: target, state: state, authentication))
         }
 
-        router.get("/forward-auth/callback") { request, _ -> Response in
+        router.get("/forward-auth/callback") { request, context -> Response in
             let query = FormParameters.query(request)
             guard query.repeated.isEmpty else { throw APIError.badRequest }
             let origin = try Self.target(request, service: service, uri: false)
@@ -91,7 +91,8 @@ struct ForwardAuthRoutes {
             }
             guard let code = query["code"] else { throw APIError.challengeInvalid }
             let state = request.cookies[Cookies.forwardStateName(secure: origin.scheme == "https")]?.value
-            let (cookies, location) = try await service.redeem(code: code, state: state, at: origin)
+            let (cookies, location) = try await service.redeem(
+                code: code, state: state, at: origin, clientAddress: context.clientAddress)
             var headers = HTTPFields()
             for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
             return Self.redirect(location, headers: headers)

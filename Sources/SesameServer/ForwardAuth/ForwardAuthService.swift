@@ -28,6 +28,7 @@ struct ForwardAuthService: Sendable {
     let ceremonies: Ceremonies
     let cookieSealer: ForwardAuthCookie
     let clock: ServerClock
+    let audit: AuditLog
 
     /// The path on the app's host that its proxy forwards to `/forward-auth/callback`.
     static let callbackPath = "/_sesame/callback"
@@ -43,6 +44,7 @@ struct ForwardAuthService: Sendable {
         ceremonies = sesame.ceremonies
         cookieSealer = ForwardAuthCookie(serverSecret: sesame.serverSecret)
         clock = sesame.clock
+        audit = sesame.audit
     }
 
     // MARK: Rules
@@ -176,7 +178,7 @@ struct ForwardAuthService: Sendable {
     /// Consumes a code at the origin the proxy names and returns the cookie to set there and where to go on to.
     /// Unknown, spent, expired and foreign codes are all `challenge_invalid`; a code whose session ended since is
     /// `unauthenticated`.
-    func redeem(code: String, state: String?, at origin: ForwardTarget) async throws -> (
+    func redeem(code: String, state: String?, at origin: ForwardTarget, clientAddress: String) async throws -> (
         setCookies: [String], location: String
     ) {
         guard SessionIssuer.isWellFormed(code), let state, SessionIssuer.isWellFormed(state) else {
@@ -194,6 +196,9 @@ struct ForwardAuthService: Sendable {
         else { throw APIError.unauthenticated }
         let maxAge = max(0, Int(authentication.session.expiresAt.timeIntervalSince(clock.now())))
         let value = try cookieSealer.seal(tokenHash: hash, origin: target.origin)
+        await audit.record(
+            .forwardAuthSignedIn, .success, user: authentication.user, clientAddress: clientAddress,
+            detail: target.origin)
         let secure = target.scheme == "https"
         return (
             [
