@@ -8,7 +8,8 @@ Layout, all on loopback:
   host-only cookie reaches, so the one-time code exchange runs);
 - a small upstream (Python `http.server`) that echoes the `Remote-User` header nginx passes it.
 
-The same nginx server also answers for `evil.localhost`, which Sesame was not told about.
+The same nginx server also answers for `vault.localhost`, which only a passkey sign-in may enter
+(`--forward-auth-passkey-domains`), and for `evil.localhost`, which Sesame was not told about.
 """
 
 import http.server
@@ -26,7 +27,8 @@ import pytest
 
 from conftest import free_port
 from test_browser_flows import (  # noqa: F401  (fixtures used by name)
-    Server, authenticator, browser, find, restore, sign_out, sign_up, wait, without_autofill)
+    Server, authenticator, browser, find, message, password_sign_in, restore, sign_out, sign_up, signed_in, wait,
+    without_autofill)
 
 NGINX_CONF = """
 daemon off;
@@ -44,7 +46,7 @@ http {{
     scgi_temp_path {dir}/scgi;
     server {{
         listen 127.0.0.1:{port};
-        server_name app.localhost evil.localhost;
+        server_name app.localhost vault.localhost evil.localhost;
 
         # The check: every request below asks Sesame first (headers only, no body).
         location = /_sesame/auth {{
@@ -103,7 +105,8 @@ def proxied(sesame_bin, tmp_path):
     upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     port = free_port()
-    sesame = Server(sesame_bin, tmp_path, extra_args=["--forward-auth-domains=app.localhost"])
+    sesame = Server(sesame_bin, tmp_path, extra_args=["--forward-auth-domains=app.localhost,vault.localhost",
+                                                      "--forward-auth-passkey-domains=vault.localhost"])
     nginx_dir = tmp_path / "nginx"
     nginx_dir.mkdir()
     conf = nginx_dir / "nginx.conf"
@@ -209,3 +212,33 @@ def test_nginx_auth_request_signs_in_with_a_passkey_and_refuses_foreign_domains(
         m.returnTarget('?return=' + encodeURIComponent('/forward-auth/return?rd=x'))]));
     """)
     assert target == ["/account", "/account", "/forward-auth/return?rd=x"]
+
+
+def test_a_passkey_only_host_sends_a_password_session_to_a_passkey_sign_in(browser, proxied):
+    server, app, port = proxied
+    vault = f"http://vault.localhost:{port}"
+    authenticator(browser)
+    sign_up(browser, server, "grace", "Grace Hopper", password="correct horse battery staple")
+    saved = sign_out(browser, server)
+    password_sign_in(browser, server, "grace", "correct horse battery staple")
+    signed_in(browser, server)
+
+    # The password session is enough for the ordinary app …
+    browser.get(f"{app}/")
+    wait(browser, lambda d: d.current_url == f"{app}/", what="the app")
+    seen = json.loads(browser.find_element("tag name", "body").text)
+    assert seen["remote_user"] == "grace" and seen["remote_amr"] == "pwd"
+
+    # … but the vault sends it to a sign-in page that asks for a passkey and offers nothing else.
+    without_autofill(browser)
+    browser.get(f"{vault}/secret")
+    wait(browser, lambda d: d.current_url.startswith(server.origin + "/signin?")
+         and "passkey=required" in d.current_url, what="the passkey sign-in page")
+    wait(browser, lambda d: "asks you to sign in with a passkey" in message(d), what="the passkey request")
+    assert not find(browser, "other-ways").is_displayed()
+    restore(browser, saved)
+    find(browser, "passkey-button").click()
+    wait(browser, lambda d: d.current_url == f"{vault}/secret", what="the vault")
+    seen = json.loads(browser.find_element("tag name", "body").text)
+    assert seen["remote_user"] == "grace"
+    assert "pop" in seen["remote_amr"].split(",")

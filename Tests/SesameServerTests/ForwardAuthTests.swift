@@ -379,6 +379,46 @@ import WebAuthn
         #expect(target.path == path)
     }
 
+    /// Mutations of well-formed addresses (a fixed-seed generator, so a failure repeats): the reader never traps,
+    /// and whatever it accepts reads back the same from its own `url`, with a valid host and a printable path.
+    @Test func mutatedAddressesAreReadConsistently() {
+        struct SplitMix: RandomNumberGenerator {
+            var state: UInt64
+            mutating func next() -> UInt64 {
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var z = state
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return z ^ (z >> 31)
+            }
+        }
+        var random = SplitMix(state: 16)
+        let seeds = [
+            "https://app.example.com/a?b=c", "http://x.other.net:8080/", "https://a.b/#f", "https://h.example/p%2Fq",
+        ]
+        let alphabet = Array("/:@?#.\\%-_ab09AZ\u{0}\u{7F}\u{FF} []é")
+        var accepted = 0
+        for _ in 0..<20_000 {
+            var characters = Array(seeds[Int.random(in: 0..<seeds.count, using: &random)])
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let index = Int.random(in: 0...characters.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: characters.insert(alphabet.randomElement(using: &random)!, at: index)
+                case 1 where index < characters.count: characters.remove(at: index)
+                default:
+                    if index < characters.count { characters[index] = alphabet.randomElement(using: &random)! }
+                }
+            }
+            guard let target = ForwardTarget(url: String(characters)) else { continue }
+            accepted += 1
+            #expect(ForwardTarget(url: target.url) == target, "\(String(characters))")
+            #expect(DomainName.isValid(target.host))
+            #expect(target.path.hasPrefix("/") && target.path.utf8.allSatisfy { (0x21...0x7E).contains($0) })
+            #expect(!target.url.contains("@") || target.path.contains("@"))
+        }
+        #expect(accepted > 1000)
+    }
+
     @Test func settingsRefuseWhatCannotWork() throws {
         func resolve(_ flags: [String: String]) throws -> ServerConfiguration {
             try ServerConfiguration.resolve(
