@@ -266,7 +266,9 @@ import WebAuthn
 
     @Test(arguments: TestDatabase.all)
     func appsOnOtherDomainsGetAHostOnlyCookieThroughAOneTimeCode(_ db: TestDatabase) async throws {
-        let server = Self.server(db)
+        var limited = Self.server(db)
+        limited.rateLimits.ceremoniesPerAddress = 20
+        let server = limited
         try await server.seedUser("ada", password: "correct horse battery")
         try await server.seedUser("mallory", password: "correct horse battery")
         try await server.app().test(.router) { client in
@@ -353,6 +355,20 @@ import WebAuthn
                 client, "/forward-auth/callback?code=\(lateCode)", Self.forwarded(host, cookie: lateState))
             #expect(late.status == .badRequest)
             #expect(late.errorCode == "challenge_invalid")
+
+            // Codes count against the address's ceremony budget like every other stored challenge.
+            let budget = server.rateLimits.ceremoniesPerAddress
+            var statuses: [HTTPResponse.Status] = []
+            let start = try await Self.get(
+                client, "/forward-auth/callback?rd=" + Self.encoded(rd), Self.forwarded(host, "/_sesame/callback"))
+            let toSesame = String(try #require(start.headers[.location]).dropFirst(Self.origin.count))
+            for _ in 0...budget {
+                statuses.append(
+                    try await Self.get(client, toSesame, [.cookie: ada.cookie, .init("X-Forwarded-For")!: "192.0.2.9"])
+                        .status)
+            }
+            #expect(statuses.last == .tooManyRequests)
+            #expect(statuses.first == .seeOther)
 
             // Signing out of Sesame ends the app's cookie with the session.
             let out = try await client.json(

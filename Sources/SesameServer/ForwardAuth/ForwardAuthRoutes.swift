@@ -78,7 +78,9 @@ struct ForwardAuthRoutes {
             guard let authentication = context.authentication, service.admits(authentication.session, at: target)
             else { return Self.redirect(service.signInPage(target, state: shared ? nil : state)) }
             guard let state, !shared else { return Self.redirect(target.url) }
-            return Self.redirect(try await service.callback(for: target, state: state, authentication))
+            return Self.redirect(
+                try await service.callback(
+                    for: target, state: state, authentication, clientAddress: context.clientAddress))
         }
 
         router.get("/forward-auth/callback") { request, context -> Response in

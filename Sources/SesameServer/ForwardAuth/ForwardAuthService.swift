@@ -164,14 +164,17 @@ struct ForwardAuthService: Sendable {
     }
 
     /// A one-time code for `authentication`'s session at `target`'s origin and the browser holding `state`, and the
-    /// callback address carrying it.
-    func callback(for target: ForwardTarget, state: String, _ authentication: Authentication) async throws -> String {
+    /// callback address carrying it. Each code counts against the client address's ceremony budget (429 past it),
+    /// like every other stored challenge a client can ask for.
+    func callback(
+        for target: ForwardTarget, state: String, _ authentication: Authentication, clientAddress: String
+    ) async throws -> String {
         let (code, hash) = Secrets.token()
         try await ceremonies.begin(
             .forwardAuthCode, id: hash, binding: Self.codeBinding(origin: target.origin, state: state),
             userID: authentication.user.id,
             payload: CodePayload(session: Base64URL.encode(authentication.tokenHash), rd: target.url),
-            lifetime: Self.codeLifetime)
+            countedFor: clientAddress, lifetime: Self.codeLifetime)
         return target.origin + Self.callbackPath + "?" + FormParameters.encode([("code", code)])
     }
 
