@@ -292,15 +292,21 @@ import WebAuthn
             #expect(stateless.status == .badRequest)
             #expect(stateless.headers[.location] == nil)
 
+            // Without the state cookie, or at another host, the code does nothing, and is burnt.
+            for headers in [Self.forwarded(host), Self.forwarded("app2.other.net")] {
+                let (state, code) = try await Self.startExchange(client, rd: rd, host: host, session: ada.cookie)
+                let wrong = try await Self.get(
+                    client, "/forward-auth/callback?code=\(code)",
+                    headers[Self.xfHost] == host ? headers : Self.forwarded("app2.other.net", cookie: state))
+                #expect(wrong.status == .badRequest)
+                #expect(wrong.errorCode == "challenge_invalid")
+                #expect(Self.setCookies(wrong).isEmpty)
+                let after = try await Self.get(
+                    client, "/forward-auth/callback?code=\(code)", Self.forwarded(host, cookie: state))
+                #expect(after.status == .badRequest, "a code shown to the wrong browser or host stays usable")
+            }
+
             let (state, code) = try await Self.startExchange(client, rd: rd, host: host, session: ada.cookie)
-            // Without the state cookie, or at another host, the code does nothing (and stays unspent).
-            let noState = try await Self.get(client, "/forward-auth/callback?code=\(code)", Self.forwarded(host))
-            #expect(noState.status == .badRequest)
-            #expect(noState.errorCode == "challenge_invalid")
-            #expect(Self.setCookies(noState).isEmpty)
-            let elsewhere = try await Self.get(
-                client, "/forward-auth/callback?code=\(code)", Self.forwarded("app2.other.net", cookie: state))
-            #expect(elsewhere.status == .badRequest)
 
             let done = try await Self.get(
                 client, "/forward-auth/callback?code=\(code)", Self.forwarded(host, cookie: state))
@@ -347,6 +353,23 @@ import WebAuthn
                 client, "/forward-auth/callback?code=\(malloryCode)", Self.forwarded(host, cookie: victimState))
             #expect(pushed.status == .badRequest)
             #expect(Self.setCookies(pushed).allSatisfy { !$0.hasPrefix("__Host-sesame_forward=") })
+            // The other way round: a code made with someone else's state hash for your session, once your browser
+            // showed it at the callback, is of no use to the one who holds that state.
+            let (attackerState, _) = try await Self.startExchange(client, rd: rd, host: host, session: mallory.cookie)
+            let attackerHash = Base64URL.encode(
+                Secrets.sha256(String(attackerState.split(separator: "=", maxSplits: 1)[1])))
+            let forged = try await Self.get(
+                client,
+                "/forward-auth/return?rd=" + Self.encoded(rd) + "&state=" + attackerHash, [.cookie: ada.cookie])
+            let forgedCallback = try #require(forged.headers[.location])
+            let forgedCode = String(forgedCallback.split(separator: "=", maxSplits: 1)[1])
+            #expect(
+                try await Self.get(client, "/forward-auth/callback?code=\(forgedCode)", Self.forwarded(host)).status
+                    == .badRequest)
+            let stolen = try await Self.get(
+                client, "/forward-auth/callback?code=\(forgedCode)", Self.forwarded(host, cookie: attackerState))
+            #expect(stolen.status == .badRequest)
+            #expect(Self.setCookies(stolen).isEmpty)
 
             // Expired after a minute.
             let (lateState, lateCode) = try await Self.startExchange(client, rd: rd, host: host, session: ada.cookie)

@@ -59,6 +59,12 @@ struct Ceremonies: Sendable {
         return record
     }
 
+    /// Removes the challenge with this id whatever its purpose or binding (a one-time code shown to the wrong
+    /// browser is burnt, so whoever else learns it cannot use it either).
+    func discard(id: [UInt8]) async throws {
+        try await store.deleteChallenge(id: id)
+    }
+
     /// Reads the challenge without consuming it; nil when there is none.
     func peek(_ purpose: ChallengePurpose, id: [UInt8], binding: [UInt8] = []) async throws -> ChallengeRecord? {
         try await store.peekChallenge(id: id, purpose: purpose.rawValue, binding: binding, now: clock.now())

@@ -179,17 +179,28 @@ struct ForwardAuthService: Sendable {
     }
 
     /// Consumes a code at the origin the proxy names and returns the cookie to set there and where to go on to.
-    /// Unknown, spent, expired and foreign codes are all `challenge_invalid`; a code whose session ended since is
-    /// `unauthenticated`.
+    /// Unknown, spent, expired and foreign codes are all `challenge_invalid` (and a code presented with the wrong
+    /// or no state is burnt); a code whose session ended since is `unauthenticated`.
     func redeem(code: String, state: String?, at origin: ForwardTarget, clientAddress: String) async throws -> (
         setCookies: [String], location: String
     ) {
-        guard SessionIssuer.isWellFormed(code), let state, SessionIssuer.isWellFormed(state) else {
+        guard SessionIssuer.isWellFormed(code) else { throw APIError.challengeInvalid }
+        let id = Secrets.sha256(code)
+        // A code that reaches a browser without its state (a code made for someone else's state, pushed on this
+        // browser) is burnt: whoever holds that state cannot use it after this browser saw it.
+        guard let state, SessionIssuer.isWellFormed(state) else {
+            try await ceremonies.discard(id: id)
             throw APIError.challengeInvalid
         }
-        let record = try await ceremonies.finish(
-            .forwardAuthCode, id: Secrets.sha256(code),
-            binding: Self.codeBinding(origin: origin.origin, state: Base64URL.encode(Secrets.sha256(state))))
+        let record: ChallengeRecord
+        do {
+            record = try await ceremonies.finish(
+                .forwardAuthCode, id: id,
+                binding: Self.codeBinding(origin: origin.origin, state: Base64URL.encode(Secrets.sha256(state))))
+        } catch {
+            try await ceremonies.discard(id: id)
+            throw error
+        }
         let payload = try ceremonies.payload(record, as: CodePayload.self)
         guard let hash = try? Base64URL.decode(payload.session), let target = ForwardTarget(url: payload.rd),
             target.origin == origin.origin
