@@ -143,4 +143,5 @@ func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     AppAccessRoutes(sesame: sesame).register(on: router)
     LogoutRoutes(sesame: sesame).register(on: router)
     DeviceAuthorizationRoutes(sesame: sesame).register(on: router)
+    ForwardAuthRoutes(sesame: sesame).register(on: router)
 }

@@ -26,13 +26,14 @@ struct Ceremonies: Sendable {
 
     /// Stores a new challenge and returns when it expires. With `countedFor`, the start is counted against that
     /// client address's ceremony budget and nothing is stored past it (429); with `replacing`, a challenge with
-    /// the same id is removed first (a code sent again).
+    /// the same id is removed first (a code sent again); `lifetime` shortens the configured one for codes that
+    /// only cross a redirect.
     @discardableResult
     func begin(
         _ purpose: ChallengePurpose, id: [UInt8], binding: [UInt8] = [], userID: String?, payload: some Encodable,
-        countedFor address: String? = nil, replacing: Bool = false
+        countedFor address: String? = nil, replacing: Bool = false, lifetime: TimeInterval? = nil
     ) async throws -> Date {
-        let expires = clock.now().addingTimeInterval(TimeInterval(lifetime))
+        let expires = clock.now().addingTimeInterval(lifetime ?? TimeInterval(self.lifetime))
         let record = ChallengeRecord(
             purpose: purpose.rawValue, userID: userID,
             payload: String(decoding: try JSONEncoder().encode(payload), as: UTF8.self),
@@ -56,6 +57,12 @@ struct Ceremonies: Sendable {
             throw APIError.challengeInvalid
         }
         return record
+    }
+
+    /// Removes the challenge with this id whatever its purpose or binding (a one-time code shown to the wrong
+    /// browser is burnt, so whoever else learns it cannot use it either).
+    func discard(id: [UInt8]) async throws {
+        try await store.deleteChallenge(id: id)
     }
 
     /// Reads the challenge without consuming it; nil when there is none.

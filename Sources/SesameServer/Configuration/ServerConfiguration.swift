@@ -63,6 +63,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A passkey provider list (AAGUID → name and icons, in the community `aaguid.json` format) replacing the
     /// bundled one; nil: the bundled list.
     public var providerListFile: String?
+    /// A parent domain the session cookie is sent to (`Domain=`), so a reverse proxy in front of apps on its
+    /// subdomains can check the session with forward auth. The cookie then carries the `__Secure-` prefix instead of
+    /// `__Host-`. nil: the cookie stays on Sesame's own host.
+    public var cookieDomain: String?
+    /// Hosts forward auth answers for and may send people back to after signing in: each name covers itself and its
+    /// subdomains (`ForwardAuth/`, docs/integrations.md).
+    public var forwardAuthDomains: [String] = []
+    /// Hosts (each covering its subdomains, each within `forwardAuthDomains`) that forward auth lets in only after a
+    /// passkey sign-in (`phr`).
+    public var forwardAuthPasskeyDomains: [String] = []
 
     public struct AndroidApp: Sendable, Equatable, Codable {
         public var packageName: String

@@ -170,6 +170,23 @@ extension ServerConfiguration {
             help:
                 "AAGUID list (aaguid.json format) naming passkey providers and their icons, replacing the bundled names."
         ) { c, v throws(ConfigurationError) in c.providerListFile = v.isEmpty ? nil : v },
+        Setting(
+            key: "cookieDomain", flag: "--cookie-domain", environment: "SESAME_COOKIE_DOMAIN", defaultValue: "(none)",
+            help:
+                "Parent domain of the origin's host that the session cookie is sent to (Domain=; __Secure- instead of __Host-), for forward auth on its subdomains."
+        ) { c, v throws(ConfigurationError) in c.cookieDomain = v.isEmpty ? nil : v.lowercased() },
+        Setting(
+            key: "forwardAuthDomains", flag: "--forward-auth-domains", environment: "SESAME_FORWARD_AUTH_DOMAINS",
+            defaultValue: "(none)",
+            help:
+                "Comma-separated hosts forward auth answers for and returns people to after sign-in; each covers its subdomains."
+        ) { c, v throws(ConfigurationError) in c.forwardAuthDomains = list(v).map { $0.lowercased() } },
+        Setting(
+            key: "forwardAuthPasskeyDomains", flag: "--forward-auth-passkey-domains",
+            environment: "SESAME_FORWARD_AUTH_PASSKEY_DOMAINS", defaultValue: "(none)",
+            help:
+                "Comma-separated hosts (within forward-auth-domains, each covering its subdomains) that need a passkey sign-in (phr)."
+        ) { c, v throws(ConfigurationError) in c.forwardAuthPasskeyDomains = list(v).map { $0.lowercased() } },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.
@@ -290,6 +307,29 @@ extension ServerConfiguration {
                 "metrics-token: use at least 16 characters (a random value, e.g. openssl rand -hex 16)")
         }
         _ = try DatabaseLocation(parsing: database)
+        try validateForwardAuth(originHost: host)
+    }
+
+    /// Cookie domain and forward-auth hosts: plain DNS names; the cookie domain is the origin's host or a parent of
+    /// it; every passkey-only host is one forward auth answers for.
+    private func validateForwardAuth(originHost: String) throws(ConfigurationError) {
+        if let cookieDomain {
+            guard DomainName.isValid(cookieDomain), DomainName.covers(cookieDomain, host: originHost) else {
+                throw ConfigurationError(
+                    "cookie-domain: \(cookieDomain) must be the origin's host or a parent domain of it")
+            }
+        }
+        for domain in forwardAuthDomains where !DomainName.isValid(domain) {
+            throw ConfigurationError("forward-auth-domains: \(domain) is not a DNS name")
+        }
+        for domain in forwardAuthPasskeyDomains {
+            guard DomainName.isValid(domain),
+                forwardAuthDomains.contains(where: { DomainName.covers($0, host: domain) })
+            else {
+                throw ConfigurationError(
+                    "forward-auth-passkey-domains: \(domain) is not a DNS name within forward-auth-domains")
+            }
+        }
     }
 
     /// The relying party this configuration describes: RP ID, name, and every origin it accepts in client data

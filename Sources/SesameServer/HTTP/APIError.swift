@@ -63,6 +63,8 @@ public struct APIError: HTTPResponseError, Equatable {
         .forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
     static let originNotAllowed = APIError(
         .forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
+    static let hostNotAllowed = APIError(
+        .forbidden, .hostNotAllowed, "Sesame does not sign people in to that address (see forward-auth-domains).")
     static let invalidCredentials = APIError(.unauthorized, .invalidCredentials, "The username or password is wrong.")
     static let wrongPassword = APIError(.forbidden, .wrongPassword, "The password is wrong.")
     static let accountDisabled = APIError(.forbidden, .accountDisabled, "This account is disabled.")

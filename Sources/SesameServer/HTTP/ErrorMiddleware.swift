@@ -27,7 +27,10 @@ struct ErrorMiddleware: RouterMiddleware {
             response = try await Self.answer(error, request: request, context: context, methods: methods)
         }
         response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.init("Referrer-Policy")!] = "same-origin"
+        // A route may ask for less (forward auth's redirects that carry a one-time code say `no-referrer`).
+        if response.headers[.init("Referrer-Policy")!] == nil {
+            response.headers[.init("Referrer-Policy")!] = "same-origin"
+        }
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         response.headers[.init("X-Frame-Options")!] = "DENY"
         // A HEAD answer never has a body; errors (404, 405) built here keep their headers and Content-Length.

@@ -36,7 +36,11 @@ struct SessionIssuer: Sendable {
 
     func authenticate(token: String, carrier: Authentication.Carrier) async throws -> Authentication? {
         guard Self.isWellFormed(token) else { return nil }
-        let hash = Secrets.sha256(token)
+        return try await authenticate(tokenHash: Secrets.sha256(token), carrier: carrier)
+    }
+
+    /// The same, from the token's hash (forward auth's cookie on an app's host holds the hash, sealed).
+    func authenticate(tokenHash hash: [UInt8], carrier: Authentication.Carrier) async throws -> Authentication? {
         let now = clock.now()
         guard let session = try await store.session(tokenHash: hash, now: now),
             let user = try await store.user(id: session.userID), !user.disabled

@@ -28,6 +28,7 @@ public enum APIErrorCode: String, CaseIterable, Sendable {
     case unauthenticated
     case csrfCheckFailed = "csrf_check_failed"
     case originNotAllowed = "origin_not_allowed"
+    case hostNotAllowed = "host_not_allowed"
     case invalidCredentials = "invalid_credentials"
     case wrongPassword = "wrong_password"
     case accountDisabled = "account_disabled"

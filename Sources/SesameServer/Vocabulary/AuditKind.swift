@@ -41,6 +41,7 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case appAccessRevoked = "app.access_revoked"
     case codeReplayed = "app.code_replayed"
     case refreshTokenReused = "app.refresh_token_reused"
+    case forwardAuthSignedIn = "forward_auth.signed_in"
 }
 
 /// How an audited attempt ended.

@@ -17,4 +17,6 @@ enum ChallengePurpose: String, CaseIterable, Sendable {
     case smsReauthentication = "sms_reauthentication"
     /// A phone-number change waiting for the code sent to the new number.
     case phoneChange = "sms_setup"
+    /// Forward auth's one-time code for an app on another domain, bound to the app's origin; keyed by the code's hash.
+    case forwardAuthCode = "forward_auth_code"
 }

@@ -56,6 +56,7 @@ const messages = {
   unauthenticated: "You’re signed out. Sign in again to continue.",
   csrf_check_failed: "Your session on this page expired. Reload the page and try again.",
   origin_not_allowed: "This request came from a page this site doesn’t serve.",
+  host_not_allowed: "This site doesn’t sign people in to that address.",
   invalid_credentials: "That username and password don’t match. Check them and try again.",
   wrong_password: "Your current password isn’t right.",
   account_disabled: "This account is turned off. Contact the site’s administrator.",

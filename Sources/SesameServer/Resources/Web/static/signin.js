@@ -10,13 +10,21 @@ let conditional = null; // AbortController of the running AutoFill request
 let pending = null; // { token, factors } while a second step is open
 
 /**
- * Where to go after signing in: the `return` link an application's sign-in request came with (only this site's
- * own authorization endpoint or device page), else the account page.
+ * Where to go after signing in: the `return` link an application's sign-in request came with, else the account
+ * page. Only three of this site's own endpoints are accepted, as paths on this origin: the authorization endpoint,
+ * the device page, and forward auth's return endpoint (which checks the address it goes on to against the
+ * configured domains itself). Anything else, including `//host` and `/\host` forms, goes to the account page.
  */
 export function returnTarget(search) {
   const target = new URLSearchParams(search).get("return");
   if (typeof target !== "string") return "/account";
-  return target.startsWith("/oauth/authorize?") || target === "/device" || target.startsWith("/device?") ? target : "/account";
+  if (target === "/device") return target;
+  return ["/oauth/authorize?", "/device?", "/forward-auth/return?"].some((prefix) => target.startsWith(prefix)) ? target : "/account";
+}
+
+/** Whether the application asked for a passkey sign-in (`passkey=required`): the password path is then hidden. */
+export function passkeyRequired(search) {
+  return new URLSearchParams(search).get("passkey") === "required";
 }
 
 function signedIn(result) {
@@ -293,6 +301,11 @@ function wire() {
 
 async function start() {
   wire();
+  if (passkeyRequired(location.search)) {
+    // A password session would be sent straight back here: offer only what the application accepts.
+    show($("other-ways"), false);
+    say("This application asks you to sign in with a passkey.", "info");
+  }
   if (!webauthn.supported()) {
     say("This browser can’t use passkeys. Use “Other ways to sign in” below.", "info");
     $("other-ways").open = true;
