@@ -208,6 +208,8 @@ def test_authlib_code_flow_with_a_passkey_by_autofill(browser, idp, app):
         "state": "bye"}))
     wait(browser, lambda d: d.current_url.startswith(app.origin + "/signed-out"), what="the post-logout page")
     assert urllib.parse.parse_qs(urllib.parse.urlparse(browser.current_url).query) == {"state": ["bye"]}
+    # The sign-in page's AutoFill request would be answered by the virtual authenticator at once: detach it first.
+    browser.remove_virtual_authenticator()
     open_page(browser, idp, "/signin")
     assert api(browser, "GET", "/api/account")[0] == 401
     assert len(app.wait_for_logout_tokens(2)) == 2
