@@ -270,6 +270,21 @@ enum Migrations {
                 """,
             ]
         ),
+        Migration(
+            version: 10,
+            name: "FIDO metadata BLOBs imported by the operator",
+            statements: [
+                """
+                CREATE TABLE metadata_blobs (
+                    number BIGINT PRIMARY KEY,
+                    jwt TEXT NOT NULL,
+                    roots TEXT NOT NULL,
+                    verified_at BIGINT NOT NULL,
+                    imported_at BIGINT NOT NULL
+                )
+                """
+            ]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with

@@ -36,6 +36,7 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case clientUpdated = "client.updated"
     case clientSecretRotated = "client.secret_rotated"
     case signingKeysRotated = "signing_keys.rotated"
+    case metadataImported = "metadata.imported"
     case appConsented = "app.consented"
     case appAuthorized = "app.authorized"
     case appAccessRevoked = "app.access_revoked"
