@@ -130,4 +130,5 @@ func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     ReauthenticationRoutes(sesame: sesame).register(on: router)
     AccountRoutes(sesame: sesame).register(on: router)
     IdentityProviderRoutes(sesame: sesame).register(on: router)
+    KeychainSyncRoutes(sesame: sesame).register(on: router)
 }

@@ -6,7 +6,7 @@ import Foundation
 /// (`StoreTests`) runs on both engines.
 public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore,
     SessionStore,
-    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, Sendable
+    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, KeychainSyncStore, Sendable
 {
     func ping() async throws
 

@@ -40,6 +40,9 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case appAccessRevoked = "app.access_revoked"
     case codeReplayed = "app.code_replayed"
     case refreshTokenReused = "app.refresh_token_reused"
+    case keychainDeviceEnrolled = "keychain.device_enrolled"
+    case keychainDeviceRevoked = "keychain.device_revoked"
+    case keychainDeviceRemoved = "keychain.device_removed"
 }
 
 /// How an audited attempt ended.
