@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "SesameServer",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode",
+                "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "SesameServerTests",
             dependencies: [
-                "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
+                "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

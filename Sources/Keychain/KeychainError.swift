@@ -149,6 +149,12 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let transportFailure = Code("transportFailure")
         /// No sync transport is configured for this vault.
         public static let syncNotConfigured = Code("syncNotConfigured")
+        /// The sync server does not accept this device's token: it was never enrolled, its enrollment was
+        /// revoked, or another device removed it from the vault (`sesame keychain enroll` makes a new one).
+        public static let notEnrolled = Code("notEnrolled")
+        /// The sync server refused a request of this device (rate limit, a limit on waiting requests, a token
+        /// acting for another device); the reason says which.
+        public static let syncRefused = Code("syncRefused")
 
         // MARK: Credential Exchange Format
 

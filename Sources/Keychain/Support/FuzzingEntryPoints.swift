@@ -44,6 +44,11 @@ import Foundation
         if let m = try? JoinApproval(json: bytes) { precondition((try? JoinApproval(json: m.json)) == m) }
         if let m = try? ShareMessage(json: bytes) { precondition((try? ShareMessage(json: m.json)) == m) }
         _ = try? StoredServerState.decode(bytes)
+        // `sesame serve`'s answers and the enrollment file (`HTTPSyncTransport.swift`).
+        _ = try? WireJSON.decode(JoinRequestList.self, bytes)
+        _ = try? WireJSON.decode(ShareList.self, bytes)
+        if let e = try? WireJSON.decode(SyncEnrollment.self, bytes) { precondition(e.token.utf8.count == 64) }
+        _ = HTTPSyncTransport.errorCode(Data(bytes))
     }
 
     private static let sampleList = try! PublicSuffixList(bytes: Array("com\nco.uk\n*.ck\n!www.ck\ngithub.io\n".utf8))

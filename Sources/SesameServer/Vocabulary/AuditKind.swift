@@ -43,6 +43,9 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case codeReplayed = "app.code_replayed"
     case refreshTokenReused = "app.refresh_token_reused"
     case forwardAuthSignedIn = "forward_auth.signed_in"
+    case keychainDeviceEnrolled = "keychain.device_enrolled"
+    case keychainDeviceRevoked = "keychain.device_revoked"
+    case keychainDeviceRemoved = "keychain.device_removed"
 }
 
 /// How an audited attempt ended.

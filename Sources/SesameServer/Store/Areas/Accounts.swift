@@ -167,7 +167,8 @@ extension SQLStore: AccountStore {
             // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
             for table in [
                 "credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions",
-                "challenges",
+                "challenges", "keychain_enrollments", "keychain_records", "keychain_wraps", "keychain_devices",
+                "keychain_join_requests", "keychain_shares", "keychain_vaults",
             ] {
                 try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
             }
