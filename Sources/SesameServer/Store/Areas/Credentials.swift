@@ -1,6 +1,5 @@
 import Foundation
 import SQLKit
-import SQLiteKit
 
 /// A registered passkey or security key.
 public struct StoredCredential: Sendable, Equatable {
@@ -83,6 +82,13 @@ extension SQLStore: CredentialStore {
 
     /// A `credentials` row (column names as in `credentialColumns`).
     struct CredentialRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case id, userId = "user_id", publicKey = "public_key", signCount = "sign_count", transports, aaguid,
+                backupEligible = "backup_eligible", backedUp = "backed_up", userVerified = "user_verified",
+                attestationFormat = "attestation_format", name, createdAt = "created_at", lastUsedAt = "last_used_at"
+        }
+
         let id: Data
         let userId: String
         let publicKey: Data
@@ -110,7 +116,7 @@ extension SQLStore: CredentialStore {
     }
 
     static func credential(_ row: any SQLRow) throws -> StoredCredential {
-        try row.decode(model: CredentialRow.self, keyDecodingStrategy: .convertFromSnakeCase).credential
+        try row.decode(model: CredentialRow.self).credential
     }
 
     static func credentialInsert(_ c: StoredCredential) -> SQLQueryString {
@@ -257,7 +263,7 @@ extension SQLStore: CredentialStore {
                 ).run()
                 return true
             }
-        } catch let error as SQLiteError where error.message.contains(Self.signCountGuardMessage) {
+        } catch let error as SQLiteCallError where error.message.contains(Self.signCountGuardMessage) {
             return false
         } catch  where Self.isUniqueViolation(error) {
             throw StoreError.conflict

@@ -35,6 +35,12 @@ extension SQLStore: SessionStore {
 
     /// A `sessions` row (column names as in `sessionColumns`).
     struct SessionRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case id, userId = "user_id", createdAt = "created_at", lastSeenAt = "last_seen_at",
+                expiresAt = "expires_at", userAgent = "user_agent", method, authenticatedAt = "authenticated_at"
+        }
+
         let id: String
         let userId: String
         let createdAt: Int64
@@ -55,7 +61,7 @@ extension SQLStore: SessionStore {
     }
 
     static func session(_ row: any SQLRow) throws -> SessionRecord {
-        try row.decode(model: SessionRow.self, keyDecodingStrategy: .convertFromSnakeCase).session
+        try row.decode(model: SessionRow.self).session
     }
 
     static func sessionInsert(tokenHash: [UInt8], _ s: SessionRecord) -> SQLQueryString {
