@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "SesameServer",
             ],
             swiftSettings: strict

@@ -6,7 +6,8 @@ import Foundation
 /// (`StoreTests`) runs on both engines.
 public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore,
     SessionStore,
-    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore, MetadataStore,
+    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore,
+    MetadataStore,
     KeychainSyncStore, Sendable
 {
     func ping() async throws
