@@ -369,6 +369,15 @@ enum Migrations {
                 """
             ]
         ),
+        Migration(
+            version: 11,
+            name: "whether a session's passkey was backup-eligible, for amr hwk/swk",
+            // NULL: not a passkey session, or one from before this migration (its tokens then say only `pop`).
+            statements: [
+                "ALTER TABLE sessions ADD COLUMN passkey_backup_eligible BIGINT",
+                "ALTER TABLE oauth_grants ADD COLUMN passkey_backup_eligible BIGINT",
+            ]
+        ),
     ]
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with
