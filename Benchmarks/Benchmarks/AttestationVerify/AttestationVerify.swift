@@ -122,7 +122,8 @@ struct RegistrationFixture: Sendable {
         configuration.attestationTrust = AttestationTrust(
             trustAnchors: anchors, verificationTime: now, allowSHA1Signatures: true)
         relyingParty = RelyingParty(configuration: configuration)
-        response = try RegistrationResponseJSON.decode(Array(try JSONSerialization.data(withJSONObject: responseObject)))
+        response = try RegistrationResponseJSON.decode(
+            Array(try JSONSerialization.data(withJSONObject: responseObject)))
         expectation = RegistrationExpectation(
             challenge: try Base64URL.decode(challenge),
             allowedAlgorithms: [.es256, .rs256, .edDSA, .mldsa65, .mldsa87, .ps256, .es384, .es512])
