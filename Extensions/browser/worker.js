@@ -1,0 +1,74 @@
+// Sesame Keychain: the service worker. It is the only part that talks to the native host
+// (`sesame keychain native-host`, registered by `sesame keychain install-browser`), over one native-messaging port.
+//
+// The origin of every request is the one the browser gives for the sending frame (`sender.origin`); nothing the page
+// or the content scripts say about their origin is read. Only top-level frames of tabs are served (the content
+// scripts run nowhere else); a message from anything else is refused.
+"use strict";
+
+const HOST = "dev.sesame.keychain";
+const KINDS = new Set(["prepare", "create", "get", "signal"]);
+
+let port = null;
+let next = 1;
+const pending = new Map();
+
+function connect() {
+  if (port) return port;
+  port = chrome.runtime.connectNative(HOST);
+  port.onMessage.addListener((message) => {
+    const resolve = message && pending.get(message.id);
+    if (!resolve) return;
+    pending.delete(message.id);
+    resolve(message);
+  });
+  port.onDisconnect.addListener(() => {
+    // The host exited or could not start (not installed, wrong manifest): every open request fails the way a
+    // browser reports an authenticator that went away.
+    void chrome.runtime.lastError;
+    port = null;
+    for (const [id, resolve] of pending) {
+      pending.delete(id);
+      resolve({ id, ok: false, error: { name: "NotAllowedError", code: "hostUnavailable" } });
+    }
+  });
+  return port;
+}
+
+function ask(request) {
+  return new Promise((resolve) => {
+    const id = next++;
+    pending.set(id, resolve);
+    try {
+      connect().postMessage({ id, ...request });
+    } catch {
+      pending.delete(id);
+      resolve({ id, ok: false, error: { name: "NotAllowedError", code: "hostUnavailable" } });
+    }
+  });
+}
+
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  const refuse = (code) => sendResponse({ error: { name: "NotAllowedError", code } });
+  if (sender.id !== chrome.runtime.id || !sender.tab || sender.frameId !== 0 || typeof sender.origin !== "string") {
+    refuse("notATopLevelPage");
+    return false;
+  }
+  if (!message || !KINDS.has(message.kind)) {
+    refuse("unknownRequest");
+    return false;
+  }
+  // Only the members each kind needs are passed on; `origin` always comes from the browser.
+  const request = { kind: message.kind, origin: sender.origin };
+  if (message.kind === "prepare") request.ceremony = message.ceremony === "create" ? "create" : "get";
+  if (message.kind !== "signal") request.options = message.options;
+  if (message.kind === "get" && typeof message.credentialId === "string") request.credentialId = message.credentialId;
+  if (message.kind === "signal") {
+    request.signal = message.signal;
+    request.payload = message.payload;
+  }
+  ask(request).then((answer) => {
+    sendResponse(answer.ok ? { result: answer.result } : { error: answer.error || { name: "NotAllowedError" } });
+  });
+  return true; // answered asynchronously
+});
