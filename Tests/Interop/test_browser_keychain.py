@@ -1,0 +1,247 @@
+"""The Sesame Keychain in Chromium (issue 15): headless Debian Chromium with the extension in Extensions/browser
+loaded (`--load-extension`) and the native host registered in the profile by `sesame keychain install-browser`.
+No virtual authenticator is used anywhere: every passkey here is made and used by the keychain, through the
+extension's prompts, which the tests answer with the keyboard as a person would (the prompts act only on trusted
+input, and their content is in a closed shadow root the page cannot read).
+
+First Sesame's own pages (`$SESAME_BIN serve`), then a second site on another origin whose relying party is
+py_webauthn in a small Flask app (browser_keychain_fixtures.py)."""
+
+import json
+import time
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site  # noqa: F401 (fixtures)
+from conftest import b64url
+from test_browser_flows import Server, api, find, open_page, signed_in, type_into, wait
+
+
+@pytest.fixture
+def server(sesame_bin, tmp_path):
+    (tmp_path / "server").mkdir()
+    running = Server(sesame_bin, tmp_path / "server")
+    yield running
+    running.stop()
+
+
+def prompt_shown(driver) -> bool:
+    return driver.execute_script(f"return !!document.querySelector('{HOST_ELEMENT}')")
+
+
+def wait_prompt(driver, what="the keychain's prompt"):
+    wait(driver, prompt_shown, what=what)
+
+
+def press(driver, *keys):
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def passkeys(vault) -> list:
+    return [item for item in vault.items() if "passkey" in json.dumps(item).lower()]
+
+
+def sign_up(driver, server, username, display_name):
+    open_page(driver, server, "/signup")
+    type_into(driver, "username", username)
+    type_into(driver, "display-name", display_name)
+    find(driver, "signup-button").click()
+    wait_prompt(driver, "the save-a-passkey prompt")
+    # The page cannot see into the prompt.
+    assert driver.execute_script(f"return document.querySelector('{HOST_ELEMENT}').shadowRoot") is None
+    assert username not in driver.execute_script("return document.documentElement.outerHTML")
+    press(driver, Keys.ENTER)  # "Save passkey" has the focus
+    signed_in(driver, server)
+
+
+def sign_out(driver, server):
+    find(driver, "sign-out").click()
+    wait(driver, lambda d: d.current_url.startswith(server.origin + "/signin"), what="the sign-in page")
+
+
+def dismiss_immediate(driver):
+    """The sign-in page first asks for a passkey available at once (mediation "immediate"); the keychain has one,
+    so its prompt shows; Escape declines it and the page shows its form."""
+    wait_prompt(driver, "the prompt for the immediate request")
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: not prompt_shown(d) and find(d, "username").is_displayed(), what="the sign-in form")
+
+
+def session_method(driver):
+    sessions = api(driver, "GET", "/api/account/sessions")[1]
+    return [s for s in sessions if s["current"]][0]["method"]
+
+
+def test_install_browser_writes_the_host_manifest(keychain_browser):
+    manifest_dir = keychain_browser.profile / "NativeMessagingHosts"
+    manifest = json.loads((manifest_dir / "dev.sesame.keychain.json").read_text())
+    assert manifest["allowed_origins"] == ["chrome-extension://dpeiojhnbjhjooimcpbchnhkmedcmnha/"]
+    assert manifest["type"] == "stdio"
+    launcher = (manifest_dir / "sesame-keychain-host").read_text()
+    assert "'keychain' 'native-host' '--dir'" in launcher and str(keychain_browser.vault.path) in launcher
+    assert "--load-extension=" in keychain_browser.install_output
+
+
+def test_sesame_sign_up_then_modal_immediate_and_autofill_sign_in(keychain_browser, server):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "ada", "Ada Lovelace")
+    assert "Ada Lovelace" in find(driver, "who").text
+    stored = server.passkey_lines("ada")
+    assert len(stored) == 1
+    mine = passkeys(vault)
+    assert len(mine) == 1 and "localhost" in json.dumps(mine[0])
+    # The server saw a synced passkey (backup eligible and backed up).
+    assert "Synced" in driver.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").text
+
+    # Modal: decline the immediate prompt, then the page's "sign in with a passkey" button.
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "passkey-button").click()
+    wait_prompt(driver, "the modal sign-in prompt")
+    press(driver, Keys.ENTER)  # the one account has the focus
+    signed_in(driver, server)
+    assert session_method(driver).startswith("passkey")
+
+    # AutoFill: focus the username field, pick the passkey from the suggestions; nothing else is asked.
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "username").click()
+    wait_prompt(driver, "the AutoFill suggestions")
+    assert driver.find_element(By.ID, "username").get_attribute("value") == ""
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    signed_in(driver, server)
+    assert session_method(driver).startswith("passkey")
+
+    # Immediate: the prompt shown on load signs in with one key press.
+    sign_out(driver, server)
+    wait_prompt(driver, "the prompt for the immediate request")
+    press(driver, Keys.ENTER)
+    signed_in(driver, server)
+    assert "last used never" not in server.passkey_lines("ada")[0]
+
+
+def test_sesame_with_an_empty_keychain_falls_back_silently(keychain_browser, server):
+    driver = keychain_browser.driver
+    open_page(driver, server, "/signin")
+    wait(driver, lambda d: find(d, "username").is_displayed(), what="the sign-in form")
+    time.sleep(1)
+    assert not prompt_shown(driver), "nothing is offered when the keychain has no passkey for the site"
+    find(driver, "username").click()
+    time.sleep(1)
+    assert not prompt_shown(driver)
+
+
+def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    type_into(driver, "username", "lin")
+    find(driver, "register").click()
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "registered lin", what="registration")
+    assert second_site.verified == [("registration", "lin", True)]
+    assert any("second.localhost" in json.dumps(p) for p in passkeys(vault))
+
+    # Modal sign-in.
+    driver.get(second_site.origin + "/")
+    find(driver, "signin").click()
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "signed in as lin", what="modal sign-in")
+
+    # AutoFill sign-in.
+    driver.get(second_site.origin + "/")
+    find(driver, "username").click()
+    wait_prompt(driver, "the AutoFill suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "signed in as lin", what="AutoFill sign-in")
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+    # The credential the page got is indistinguishable in shape from the browser's own.
+    shape = driver.execute_async_script("""
+      const done = arguments[0];
+      const options = await (await fetch("/signin/options", {method: "POST"})).json();
+      window.conditional && window.conditional.abort();
+      const pending = navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options)});
+      done("started");
+      window.pendingCredential = pending;
+    """)
+    assert shape == "started"
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    details = driver.execute_async_script("""
+      const done = arguments[0];
+      const c = await window.pendingCredential;
+      done({
+        isPKC: c instanceof PublicKeyCredential, tag: Object.prototype.toString.call(c),
+        own: Object.getOwnPropertyNames(c), type: c.type, attachment: c.authenticatorAttachment,
+        rawIdIsBuffer: c.rawId instanceof ArrayBuffer, idMatches: c.id === c.toJSON().id,
+        response: Object.prototype.toString.call(c.response), ext: c.getClientExtensionResults(),
+        getter: Object.getOwnPropertyDescriptor(PublicKeyCredential.prototype, "rawId").get.toString(),
+        get: navigator.credentials.get.toString(), jsonKeys: Object.keys(c.toJSON()),
+      });
+    """)
+    assert details == {
+        "isPKC": True, "tag": "[object PublicKeyCredential]", "own": [], "type": "public-key",
+        "attachment": "platform", "rawIdIsBuffer": True, "idMatches": True,
+        "response": "[object AuthenticatorAssertionResponse]", "ext": {},
+        "getter": "function get rawId() { [native code] }", "get": "function get() { [native code] }",
+        "jsonKeys": ["id", "rawId", "response", "authenticatorAttachment", "clientExtensionResults", "type"],
+    }
+
+
+CALL = """
+  const [kind, options, done] = arguments;
+  const bytes = (n) => new Uint8Array(n).map((_, i) => i + 1);
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  if (options.challenge === undefined) options.challenge = bytes(32);
+  if (options.user) options.user.id = bytes(16);
+  if (options.allowCredentials) options.allowCredentials = options.allowCredentials.map((id) => ({type: "public-key", id: decode(id)}));
+  const mediation = options.mediation; delete options.mediation;
+  navigator.credentials[kind]({publicKey: options, ...(mediation ? {mediation} : {})})
+    .then(() => done("resolved"), (e) => done(e.name));
+"""
+
+
+def test_second_site_is_refused_a_foreign_rp_id_and_another_sites_passkey(keychain_browser, second_site, tmp_path):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    # A passkey for Sesame's origin (http://localhost:PORT, RP ID localhost), made with the CLI.
+    options = {"rp": {"id": "localhost", "name": "Sesame"}, "challenge": b64url(b"c" * 32),
+               "user": {"id": b64url(b"u" * 16), "name": "ada", "displayName": "Ada"},
+               "pubKeyCredParams": [{"type": "public-key", "alg": -7}]}
+    (tmp_path / "options.json").write_text(json.dumps(options))
+    made = json.loads(vault.ok("webauthn", "create", "--origin", "http://localhost:8080",
+                               "--options", str(tmp_path / "options.json")))
+    before = passkeys(vault)
+    driver.get(second_site.origin + "/")
+
+    # An RP ID that is not a registrable suffix of the origin: SecurityError, and no prompt at all.
+    for rp_id in ("localhost", "example.com", "ond.localhost"):
+        answer = driver.execute_async_script(CALL, "create", {
+            "rp": {"id": rp_id, "name": "x"}, "user": {"name": "eve", "displayName": "Eve"},
+            "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
+        assert answer == "SecurityError", rp_id
+        assert not prompt_shown(driver)
+    # Asking for the other site's passkey: by its RP ID is a SecurityError, by its ID alone finds nothing.
+    assert driver.execute_async_script(CALL, "get", {"rpId": "localhost", "allowCredentials": [made["id"]]}) \
+        == "SecurityError"
+    assert driver.execute_async_script(CALL, "get", {"allowCredentials": [made["id"]], "mediation": "immediate"}) \
+        == "NotAllowedError"
+    assert not prompt_shown(driver)
+    # A forged message straight to the relay naming the other origin: the origin the browser reports is used.
+    forged = driver.execute_async_script("""
+      const done = arguments[1];
+      window.addEventListener("message", (e) => {
+        if (e.data && e.data.source === "sesame-keychain/relay" && e.data.id === "forged") done(e.data.error || e.data);
+      });
+      window.postMessage({source: "sesame-keychain/page", id: "forged", kind: "get", mediation: "immediate",
+                          origin: "http://localhost:8080",
+                          options: {challenge: "AAECAwQFBgcICQoLDA0ODw", rpId: "localhost",
+                                    allowCredentials: [{type: "public-key", id: arguments[0]}]}}, location.origin);
+    """, made["id"])
+    assert forged["name"] == "SecurityError" and forged["code"] == "rpIdNotAllowed"
+    assert passkeys(vault) == before, "nothing was made, and the other site's passkey was not used"
