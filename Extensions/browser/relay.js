@@ -49,9 +49,28 @@
 
   // --- Requests ---------------------------------------------------------------------------------------------------
 
+  // Signal API: the page's promise settles once the keychain checked the call. signalCurrentUserDetails renames
+  // the passkeys in the host; signalUnknownCredential names a passkey the site no longer accepts, and the person
+  // decides here whether to remove it (the page learns nothing of that).
   async function handleSignal(id, data) {
     const answer = await worker({ kind: "signal", signal: data.signal, payload: data.payload });
     reply(id, answer.error ? { error: answer.error } : { done: true });
+    const unknown = (answer.result && answer.result.unknown) || [];
+    if (data.signal !== "signalUnknownCredential" || unknown.length === 0) return;
+    const account = unknown[0];
+    const rpId = answer.result.rpId;
+    const ui = sheet({
+      title: `${rpId} no longer accepts a passkey`,
+      detail: `The site says it does not know the passkey for “${account.userName}”. Remove it from Sesame Keychain?`,
+      confirm: "Remove passkey",
+      onConfirm: async () => {
+        ui.busy();
+        await worker({ kind: "remove", rpId, credentialId: account.credentialId });
+        ui.close();
+      },
+      cancelText: "Keep it",
+      onCancel: () => ui.close(),
+    });
   }
 
   async function handleGet(id, data) {
@@ -184,7 +203,7 @@
   }
 
   // The modal prompt: which site, which account; confirm, cancel, or hand back to the browser.
-  function sheet({ title, detail, accounts, confirm, onPick, onConfirm, onOther, onCancel }) {
+  function sheet({ title, detail, accounts, confirm, onPick, onConfirm, onOther, onCancel, cancelText }) {
     const { root, remove } = mount();
     const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title });
     box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), "Sesame Keychain"]),
@@ -203,16 +222,20 @@
       box.append(button);
       buttons.push(button);
     }
-    const other = element("button", { className: "link", type: "button", text: "Use another device or security key" });
-    other.addEventListener("click", trusted(() => onOther()));
-    const cancel = element("button", { className: "link", type: "button", text: "Cancel" });
+    let other = null;
+    if (onOther) {
+      other = element("button", { className: "link", type: "button", text: "Use another device or security key" });
+      other.addEventListener("click", trusted(() => onOther()));
+      box.append(other);
+    }
+    const cancel = element("button", { className: "link", type: "button", text: cancelText || "Cancel" });
     cancel.addEventListener("click", trusted(() => onCancel()));
-    box.append(other, cancel);
+    box.append(cancel);
     box.addEventListener("keydown", (event) => {
       if (event.isTrusted && event.key === "Escape") { event.preventDefault(); onCancel(); }
     });
     root.append(box);
-    (buttons[0] || other).focus();
+    (buttons[0] || other || cancel).focus();
     return {
       close: remove,
       busy: () => { for (const b of box.querySelectorAll("button")) b.disabled = true; },

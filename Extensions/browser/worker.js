@@ -7,7 +7,7 @@
 "use strict";
 
 const HOST = "dev.sesame.keychain";
-const KINDS = new Set(["prepare", "create", "get", "signal"]);
+const KINDS = new Set(["prepare", "create", "get", "signal", "remove"]);
 
 let port = null;
 let next = 1;
@@ -61,8 +61,13 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only the members each kind needs are passed on; `origin` always comes from the browser.
   const request = { kind: message.kind, origin: sender.origin };
   if (message.kind === "prepare") request.ceremony = message.ceremony === "create" ? "create" : "get";
-  if (message.kind !== "signal") request.options = message.options;
-  if (message.kind === "get" && typeof message.credentialId === "string") request.credentialId = message.credentialId;
+  if (message.kind !== "signal" && message.kind !== "remove") request.options = message.options;
+  if ((message.kind === "get" || message.kind === "remove") && typeof message.credentialId === "string") {
+    request.credentialId = message.credentialId;
+  }
+  // remove: only after the person confirmed, in the extension's prompt, a signalUnknownCredential for this RP ID
+  // (which the host checks against the origin again).
+  if (message.kind === "remove") request.rpId = message.rpId;
   if (message.kind === "signal") {
     request.signal = message.signal;
     request.payload = message.payload;

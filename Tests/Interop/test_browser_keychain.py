@@ -245,3 +245,27 @@ def test_second_site_is_refused_a_foreign_rp_id_and_another_sites_passkey(keycha
     """, made["id"])
     assert forged["name"] == "SecurityError" and forged["code"] == "rpIdNotAllowed"
     assert passkeys(vault) == before, "nothing was made, and the other site's passkey was not used"
+
+
+def test_sesame_signals_rename_the_passkey_and_remove_an_unknown_one(keychain_browser, server):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "dorothy", "Dorothy Vaughan")
+    type_into(driver, "display-name", "Dorothy J. Vaughan")
+    find(driver, "display-name-save").click()
+    # signalCurrentUserDetails reaches the keychain: the passkey takes the new display name.
+    wait(driver, lambda d: [p["displayName"] for p in passkeys(vault)] == ["Dorothy J. Vaughan"],
+         what="the passkey renamed in the keychain")
+
+    # The server forgets the account; signing in with its passkey makes the page send signalUnknownCredential,
+    # and the keychain asks before removing the passkey.
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    server.admin("users", "delete", "dorothy", "--yes")
+    find(driver, "passkey-button").click()
+    wait_prompt(driver, "the modal sign-in prompt")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: "isn’t registered" in d.find_element(By.ID, "message").text, what="the server's refusal")
+    wait_prompt(driver, "the keychain asking to remove the passkey")
+    assert len(passkeys(vault)) == 1, "nothing is removed before the person confirms"
+    press(driver, Keys.ENTER)  # "Remove passkey" has the focus
+    wait(driver, lambda d: passkeys(vault) == [], what="the passkey removed from the keychain")

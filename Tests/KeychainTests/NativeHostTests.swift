@@ -239,6 +239,70 @@ import WebAuthn
         #expect(error(badId)?.name == "TypeError")
     }
 
+    @Test func signalsRenameAndNameUnknownPasskeysWhichRemoveTakesAway() throws {
+        let dir = TemporaryDirectory()
+        let handle: [UInt8] = Array(repeating: 7, count: 16)
+        let id: String = try {
+            let (keychain, _) = try makeVault(dir.vault)
+            let made = try keychain.createPasskey(
+                optionsJSON: json(creationOptions(try relyingParty(), userHandle: handle)), origin: origin,
+                suffixes: suffixes)
+            try keychain.save()
+            guard case .passkey(let p) = made.item.content else { throw KeychainError(.invalidItem) }
+            return Base64URL.encode(p.credentialId)
+        }()
+        let host = host(dir.vault)
+        func signal(_ name: String, _ payload: [String: Any], from: String? = nil) -> [String: Any] {
+            reply(
+                host.reply(
+                    to: request([
+                        "id": 1, "kind": "signal", "origin": from ?? origin, "signal": name, "payload": payload,
+                    ])))
+        }
+        let renamed = signal(
+            "signalCurrentUserDetails",
+            ["rpId": "example.com", "userId": Base64URL.encode(handle), "name": "alice.b", "displayName": "Alice B"])
+        #expect((renamed["result"] as? [String: Any])?["updated"] as? Int == 1)
+        guard case .passkey(let after) = try open(dir.vault).items[0].content else { return }
+        #expect(after.userName == "alice.b" && after.displayName == "Alice B")
+
+        // Another user's handle changes nothing.
+        let other = signal(
+            "signalCurrentUserDetails",
+            ["rpId": "example.com", "userId": Base64URL.encode([1]), "name": "x", "displayName": "X"])
+        #expect((other["result"] as? [String: Any])?["updated"] as? Int == 0)
+
+        // Unknown: named to the extension only for the site that holds it.
+        let unknown = signal("signalUnknownCredential", ["rpId": "example.com", "credentialId": id])
+        let named = (unknown["result"] as? [String: Any])?["unknown"] as? [[String: String]]
+        #expect(named?.first?["credentialId"] == id)
+        let elsewhere = signal(
+            "signalUnknownCredential", ["rpId": "example.org", "credentialId": id], from: "https://example.org")
+        #expect(((elsewhere["result"] as? [String: Any])?["unknown"] as? [Any])?.isEmpty == true)
+
+        // Remove: checked against the origin like everything else.
+        let foreign = reply(
+            host.reply(
+                to: request([
+                    "id": 2, "kind": "remove", "origin": "https://example.org", "rpId": "example.com",
+                    "credentialId": id,
+                ])))
+        #expect(error(foreign)?.name == "SecurityError")
+        let wrongSite = reply(
+            host.reply(
+                to: request([
+                    "id": 3, "kind": "remove", "origin": "https://example.org", "rpId": "example.org",
+                    "credentialId": id,
+                ])))
+        #expect(error(wrongSite)?.code == "noCredential")
+        #expect(try open(dir.vault).items.count == 1)
+        let removed = reply(
+            host.reply(
+                to: request(["id": 4, "kind": "remove", "origin": origin, "rpId": "example.com", "credentialId": id])))
+        #expect(removed["ok"] as? Bool == true)
+        #expect(try open(dir.vault).items.isEmpty)
+    }
+
     /// The extension ID the host manifest allows is the one Chromium derives from the key in manifest.json.
     @Test func extensionIdMatchesTheManifestKey() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -8,7 +8,9 @@ import WebAuthn
 ///     result = { "rpId": tstr, "accounts": [* account] }    ; prepare, ceremony "get"
 ///            / { "rpId": tstr, "userName": tstr }           ; prepare, ceremony "create"
 ///            / { "credential": RegistrationResponseJSON / AuthenticationResponseJSON }   ; create, get
-///            / { }                                          ; signal
+///            / { "updated": uint }                          ; signal, signalCurrentUserDetails
+///            / { ? "rpId": tstr, "unknown": [* account] }   ; signal, signalUnknownCredential
+///            / { }                                          ; signal, signalAllAcceptedCredentials; remove
 ///     account = { "credentialId": tstr, "userName": tstr, "displayName": tstr }
 ///
 /// `error.name` is the DOMException a browser rejects with (``domExceptionName(for:)``), `error.code` the
@@ -78,20 +80,63 @@ public struct NativeHost: Sendable {
             try keychain.save()
             return .object(["credential": try BrowserJSON.decoded(assertion.responseJSON)])
         case .signal:
-            try checkSignal(request)
+            return try applySignal(request)
+        case .remove:
+            guard let rpId = request.rpId, let credentialId = request.credentialId else {
+                throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")
+            }
+            let checked = try WebOrigin(request.origin).relyingPartyId(rpId, suffixes: suffixes)
+            let keychain = try open()
+            try keychain.removePasskey(rpId: checked, credentialId: credentialId)
+            try keychain.save()
+            return .object([:])
+        }
+    }
+
+    /// WebAuthn L3 §5.1.10, after ``checkSignal(_:)``: `signalCurrentUserDetails` renames the user's passkeys
+    /// for the RP ID (`{"updated": n}`); `signalUnknownCredential` answers with the passkey it names, if the
+    /// keychain holds it (`{"unknown": [account]}`), for the extension to ask before a `remove` request;
+    /// `signalAllAcceptedCredentials` changes nothing yet (the keychain has no hidden state for passkeys).
+    func applySignal(_ request: NativeHostRequest) throws(KeychainError) -> BrowserJSON {
+        let rpId = try checkSignal(request)
+        guard let payload = request.payload else { return .object([:]) }
+        switch request.signal {
+        case .currentUserDetails:
+            let keychain = try open()
+            let userHandle = (try? Base64URL.decode(payload.userId ?? "")) ?? []
+            let updated = try keychain.applyCurrentUserDetails(
+                rpId: rpId, userHandle: userHandle, name: payload.name ?? "", displayName: payload.displayName ?? "")
+            if updated > 0 { try keychain.save() }
+            return .object(["updated": .integer(updated)])
+        case .unknownCredential:
+            let keychain = try open()
+            let id = (try? Base64URL.decode(payload.credentialId ?? "")) ?? []
+            guard let (_, passkey) = keychain.passkey(rpId: rpId, credentialId: id) else {
+                return .object(["unknown": .array([])])
+            }
+            return .object([
+                "rpId": .string(rpId),
+                "unknown": .array([
+                    .object([
+                        "credentialId": .string(Base64URL.encode(passkey.credentialId)),
+                        "userName": .string(passkey.userName), "displayName": .string(passkey.displayName),
+                    ])
+                ]),
+            ])
+        case .allAcceptedCredentials, .none:
             return .object([:])
         }
     }
 
     /// WebAuthn L3 §5.1.10: the RP ID must be valid for the origin (else SecurityError) and the IDs base64url
-    /// (else TypeError), checked as a browser checks them. What the keychain then does with a signal (hide,
-    /// remove or rename passkeys) is not applied yet: see docs/keychain.md, "In the browser".
-    func checkSignal(_ request: NativeHostRequest) throws(KeychainError) {
+    /// (else TypeError), checked as a browser checks them. Returns the RP ID.
+    @discardableResult
+    func checkSignal(_ request: NativeHostRequest) throws(KeychainError) -> String {
         guard let payload = request.payload, let signal = request.signal else {
             throw KeychainError(.malformedNativeMessage, reason: "a signal request needs 'signal' and 'payload'")
         }
         let origin = try WebOrigin(request.origin)
-        _ = try origin.relyingPartyId(payload.rpId, suffixes: suffixes)
+        let rpId = try origin.relyingPartyId(payload.rpId, suffixes: suffixes)
         func base64url(_ text: String?, _ what: String) throws(KeychainError) {
             guard let text, (try? Base64URL.decode(text)) != nil else {
                 throw KeychainError(.invalidOptions, reason: "'\(what)' is not base64url")
@@ -112,6 +157,7 @@ public struct NativeHost: Sendable {
                 throw KeychainError(.invalidOptions, reason: "'name' and 'displayName' are required")
             }
         }
+        return rpId
     }
 
     /// The DOMException name a browser rejects with for each refusal.

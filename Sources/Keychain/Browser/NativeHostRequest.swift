@@ -5,18 +5,19 @@ import WebAuthn
 ///
 ///     request = {
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
-///       "kind": "prepare" / "create" / "get" / "signal",
+///       "kind": "prepare" / "create" / "get" / "signal" / "remove",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
 ///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
-///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked
+///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
+///       ? "rpId": tstr,                              ; remove: the RP ID a signalUnknownCredential named
 ///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
 ///     }
 ///
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
 public struct NativeHostRequest: Sendable, Equatable {
-    public enum Kind: String, Sendable, Codable { case prepare, create, get, signal }
+    public enum Kind: String, Sendable, Codable { case prepare, create, get, signal, remove }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
         case unknownCredential = "signalUnknownCredential"
@@ -32,6 +33,7 @@ public struct NativeHostRequest: Sendable, Equatable {
     /// and ``Keychain/signIn(optionsJSON:origin:suffixes:credentialId:userName:)``.
     public let options: [UInt8]?
     public let credentialId: [UInt8]?
+    public let rpId: String?
     public let signal: Signal?
     public let payload: SignalPayload?
 
@@ -52,6 +54,7 @@ public struct NativeHostRequest: Sendable, Equatable {
         let ceremony: Ceremony?
         let options: BrowserJSON?
         let credentialId: String?
+        let rpId: String?
         let signal: Signal?
         let payload: SignalPayload?
     }
@@ -88,10 +91,14 @@ public struct NativeHostRequest: Sendable, Equatable {
             if kind == .prepare && envelope.ceremony == nil {
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
-        case .signal:
+        case .signal, .remove:
             self.options = nil
         }
-        if kind == .get, let text = envelope.credentialId {
+        if kind == .remove && (envelope.rpId == nil || envelope.credentialId == nil) {
+            throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")
+        }
+        rpId = kind == .remove ? envelope.rpId : nil
+        if kind == .get || kind == .remove, let text = envelope.credentialId {
             guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty, bytes.count <= 1023 else {
                 throw KeychainError(
                     .malformedNativeMessage, reason: "'credentialId' is not 1 to 1023 bytes of base64url")
