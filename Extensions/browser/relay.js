@@ -142,6 +142,46 @@
     });
   }
 
+  // --- One-time codes ---------------------------------------------------------------------------------------------
+  // A field marked autocomplete="one-time-code" offers the code generators saved for this site; picking one fills
+  // the current code (asked for only then) and tells the page with input and change events.
+  function isCodeField(node) {
+    if (!(node instanceof HTMLInputElement)) return false;
+    return (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/).includes("one-time-code");
+  }
+  function codeButton(generator) {
+    return element("button", { className: "account", type: "button" }, [
+      element("span", { className: "name", text: generator.title }),
+      element("span", { className: "sub", text: "verification code" }),
+    ]);
+  }
+  let codeSuggestions = null;
+  let codeField = null;
+  // Offered when the field gets the focus, or is clicked while it has it (a page may focus it by script first).
+  const offerCodes = (event) => {
+    if (!event.isTrusted || !isCodeField(event.target)) return;
+    if (event.type === "click" && codeSuggestions && codeField === event.target) return;
+    showCodes(event.target);
+  };
+  window.addEventListener("focusin", offerCodes, true);
+  window.addEventListener("click", offerCodes, true);
+  async function showCodes(field) {
+    codeField = field;
+    const answer = await worker({ kind: "codes" });
+    const generators = (answer.result && answer.result.generators) || [];
+    if (generators.length === 0 || document.activeElement !== field) return;
+    if (codeSuggestions) codeSuggestions.close();
+    codeSuggestions = autofill(location.hostname, generators, async (generator) => {
+      codeSuggestions = null;
+      const picked = await worker({ kind: "code", itemId: generator.itemId });
+      if (!picked.result || !field.isConnected) return;
+      field.focus();
+      field.value = picked.result.code;
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+      field.dispatchEvent(new Event("change", { bubbles: true }));
+    }, { matches: (node) => node === field, render: codeButton, label: "Verification codes" });
+  }
+
   // --- UI ---------------------------------------------------------------------------------------------------------
 
   const STYLE = `
@@ -204,7 +244,8 @@
 
   // The modal prompt: which site, which account; confirm, cancel, or hand back to the browser.
   function sheet({ title, detail, accounts, confirm, onPick, onConfirm, onOther, onCancel, cancelText }) {
-    const { root, remove } = mount();
+    const mounted = mount();
+    const { root, remove } = mounted;
     const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title });
     box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), "Sesame Keychain"]),
                element("h1", { text: title }), element("p", { text: detail }));
@@ -235,9 +276,19 @@
       if (event.isTrusted && event.key === "Escape") { event.preventDefault(); onCancel(); }
     });
     root.append(box);
-    (buttons[0] || other || cancel).focus();
+    const first = buttons[0] || other || cancel;
+    first.focus();
+    // A modal prompt keeps the keyboard focus while it is open (the page may move it, e.g. to its own field).
+    const { host } = mounted;
+    const trap = (event) => {
+      if (event.target !== host) setTimeout(() => first.isConnected && first.focus(), 0);
+    };
+    window.addEventListener("focusin", trap, true);
     return {
-      close: remove,
+      close: () => {
+        window.removeEventListener("focusin", trap, true);
+        remove();
+      },
       busy: () => { for (const b of box.querySelectorAll("button")) b.disabled = true; },
     };
   }
@@ -248,7 +299,8 @@
     const tokens = (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
     return tokens.includes("webauthn");
   }
-  function autofill(rpId, accounts, pick) {
+  function autofill(rpId, accounts, pick, { matches = isWebAuthnField, render = accountButton,
+                                            label = `Passkeys for ${rpId}` } = {}) {
     let open = null; // { remove, buttons, field, active }
     let finished = false;
     const close = () => { if (open) { open.remove(); open = null; } };
@@ -263,14 +315,13 @@
       close();
       const { root, remove } = mount();
       const rect = field.getBoundingClientRect();
-      const list = element("div", { className: "list", role: "listbox", "aria-label": `Passkeys for ${rpId}` });
+      const list = element("div", { className: "list", role: "listbox", "aria-label": label });
       list.style.left = `${Math.max(4, rect.left)}px`;
       list.style.top = `${rect.bottom + 4}px`;
       list.style.width = `${Math.max(240, rect.width)}px`;
       const buttons = accounts.map((account) => {
-        const button = accountButton(account);
+        const button = render(account);
         button.setAttribute("role", "option");
-        button.dataset.credentialId = account.credentialId;
         // Keep the field focused while the pointer is down, then pick on the click.
         button.addEventListener("mousedown", (event) => event.preventDefault());
         button.addEventListener("click", trusted(() => choose(account)));
@@ -286,7 +337,7 @@
       open.buttons.forEach((b, i) => b.classList.toggle("active", i === index));
     };
     const onFocus = (event) => {
-      if (event.isTrusted && isWebAuthnField(event.target)) show(event.target);
+      if (event.isTrusted && matches(event.target)) show(event.target);
     };
     const onBlur = (event) => { if (open && event.target === open.field) close(); };
     // Capture on window, registered before any page script: Enter on a highlighted suggestion picks it and does
@@ -315,7 +366,7 @@
       window.removeEventListener("keydown", onKey, true);
     };
     // A field already focused when the request starts gets its suggestions now.
-    if (isWebAuthnField(document.activeElement)) show(document.activeElement);
+    if (matches(document.activeElement)) show(document.activeElement);
     return { close: () => { finished = true; close(); stop(); } };
   }
 })();

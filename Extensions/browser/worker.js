@@ -7,7 +7,7 @@
 "use strict";
 
 const HOST = "dev.sesame.keychain";
-const KINDS = new Set(["prepare", "create", "get", "signal", "remove"]);
+const KINDS = new Set(["prepare", "create", "get", "signal", "remove", "codes", "code"]);
 
 let port = null;
 let next = 1;
@@ -61,7 +61,8 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only the members each kind needs are passed on; `origin` always comes from the browser.
   const request = { kind: message.kind, origin: sender.origin };
   if (message.kind === "prepare") request.ceremony = message.ceremony === "create" ? "create" : "get";
-  if (message.kind !== "signal" && message.kind !== "remove") request.options = message.options;
+  if (["prepare", "create", "get"].includes(message.kind)) request.options = message.options;
+  if (message.kind === "code" && typeof message.itemId === "string") request.itemId = message.itemId;
   if ((message.kind === "get" || message.kind === "remove") && typeof message.credentialId === "string") {
     request.credentialId = message.credentialId;
   }

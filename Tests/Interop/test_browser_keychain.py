@@ -17,7 +17,7 @@ from selenium.webdriver.common.keys import Keys
 
 from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site  # noqa: F401 (fixtures)
 from conftest import b64url
-from test_browser_flows import Server, api, find, open_page, signed_in, type_into, wait
+from test_browser_flows import SCREENSHOTS, Server, api, find, open_page, signed_in, type_into, wait
 
 
 @pytest.fixture
@@ -70,6 +70,13 @@ def dismiss_immediate(driver):
     wait(driver, lambda d: not prompt_shown(d) and find(d, "username").is_displayed(), what="the sign-in form")
 
 
+def screenshot(driver, name):
+    """The window as the person sees it, prompt included, into docs/screenshots/ (for the README)."""
+    time.sleep(0.3)  # the prompt's first paint
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
 def session_method(driver):
     sessions = api(driver, "GET", "/api/account/sessions")[1]
     return [s for s in sessions if s["current"]][0]["method"]
@@ -101,6 +108,7 @@ def test_sesame_sign_up_then_modal_immediate_and_autofill_sign_in(keychain_brows
     dismiss_immediate(driver)
     find(driver, "passkey-button").click()
     wait_prompt(driver, "the modal sign-in prompt")
+    screenshot(driver, "keychain-prompt")
     press(driver, Keys.ENTER)  # the one account has the focus
     signed_in(driver, server)
     assert session_method(driver).startswith("passkey")
@@ -110,6 +118,7 @@ def test_sesame_sign_up_then_modal_immediate_and_autofill_sign_in(keychain_brows
     dismiss_immediate(driver)
     find(driver, "username").click()
     wait_prompt(driver, "the AutoFill suggestions")
+    screenshot(driver, "keychain-autofill")
     assert driver.find_element(By.ID, "username").get_attribute("value") == ""
     press(driver, Keys.ARROW_DOWN, Keys.ENTER)
     signed_in(driver, server)
@@ -269,3 +278,41 @@ def test_sesame_signals_rename_the_passkey_and_remove_an_unknown_one(keychain_br
     assert len(passkeys(vault)) == 1, "nothing is removed before the person confirms"
     press(driver, Keys.ENTER)  # "Remove passkey" has the focus
     wait(driver, lambda d: passkeys(vault) == [], what="the passkey removed from the keychain")
+
+
+def test_sesame_password_sign_in_with_the_code_filled_from_the_keychain(keychain_browser, server):
+    from test_browser_flows import set_password, set_up_totp
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "margaret", "Margaret Hamilton")
+    set_password(driver, "correct horse battery")
+    uri, totp = set_up_totp(driver)
+    vault.ok("add-code", "-", "--site", "localhost", input=uri + "\n")
+    # The setup's confirmation field is filled from the keychain.
+    find(driver, "totp-code").click()
+    wait_prompt(driver, "the verification code suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: find(d, "totp-code").get_attribute("value") != "", what="the code filled in")
+    step = int(time.time() // 30)
+    assert find(driver, "totp-code").get_attribute("value") == totp.now()
+    find(driver, "totp-confirm-form").find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, lambda d: "Verification codes are on" in d.find_element(By.ID, "message").text,
+         what="TOTP confirmation")
+
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "other-ways").click()
+    type_into(driver, "password-username", "margaret")
+    type_into(driver, "password", "correct horse battery")
+    # A code is accepted once: sign in with the next time step's code.
+    while int(time.time() // 30) == step:
+        time.sleep(0.5)
+    find(driver, "password-button").click()
+    wait(driver, lambda d: find(d, "second-step-form").is_displayed(), what="the second step")
+    if driver.switch_to.active_element != find(driver, "code"):
+        find(driver, "code").click()
+    wait_prompt(driver, "the verification code suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: find(d, "code").get_attribute("value") != "", what="the code filled in")
+    find(driver, "code-button").click()
+    signed_in(driver, server)
+    assert session_method(driver).startswith("password")

@@ -9,6 +9,7 @@ import WebAuthn
 /// another (the extension and Chromium are driven end to end in Tests/Interop/test_browser_keychain.py).
 @Suite struct NativeHostTests {
     let origin = "https://login.example.com"
+    static let codeURI = "otpauth://totp/Example:alice?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Example"
 
     func host(_ directory: VaultDirectory) -> NativeHost {
         NativeHost(suffixes: suffixes) { () throws(KeychainError) -> Keychain in try open(directory) }
@@ -301,6 +302,31 @@ import WebAuthn
                 to: request(["id": 4, "kind": "remove", "origin": origin, "rpId": "example.com", "credentialId": id])))
         #expect(removed["ok"] as? Bool == true)
         #expect(try open(dir.vault).items.isEmpty)
+    }
+
+    @Test func codesAreOfferedOnlyToTheirSiteAndFilledOnlyThere() throws {
+        let dir = TemporaryDirectory()
+        let itemId: String = try {
+            let (keychain, _) = try makeVault(dir.vault)
+            let item = try keychain.add(
+                .codeGenerator(try CodeGenerator(parsing: Self.codeURI, sites: ["example.com"])))
+            _ = try keychain.add(.codeGenerator(try CodeGenerator(parsing: Self.codeURI, sites: ["example.org"])))
+            try keychain.save()
+            return item.id.text
+        }()
+        let host = host(dir.vault)
+        let listed = reply(host.reply(to: request(["id": 1, "kind": "codes", "origin": origin])))
+        let generators = (listed["result"] as? [String: Any])?["generators"] as? [[String: String]]
+        #expect(generators?.map { $0["itemId"] } == [itemId])
+        let code = reply(host.reply(to: request(["id": 2, "kind": "code", "origin": origin, "itemId": itemId])))
+        let text = (code["result"] as? [String: Any])?["code"] as? String
+        #expect(text?.count == 6 && text?.allSatisfy(\.isNumber) == true)
+        // Another site cannot have it filled, even naming its ID.
+        let elsewhere = reply(
+            host.reply(to: request(["id": 3, "kind": "code", "origin": "https://example.net", "itemId": itemId])))
+        #expect(error(elsewhere)?.code == "itemNotFound")
+        let none = reply(host.reply(to: request(["id": 4, "kind": "codes", "origin": "https://example.net"])))
+        #expect(((none["result"] as? [String: Any])?["generators"] as? [Any])?.isEmpty == true)
     }
 
     /// The extension ID the host manifest allows is the one Chromium derives from the key in manifest.json.

@@ -11,6 +11,8 @@ import WebAuthn
 ///            / { "updated": uint }                          ; signal, signalCurrentUserDetails
 ///            / { ? "rpId": tstr, "unknown": [* account] }   ; signal, signalUnknownCredential
 ///            / { }                                          ; signal, signalAllAcceptedCredentials; remove
+///            / { "generators": [* { "itemId": tstr, "title": tstr }] }   ; codes: the site's code generators
+///            / { "code": tstr }                             ; code: the picked generator's current code
 ///     account = { "credentialId": tstr, "userName": tstr, "displayName": tstr }
 ///
 /// `error.name` is the DOMException a browser rejects with (``domExceptionName(for:)``), `error.code` the
@@ -81,6 +83,23 @@ public struct NativeHost: Sendable {
             return .object(["credential": try BrowserJSON.decoded(assertion.responseJSON)])
         case .signal:
             return try applySignal(request)
+        case .codes:
+            let keychain = try open()
+            let generators = keychain.codeGenerators(for: try WebOrigin(request.origin), suffixes: suffixes)
+            return .object([
+                "generators": .array(
+                    generators.map { .object(["itemId": .string($0.id.text), "title": .string($0.title)]) })
+            ])
+        case .code:
+            let keychain = try open()
+            let origin = try WebOrigin(request.origin)
+            // The generator must serve this origin now, whatever the extension was told before.
+            guard let id = request.itemId,
+                keychain.codeGenerators(for: origin, suffixes: suffixes).contains(where: { $0.id == id })
+            else { throw KeychainError(.itemNotFound, reason: "no code generator for this site with that ID") }
+            let code = try keychain.code(for: id)
+            try keychain.save()  // an HOTP counter moved on
+            return .object(["code": .string(code.code)])
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {
                 throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")

@@ -5,19 +5,20 @@ import WebAuthn
 ///
 ///     request = {
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
-///       "kind": "prepare" / "create" / "get" / "signal" / "remove",
+///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
 ///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
 ///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
 ///       ? "rpId": tstr,                              ; remove: the RP ID a signalUnknownCredential named
+///       ? "itemId": tstr,                            ; code: the code generator the person picked
 ///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
 ///     }
 ///
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
 public struct NativeHostRequest: Sendable, Equatable {
-    public enum Kind: String, Sendable, Codable { case prepare, create, get, signal, remove }
+    public enum Kind: String, Sendable, Codable { case prepare, create, get, signal, remove, codes, code }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
         case unknownCredential = "signalUnknownCredential"
@@ -34,6 +35,7 @@ public struct NativeHostRequest: Sendable, Equatable {
     public let options: [UInt8]?
     public let credentialId: [UInt8]?
     public let rpId: String?
+    public let itemId: ItemID?
     public let signal: Signal?
     public let payload: SignalPayload?
 
@@ -55,6 +57,7 @@ public struct NativeHostRequest: Sendable, Equatable {
         let options: BrowserJSON?
         let credentialId: String?
         let rpId: String?
+        let itemId: String?
         let signal: Signal?
         let payload: SignalPayload?
     }
@@ -91,8 +94,16 @@ public struct NativeHostRequest: Sendable, Equatable {
             if kind == .prepare && envelope.ceremony == nil {
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
-        case .signal, .remove:
+        case .signal, .remove, .codes, .code:
             self.options = nil
+        }
+        if kind == .code {
+            guard let text = envelope.itemId, let id = ItemID(text: text) else {
+                throw KeychainError(.malformedNativeMessage, reason: "a code request needs 'itemId'")
+            }
+            itemId = id
+        } else {
+            itemId = nil
         }
         if kind == .remove && (envelope.rpId == nil || envelope.credentialId == nil) {
             throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")
