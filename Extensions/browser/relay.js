@@ -85,7 +85,13 @@
     };
     const prepared = await worker({ kind: "prepare", ceremony: "get", options: data.options });
     if (cancelled) return;
-    if (prepared.error) return done({ error: prepared.error });
+    if (prepared.error) {
+      // AutoFill stays quietly pending when the keychain cannot answer (locked, host missing), as a browser's
+      // does with nothing to offer; a SecurityError or TypeError still rejects.
+      if (data.mediation === "conditional" && prepared.error.name === "NotAllowedError") return;
+      if (prepared.error.code === "locked" && data.mediation !== "immediate") return (ui = lockedSheet(done));
+      return done({ error: prepared.error });
+    }
     const { rpId, accounts } = prepared.result;
     const pick = async (account) => {
       const answer = await worker({ kind: "get", options: data.options, credentialId: account.credentialId });
@@ -126,6 +132,7 @@
     }
     const prepared = await worker({ kind: "prepare", ceremony: "create", options: data.options });
     if (cancelled) return;
+    if (prepared.error && prepared.error.code === "locked") return (ui = lockedSheet(done));
     if (prepared.error) return done({ error: prepared.error });
     const { rpId, userName } = prepared.result;
     ui = sheet({
@@ -139,6 +146,16 @@
       },
       onOther: () => done({ handBack: true }),
       onCancel: () => done({ error: { name: "NotAllowedError", code: "cancelled" } }),
+    });
+  }
+
+  // A locked vault: say so (the host never asks for the passphrase), and offer the browser's own WebAuthn.
+  function lockedSheet(done) {
+    return sheet({
+      title: "Sesame Keychain is locked",
+      detail: "Unlock it with “sesame keychain unlock”, then try again.",
+      onOther: () => done({ handBack: true }),
+      onCancel: () => done({ error: { name: "NotAllowedError", code: "locked" } }),
     });
   }
 

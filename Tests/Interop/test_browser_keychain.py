@@ -316,3 +316,36 @@ def test_sesame_password_sign_in_with_the_code_filled_from_the_keychain(keychain
     find(driver, "code-button").click()
     signed_in(driver, server)
     assert session_method(driver).startswith("password")
+
+
+def test_another_device_hands_the_request_back_and_a_locked_keychain_says_so(keychain_browser, second_site):
+    from selenium.webdriver.common.virtual_authenticator import (Protocol, Transport,
+                                                                 VirtualAuthenticatorOptions)
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    # "Another device or security key": the browser's own WebAuthn gets the request as the page made it (here
+    # Chromium's virtual security key stands for that device).
+    options = VirtualAuthenticatorOptions()
+    options.protocol, options.transport = Protocol.CTAP2, Transport.USB
+    options.has_resident_key = options.has_user_verification = options.is_user_verified = True
+    driver.add_virtual_authenticator(options)
+    try:
+        driver.get(second_site.origin + "/")
+        type_into(driver, "username", "grace")
+        find(driver, "register").click()
+        wait_prompt(driver)
+        press(driver, Keys.TAB, Keys.ENTER)  # from "Save passkey" to "Use another device or security key"
+        wait(driver, lambda d: status(d) == "registered grace", what="registration on the other device")
+        assert len(driver.get_credentials()) == 1
+        assert second_site.verified == [("registration", "grace", False)]
+        assert passkeys(vault) == [], "the keychain made nothing"
+    finally:
+        driver.remove_virtual_authenticator()
+
+    # Locked: the prompt says so instead of failing silently; Escape is the person's "no".
+    vault.ok("lock")
+    driver.get(second_site.origin + "/")
+    find(driver, "signin").click()
+    wait_prompt(driver, "the locked-keychain prompt")
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: status(d).startswith("error NotAllowedError"), what="the refusal")
