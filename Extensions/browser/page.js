@@ -311,7 +311,7 @@
       // origins). Extensions other than credProps are dropped before the keychain sees a request, so say so.
       caps = { ...caps };
       for (const key of Object.keys(caps)) if (key.startsWith("extension:")) caps[key] = false;
-      return { ...caps, conditionalGet: true, conditionalCreate: false, immediateGet: true,
+      return { ...caps, conditionalGet: true, conditionalCreate: true, immediateGet: true,
                passkeyPlatformAuthenticator: true, userVerifyingPlatformAuthenticator: true,
                signalAllAcceptedCredentials: true, signalCurrentUserDetails: true, signalUnknownCredential: true,
                "extension:credProps": true };

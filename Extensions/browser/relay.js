@@ -126,9 +126,10 @@
       reply(id, message);
     };
     if (data.mediation === "conditional") {
-      // Conditional create needs a password the keychain just filled on this site; until password fill exists the
-      // keychain is never eligible, as a browser without a recent password use answers.
-      return done({ error: { name: "NotAllowedError", code: "notEligible" } });
+      // The automatic upgrade: no prompt. The worker allows it only right after the person picked this site's
+      // saved password for the same user name; otherwise NotAllowedError, as a browser that is not eligible.
+      const made = await worker({ kind: "create", options: data.options, conditional: true });
+      return done(made.error ? { error: made.error } : { credential: made.result.credential });
     }
     const prepared = await worker({ kind: "prepare", ceremony: "create", options: data.options });
     if (cancelled) return;
@@ -175,13 +176,51 @@
   let codeSuggestions = null;
   let codeField = null;
   // Offered when the field gets the focus, or is clicked while it has it (a page may focus it by script first).
-  const offerCodes = (event) => {
-    if (!event.isTrusted || !isCodeField(event.target)) return;
+  const offerFill = (event) => {
+    if (!event.isTrusted) return;
     if (event.type === "click" && codeSuggestions && codeField === event.target) return;
-    showCodes(event.target);
+    if (isCodeField(event.target)) showCodes(event.target);
+    else if (isPasswordField(event.target)) showPasswords(event.target);
   };
-  window.addEventListener("focusin", offerCodes, true);
-  window.addEventListener("click", offerCodes, true);
+  window.addEventListener("focusin", offerFill, true);
+  window.addEventListener("click", offerFill, true);
+
+  // Passwords: fields marked username (without webauthn, where passkeys are offered) or current-password offer the
+  // site's saved passwords; picking one fills the form's user name and password fields.
+  function isPasswordField(node) {
+    if (!(node instanceof HTMLInputElement)) return false;
+    const tokens = (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+    return (tokens.includes("username") && !tokens.includes("webauthn")) || tokens.includes("current-password");
+  }
+  function setValue(field, value) {
+    field.value = value;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  async function showPasswords(field) {
+    codeField = field;
+    const answer = await worker({ kind: "passwords" });
+    const saved = (answer.result && answer.result.passwords) || [];
+    if (saved.length === 0 || document.activeElement !== field) return;
+    if (codeSuggestions) codeSuggestions.close();
+    codeSuggestions = autofill(location.hostname, saved, async (entry) => {
+      codeSuggestions = null;
+      const picked = await worker({ kind: "password", itemId: entry.itemId });
+      if (!picked.result || !field.isConnected) return;
+      const scope = field.form || document;
+      const user = field.getAttribute("autocomplete").includes("username")
+        ? field : scope.querySelector('input[autocomplete~="username"]');
+      const secret = scope.querySelector('input[type="password"]');
+      if (user) setValue(user, picked.result.username);
+      if (secret) setValue(secret, picked.result.password);
+      worker({ kind: "passwordUsed", username: picked.result.username });
+    }, { matches: (node) => node === field, label: "Saved passwords",
+         render: (entry) => element("button", { className: "account", type: "button" }, [
+           element("span", { className: "name", text: entry.username }),
+           element("span", { className: "sub", text: "password" }),
+         ]) });
+  }
+
   async function showCodes(field) {
     codeField = field;
     const answer = await worker({ kind: "codes" });
@@ -193,9 +232,7 @@
       const picked = await worker({ kind: "code", itemId: generator.itemId });
       if (!picked.result || !field.isConnected) return;
       field.focus();
-      field.value = picked.result.code;
-      field.dispatchEvent(new Event("input", { bubbles: true }));
-      field.dispatchEvent(new Event("change", { bubbles: true }));
+      setValue(field, picked.result.code);
     }, { matches: (node) => node === field, render: codeButton, label: "Verification codes" });
   }
 

@@ -7,7 +7,13 @@
 "use strict";
 
 const HOST = "dev.sesame.keychain";
-const KINDS = new Set(["prepare", "create", "get", "signal", "remove", "codes", "code"]);
+const KINDS = new Set(["prepare", "create", "get", "signal", "remove", "codes", "code", "passwords", "password"]);
+
+// Conditional create (the automatic passkey upgrade) is allowed once, within five minutes, for the origin where the
+// person just picked a saved password from the keychain, and only for that password's user name. Kept in memory:
+// the native-messaging port keeps this worker alive between the sign-in and the page that asks.
+const UPGRADE_WINDOW_MS = 5 * 60 * 1000;
+const passwordUse = new Map(); // origin -> { username, at }
 
 let port = null;
 let next = 1;
@@ -54,6 +60,20 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     refuse("notATopLevelPage");
     return false;
   }
+  if (message && message.kind === "passwordUsed") {
+    passwordUse.set(sender.origin, { username: String(message.username), at: Date.now() });
+    sendResponse({ result: {} });
+    return false;
+  }
+  if (message && message.kind === "create" && message.conditional === true) {
+    const use = passwordUse.get(sender.origin);
+    const user = message.options && message.options.user;
+    if (!use || Date.now() - use.at > UPGRADE_WINDOW_MS || !user || user.name !== use.username) {
+      refuse("notEligible");
+      return false;
+    }
+    passwordUse.delete(sender.origin);
+  }
   if (!message || !KINDS.has(message.kind)) {
     refuse("unknownRequest");
     return false;
@@ -62,7 +82,9 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const request = { kind: message.kind, origin: sender.origin };
   if (message.kind === "prepare") request.ceremony = message.ceremony === "create" ? "create" : "get";
   if (["prepare", "create", "get"].includes(message.kind)) request.options = message.options;
-  if (message.kind === "code" && typeof message.itemId === "string") request.itemId = message.itemId;
+  if ((message.kind === "code" || message.kind === "password") && typeof message.itemId === "string") {
+    request.itemId = message.itemId;
+  }
   if ((message.kind === "get" || message.kind === "remove") && typeof message.credentialId === "string") {
     request.credentialId = message.credentialId;
   }

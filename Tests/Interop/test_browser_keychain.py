@@ -349,3 +349,45 @@ def test_another_device_hands_the_request_back_and_a_locked_keychain_says_so(key
     wait_prompt(driver, "the locked-keychain prompt")
     press(driver, Keys.ESCAPE)
     wait(driver, lambda d: status(d).startswith("error NotAllowedError"), what="the refusal")
+
+
+def test_sesame_password_filled_from_the_keychain_then_the_automatic_passkey_upgrade(keychain_browser, server):
+    from test_browser_flows import set_password
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "katherine", "Katherine Johnson")
+    set_password(driver, "correct horse battery")
+    # A password-only account: the passkey goes from the server and from the keychain; the password is saved.
+    passkey_id = driver.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").get_attribute("data-id")
+    assert api(driver, "DELETE", f"/api/account/passkeys/{passkey_id}")[0] == 200
+    vault.ok("delete", passkeys(vault)[0]["id"], "--yes")
+    vault.add_password("localhost", "katherine", "correct horse battery")
+    assert passkeys(vault) == [] and server.passkey_lines("katherine") == []
+
+    sign_out(driver, server)
+    wait(driver, lambda d: find(d, "username").is_displayed(), what="the sign-in form (nothing to offer at once)")
+    find(driver, "other-ways").click()
+    find(driver, "password-username").click()
+    wait_prompt(driver, "the saved password suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: find(d, "password").get_attribute("value") == "correct horse battery",
+         what="the password filled in")
+    assert find(driver, "password-username").get_attribute("value") == "katherine"
+    find(driver, "password-button").click()
+    signed_in(driver, server)
+    assert session_method(driver).startswith("password")
+    # The account page asks for a passkey with mediation "conditional": the keychain makes it with no prompt,
+    # since the person just used its saved password for this user here.
+    wait(driver, lambda d: len(server.passkey_lines("katherine")) == 1, what="the automatic passkey upgrade")
+    assert len(passkeys(vault)) == 1
+    assert not prompt_shown(driver)
+
+
+def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    answer = driver.execute_async_script(CALL.replace("const mediation = options.mediation;",
+                                                      "const mediation = 'conditional';"), "create", {
+        "rp": {"name": "x"}, "user": {"name": "eve", "displayName": "Eve"},
+        "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
+    assert answer == "NotAllowedError"
+    assert passkeys(vault) == [] and not prompt_shown(driver)

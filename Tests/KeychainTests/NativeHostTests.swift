@@ -329,6 +329,26 @@ import WebAuthn
         #expect(((none["result"] as? [String: Any])?["generators"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func passwordsAreOfferedAndGivenOnlyToTheirSite() throws {
+        let dir = TemporaryDirectory()
+        let itemId: String = try {
+            let (keychain, _) = try makeVault(dir.vault)
+            let item = try keychain.add(samplePassword("example.com", user: "alice", password: "hunter2-hunter2"))
+            _ = try keychain.add(samplePassword("example.org", user: "mallory"))
+            try keychain.save()
+            return item.id.text
+        }()
+        let host = host(dir.vault)
+        let listed = reply(host.reply(to: request(["id": 1, "kind": "passwords", "origin": origin])))
+        let saved = (listed["result"] as? [String: Any])?["passwords"] as? [[String: String]]
+        #expect(saved == [["itemId": itemId, "username": "alice"]], "user names only, and only this site's")
+        let given = reply(host.reply(to: request(["id": 2, "kind": "password", "origin": origin, "itemId": itemId])))
+        #expect((given["result"] as? [String: String])?["password"] == "hunter2-hunter2")
+        let elsewhere = reply(
+            host.reply(to: request(["id": 3, "kind": "password", "origin": "https://example.net", "itemId": itemId])))
+        #expect(error(elsewhere)?.code == "itemNotFound")
+    }
+
     /// The extension ID the host manifest allows is the one Chromium derives from the key in manifest.json.
     @Test func extensionIdMatchesTheManifestKey() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,5 +1,13 @@
-/// Verification codes for the page a one-time-code field is on: the code generators saved for the origin's site.
+/// Verification codes and passwords for the page a field is on: the items saved for the origin's site.
 extension Keychain {
+    /// The passwords whose sites serve `origin`, by the same rule as ``codeGenerators(for:suffixes:)``.
+    public func passwords(for origin: WebOrigin, suffixes: PublicSuffixList) -> [KeychainItem] {
+        items.filter { item in
+            guard case .password(let password) = item.content else { return false }
+            return password.sites.contains { Self.site($0, serves: origin, suffixes: suffixes) }
+        }
+    }
+
     /// The code generators whose sites include `origin`'s host or a parent domain of it that is not a public
     /// suffix (a generator for `example.com` serves `login.example.com`; one for `com` would serve nothing).
     public func codeGenerators(for origin: WebOrigin, suffixes: PublicSuffixList) -> [KeychainItem] {

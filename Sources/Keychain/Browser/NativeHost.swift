@@ -13,6 +13,8 @@ import WebAuthn
 ///            / { }                                          ; signal, signalAllAcceptedCredentials; remove
 ///            / { "generators": [* { "itemId": tstr, "title": tstr }] }   ; codes: the site's code generators
 ///            / { "code": tstr }                             ; code: the picked generator's current code
+///            / { "passwords": [* { "itemId": tstr, "username": tstr }] } ; passwords: the site's saved passwords
+///            / { "username": tstr, "password": tstr }       ; password: the picked one, to fill
 ///     account = { "credentialId": tstr, "userName": tstr, "displayName": tstr }
 ///
 /// `error.name` is the DOMException a browser rejects with (``domExceptionName(for:)``), `error.code` the
@@ -100,6 +102,24 @@ public struct NativeHost: Sendable {
             let code = try keychain.code(for: id)
             try keychain.save()  // an HOTP counter moved on
             return .object(["code": .string(code.code)])
+        case .passwords:
+            let keychain = try open()
+            let saved = keychain.passwords(for: try WebOrigin(request.origin), suffixes: suffixes)
+            return .object([
+                "passwords": .array(
+                    saved.compactMap { item in
+                        guard case .password(let p) = item.content else { return nil }
+                        return .object(["itemId": .string(item.id.text), "username": .string(p.username)])
+                    })
+            ])
+        case .password:
+            let keychain = try open()
+            let origin = try WebOrigin(request.origin)
+            guard let id = request.itemId,
+                let item = keychain.passwords(for: origin, suffixes: suffixes).first(where: { $0.id == id }),
+                case .password(let p) = item.content
+            else { throw KeychainError(.itemNotFound, reason: "no password for this site with that ID") }
+            return .object(["username": .string(p.username), "password": .string(p.password)])
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {
                 throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")

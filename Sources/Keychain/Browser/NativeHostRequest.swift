@@ -5,20 +5,23 @@ import WebAuthn
 ///
 ///     request = {
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
-///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code",
+///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
+///               / "passwords" / "password",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
 ///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
 ///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
 ///       ? "rpId": tstr,                              ; remove: the RP ID a signalUnknownCredential named
-///       ? "itemId": tstr,                            ; code: the code generator the person picked
+///       ? "itemId": tstr,                            ; code, password: the item the person picked
 ///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
 ///     }
 ///
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
 public struct NativeHostRequest: Sendable, Equatable {
-    public enum Kind: String, Sendable, Codable { case prepare, create, get, signal, remove, codes, code }
+    public enum Kind: String, Sendable, Codable {
+        case prepare, create, get, signal, remove, codes, code, passwords, password
+    }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
         case unknownCredential = "signalUnknownCredential"
@@ -94,12 +97,12 @@ public struct NativeHostRequest: Sendable, Equatable {
             if kind == .prepare && envelope.ceremony == nil {
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
-        case .signal, .remove, .codes, .code:
+        case .signal, .remove, .codes, .code, .passwords, .password:
             self.options = nil
         }
-        if kind == .code {
+        if kind == .code || kind == .password {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
-                throw KeychainError(.malformedNativeMessage, reason: "a code request needs 'itemId'")
+                throw KeychainError(.malformedNativeMessage, reason: "a \(kind) request needs 'itemId'")
             }
             itemId = id
         } else {
