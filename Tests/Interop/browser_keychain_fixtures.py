@@ -167,14 +167,16 @@ class KeychainBrowser:
     """A keychain vault (unlocked), the native host installed for a fresh Chromium profile, and headless Chromium
     started on that profile with the extension loaded. No virtual authenticator is ever added."""
 
-    def __init__(self, sesame_bin: str, directory: pathlib.Path):
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, vault=None):
         from test_keychain_cli import Vault
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
         from selenium.webdriver.chrome.service import Service
 
-        self.vault = Vault(sesame_bin, directory / "keychain")
-        self.vault.init(name="browser")
+        if vault is None:
+            vault = Vault(sesame_bin, directory / "keychain")
+            vault.init(name="browser")
+        self.vault = vault
         self.profile = pathlib.Path(tempfile.mkdtemp(prefix="sesame-chromium-"))
         installed = self.vault.ok("install-browser", "--browser", "chromium", "--user-data-dir", str(self.profile),
                                   "--extension-dir", str(EXTENSION))

@@ -391,3 +391,48 @@ def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain
         "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
     assert answer == "NotAllowedError"
     assert passkeys(vault) == [] and not prompt_shown(driver)
+
+
+def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
+    import re
+    from browser_keychain_fixtures import KeychainBrowser
+    from test_keychain_cli import PASSPHRASE, Vault
+    # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
+                     re.M).group(1)
+    a.ok("approve", code, "--name", "B")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+
+    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
+    try:
+        driver = first.driver
+        driver.get(second_site.origin + "/")
+        type_into(driver, "username", "lin")
+        find(driver, "register").click()
+        wait_prompt(driver)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: d.find_element(By.ID, "status").text == "registered lin", what="registration")
+    finally:
+        first.stop()
+    assert passkeys(b) == [], "not on the second device before it syncs"
+    a.ok("sync")
+    b.ok("sync")
+
+    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
+    try:
+        driver = second.driver
+        driver.get(second_site.origin + "/")
+        find(driver, "signin").click()
+        wait_prompt(driver)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: d.find_element(By.ID, "status").text == "signed in as lin",
+             what="sign-in on the second device")
+    finally:
+        second.stop()
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
