@@ -213,6 +213,7 @@
       const secret = scope.querySelector('input[type="password"]');
       if (user) setValue(user, picked.result.username);
       if (secret) setValue(secret, picked.result.password);
+      filledPassword = picked.result.password;
       worker({ kind: "passwordUsed", username: picked.result.username });
     }, { matches: (node) => node === field, label: "Saved passwords",
          render: (entry) => element("button", { className: "account", type: "button" }, [
@@ -220,6 +221,38 @@
            element("span", { className: "sub", text: "password" }),
          ]) });
   }
+
+  // Offer to save a password typed into a sign-in form: the form's values are handed to the worker on a real
+  // submit, and the next page of this tab on this origin asks "save?". A password the keychain filled is not offered.
+  let filledPassword = null;
+  window.addEventListener("submit", (event) => {
+    if (!event.isTrusted || !(event.target instanceof HTMLFormElement)) return;
+    const secret = event.target.querySelector('input[type="password"]');
+    if (!secret || secret.value === "" || secret.value === filledPassword) return;
+    // Sign-in forms only: a new-password field (sign-up, password change) is not a password that signed in.
+    if ((secret.getAttribute("autocomplete") || "").toLowerCase().includes("new-password")) return;
+    const user = event.target.querySelector('input[autocomplete~="username"], input[type="email"], input[type="text"]');
+    worker({ kind: "offerSave", username: user ? user.value : "", password: secret.value });
+  }, true);
+  async function offerToSave() {
+    const pending = await worker({ kind: "pendingSave" });
+    const offer = pending.result;
+    if (!offer || !offer.password) return;
+    const ui = sheet({
+      title: `Save your password for ${location.hostname}?`,
+      detail: `Sesame Keychain will keep the password for “${offer.username}” and sync it to your devices.`,
+      confirm: "Save password",
+      onConfirm: async () => {
+        ui.busy();
+        await worker({ kind: "savePassword", username: offer.username, password: offer.password });
+        ui.close();
+      },
+      cancelText: "Not now",
+      onCancel: () => ui.close(),
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offerToSave, { once: true });
+  else offerToSave();
 
   async function showCodes(field) {
     codeField = field;

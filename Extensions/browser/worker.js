@@ -7,7 +7,14 @@
 "use strict";
 
 const HOST = "dev.sesame.keychain";
-const KINDS = new Set(["prepare", "create", "get", "signal", "remove", "codes", "code", "passwords", "password"]);
+const KINDS = new Set([
+  "prepare", "create", "get", "signal", "remove", "codes", "code", "passwords", "password", "savePassword",
+]);
+
+// A password typed into a sign-in form, offered for saving on the next page this tab loads from the same origin
+// (sign-in forms usually navigate away), within a minute, once.
+const OFFER_WINDOW_MS = 60 * 1000;
+const offers = new Map(); // tab id -> { origin, username, password, at }
 
 // Conditional create (the automatic passkey upgrade) is allowed once, within five minutes, for the origin where the
 // person just picked a saved password from the keychain, and only for that password's user name. Kept in memory:
@@ -65,6 +72,21 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     sendResponse({ result: {} });
     return false;
   }
+  if (message && message.kind === "offerSave") {
+    if (typeof message.password === "string" && message.password !== "") {
+      offers.set(sender.tab.id, { origin: sender.origin, username: String(message.username || ""),
+                                  password: message.password, at: Date.now() });
+    }
+    sendResponse({ result: {} });
+    return false;
+  }
+  if (message && message.kind === "pendingSave") {
+    const offer = offers.get(sender.tab.id);
+    offers.delete(sender.tab.id);
+    const fresh = offer && offer.origin === sender.origin && Date.now() - offer.at <= OFFER_WINDOW_MS;
+    sendResponse({ result: fresh ? { username: offer.username, password: offer.password } : {} });
+    return false;
+  }
   if (message && message.kind === "create" && message.conditional === true) {
     const use = passwordUse.get(sender.origin);
     const user = message.options && message.options.user;
@@ -91,6 +113,10 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // remove: only after the person confirmed, in the extension's prompt, a signalUnknownCredential for this RP ID
   // (which the host checks against the origin again).
   if (message.kind === "remove") request.rpId = message.rpId;
+  if (message.kind === "savePassword") {
+    request.username = String(message.username || "");
+    request.password = String(message.password || "");
+  }
   if (message.kind === "signal") {
     request.signal = message.signal;
     request.payload = message.payload;

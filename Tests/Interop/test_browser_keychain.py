@@ -436,3 +436,26 @@ def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bi
     finally:
         second.stop()
     assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
+
+
+def test_sesame_a_typed_password_is_offered_for_saving_after_sign_in(keychain_browser, server):
+    from test_browser_flows import set_password
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "mjackson", "Mary Jackson")
+    set_password(driver, "correct horse battery")
+    time.sleep(1)
+    assert not prompt_shown(driver), "a new password (set on the account page) is not offered"
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "other-ways").click()
+    type_into(driver, "password-username", "mjackson")
+    type_into(driver, "password", "correct horse battery")
+    find(driver, "password-button").click()
+    signed_in(driver, server)
+    wait_prompt(driver, "the offer to save the password")
+    assert [i for i in vault.items() if i["kind"] == "password"] == []
+    press(driver, Keys.ENTER)  # "Save password"
+    wait(driver, lambda d: any(i["kind"] == "password" for i in vault.items()), what="the password saved")
+    saved = [i for i in vault.items() if i["kind"] == "password"][0]
+    assert saved["sites"] == ["localhost"] and "mjackson" in saved["title"]
+    assert vault.show(saved["id"], reveal=True)["password"] == "correct horse battery"

@@ -349,6 +349,28 @@ import WebAuthn
         #expect(error(elsewhere)?.code == "itemNotFound")
     }
 
+    @Test func aSavedPasswordIsAddedOnceThenUpdated() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeVault(dir.vault)
+        let host = host(dir.vault)
+        for (id, secret) in [(1, "first-password"), (2, "second-password")] {
+            let saved = reply(
+                host.reply(
+                    to: request([
+                        "id": id, "kind": "savePassword", "origin": origin, "username": "alice", "password": secret,
+                    ])))
+            #expect(saved["ok"] as? Bool == true)
+        }
+        let items = try open(dir.vault).items
+        #expect(items.count == 1)
+        guard case .password(let p) = items.first?.content else { Issue.record("not a password"); return }
+        #expect(p.sites == ["login.example.com"] && p.username == "alice" && p.password == "second-password")
+        let empty = reply(
+            host.reply(
+                to: request(["id": 3, "kind": "savePassword", "origin": origin, "username": "a", "password": ""])))
+        #expect(error(empty)?.code == "malformedNativeMessage")
+    }
+
     /// The extension ID the host manifest allows is the one Chromium derives from the key in manifest.json.
     @Test func extensionIdMatchesTheManifestKey() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

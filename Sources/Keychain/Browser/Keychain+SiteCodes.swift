@@ -23,4 +23,22 @@ extension Keychain {
         guard origin.host.hasSuffix("." + site) else { return false }
         return !suffixes.isPublicSuffix(site)
     }
+
+    /// Saves a password the person typed on `origin` and agreed to keep: the password for the same site and user
+    /// name is updated, else a new item is added (``save()`` writes it). Returns the item.
+    public func savePassword(
+        username: String, password: String, for origin: WebOrigin
+    ) throws(KeychainError) -> KeychainItem {
+        for item in items {
+            guard case .password(var saved) = item.content, saved.sites.contains(origin.host),
+                saved.username == username
+            else { continue }
+            saved.password = password
+            var updated = item
+            updated.content = .password(saved)
+            try update(updated)
+            return self.item(id: item.id) ?? updated
+        }
+        return try add(.password(Password(sites: [origin.host], username: username, password: password)))
+    }
 }

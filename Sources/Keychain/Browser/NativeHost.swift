@@ -15,6 +15,7 @@ import WebAuthn
 ///            / { "code": tstr }                             ; code: the picked generator's current code
 ///            / { "passwords": [* { "itemId": tstr, "username": tstr }] } ; passwords: the site's saved passwords
 ///            / { "username": tstr, "password": tstr }       ; password: the picked one, to fill
+///            / { }                                          ; savePassword
 ///     account = { "credentialId": tstr, "userName": tstr, "displayName": tstr }
 ///
 /// `error.name` is the DOMException a browser rejects with (``domExceptionName(for:)``), `error.code` the
@@ -120,6 +121,12 @@ public struct NativeHost: Sendable {
                 case .password(let p) = item.content
             else { throw KeychainError(.itemNotFound, reason: "no password for this site with that ID") }
             return .object(["username": .string(p.username), "password": .string(p.password)])
+        case .savePassword:
+            let keychain = try open()
+            _ = try keychain.savePassword(
+                username: request.username ?? "", password: request.password ?? "", for: try WebOrigin(request.origin))
+            try keychain.save()
+            return .object([:])
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {
                 throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")

@@ -6,13 +6,14 @@ import WebAuthn
 ///     request = {
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
 ///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
-///               / "passwords" / "password",
+///               / "passwords" / "password" / "savePassword",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
 ///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
 ///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
 ///       ? "rpId": tstr,                              ; remove: the RP ID a signalUnknownCredential named
 ///       ? "itemId": tstr,                            ; code, password: the item the person picked
+///       ? "username": tstr, ? "password": tstr,      ; savePassword: what the person typed and agreed to save
 ///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
 ///     }
@@ -20,7 +21,7 @@ import WebAuthn
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
 public struct NativeHostRequest: Sendable, Equatable {
     public enum Kind: String, Sendable, Codable {
-        case prepare, create, get, signal, remove, codes, code, passwords, password
+        case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -39,6 +40,8 @@ public struct NativeHostRequest: Sendable, Equatable {
     public let credentialId: [UInt8]?
     public let rpId: String?
     public let itemId: ItemID?
+    public let username: String?
+    public let password: String?
     public let signal: Signal?
     public let payload: SignalPayload?
 
@@ -61,6 +64,8 @@ public struct NativeHostRequest: Sendable, Equatable {
         let credentialId: String?
         let rpId: String?
         let itemId: String?
+        let username: String?
+        let password: String?
         let signal: Signal?
         let payload: SignalPayload?
     }
@@ -97,8 +102,19 @@ public struct NativeHostRequest: Sendable, Equatable {
             if kind == .prepare && envelope.ceremony == nil {
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
-        case .signal, .remove, .codes, .code, .passwords, .password:
+        case .signal, .remove, .codes, .code, .passwords, .password, .savePassword:
             self.options = nil
+        }
+        if kind == .savePassword {
+            guard let username = envelope.username, let password = envelope.password, !password.isEmpty else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "a savePassword request needs 'username' and 'password'")
+            }
+            self.username = username
+            self.password = password
+        } else {
+            username = nil
+            password = nil
         }
         if kind == .code || kind == .password {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
