@@ -1,4 +1,4 @@
-/// Verification codes and passwords for the page a field is on: the items saved for the origin's site.
+/// Verification codes and passwords for the page a field is on: the items saved for the origin's site, and saving one.
 extension Keychain {
     /// The passwords whose sites serve `origin`, by the same rule as ``codeGenerators(for:suffixes:)``.
     public func passwords(for origin: WebOrigin, suffixes: PublicSuffixList) -> [KeychainItem] {
