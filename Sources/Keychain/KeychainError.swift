@@ -102,6 +102,13 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The public suffix list file is malformed.
         public static let invalidPublicSuffixList = Code("invalidPublicSuffixList")
 
+        // MARK: The browser's native host
+
+        /// A native message that is not a frame this host reads, or JSON that is not a request it knows.
+        public static let malformedNativeMessage = Code("malformedNativeMessage")
+        /// A native message longer than the 1 MiB the host reads or writes.
+        public static let nativeMessageTooLarge = Code("nativeMessageTooLarge")
+
         // MARK: Devices, recovery and sharing
 
         /// A pairing code with the wrong length or characters.

@@ -38,7 +38,7 @@ struct KeychainCommand: AsyncParsableCommand {
             KeychainRecoverCommand.self,
             KeychainExportCommand.self, KeychainImportCommand.self,
             KeychainShareCommand.self, KeychainAcceptCommand.self,
-            KeychainWebAuthnCommand.self,
+            KeychainWebAuthnCommand.self, KeychainNativeHostCommand.self, KeychainInstallBrowserCommand.self,
         ]
     )
 }
@@ -149,7 +149,7 @@ struct KeychainOptions: ParsableArguments {
 private let usageCodes: Set<KeychainError.Code> = [
     .invalidItem, .invalidOrigin, .invalidOptions, .pairingCodeMalformed, .recoveryKeyMalformed, .recoveryKeyChecksum,
     .invalidSharingKey, .invalidCXF, .unsupportedCXFVersion, .passphraseTooShort, .invalidDirectory,
-    .passphraseUnavailable, .qrDecoderUnavailable, .qrUnreadable,
+    .passphraseUnavailable, .qrDecoderUnavailable, .qrUnreadable, .malformedNativeMessage, .nativeMessageTooLarge,
 ]
 
 /// Prints the error (its code and reason never hold a secret) and gives the exit status.
