@@ -182,3 +182,29 @@ def test_configuration_error_names_the_setting_and_the_fix(run_sesame, tmp_path,
     assert hint in result.stderr, result.stderr
     # Checked before anything is written: the database is not even created.
     assert not database.exists()
+
+
+# --- example configuration -----------------------------------------------------------------------------------------
+
+EXAMPLE_CONFIG = ROOT / "contrib" / "config" / "sesame.json"
+
+
+def test_example_configuration_is_accepted_and_documented(run_sesame, tmp_path):
+    import json
+
+    settings = json.loads(EXAMPLE_CONFIG.read_text())
+    table = (ROOT / "docs" / "configuration.md").read_text()
+    for key in settings:
+        assert f"| `{key}` |" in table, f"{key} is not a setting in docs/configuration.md"
+    assert (ROOT / "docs" / "deploy.md").read_text().count(EXAMPLE_CONFIG.read_text().strip()) == 1
+    keys = tmp_path / "sealing-keys"
+    keys.write_text(run_sesame("seal-keys", "generate").stdout)
+    keys.chmod(0o600)
+    # The unit's environment replaces the two paths; everything else is the file's.
+    result = run_sesame("migrate", "--config", EXAMPLE_CONFIG, "--database", tmp_path / "s.sqlite",
+                        "--sealing-key-file", keys)
+    assert result.returncode == 0, result.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(dict(settings, trustedProxyHops="one")))
+    result = run_sesame("migrate", "--config", broken, "--database", tmp_path / "t.sqlite", "--sealing-key-file", keys)
+    assert result.returncode == 2 and "trustedProxyHops" in result.stderr, result.stderr
