@@ -208,3 +208,24 @@ def test_example_configuration_is_accepted_and_documented(run_sesame, tmp_path):
     broken.write_text(json.dumps(dict(settings, trustedProxyHops="one")))
     result = run_sesame("migrate", "--config", broken, "--database", tmp_path / "t.sqlite", "--sealing-key-file", keys)
     assert result.returncode == 2 and "trustedProxyHops" in result.stderr, result.stderr
+
+
+# --- people's own data ---------------------------------------------------------------------------------------------
+
+def test_users_export_prints_the_account_as_json_without_secrets(run_sesame, tmp_path):
+    import json
+
+    database = tmp_path / "s.sqlite"
+    created = run_sesame("users", "create", "nora", "--database", database, input="correct horse battery\n")
+    assert created.returncode == 0, created.stderr
+    result = run_sesame("users", "export", "NORA", "--database", database)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["format"] == "sesame-account-export-1"
+    assert document["account"]["username"] == "nora" and document["password"] == {"set": True}
+    assert [event["kind"] for event in document["auditEvents"]] == ["admin.created"]
+    assert "hash" not in result.stdout and "salt" not in result.stdout
+    missing = run_sesame("users", "export", "nobody", "--database", database)
+    assert missing.returncode != 0 and "no account" in missing.stderr
+    audit = run_sesame("audit", "--user", "nora", "--database", database).stdout
+    assert "admin.exported" in audit
