@@ -86,6 +86,7 @@ let package = Package(
             dependencies: [
                 "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain", "SesameBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "SesameServer",
             ],
             swiftSettings: strict
@@ -117,7 +118,7 @@ let package = Package(
         .target(
             name: "SesameServer",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode",
+                "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -135,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "SesameServerTests",
             dependencies: [
-                "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
+                "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -15,6 +15,7 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +28,19 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Benchmarks/WebAuthnVerify",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "AttestationVerify",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "WebAuthn", package: root),
+                .product(name: "CBOR", package: root),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Benchmarks/AttestationVerify",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(

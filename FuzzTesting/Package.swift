@@ -28,5 +28,6 @@ let package = Package(
         .executableTarget(name: "FuzzSyncMessage", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzPublicSuffixList", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzCXF", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzNativeMessage", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

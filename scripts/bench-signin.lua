@@ -1,8 +1,12 @@
--- wrk script for scripts/bench-server: complete passkey sign-ins against `sesame serve`.
+-- wrk script for scripts/bench-server: complete passkey sign-ins (or sign-ups) against `sesame serve`.
 --
 -- Each wrk thread drives one connection (run wrk with -t N -c N) through a two-state loop:
 --   options: POST /api/authentication/options   ({} for discoverable sign-in, {"username": …} for username-first)
 --   verify:  POST /api/authentication            (an assertion signed here, with the thread's account's key)
+-- or, in mode signup:
+--   options: POST /api/registration/options     ({"username": a new name each time})
+--   verify:  POST /api/registration              (attestation "none", a new random credential ID, the public key of
+--                                                 the thread's account; answered 201 with a session)
 -- The assertion is built as an authenticator and browser would: clientDataJSON {"type":"webauthn.get",
 -- "challenge", "origin", "crossOrigin"}, authenticatorData = SHA-256(RP ID) || flags UP|UV || signCount 0, and an
 -- ECDSA P-256 / SHA-256 signature (DER) over authenticatorData || SHA-256(clientDataJSON), made with OpenSSL's
@@ -10,8 +14,9 @@
 --
 -- Arguments after `--`: ACCOUNTS_FILE MODE ORIGIN RP_ID THREADS
 --   ACCOUNTS_FILE: one account per line, tab-separated: username, credential ID (base64url), user handle
---   (base64url), path of the PKCS#8 PEM private key. Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
---   MODE: discoverable or username. THREADS: wrk's -t (the same as -c).
+--   (base64url), path of the PKCS#8 PEM private key, the public key as a COSE_Key (hex). Thread i (1-based) uses
+--   lines i, i+N, i+2N, … in turn.
+--   MODE: discoverable, username or signup. THREADS: wrk's -t (the same as -c).
 -- done() prints one line starting with "BENCH_RESULT" (key=value pairs) for scripts/bench-server to read.
 
 local ffi = require("ffi")
@@ -105,17 +110,18 @@ function init(args)
     mode = args[2] or "discoverable"
     origin = args[3] or "http://localhost:8080"
     rp_id_hash = sha256(args[4] or "localhost")
-    assert(mode == "discoverable" or mode == "username", "mode must be discoverable or username")
+    assert(mode == "discoverable" or mode == "username" or mode == "signup", "mode must be discoverable, username or signup")
     local total = tonumber(args[5])
     local index = 0
     for line in io.lines(path) do
         index = index + 1
-        local username, credential_id, user_handle, key_path = line:match("^([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)$")
+        local username, credential_id, user_handle, key_path, cose = line:match(
+            "^([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)\t(%x+)$")
         assert(username, "bad accounts line " .. index)
         if (index - 1) % total == thread_index - 1 then
             table.insert(accounts, {
                 username = username, credential_id = credential_id, user_handle = user_handle, key = load_key(key_path),
-                ctx = crypto.EVP_MD_CTX_new(),
+                ctx = crypto.EVP_MD_CTX_new(), cose = cose:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end),
             })
         end
     end
@@ -139,9 +145,50 @@ local function json_string(s)
     return '"' .. s .. '"'
 end
 
+-- Sign-up: a name no account has (thread, counter and random bytes), and a new credential ID for each ceremony.
+local signups = 0
+local signup_name, signup_credential_id
+local random_bytes = ffi.new("unsigned char[32]")
+local function random_string(n)
+    crypto.RAND_bytes(random_bytes, n)
+    return ffi.string(random_bytes, n)
+end
+
+-- CBOR (RFC 8949) head of a byte string of length n < 65536.
+local function cbor_bytes(data)
+    local n = #data
+    if n < 24 then return string.char(0x40 + n) .. data end
+    if n < 256 then return "\x58" .. string.char(n) .. data end
+    return "\x59" .. string.char(math.floor(n / 256), n % 256) .. data
+end
+
+local function signup_request(headers)
+    if phase == "options" then
+        started_at = now()
+        signups = signups + 1
+        signup_name = string.format("su-%d-%d-%s", thread_index, signups, b64url(random_string(6)))
+        signup_credential_id = random_string(32)
+        return wrk.format("POST", "/api/registration/options", headers, '{"username":' .. json_string(signup_name) .. '}')
+    end
+    local client_data = '{"type":"webauthn.create","challenge":' .. json_string(challenge) .. ',"origin":' ..
+        json_string(origin) .. ',"crossOrigin":false}'
+    -- authenticatorData: RP ID hash, flags UP|UV|AT, signCount 0, AAGUID zero, credential ID length and ID, COSE key.
+    local authenticator_data = rp_id_hash .. "\x45\0\0\0\0" .. string.rep("\0", 16) .. "\0\32" ..
+        signup_credential_id .. account.cose
+    -- attestationObject {"fmt": "none", "attStmt": {}, "authData": …} in CTAP2 canonical key order.
+    local attestation = "\xa3\x63fmt\x64none\x67attStmt\xa0\x68authData" .. cbor_bytes(authenticator_data)
+    local id = b64url(signup_credential_id)
+    local body = '{"credential":{"id":' .. json_string(id) .. ',"rawId":' .. json_string(id) ..
+        ',"type":"public-key","clientExtensionResults":{},"authenticatorAttachment":"platform","response":{' ..
+        '"clientDataJSON":' .. json_string(b64url(client_data)) .. ',"attestationObject":' ..
+        json_string(b64url(attestation)) .. ',"transports":["internal"]}}}'
+    return wrk.format("POST", "/api/registration", headers, body)
+end
+
 function request()
     local headers = { ["Content-Type"] = "application/json", ["X-Forwarded-For"] = forwarded_for() }
     if ceremony then headers["Sesame-Ceremony"] = ceremony end
+    if mode == "signup" then return signup_request(headers) end
     if phase == "options" then
         started_at = now()
         local body = mode == "username" and ('{"username":' .. json_string(account.username) .. '}') or "{}"
@@ -177,12 +224,12 @@ function response(status, headers, body)
     phase = "options"
     next_account = next_account % #accounts + 1
     account = accounts[next_account]
-    if status == 200 then
+    if status == (mode == "signup" and 201 or 200) then
         completed = completed + 1
         latencies[#latencies + 1] = now() - started_at
     else
         verify_errors = verify_errors + 1
-        if verify_errors <= 3 then io.stderr:write("sign-in answered ", status, ": ", body:sub(1, 200), "\n") end
+        if verify_errors <= 3 then io.stderr:write(mode == "signup" and "sign-up" or "sign-in", " answered ", status, ": ", body:sub(1, 200), "\n") end
     end
 end
 

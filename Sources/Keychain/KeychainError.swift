@@ -102,6 +102,13 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The public suffix list file is malformed.
         public static let invalidPublicSuffixList = Code("invalidPublicSuffixList")
 
+        // MARK: The browser's native host
+
+        /// A native message that is not a frame this host reads, or JSON that is not a request it knows.
+        public static let malformedNativeMessage = Code("malformedNativeMessage")
+        /// A native message longer than the 1 MiB the host reads or writes.
+        public static let nativeMessageTooLarge = Code("nativeMessageTooLarge")
+
         // MARK: Devices, recovery and sharing
 
         /// A pairing code with the wrong length or characters.
@@ -149,6 +156,12 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let transportFailure = Code("transportFailure")
         /// No sync transport is configured for this vault.
         public static let syncNotConfigured = Code("syncNotConfigured")
+        /// The sync server does not accept this device's token: it was never enrolled, its enrollment was
+        /// revoked, or another device removed it from the vault (`sesame keychain enroll` makes a new one).
+        public static let notEnrolled = Code("notEnrolled")
+        /// The sync server refused a request of this device (rate limit, a limit on waiting requests, a token
+        /// acting for another device); the reason says which.
+        public static let syncRefused = Code("syncRefused")
 
         // MARK: Credential Exchange Format
 

@@ -1,11 +1,13 @@
 import ArgumentParser
 import CBOR
+import Crypto
 import Foundation
+import SesameServer
 import WebAuthn
 import X509
 
 /// `sesame inspect FILE|-`: decode a WebAuthn response (or one of its parts) and print it readably.
-struct InspectCommand: ParsableCommand {
+struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Decode a WebAuthn response, attestation object, authenticator data or client data.",
@@ -13,25 +15,49 @@ struct InspectCommand: ParsableCommand {
             Input: RegistrationResponseJSON or AuthenticationResponseJSON, or a bare attestation object, \
             authenticator data or clientDataJSON in unpadded base64url. Nothing is verified: this shows what the \
             bytes say (flags, AAGUID, COSE key, attestation statement, certificate subjects). \
-            Exit status: 0 decoded, 1 undecodable input, 2 bad usage.
+            For a registration response it also checks the attestation statement alone (its signature and format \
+            rules against the response's own clientDataJSON, the chain against the roots Sesame ships and the \
+            --metadata BLOB's statements) and shows, under "attestation", the trust path, the matched metadata \
+            statement and the provider's name; challenge, origin and RP ID are not checked (use sesame verify). \
+            SHA-1 attestation signatures and SafetyNet are shown, not refused. \
+            Exit status: 0 decoded (whatever the attestation check found), 1 undecodable input, 2 bad usage.
             """
     )
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
+    @Option(help: "Verification time for attestation certificates, ISO 8601 (default: now).")
+    var at: String?
+
+    @OptionGroup var metadataOptions: MetadataOptions
+
     @Argument(help: "A file, or - for standard input.")
     var input: String
 
-    func run() throws {
+    func run() async throws {
+        var time = Date()
+        if let at {
+            guard let parsed = ISO8601DateFormatter().date(from: at) else {
+                throw usage("--at must be ISO 8601, e.g. 2024-01-31T12:00:00Z")
+            }
+            time = parsed
+        }
+        let metadata = try await metadataOptions.load()
         let bytes: [UInt8]
         do { bytes = try readInput(input) } catch { throw usage("cannot read \(input)") }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let report: CLIJSON
+        var report: CLIJSON
         do {
             report = try Inspector.inspect(text)
         } catch {
             throw failed(error)
+        }
+        if case .object(var members) = report, members.first?.1 == .string("registration"),
+            let response = try? RegistrationResponseJSON.decode(Array(text.utf8))
+        {
+            members.append(("attestation", await Inspector.attestation(response, time: time, metadata: metadata)))
+            report = .object(members)
         }
         if json {
             print(report.rendered(pretty: true))
@@ -131,6 +157,64 @@ enum Inspector {
         } catch {
             return .object([("error", .string(error.code.name)), ("detail", .string(error.detail))])
         }
+    }
+
+    /// The attestation statement checked on its own (§7.1 steps 21–22 without the ceremony's other steps): what it
+    /// proves, the trust path, the metadata statement of the model and the provider's name.
+    static func attestation(
+        _ response: RegistrationResponseJSON, time: Date, metadata: MetadataIndex?
+    ) async -> CLIJSON {
+        let object: AttestationObject
+        do {
+            object = try AttestationObject(
+                bytes: response.response.attestationObject.bytes, options: COSEKeyOptions(allowRS1: true))
+        } catch {
+            return .object([("verified", .bool(false)), ("error", .string(error.code.name))])
+        }
+        var trust = AttestationTrust(verificationTime: time, allowSHA1Signatures: true, metadata: metadata)
+        trust.safetyNet = SafetyNetPolicy()
+        if let bundled = try? TrustAnchors.bundled() { trust.formatAnchors = bundled.formatAnchors }
+        let clientDataHash = Array(SHA256.hash(data: response.response.clientDataJSON.bytes))
+        let aaguid = object.authenticatorData.attestedCredentialData?.aaguid
+        var members: [(String, CLIJSON)] = []
+        var leaf: Certificate?
+        do {
+            let result = try await AttestationFormatRegistry.standard.verify(
+                object, clientDataHash: clientDataHash, trust: trust, now: time)
+            leaf = result.trustPath.first
+            let path = result.chainVerified ? result.verifiedChain : result.trustPath
+            members += [
+                ("verified", .bool(true)),
+                ("type", .string(result.type.rawValue)),
+                ("chainVerified", .bool(result.chainVerified)),
+                ("trustPath", .array(path.map { .string(subjectText($0)) })),
+                ("trustAnchor", .optional(result.trustAnchor.map { $0.subject.description })),
+            ]
+        } catch {
+            members += [("verified", .bool(false)), ("error", .string(error.code.name))]
+            if !error.step.isEmpty { members.append(("step", .string(error.step))) }
+            // The certificates as sent, leaf first: what the chain would have been.
+            let x5c =
+                (try? CBORDecoder(options: .lenientMapOrder).decode(response.response.attestationObject.bytes))?[
+                    text: "attStmt"]?[text: "x5c"]?.array ?? []
+            let certificates = x5c.compactMap(\.bytes).compactMap { try? Certificate(derEncoded: $0) }
+            leaf = certificates.first
+            members += [
+                ("chainVerified", .bool(false)),
+                ("trustPath", .array(certificates.map { .string(subjectText($0)) })),
+            ]
+        }
+        let entry = metadata?.entry(aaguid: aaguid, attestationCertificate: leaf)
+        members.append(("metadata", entry.map(CLIJSON.metadata) ?? .null))
+        let provider = aaguid.flatMap { AuthenticatorProviders.sesameBundled[$0]?.name } ?? entry?.name
+        members.append(("provider", .optional(provider)))
+        return .object(members)
+    }
+
+    /// A certificate's subject; a TPM AIK's is empty by rule (§8.3.1), which the output says rather than print "".
+    static func subjectText(_ certificate: Certificate) -> String {
+        let subject = certificate.subject.description
+        return subject.isEmpty ? "(empty subject)" : subject
     }
 
     static func attestationObject(_ bytes: [UInt8]) -> CLIJSON {

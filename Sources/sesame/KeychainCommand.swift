@@ -25,19 +25,20 @@ struct KeychainCommand: AsyncParsableCommand {
             else the passphrase from --passphrase-file, --passphrase-fd or $SESAME_KEYCHAIN_PASSPHRASE, else ask on \
             the terminal without echo. No option takes the passphrase itself.
 
-            Sync, joining, recovery and sharing go through --sync-dir or $SESAME_KEYCHAIN_SYNC_DIR, a folder \
-            standing in for the server until `sesame serve` has the keychain endpoints.
+            Sync, joining, recovery and sharing go through the Sesame server the directory enrolled with \
+            (`enroll --server URL`, with a session token of the account), or through --sync-dir or \
+            $SESAME_KEYCHAIN_SYNC_DIR, a folder that plays the server.
             """,
         subcommands: [
             KeychainInitCommand.self, KeychainUnlockCommand.self, KeychainLockCommand.self, KeychainStatusCommand.self,
-            KeychainSyncCommand.self,
+            KeychainEnrollCommand.self, KeychainSyncCommand.self,
             KeychainListCommand.self, KeychainShowCommand.self, KeychainEditCommand.self, KeychainDeleteCommand.self,
             KeychainAddPasswordCommand.self, KeychainAddCodeCommand.self, KeychainCodeCommand.self,
             KeychainDevicesCommand.self, KeychainApproveCommand.self, KeychainJoinCommand.self,
             KeychainRecoverCommand.self,
             KeychainExportCommand.self, KeychainImportCommand.self,
             KeychainShareCommand.self, KeychainAcceptCommand.self,
-            KeychainWebAuthnCommand.self,
+            KeychainWebAuthnCommand.self, KeychainNativeHostCommand.self, KeychainInstallBrowserCommand.self,
         ]
     )
 }
@@ -53,8 +54,14 @@ struct KeychainOptions: ParsableArguments {
     @Option(help: "Read the passphrase from this open file descriptor's first line (for scripts: 3<file).")
     var passphraseFd: Int32?
 
-    @Option(help: "The sync folder standing in for the server (default: $SESAME_KEYCHAIN_SYNC_DIR).")
+    @Option(help: "A sync folder standing in for the server (default: $SESAME_KEYCHAIN_SYNC_DIR).")
     var syncDir: String?
+
+    @Option(
+        help:
+            "The Sesame server to sync with (default: $SESAME_KEYCHAIN_SERVER, else the one this directory enrolled with)."
+    )
+    var server: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -100,18 +107,40 @@ struct KeychainOptions: ParsableArguments {
         return try keychainCall { try Keychain.open(directory, passphrase: asked) }
     }
 
-    /// The sync folder's transport, or a clear error when none is configured.
-    func transport() throws -> FileSyncTransport {
-        guard let path = syncDir ?? environment["SESAME_KEYCHAIN_SYNC_DIR"], !path.isEmpty else {
+    var syncFolder: String? { (syncDir ?? environment["SESAME_KEYCHAIN_SYNC_DIR"]).flatMap { $0.isEmpty ? nil : $0 } }
+    var serverAddress: String? { (server ?? environment["SESAME_KEYCHAIN_SERVER"]).flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The transport: the sync folder when one is given, else the Sesame server this directory enrolled with
+    /// (`enroll`), else a clear error.
+    func transport() throws -> any SyncTransport {
+        if let folder = syncFolder {
+            guard serverAddress == nil else { throw keychainUsage("give a sync folder or a server, not both") }
+            return FileSyncTransport(directory: folder)
+        }
+        let directory = try directory()
+        guard let enrollment = try keychainCall({ try SyncEnrollment.load(from: directory) }) else {
             throw keychainFailure(
                 KeychainError(
                     .syncNotConfigured,
-                    reason: "give --sync-dir or SESAME_KEYCHAIN_SYNC_DIR (a folder standing in for the server)"))
+                    reason: serverAddress == nil
+                        ? "give --server (after `sesame keychain enroll --server URL`) or --sync-dir"
+                        : "this device is not enrolled: run `sesame keychain enroll --server URL` first"))
         }
-        return FileSyncTransport(directory: path)
+        if let serverAddress {
+            let wanted = try keychainCall { try HTTPSyncTransport.checkedServer(serverAddress) }
+            guard wanted.absoluteString == enrollment.server else {
+                throw keychainUsage(
+                    "this directory is enrolled with \(enrollment.server); enroll again to use another server")
+            }
+        }
+        return try keychainCall { try HTTPSyncTransport(enrollment: enrollment) }
     }
 
-    var hasTransport: Bool { (syncDir ?? environment["SESAME_KEYCHAIN_SYNC_DIR"]).map { !$0.isEmpty } ?? false }
+    var hasTransport: Bool {
+        if syncFolder != nil || serverAddress != nil { return true }
+        guard let directory = try? directory() else { return false }
+        return (try? SyncEnrollment.load(from: directory)) != nil
+    }
 }
 
 // MARK: Errors and output
@@ -120,7 +149,7 @@ struct KeychainOptions: ParsableArguments {
 private let usageCodes: Set<KeychainError.Code> = [
     .invalidItem, .invalidOrigin, .invalidOptions, .pairingCodeMalformed, .recoveryKeyMalformed, .recoveryKeyChecksum,
     .invalidSharingKey, .invalidCXF, .unsupportedCXFVersion, .passphraseTooShort, .invalidDirectory,
-    .passphraseUnavailable, .qrDecoderUnavailable, .qrUnreadable,
+    .passphraseUnavailable, .qrDecoderUnavailable, .qrUnreadable, .malformedNativeMessage, .nativeMessageTooLarge,
 ]
 
 /// Prints the error (its code and reason never hold a secret) and gives the exit status.

@@ -4,7 +4,59 @@ import Keychain
 import OneTimeCode
 import WebAuthn
 
-// `sesame keychain devices | approve | join | recover`: the devices of a vault, and getting a new one in.
+// `sesame keychain enroll | devices | approve | join | recover`: the devices of a vault, and getting a new one in.
+
+struct KeychainEnrollCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enroll",
+        abstract: "Enroll this device with your account on a Sesame server, so it can sync there.",
+        discussion: """
+            Needs a session of the account, signed in recently (a native sign-in's sessionToken), from \
+            --session-token-file (- for standard input) or $SESAME_SESSION_TOKEN; it is sent once and not kept. \
+            The server answers with a token for this device alone, kept in the vault directory (sync-server, mode \
+            0600). Revoking the device on the account page, or removing it from the vault on another device, \
+            ends that token. Enroll before `init`, `join` or `recover`.
+            """
+    )
+
+    @OptionGroup var options: KeychainOptions
+
+    @Option(help: "A file holding the session token (- for standard input).")
+    var sessionTokenFile: String?
+
+    @Option(help: "This device's name on the account's device list.")
+    var deviceName: String = ProcessInfo.processInfo.hostName
+
+    @Flag(help: "Replace an existing enrollment.")
+    var force = false
+
+    func run() async throws {
+        guard let server = options.serverAddress else { throw keychainUsage("give --server URL") }
+        guard options.syncFolder == nil else { throw keychainUsage("give a server, not a sync folder") }
+        let directory = try options.directory()
+        if !force, try keychainCall({ try SyncEnrollment.load(from: directory) }) != nil {
+            throw keychainUsage("this directory is already enrolled (use --force to enroll again)")
+        }
+        let token: String
+        if let sessionTokenFile {
+            token =
+                sessionTokenFile == "-"
+                ? try readFirstLine(fd: 0, what: "standard input")
+                : try readFirstLine(path: sessionTokenFile, what: "--session-token-file")
+        } else if let env = options.environment["SESAME_SESSION_TOKEN"], !env.isEmpty {
+            token = env
+        } else {
+            throw keychainUsage("give the session token with --session-token-file or SESAME_SESSION_TOKEN")
+        }
+        let enrollment = try await keychainCall {
+            try await HTTPSyncTransport.enroll(
+                server: server, sessionToken: token.trimmingCharacters(in: .whitespaces),
+                name: String(deviceName.prefix(64)))
+        }
+        try keychainCall { try enrollment.save(to: directory) }
+        print("Enrolled with \(enrollment.server) as \(String(deviceName.prefix(64))).")
+    }
+}
 
 struct KeychainDevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -94,10 +146,17 @@ struct KeychainJoinCommand: AsyncParsableCommand {
     @Option(help: "This device's name.")
     var deviceName: String = ProcessInfo.processInfo.hostName
 
-    @Option(help: "Also write the code as a QR image to this .png file.")
+    @Option(help: "Also write the code as a QR image to this .png file (an existing file only with --force).")
     var qr: String?
 
+    @Flag(help: "Replace an existing --qr file.")
+    var force = false
+
     func run() async throws {
+        // Refused before anything is made or posted, so a refusal changes nothing.
+        if let qr, !force, FileManager.default.fileExists(atPath: qr) {
+            throw keychainUsage("\(qr) exists (use --force to replace it)")
+        }
         let directory = try options.directory()
         let transport = try options.transport()
         let exists = FileManager.default.fileExists(atPath: directory.path + "/vault")
@@ -130,7 +189,7 @@ struct KeychainJoinCommand: AsyncParsableCommand {
         print("On an enrolled device run: sesame keychain approve \(code.text)")
         if let qr {
             let image = try keychainQR(code.qrPayload)
-            try writePrivateFile(image, to: qr, force: true)
+            try writePrivateFile(image, to: qr, force: force)
             print("QR code: \(qr)")
         }
     }

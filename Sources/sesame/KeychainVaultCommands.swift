@@ -23,6 +23,8 @@ struct KeychainInitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let directory = try options.directory()
+        // The transport first: a server without an enrollment stops here, before a vault is made.
+        let transport = options.hasTransport ? try options.transport() : nil
         let passphrase = try options.passphrase(prompt: "New passphrase: ", confirm: true)
         let (keychain, recovery) = try keychainCall {
             try Keychain.create(in: directory, passphrase: passphrase, deviceName: String(deviceName.prefix(64)))
@@ -37,8 +39,8 @@ struct KeychainInitCommand: AsyncParsableCommand {
             print("Sharing key: \(sharing.text)")
             print("Fingerprint: \(sharing.fingerprint)")
         }
-        if options.hasTransport {
-            let report = try await keychainCall { try await keychain.sync(with: try options.transport()) }
+        if let transport {
+            let report = try await keychainCall { try await keychain.sync(with: transport) }
             try keychainCall { try keychain.save() }
             print("Synced: vault version \(report.version).")
         }

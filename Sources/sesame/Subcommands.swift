@@ -10,6 +10,7 @@ enum SesameSubcommands {
         UsersCommand.self,
         ClientsCommand.self,
         SigningKeysCommand.self,
+        MetadataCommand.self,
         AuditCommand.self,
         SealKeysCommand.self,
         VerifyCommand.self,

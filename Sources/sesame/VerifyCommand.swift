@@ -126,27 +126,7 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
     )
     var bundledAnchors = false
 
-    @Option(
-        help:
-            "A FIDO MDS3 metadata BLOB (JWT): verified, then its statements anchor attestations of their models and feed the policy."
-    )
-    var metadata: String?
-
-    @Option(
-        name: .customLong("metadata-root"),
-        help:
-            "A PEM file of roots for the metadata BLOB signer, replacing the bundled FIDO root (GlobalSign Root CA R3)."
-    )
-    var metadataRoots: [String] = []
-
-    @Option(
-        name: .customLong("metadata-crl"), help: "A PEM file of CRLs for the BLOB signer's chain (repeat for several).")
-    var metadataCRLs: [String] = []
-
-    @Option(
-        name: .customLong("metadata-at"),
-        help: "Verification time for the metadata BLOB (its chain and nextUpdate), ISO 8601 (default: now).")
-    var metadataAt: String?
+    @OptionGroup var metadataOptions: MetadataOptions
 
     @Option(
         help:
@@ -188,7 +168,7 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
                 throw usage("--policy: \(error.detail)")
             }
         }
-        if let metadata { config.attestationTrust.metadata = try await loadMetadata(metadata) }
+        config.attestationTrust.metadata = try await metadataOptions.load()
         let expectation = RegistrationExpectation(
             challenge: try ceremony.challengeBytes(),
             userVerification: ceremony.requireUV ? .required : .preferred,
@@ -218,51 +198,6 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
                 ]).rendered())
         } catch {
             throw failed(error)
-        }
-    }
-}
-
-extension VerifyRegistrationCommand {
-    /// Verifies the `--metadata` BLOB and indexes it. Any failure is bad usage (exit 2): the relying party's
-    /// configuration, not the response, is wrong.
-    func loadMetadata(_ path: String) async throws -> MetadataIndex {
-        guard let blob = try? String(contentsOfFile: path, encoding: .utf8) else { throw usage("cannot read \(path)") }
-        var roots: [Certificate] = []
-        if metadataRoots.isEmpty {
-            do { roots = try TrustAnchors.bundled().metadataRoots } catch {
-                throw usage("the bundled FIDO root cannot be read")
-            }
-        }
-        for file in metadataRoots {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw usage("cannot read \(file)")
-            }
-            do { roots += try AttestationTrust.certificates(fromPEM: text) } catch {
-                throw usage("\(file): \(error.detail)")
-            }
-        }
-        var crls: [CertificateRevocationList] = []
-        for file in metadataCRLs {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw usage("cannot read \(file)")
-            }
-            do { crls += try CertificateRevocationList.lists(fromPEM: text) } catch {
-                throw usage("\(file): \(error.detail)")
-            }
-        }
-        var time = Date()
-        if let metadataAt {
-            guard let parsed = ISO8601DateFormatter().date(from: metadataAt) else {
-                throw usage("--metadata-at must be ISO 8601, e.g. 2024-01-31T12:00:00Z")
-            }
-            time = parsed
-        }
-        do {
-            return try MetadataIndex(try await MetadataBLOB.verify(blob, roots: roots, crls: crls, time: time))
-        } catch {
-            throw usage(
-                "--metadata \(path) does not verify: \(error.code.name)\(error.detail.isEmpty ? "" : " (\(error.detail))")"
-            )
         }
     }
 }

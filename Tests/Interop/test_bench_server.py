@@ -1,5 +1,5 @@
 """scripts/bench-server (wrk + bench-signin.lua) against the built `sesame` (SESAME_BIN) on SQLite, for two seconds
-per sign-in variant: it must complete sign-ins with no error, and it must report failing sign-ins as a failed
+per sign-in variant and for sign-up: it must complete sign-ins with no error, and it must report failing sign-ins as a failed
 run, so the benchmark cannot rot unnoticed."""
 
 import json
@@ -27,21 +27,27 @@ def bench(sesame_bin, tmp_path, *extra):
 
 
 def test_sign_ins_complete_without_errors(sesame_bin, tmp_path):
-    done, figures = bench(sesame_bin, tmp_path)
+    done, figures = bench(sesame_bin, tmp_path, "--wide", "4")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert [(run["database"], run["mode"]) for run in figures["runs"]] == [("sqlite", "discoverable"), ("sqlite", "username")]
+    assert [(run["database"], run["mode"], run["connections"]) for run in figures["runs"]] == [
+        ("sqlite", "discoverable", 2), ("sqlite", "username", 2), ("sqlite", "signup", 2),
+        ("sqlite", "discoverable@4", 4)]
     for run in figures["runs"]:
+        if shutil.which("cc"):
+            # The allocation counter (LD_PRELOAD) answered: a sign-in allocates, so the count cannot be zero.
+            assert run["allocations_per_sign_in"] > 0, run
         assert run["sign_ins"] > 0, run
         assert run["sign_ins_per_second"] > 0, run
         assert run["non_2xx"] == run["error_responses"] == run["parse_errors"] == run["socket_errors"] == 0, run
-        # Every sign-in is two requests (options + verify); wrk also counts requests cut off at the end.
+        # Every sign-in (or sign-up) is two requests (options + verify); wrk also counts requests cut off at the end.
         assert run["requests"] >= 2 * run["sign_ins"], run
         assert 0 < run["signin_p50_ms"] <= run["signin_p99_ms"] <= run["signin_max_ms"], run
 
 
 def test_refused_sign_ins_fail_the_run(sesame_bin, tmp_path):
     # clientDataJSON naming another origin: the server refuses every assertion with 400.
-    done, figures = bench(sesame_bin, tmp_path, "--mode", "discoverable", "--client-origin", "https://evil.example")
+    done, figures = bench(
+        sesame_bin, tmp_path, "--mode", "discoverable", "--wide", "0", "--client-origin", "https://evil.example")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAILED" in done.stderr
     (run,) = figures["runs"]

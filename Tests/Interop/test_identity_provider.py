@@ -151,6 +151,8 @@ def test_authlib_code_flow_with_a_passkey_by_autofill(browser, idp, app):
                            code_verifier=verifier, state=state)
     claims = validated(idp, document, token["id_token"], client_id, nonce)
     assert claims["acr"] == "phr" and "pop" in claims["amr"]
+    # The passkey's BE flag says which: a device-bound key (hwk) or a synced one (swk), never both.
+    assert ("hwk" in claims["amr"]) != ("swk" in claims["amr"]), claims["amr"]
     assert claims["preferred_username"] == "ada" and claims["name"] == "Ada Lovelace"
     assert claims["sub"] != "ada"
     userinfo = rp.get(document["userinfo_endpoint"]).json()

@@ -36,8 +36,8 @@ KEYCHAIN_AAGUID = "fbae9a5b-c577-444c-ab08-4fbf3dadd3a1"
 
 SUBCOMMANDS = [
     "init", "unlock", "lock", "status", "sync", "list", "show", "edit", "delete", "add-password", "add-code", "code",
-    "devices", "approve", "join", "recover", "export", "import", "share", "accept", "webauthn", "webauthn create",
-    "webauthn get",
+    "enroll", "devices", "approve", "join", "recover", "export", "import", "share", "accept", "webauthn",
+    "webauthn create", "webauthn get",
 ]
 
 

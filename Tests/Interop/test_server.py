@@ -105,6 +105,26 @@ def test_graceful_shutdown_on_sigterm(server):
     assert "Server started" in log
 
 
+def test_kill_9_after_answers_loses_no_sign_in(server, sesame_bin, tmp_path):
+    # Every sign-in answered 200 was committed before the answer: after SIGKILL (no shutdown, no checkpoint) and a
+    # restart on the same database, each of their sessions is still valid and each sign-in is in the audit log.
+    name, password = new_user(server)
+    tokens = [sign_in(server, name, password)["sessionToken"] for _ in range(20)]
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=20)
+    server.log.close()
+    restarted = Server(sesame_bin, tmp_path, "postgres" if server.database.startswith("postgres") else "sqlite")
+    try:
+        for token in tokens:
+            status, body = restarted.request("GET", "/api/account", token=token)
+            assert (status, body["user"]["username"]) == (200, name), body
+        audit = restarted.admin("audit", "--user", name, "--json")
+        kinds = [json.loads(line)["kind"] for line in audit.stdout.splitlines()]
+        assert kinds.count("sign_in.password") == 20, kinds
+    finally:
+        restarted.stop()
+
+
 def test_admin_commands(server):
     name, password = new_user(server)
     listed = server.admin("users", "list")

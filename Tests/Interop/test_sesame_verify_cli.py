@@ -184,6 +184,10 @@ def test_mutated_inputs_never_crash(tmp_path):
         response_path.write_text(json.dumps(response))
         verified = run(*command_for(case, response_path))
         assert verified.returncode in (0, 1), (case["source"], verified.returncode, verified.stderr[-300:])
+        if case["ceremony"] == "registration":
+            # inspect checks a registration's attestation statement too: a mutated one is reported, not a crash.
+            full = run("inspect", "--json", str(response_path))
+            assert full.returncode in (0, 1), (case["source"], full.returncode, full.stderr[-300:])
 
 
 # Metadata and policy: the Windows Hello capture (RS1, AAGUID 08987058-...) with the production FIDO MDS3 BLOB (no 31,
@@ -278,3 +282,57 @@ def test_bad_metadata_and_policy_are_bad_usage(tmp_path):
         result = run(*hello_command(tmp_path, None, "--policy", str(tmp_path / "bad.json")))
         assert result.returncode == 2, policy
 
+
+
+# `sesame inspect` on a registration response checks the attestation statement on its own and shows the trust
+# path, the matched metadata statement and the provider.
+def inspect_attestation(case_path, *extra):
+    case = json.loads(case_path.read_text())
+    args = ["inspect", "--json", *extra]
+    if case.get("verificationTime"):
+        args += ["--at", case["verificationTime"]]
+    result = run(*args, "-", stdin=json.dumps(case["response"]))
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)["attestation"]
+
+
+def test_inspect_shows_the_trust_path_to_a_bundled_root():
+    tpm = inspect_attestation(CORPUS / "py-webauthn-surface-pro-4-intel-tpm-reg.json")
+    assert tpm["verified"] is True and tpm["type"] == "attca" and tpm["chainVerified"] is True
+    assert tpm["trustPath"][0] == "(empty subject)"  # a TPM AIK has an empty subject by rule
+    assert "Microsoft TPM Root Certificate Authority 2014" in tpm["trustPath"][-1] == tpm["trustAnchor"]
+    assert tpm["provider"] == "Windows Hello" and tpm["metadata"] is None
+    apple = inspect_attestation(CORPUS / "yubico-apple-ios-reg.json")
+    assert apple["type"] == "anonca" and apple["trustAnchor"].endswith("CN=Apple WebAuthn Root CA")
+    # A packed statement whose vendor root Sesame does not ship: the signature holds, the chain is unanchored.
+    yubikey = inspect_attestation(CORPUS / "yubico-yubikey-5-nfc-reg.json")
+    assert yubikey["verified"] is True and yubikey["chainVerified"] is False and yubikey["trustAnchor"] is None
+    assert yubikey["trustPath"] == ["CN=Yubico U2F EE Serial 61730834,OU=Authenticator Attestation,O=Yubico AB,C=SE"]
+    assert yubikey["metadata"] is None
+
+
+@pytest.mark.skipif(not MDS.is_dir(), reason=f"the shared corpus ({MDS}) is absent: the production BLOB is read in place")
+def test_inspect_with_metadata_names_the_model_and_anchors_its_chain():
+    yubikey = inspect_attestation(CORPUS / "yubico-yubikey-5-nfc-reg.json", *production_metadata())
+    assert yubikey["chainVerified"] is True and yubikey["trustAnchor"] == "CN=Yubico U2F Root CA Serial 457200631"
+    assert yubikey["metadata"]["description"] == "YubiKey 5 Series with NFC"
+    assert yubikey["metadata"]["certificationLevel"] == "FIDO_CERTIFIED_L1"
+    assert yubikey["provider"] == "YubiKey 5 Series with NFC"
+
+
+def test_inspect_reports_a_statement_that_does_not_verify(tmp_path):
+    case = json.loads((CORPUS / "yubico-yubikey-5-nfc-reg.json").read_text())
+    # Another clientDataJSON: the attestation signature no longer covers it.
+    client_data = json.loads(_unb64url(case["response"]["response"]["clientDataJSON"]))
+    client_data["challenge"] = "AAAA"
+    case["response"]["response"]["clientDataJSON"] = _b64url(json.dumps(client_data).encode())
+    result = run("inspect", "--json", "-", stdin=json.dumps(case["response"]))
+    assert result.returncode == 0, result.stderr
+    attestation = json.loads(result.stdout)["attestation"]
+    assert attestation["verified"] is False and attestation["error"] == "attestationSignatureInvalid"
+    assert attestation["chainVerified"] is False and len(attestation["trustPath"]) == 1
+    # A BLOB that does not verify is bad usage, as for verify.
+    vectors = ROOT / "Tests" / "WebAuthnTests" / "Vectors" / "mds"
+    result = run("inspect", "--metadata", str(vectors / "mds3-example-blob-tampered.jwt"), "--metadata-root",
+                 str(vectors / "mds3-example-root.pem"), "-", stdin=json.dumps(case["response"]))
+    assert result.returncode == 2 and "metadataSignatureInvalid" in result.stderr

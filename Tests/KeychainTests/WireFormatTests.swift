@@ -75,7 +75,7 @@ import WebAuthn
 }
 
 /// Replays the fuzzers' regression corpus (FuzzTesting/Corpus/FuzzVaultFile, FuzzSyncMessage,
-/// FuzzPublicSuffixList, FuzzCXF) through the same entry points without sanitizers, so a crash found once stays
+/// FuzzPublicSuffixList, FuzzCXF, FuzzNativeMessage) through the same entry points without sanitizers, so a crash found once stays
 /// fixed.
 @Suite struct KeychainFuzzCorpusTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -89,7 +89,7 @@ import WebAuthn
         }
     }
 
-    @Test(arguments: ["FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF"])
+    @Test(arguments: ["FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage"])
     func corpus(_ target: String) {
         let inputs = Self.inputs(target)
         #expect(inputs.count >= 2, "no corpus for \(target)")
@@ -98,6 +98,7 @@ import WebAuthn
             case "FuzzVaultFile": KeychainFuzzing.vaultFile(input)
             case "FuzzSyncMessage": KeychainFuzzing.syncMessage(input)
             case "FuzzPublicSuffixList": KeychainFuzzing.publicSuffixList(input)
+            case "FuzzNativeMessage": KeychainFuzzing.nativeMessage(input)
             default: KeychainFuzzing.cxf(input)
             }
         }

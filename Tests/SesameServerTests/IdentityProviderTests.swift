@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
@@ -458,8 +459,40 @@ import WebAuthn
         }
     }
 
+    /// A passkey sign-in's ID token says `hwk` for a device-bound passkey and `swk` for a synced one (its BE flag),
+    /// through sign-in, the grant and the token; a password re-authentication in the same session then says `pwd`.
+    @Test(arguments: TestDatabase.all)
+    func passkeySignInsSayWhetherTheKeyWasDeviceBoundOrSynced(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let registered = try await Self.register(server)
+        let journey = PasskeyJourneyTests()
+        try await server.app().test(.router) { (client) async throws -> Void in
+            let jwks = try #require(try await client.json("/oauth/jwks").object["keys"] as? [[String: Any]])
+            for (name, synced) in [("bound", false), ("synced", true)] {
+                let authenticator = VirtualAuthenticator(
+                    configuration: .init(backupEligible: synced, backedUp: synced))
+                let signedUp = try await journey.signUp(client, authenticator, name)
+                #expect(signedUp.status == .created)
+                // Sign-up, then a fresh passkey sign-in: both sessions carry the flag.
+                for response in [signedUp, try await journey.signIn(client, authenticator, username: nil)] {
+                    let session = SignedIn(
+                        cookie: response.cookie(named: "sesame_session") ?? "", csrf: "", token: "")
+                    let tokens = try await Self.exchange(
+                        client, registered, code: try await Self.code(client, session, clientID: registered.client.id)
+                    ).object
+                    let id = try Self.verifiedClaims(try #require(tokens["id_token"] as? String), jwks: jwks)
+                    #expect(id["amr"] as? [String] == ["pop", synced ? "swk" : "hwk", "user", "mfa"], "\(name)")
+                    #expect(id["acr"] as? String == "phr")
+                }
+            }
+        }
+    }
+
     @Test func amrAndAcrSayHowThePersonSignedIn() {
         #expect(IDTokenClaims.amr("passkey") == ["pop", "user", "mfa"])
+        #expect(IDTokenClaims.amr("passkey", passkeyBackupEligible: false) == ["pop", "hwk", "user", "mfa"])
+        #expect(IDTokenClaims.amr("passkey", passkeyBackupEligible: true) == ["pop", "swk", "user", "mfa"])
+        #expect(IDTokenClaims.amr("passkey-up", passkeyBackupEligible: false) == ["pop", "hwk"])
         #expect(IDTokenClaims.amr("passkey-up") == ["pop"])
         #expect(IDTokenClaims.amr("password") == ["pwd"])
         #expect(IDTokenClaims.amr("password+sms") == ["pwd", "sms", "mfa"])

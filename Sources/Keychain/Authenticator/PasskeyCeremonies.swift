@@ -9,6 +9,21 @@ public struct PasskeyRegistration: Sendable {
     public let item: KeychainItem
 }
 
+/// A creation request the keychain would answer: what ``Keychain/checkCreation(optionsJSON:origin:suffixes:preferredAlgorithm:)``
+/// found, and what ``Keychain/createPasskey(optionsJSON:origin:suffixes:preferredAlgorithm:)`` goes on with.
+public struct CheckedCreation: Sendable {
+    let origin: WebOrigin
+    let options: PublicKeyCredentialCreationOptionsJSON
+    /// The RP ID the passkey will be scoped to, after the check against the origin.
+    public let rpId: String
+    let algorithm: PasskeyAlgorithm
+    let userVerified: Bool
+    let userHandle: [UInt8]
+    let samePasskeys: [(KeychainItem, Passkey)]
+    /// The account name the relying party gave (`user.name`), for the prompt.
+    public var userName: String { String(options.user.name.prefix(256)) }
+}
+
 /// What an authentication produced: the `navigator.credentials.get()` JSON and the passkey used.
 public struct PasskeyAssertion: Sendable {
     public let responseJSON: [UInt8]
@@ -27,35 +42,12 @@ extension Keychain {
         optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList,
         preferredAlgorithm: PasskeyAlgorithm? = nil
     ) throws(KeychainError) -> PasskeyRegistration {
-        let origin = try WebOrigin(originText)
-        let options = try PasskeyOptions.creation(optionsJSON)
-        // §5.1.3 step 8: the RP ID against the origin.
-        let rpId = try origin.relyingPartyId(options.rp.id, suffixes: suffixes)
-        // §5.1.3 step 10: an empty list means ES256 and RS256.
-        let offered =
-            options.pubKeyCredParams.isEmpty
-            ? [-7, -257]
-            : options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.alg.rawValue)
-        let algorithm = try Self.chooseAlgorithm(offered: offered, preferred: preferredAlgorithm)
-        let userHandle = options.user.id.bytes
-        guard (1...64).contains(userHandle.count) else {
-            throw KeychainError(.invalidOptions, reason: "user.id must be 1 to 64 bytes")
-        }
-        guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
-        let uvRequirement = options.authenticatorSelection?.userVerification?.rawValue ?? "preferred"
-        let verified = try userVerification(uvRequirement)
-
-        // §6.3.2 step 3: a credential in excludeCredentials already here is InvalidStateError.
-        let excluded = Set(
-            (options.excludeCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes))
-        let passkeys = items.compactMap { item -> (KeychainItem, Passkey)? in
-            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
-            return nil
-        }
-        if passkeys.contains(where: { excluded.contains($0.1.credentialId) }) {
-            throw KeychainError(
-                .credentialExcluded, reason: "a passkey in excludeCredentials is already in the keychain")
-        }
+        let checked = try checkCreation(
+            optionsJSON: optionsJSON, origin: originText, suffixes: suffixes, preferredAlgorithm: preferredAlgorithm)
+        let (origin, options, rpId, algorithm, verified, userHandle, passkeys) = (
+            checked.origin, checked.options, checked.rpId, checked.algorithm, checked.userVerified,
+            checked.userHandle, checked.samePasskeys
+        )
 
         let key = CredentialKey.generate(algorithm)
         let credentialId = SecureRandom.bytes(32)
@@ -105,15 +97,7 @@ extension Keychain {
         let verified = try userVerification(options.userVerification?.rawValue ?? "preferred")
 
         // §6.3.3 steps 5-7: the usable passkeys, in allowCredentials order when there is a list.
-        let allowed = (options.allowCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(
-            \.id.bytes)
-        var candidates: [(KeychainItem, Passkey)] = items.compactMap { item in
-            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
-            return nil
-        }
-        if !allowed.isEmpty {
-            candidates = allowed.compactMap { id in candidates.first { $0.1.credentialId == id } }
-        }
+        var candidates = Self.candidates(in: items, rpId: rpId, allowCredentials: options.allowCredentials)
         if let chosen { candidates = candidates.filter { $0.1.credentialId == chosen } }
         if let userName { candidates = candidates.filter { $0.1.userName == userName } }
         guard let (item, passkey) = candidates.first else {
@@ -143,6 +127,72 @@ extension Keychain {
             authenticatorAttachment: .platform)
         return PasskeyAssertion(
             responseJSON: try Self.encode(response), item: self.item(id: item.id) ?? used, userVerified: verified)
+    }
+
+    /// Everything ``createPasskey(optionsJSON:origin:suffixes:preferredAlgorithm:)`` checks before it makes a key,
+    /// without making one: the extension asks this before it shows its "save a passkey" prompt, so a request the
+    /// keychain would refuse (an RP ID that is not a registrable suffix of the origin, an excluded credential) is
+    /// refused before the person is asked anything.
+    public func checkCreation(
+        optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList,
+        preferredAlgorithm: PasskeyAlgorithm? = nil
+    ) throws(KeychainError) -> CheckedCreation {
+        let origin = try WebOrigin(originText)
+        let options = try PasskeyOptions.creation(optionsJSON)
+        // §5.1.3 step 8: the RP ID against the origin.
+        let rpId = try origin.relyingPartyId(options.rp.id, suffixes: suffixes)
+        // §5.1.3 step 10: an empty list means ES256 and RS256.
+        let offered =
+            options.pubKeyCredParams.isEmpty
+            ? [-7, -257]
+            : options.pubKeyCredParams.filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.alg.rawValue)
+        let algorithm = try Self.chooseAlgorithm(offered: offered, preferred: preferredAlgorithm)
+        let userHandle = options.user.id.bytes
+        guard (1...64).contains(userHandle.count) else {
+            throw KeychainError(.invalidOptions, reason: "user.id must be 1 to 64 bytes")
+        }
+        guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
+        let uvRequirement = options.authenticatorSelection?.userVerification?.rawValue ?? "preferred"
+        let verified = try userVerification(uvRequirement)
+
+        // §6.3.2 step 3: a credential in excludeCredentials already here is InvalidStateError.
+        let excluded = Set(
+            (options.excludeCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes))
+        let passkeys = items.compactMap { item -> (KeychainItem, Passkey)? in
+            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
+            return nil
+        }
+        if passkeys.contains(where: { excluded.contains($0.1.credentialId) }) {
+            throw KeychainError(
+                .credentialExcluded, reason: "a passkey in excludeCredentials is already in the keychain")
+        }
+        return CheckedCreation(
+            origin: origin, options: options, rpId: rpId, algorithm: algorithm, userVerified: verified,
+            userHandle: userHandle, samePasskeys: passkeys)
+    }
+
+    /// The passkeys an authentication request from `origin` could use (§6.3.3 steps 5-7), in allowCredentials
+    /// order when the request has a list; after the RP ID check, so a request never sees another site's passkeys.
+    /// The extension shows these in its account chooser; the page itself only ever gets the one picked.
+    public func passkeyCandidates(
+        optionsJSON: [UInt8], origin originText: String, suffixes: PublicSuffixList
+    ) throws(KeychainError) -> (rpId: String, candidates: [KeychainItem]) {
+        let origin = try WebOrigin(originText)
+        let options = try PasskeyOptions.request(optionsJSON)
+        let rpId = try origin.relyingPartyId(options.rpId, suffixes: suffixes)
+        return (rpId, Self.candidates(in: items, rpId: rpId, allowCredentials: options.allowCredentials).map(\.0))
+    }
+
+    static func candidates(
+        in items: [KeychainItem], rpId: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?
+    ) -> [(KeychainItem, Passkey)] {
+        let allowed = (allowCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes)
+        let mine: [(KeychainItem, Passkey)] = items.compactMap { item in
+            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
+            return nil
+        }
+        if allowed.isEmpty { return mine }
+        return allowed.compactMap { id in mine.first { $0.1.credentialId == id } }
     }
 
     // MARK: Pieces

@@ -44,6 +44,11 @@ import Foundation
         if let m = try? JoinApproval(json: bytes) { precondition((try? JoinApproval(json: m.json)) == m) }
         if let m = try? ShareMessage(json: bytes) { precondition((try? ShareMessage(json: m.json)) == m) }
         _ = try? StoredServerState.decode(bytes)
+        // `sesame serve`'s answers and the enrollment file (`HTTPSyncTransport.swift`).
+        _ = try? WireJSON.decode(JoinRequestList.self, bytes)
+        _ = try? WireJSON.decode(ShareList.self, bytes)
+        if let e = try? WireJSON.decode(SyncEnrollment.self, bytes) { precondition(e.token.utf8.count == 64) }
+        _ = HTTPSyncTransport.errorCode(Data(bytes))
     }
 
     private static let sampleList = try! PublicSuffixList(bytes: Array("com\nco.uk\n*.ck\n!www.ck\ngithub.io\n".utf8))
@@ -82,6 +87,27 @@ import Foundation
             {
                 precondition((try? ItemCoding.decode(ItemCoding.encode(item))) == item)
             }
+        }
+    }
+
+    private static let hostSuffixes = try! PublicSuffixList(bytes: Array("com\nco.uk\n".utf8))
+
+    /// The native host's input: native messaging frames and the requests in them. Whatever frames split into
+    /// must re-frame to the same bytes; every request gets a reply that is JSON under the size limit, with the
+    /// request's id when it had one. The vault is never reached (the opener refuses), so replies are the checks'.
+    public static func nativeMessage(_ bytes: [UInt8]) {
+        if let frames = try? NativeMessageFrame.split(bytes) {
+            let again = frames.flatMap { (try? NativeMessageFrame.encode($0)) ?? [] }
+            precondition(again == bytes, "frames must re-encode to their input")
+        }
+        let host = NativeHost(suffixes: hostSuffixes) { () throws(KeychainError) -> Keychain in
+            throw KeychainError(.locked, reason: "fuzzing")
+        }
+        let reply = host.reply(to: bytes)
+        precondition(!reply.isEmpty && reply.count <= NativeMessageFrame.maximumLength)
+        precondition((try? JSONSerialization.jsonObject(with: Data(reply))) != nil, "a reply must be JSON")
+        if let request = try? NativeHostRequest(json: bytes) {
+            precondition(NativeHost.bestEffortId(reply) == request.id, "a reply echoes the request's id")
         }
     }
 }

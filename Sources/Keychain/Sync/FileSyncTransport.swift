@@ -3,9 +3,8 @@ import Foundation
 /// A sync "server" that is a directory: the server state in one JSON file (`server.json`), read and written under
 /// a lock, with exactly the semantics of ``SyncServerState``.
 ///
-/// This is a stand-in until `sesame serve` has the keychain endpoints: two vault directories on one machine (or a
-/// shared folder) can sync, join and share through it, and the command line and its tests run the real client
-/// logic against it. It is not a security boundary: whoever can write the folder is the "server", which is
+/// A stand-in for `sesame serve` (``HTTPSyncTransport``): two vault directories on one machine (or a shared folder)
+/// can sync, join and share through it, and the command line and its tests run the real client logic against it. It is not a security boundary: whoever can write the folder is the "server", which is
 /// exactly the position the keychain is designed to distrust.
 public struct FileSyncTransport: SyncTransport {
     public let directory: String

@@ -164,7 +164,7 @@ public struct PullResponse: Sendable, Hashable, Decodable {
 /// `POST /keychain/sync` body: the records this device changed, the manifest of the new version, and when the
 /// key rotated or a device was added, the new wraps; the full device listing; the recovery wrap. The server
 /// accepts it only if its version is still `expectedVersion` (then the vault is at `expectedVersion + 1`),
-/// else answers 409 `{"error": "versionConflict", "version": current}`.
+/// else answers 409 `{"error": "keychain_version_conflict", "version": "<current, decimal>", "message": …}`.
 /// ```json
 /// {"format": 1, "vault": "<16 bytes>", "expectedVersion": 41, "manifest": "<sealed record>",
 ///  "records": [record...], "wraps": [wrap...], "recovery": recovery, "devices": [device...]}

@@ -1,8 +1,8 @@
 import Foundation
 
-/// What a sync server keeps for one account and how it answers, written once so the in-memory transport (tests),
-/// the file-backed stand-in (the command line until `sesame serve` has the endpoints) and the server half to
-/// come agree on the semantics:
+/// What a sync server keeps for one account and how it answers, written once so the in-memory transport (tests)
+/// and the sync folder (``FileSyncTransport``) agree on the semantics, which `sesame serve` implements in SQL
+/// (`SesameServer/Store/Areas/KeychainSync.swift`):
 ///
 /// - A vault: its ID, its version (0 before the first push), the manifest of that version, and every record ever
 ///   pushed with the vault version at which it was last written (tombstones are records; nothing is deleted).

@@ -4,18 +4,18 @@
 /// message's own fault. The keychain trusts nothing a transport returns (see docs/keychain.md, "A server it does
 /// not trust").
 ///
-/// | call | HTTP (for the server half) | body / answer |
+/// | call | HTTP (`sesame serve`, ``HTTPSyncTransport``) | body / answer |
 /// |---|---|---|
-/// | ``pull(since:device:)`` | `GET /keychain/sync?since=N&device=ID` | → ``PullResponse`` |
-/// | ``push(_:)`` | `POST /keychain/sync` | ``PushRequest`` → ``PushResponse`` or 409 |
-/// | ``postJoinRequest(_:)`` | `POST /keychain/join` | ``JoinRequest`` |
-/// | ``joinRequests()`` | `GET /keychain/join` | → `{"format":1,"requests":[JoinRequest…]}` |
-/// | ``postJoinApproval(_:)`` | `POST /keychain/join/{request}/approval` | ``JoinApproval`` |
-/// | ``joinApproval(request:)`` | `GET /keychain/join/{request}/approval` | → ``JoinApproval`` or 404 |
-/// | ``postShare(_:)`` | `POST /keychain/shares` | ``ShareMessage`` |
-/// | ``shares(recipient:)`` | `GET /keychain/shares?recipient=KEY` | → `{"format":1,"shares":[ShareMessage…]}` |
-/// | ``shares(sender:)`` | `GET /keychain/shares?sender=KEY` | → the same shape |
-/// | ``revokeShare(id:sender:)`` | `DELETE /keychain/shares/{id}` | — |
+/// | ``pull(since:device:)`` | `GET /api/keychain/sync?since=N&device=ID` | → ``PullResponse`` |
+/// | ``push(_:)`` | `POST /api/keychain/sync` | ``PushRequest`` → ``PushResponse`` or 409 `keychain_version_conflict` |
+/// | ``postJoinRequest(_:)`` | `POST /api/keychain/join` | ``JoinRequest`` |
+/// | ``joinRequests()`` | `GET /api/keychain/join` | → `{"format":1,"requests":[JoinRequest…]}` |
+/// | ``postJoinApproval(_:)`` | `POST /api/keychain/join/{request}/approval` | ``JoinApproval`` |
+/// | ``joinApproval(request:)`` | `GET /api/keychain/join/{request}/approval` | → ``JoinApproval`` or 404 |
+/// | ``postShare(_:)`` | `POST /api/keychain/shares` | ``ShareMessage`` |
+/// | ``shares(recipient:)`` | `GET /api/keychain/shares?recipient=KEY` | → `{"format":1,"shares":[ShareMessage…]}` |
+/// | ``shares(sender:)`` | `GET /api/keychain/shares?sender=KEY` | → the same shape |
+/// | ``revokeShare(id:sender:)`` | `DELETE /api/keychain/shares/{id}?sender=KEY` | — |
 public protocol SyncTransport: Sendable {
     func pull(since version: UInt64, device: [UInt8]) async throws(KeychainError) -> PullResponse
     func push(_ request: PushRequest) async throws(KeychainError) -> PushResponse

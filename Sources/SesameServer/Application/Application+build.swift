@@ -144,4 +144,5 @@ func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     LogoutRoutes(sesame: sesame).register(on: router)
     DeviceAuthorizationRoutes(sesame: sesame).register(on: router)
     ForwardAuthRoutes(sesame: sesame).register(on: router)
+    KeychainSyncRoutes(sesame: sesame).register(on: router)
 }

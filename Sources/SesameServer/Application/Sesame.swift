@@ -30,6 +30,7 @@ struct Sesame: Sendable {
     let audit: AuditLog
     let factors: FactorVerifier
     let passkeys: PasskeyVerifier
+    let metadata: MetadataService
     let signingKeys: SigningKeyring
     let tokens: TokenIssuer
     let backChannelLogout: BackChannelLogout
@@ -66,8 +67,11 @@ struct Sesame: Sendable {
             sms: sms,
             serverSecret: serverSecret, configuration: configuration
         )
+        let metadata = MetadataService(store: store, clock: clock, logger: logger)
+        self.metadata = metadata
         self.passkeys = PasskeyVerifier(
-            relyingParty: relyingParty, store: store, audit: audit, clock: clock, providers: providers)
+            relyingParty: relyingParty, store: store, audit: audit, clock: clock, providers: providers,
+            metadata: metadata)
         let signingKeys = SigningKeyring(
             store: store, ciphers: ciphers, clock: clock,
             longestTokenLifetime: TimeInterval(max(TokenIssuer.accessTokenLifetime, TokenIssuer.idTokenLifetime))

@@ -49,6 +49,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// WebAuthn user verification: `preferred` (a passkey sign-in without it counts as one factor) or `required`
     /// (registrations and sign-ins without it are refused).
     public var userVerification: String = "preferred"
+    /// Attestation conveyance asked of authenticators at registration: `none`, or `direct` (checked against the
+    /// bundled trust anchors and the imported FIDO metadata).
+    public var attestation: String = "none"
+    /// A JSON `RegistrationPolicy` (docs/attestation.md); nil admits every verified registration that metadata
+    /// status reports do not refuse.
+    public var registrationPolicyFile: String?
     /// `host:port` of a second listener that serves only `/metrics` (bind it where only your monitoring reaches).
     public var metricsAddress: String?
     /// Bearer token that `/metrics` requires; without it (and without `metricsAddress`) `/metrics` is not served.

@@ -187,6 +187,18 @@ extension ServerConfiguration {
             help:
                 "Comma-separated hosts (within forward-auth-domains, each covering its subdomains) that need a passkey sign-in (phr)."
         ) { c, v throws(ConfigurationError) in c.forwardAuthPasskeyDomains = list(v).map { $0.lowercased() } },
+        Setting(
+            key: "attestation", flag: "--attestation", environment: "SESAME_ATTESTATION", defaultValue: "none",
+            help: "none, or direct: ask authenticators for attestation (checked against bundled anchors and metadata)."
+        ) { c, v throws(ConfigurationError) in
+            guard ["none", "direct"].contains(v) else { throw ConfigurationError("attestation: none or direct") }
+            c.attestation = v
+        },
+        Setting(
+            key: "registrationPolicyFile", flag: "--registration-policy-file",
+            environment: "SESAME_REGISTRATION_POLICY_FILE", defaultValue: "(accept any)",
+            help: "JSON registration policy (docs/attestation.md): formats, AAGUID lists, certification level, synced."
+        ) { c, v throws(ConfigurationError) in c.registrationPolicyFile = v.isEmpty ? nil : v },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.
@@ -339,16 +351,36 @@ extension ServerConfiguration {
         for native in nativeAppOrigins where !native.hasPrefix("android:apk-key-hash:") {
             throw ConfigurationError("native-app-origins: \(native) is not android:apk-key-hash:<base64url SHA-256>")
         }
+        var rp: RelyingPartyConfiguration
         do {
-            var rp = try RelyingPartyConfiguration(id: rpID, name: rpName, origins: [origin] + nativeAppOrigins)
+            rp = try RelyingPartyConfiguration(id: rpID, name: rpName, origins: [origin] + nativeAppOrigins)
             // Related origins (WebAuthn L3 "related origin requests", listed in /.well-known/webauthn) are other
             // sites that may use this RP ID, so they are outside it by design; the initialiser refuses such origins.
             rp.origins = try AllowedOrigins(allowedOrigins)
-            rp.userVerification = userVerification == "required" ? .required : .preferred
-            rp.timeoutMilliseconds = UInt32(challengeTimeout) * 1000
-            return rp
         } catch {
             throw ConfigurationError("origins: \(error.description)")
+        }
+        rp.userVerification = userVerification == "required" ? .required : .preferred
+        rp.timeoutMilliseconds = UInt32(challengeTimeout) * 1000
+        rp.attestation = attestation == "direct" ? .direct : .none
+        if attestation == "direct" {
+            do { rp.attestationTrust = AttestationTrust(formatAnchors: try TrustAnchors.bundled().formatAnchors) } catch
+            {
+                throw ConfigurationError("attestation: the bundled trust anchors cannot be read (\(error.code))")
+            }
+        }
+        rp.registrationPolicy = try registrationPolicy()
+        return rp
+    }
+
+    /// The registration policy of `registrationPolicyFile`, or `.acceptAny`.
+    func registrationPolicy() throws(ConfigurationError) -> RegistrationPolicy {
+        guard let path = registrationPolicyFile else { return .acceptAny }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("registration-policy-file: \(path) cannot be read")
+        }
+        do { return try RegistrationPolicy(json: Array(data)) } catch {
+            throw ConfigurationError("registration-policy-file: \(path): \(error.detail)")
         }
     }
 

@@ -111,7 +111,9 @@ struct ForwardAuthService: Sendable {
                 .map(Character.init))
         return [
             Self.remoteUser: authentication.user.username, Self.remoteName: name,
-            Self.remoteAmr: IDTokenClaims.amr(authentication.session.method).joined(separator: ","),
+            Self.remoteAmr: IDTokenClaims.amr(
+                authentication.session.method, passkeyBackupEligible: authentication.session.passkeyBackupEligible
+            ).joined(separator: ","),
             .cacheControl: "no-store",
         ]
     }

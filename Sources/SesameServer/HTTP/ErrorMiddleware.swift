@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import PostgresNIO
-import SQLiteNIO
 
 /// The outermost middleware: turns every error into the JSON error shape, adds the headers every answer carries,
 /// counts the request in the metrics and logs one line for it.
@@ -107,7 +106,7 @@ struct ErrorMiddleware: RouterMiddleware {
             ]
             .contains(error.code)
         }
-        if let error = error as? SQLiteError { return error.reason == .busy || error.reason == .locked }
+        if let error = error as? SQLiteCallError { return error.isBusy }
         return false
     }
 }

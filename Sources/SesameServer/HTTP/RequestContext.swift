@@ -20,6 +20,9 @@ public struct SesameRequestContext: RequestContext {
     var reauthenticationWindow = 0
     /// Client address after the `X-Forwarded-For` policy; set by `SessionMiddleware`.
     var clientAddress: String
+    /// The keychain device a device token authenticated; set by `KeychainDeviceMiddleware` on the keychain sync
+    /// routes only (`Sync/`).
+    var keychainDevice: KeychainDevice?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

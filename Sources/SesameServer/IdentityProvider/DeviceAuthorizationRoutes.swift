@@ -237,7 +237,8 @@ struct DeviceAuthorizationRoutes {
             ? OAuthGrant(
                 id: UUID().uuidString.lowercased(), clientID: device.clientID, userID: authentication.user.id,
                 scope: device.scope, nonce: nil, authTime: authentication.session.authenticatedAt,
-                method: authentication.session.method, createdAt: now,
+                method: authentication.session.method,
+                passkeyBackupEligible: authentication.session.passkeyBackupEligible, createdAt: now,
                 expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil) : nil
         guard
             try await sesame.store.decideDeviceAuthorization(

@@ -238,7 +238,8 @@ struct IdentityProviderRoutes {
         let grant = OAuthGrant(
             id: UUID().uuidString.lowercased(), clientID: request.client.id, userID: authentication.user.id,
             scope: request.scope, nonce: request.nonce,
-            authTime: authentication.session.authenticatedAt, method: authentication.session.method, createdAt: now,
+            authTime: authentication.session.authenticatedAt, method: authentication.session.method,
+            passkeyBackupEligible: authentication.session.passkeyBackupEligible, createdAt: now,
             expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil
         )
         try await store.createGrant(

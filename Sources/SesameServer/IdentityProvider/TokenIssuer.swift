@@ -21,12 +21,15 @@ struct IDTokenClaims: Codable, Sendable {
     }
 
     /// Authentication methods (RFC 8176) for how the session's holder proved who they are, said truthfully: a
-    /// passkey is proof of possession of a key (`pop`), plus `user` and `mfa` when the authenticator verified the
-    /// user; a password is `pwd`, with `otp` (TOTP or a recovery code) or `sms` and `mfa` for a second factor.
-    static func amr(_ method: String) -> [String] {
-        switch SessionMethod(rawValue: method) {
-        case .passkey?: ["pop", "user", "mfa"]
-        case .passkeyPresence?: ["pop"]
+    /// passkey is proof of possession of a key, `hwk` when it was not backup-eligible (bound to its device) and
+    /// `swk` when it was (a synced passkey whose key is software-held somewhere), or only `pop` when that is not
+    /// known (sessions from before it was kept); plus `user` and `mfa` when the authenticator verified the user. A
+    /// password is `pwd`, with `otp` (TOTP or a recovery code) or `sms` and `mfa` for a second factor.
+    static func amr(_ method: String, passkeyBackupEligible: Bool? = nil) -> [String] {
+        let key = passkeyBackupEligible.map { $0 ? ["pop", "swk"] : ["pop", "hwk"] } ?? ["pop"]
+        return switch SessionMethod(rawValue: method) {
+        case .passkey?: key + ["user", "mfa"]
+        case .passkeyPresence?: key
         case .password?: ["pwd"]
         case .passwordAnd(.totp)?, .passwordAnd(.recovery)?: ["pwd", "otp", "mfa"]
         case .passwordAnd(.sms)?: ["pwd", "sms", "mfa"]
@@ -88,7 +91,7 @@ struct TokenIssuer: Sendable {
         let idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
             auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
-            amr: IDTokenClaims.amr(grant.method),
+            amr: IDTokenClaims.amr(grant.method, passkeyBackupEligible: grant.passkeyBackupEligible),
             acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: profile ? user.username : nil,
             name: profile ? user.displayName : nil
         )

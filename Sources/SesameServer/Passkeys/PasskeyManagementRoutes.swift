@@ -27,11 +27,14 @@ struct PasskeyManagementRoutes {
         let backedUp: Bool
         let transports: [String]
 
-        init(_ c: StoredCredential, providers: AuthenticatorProviders) {
+        /// `metadata`: the FIDO metadata in force, which names models the provider list does not.
+        init(_ c: StoredCredential, providers: AuthenticatorProviders, metadata: MetadataIndex?) {
             id = Base64URL.encode(c.id)
             name = c.name
             aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
-            provider = aaguid.flatMap { ProviderNames.provider(for: $0, in: providers)?.name }
+            provider =
+                aaguid.flatMap { ProviderNames.provider(for: $0, in: providers)?.name }
+                ?? c.aaguid.flatMap { AAGUID(bytes: $0) }.flatMap { metadata?.entry(aaguid: $0)?.name }
             providerIcon = aaguid.flatMap { ProviderNames.iconPath(for: $0, in: providers) }
             createdAt = c.createdAt
             lastUsedAt = c.lastUsedAt
@@ -109,9 +112,10 @@ struct PasskeyManagementRoutes {
         let sensitive = router.group("/api/account", context: RecentlySignedInRequestContext.self)
 
         signedIn.get("/passkeys") { _, context in
-            PasskeyList(
+            let metadata = await sesame.metadata.current()
+            return PasskeyList(
                 passkeys: try await sesame.store.credentials(userID: context.user.id).map {
-                    PasskeyBody($0, providers: sesame.providers)
+                    PasskeyBody($0, providers: sesame.providers, metadata: metadata)
                 })
         }
 
@@ -200,7 +204,9 @@ struct PasskeyManagementRoutes {
             }
             await sesame.audit.record(.passkeyAdded, .success, user: user, context: context)
             return EditedResponse(
-                status: .created, response: JSONBody(PasskeyBody(credential, providers: sesame.providers)))
+                status: .created,
+                response: JSONBody(
+                    PasskeyBody(credential, providers: sesame.providers, metadata: await sesame.metadata.current())))
         }
     }
 

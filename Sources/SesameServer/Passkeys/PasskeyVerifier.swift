@@ -10,6 +10,8 @@ struct PasskeyVerifier: Sendable {
     let audit: AuditLog
     let clock: ServerClock
     let providers: AuthenticatorProviders
+    /// The imported FIDO metadata, consulted at every registration (anchors, status reports, the policy).
+    let metadata: MetadataService
 
     /// Verifies a registration response (W3C WebAuthn L3 §7.1) for a challenge that expires at `expires`; a
     /// challenge issued for a conditional create (`mediation`) may come back without user presence (step 15).
@@ -21,8 +23,14 @@ struct PasskeyVerifier: Sendable {
             challenge: challenge, userVerification: relyingParty.configuration.userVerification, mediation: mediation,
             allowedAlgorithms: relyingParty.configuration.algorithms, expires: expires
         )
+        var verifier = relyingParty
+        if let index = await metadata.current() {
+            var configuration = relyingParty.configuration
+            configuration.attestationTrust.metadata = index
+            verifier = RelyingParty(configuration: configuration)
+        }
         do {
-            return try await relyingParty.verifyRegistration(
+            return try await verifier.verifyRegistration(
                 response: response, expected: expectation, now: clock.now())
         } catch {
             await audit.record(
@@ -45,14 +53,15 @@ struct PasskeyVerifier: Sendable {
         return try relyingParty.verifyAuthentication(response: response, expected: expectation, now: clock.now())
     }
 
-    /// The stored form of a verified registration; its name is the one given, else the provider's, else "Passkey".
+    /// The stored form of a verified registration; its name is the one given, else the provider's (the provider list,
+    /// then the metadata statement's description), else "Passkey".
     func storedCredential(_ result: RegistrationResult, user: User, name: String?) throws -> StoredCredential {
         let record = result.credential
         let aaguid = record.aaguid?.bytes
         let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap {
             ProviderNames.provider(for: $0, in: providers)?.name
         }
-        let chosen = try name.map(ShownNames.passkeyName) ?? provider ?? "Passkey"
+        let chosen = try name.map(ShownNames.passkeyName) ?? provider ?? result.metadata?.name ?? "Passkey"
         return StoredCredential(
             id: record.id, userID: user.id, publicKey: record.publicKey, signCount: record.signCount,
             transports: record.transports.map(\.rawValue), aaguid: aaguid, backupEligible: record.backupEligible,

@@ -85,3 +85,8 @@ struct ProviderIconRoutes {
         }
     }
 }
+
+extension AuthenticatorProviders {
+    /// The provider list Sesame ships (`Resources/providers.json`), for tools outside the server (`sesame inspect`).
+    public static var sesameBundled: AuthenticatorProviders { ProviderNames.bundled }
+}

@@ -143,7 +143,8 @@ struct SignInRoutes {
             // The sign count, the audit event and the session in one statement, all or nothing, and only while the
             // stored count is below the reported one. Of two assertions carrying one counter, one gets a session.
             let issued = sesame.sessions.prepare(
-                user: user, method: .passkey(userVerified: result.flags.contains(.userVerified)), request: request)
+                user: user, method: .passkey(userVerified: result.flags.contains(.userVerified)),
+                passkeyBackupEligible: result.flags.contains(.backupEligible), request: request)
             let event = sesame.audit.event(.signInPasskey, .success, user: user, clientAddress: context.clientAddress)
             guard
                 try await sesame.store.recordPasskeySignIn(

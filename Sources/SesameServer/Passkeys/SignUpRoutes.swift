@@ -71,7 +71,8 @@ struct SignUpRoutes {
             )
             let credential = try sesame.passkeys.storedCredential(result, user: user, name: body.name)
             let issued = sesame.sessions.prepare(
-                user: user, method: .passkey(userVerified: result.credential.uvInitialized), request: request)
+                user: user, method: .passkey(userVerified: result.credential.uvInitialized),
+                passkeyBackupEligible: result.credential.backupEligible, request: request)
             let event = sesame.audit.event(.signUpPasskey, .success, user: user, clientAddress: context.clientAddress)
             switch try await sesame.store.createAccount(
                 user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record)

@@ -71,8 +71,9 @@ struct ReauthenticationRoutes {
         signedIn.post("") { request, context in
             let body = try await request.decode(as: ReauthenticationRequest.self, context: context)
             let method: SessionMethod
+            var passkeyBackupEligible: Bool?
             if let credential = body.credential {
-                method = try await verifyPasskey(credential, context: context)
+                (method, passkeyBackupEligible) = try await verifyPasskey(credential, context: context)
             } else if let password = body.password {
                 method = try await verifyPassword(password, factor: body.factor, code: body.code, context: context)
             } else {
@@ -81,7 +82,8 @@ struct ReauthenticationRoutes {
             let now = sesame.now
             guard
                 try await sesame.store.markReauthenticated(
-                    tokenHash: context.authentication.tokenHash, method: method.rawValue, at: now)
+                    tokenHash: context.authentication.tokenHash, method: method.rawValue,
+                    passkeyBackupEligible: passkeyBackupEligible, at: now)
             else {
                 throw APIError.unauthenticated
             }
@@ -104,8 +106,9 @@ struct ReauthenticationRoutes {
     }
 
     /// A passkey of the signed-in account, checked like a sign-in (with the same sign count guard).
+    /// The method, and the passkey's backup eligibility (the session's `amr` says `hwk` or `swk` by it).
     private func verifyPasskey(_ credential: AuthenticationResponseJSON, context: SignedInRequestContext) async throws
-        -> SessionMethod
+        -> (SessionMethod, Bool)
     {
         let user = context.user
         let (challenge, record) = try await sesame.ceremonies.finish(
@@ -138,7 +141,7 @@ struct ReauthenticationRoutes {
             await failed(context, "\(WebAuthnError.Code.signCountRegression)")
             throw SignInRoutes.authenticationFailed(.signCountRegression)
         }
-        return .passkey(userVerified: result.flags.contains(.userVerified))
+        return (.passkey(userVerified: result.flags.contains(.userVerified)), result.flags.contains(.backupEligible))
     }
 
     /// The password, then (if the account has TOTP or SMS) a second factor.

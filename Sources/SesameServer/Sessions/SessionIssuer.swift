@@ -65,7 +65,10 @@ struct SessionIssuer: Sendable {
         let record: SessionRecord
     }
 
-    func prepare(user: User, method: SessionMethod, request: Request) -> Issued {
+    /// `passkeyBackupEligible`: for a passkey sign-in, the BE flag of the passkey used (nil otherwise).
+    func prepare(
+        user: User, method: SessionMethod, passkeyBackupEligible: Bool? = nil, request: Request
+    ) -> Issued {
         let (token, hash) = Secrets.token()
         let now = clock.now()
         let record = SessionRecord(
@@ -76,7 +79,8 @@ struct SessionIssuer: Sendable {
             expiresAt: now.addingTimeInterval(TimeInterval(lifetime)),
             userAgent: String((request.headers[.userAgent] ?? "").prefix(256)),
             method: method.rawValue,
-            authenticatedAt: now
+            authenticatedAt: now,
+            passkeyBackupEligible: passkeyBackupEligible
         )
         return Issued(token: token, tokenHash: hash, record: record)
     }

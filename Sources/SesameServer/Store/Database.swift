@@ -4,8 +4,8 @@ import NIOCore
 import NIOPosix
 import PostgresKit
 import SQLKit
-import SQLiteKit
 import ServiceLifecycle
+import VaporCSQLite
 
 /// The two SQL engines behind the one store. Everything above this file speaks sql-kit; the only
 /// engine-specific parts are connection setup, the migration lock and a few column type names.
@@ -19,7 +19,8 @@ public struct DatabaseError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// An open database: a single serialised SQLite connection (WAL, busy timeout) or a PostgreSQL connection pool.
+/// An open database: a single serialised SQLite connection (WAL, busy timeout; called directly, see `SQLiteHandle`)
+/// or a PostgreSQL connection pool.
 /// Queries never log their binds (`queryLogLevel: nil`): binds carry hashes, codes and keys.
 ///
 /// SQLite settings: `journal_mode = WAL` (readers and the writer do not block each other), `synchronous = NORMAL`
@@ -70,10 +71,10 @@ public final class SQLEngine: Sendable {
     {
         switch location {
         case .sqlite(let path):
-            let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-            let sql = connection.sql(queryLogLevel: nil)
-            // Closing must happen even when the opening task was cancelled, or the handle leaks.
-            let close: @Sendable () async throws -> Void = { try await Task { try await connection.close() }.value }
+            let handle = try SQLiteHandle.open(path: path)
+            let sql = SQLiteHandleDatabase(
+                handle: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
+            let close: @Sendable () async throws -> Void = { handle.close() }
             do {
                 // The busy timeout first: switching to WAL takes a lock other starting processes may hold, and
                 // SQLite answers that lock request with SQLITE_BUSY at once, so it is retried.
@@ -205,7 +206,7 @@ func retryingWhileBusy<T: Sendable>(_ body: () async throws -> T) async throws -
     while true {
         do {
             return try await body()
-        } catch let error as SQLiteError where error.reason == .busy && attempt < 100 {
+        } catch let error as SQLiteCallError where error.primary == SQLITE_BUSY && attempt < 100 {
             attempt += 1
             try await Task.sleep(for: .milliseconds(100))
         }

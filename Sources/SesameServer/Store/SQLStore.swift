@@ -1,7 +1,6 @@
 import Foundation
 import PostgresKit
 import SQLKit
-import SQLiteKit
 import WebAuthn
 
 /// The one `Store` implementation, over sql-kit. Statements are written once in the SQL both engines accept
@@ -51,10 +50,7 @@ public struct SQLStore: Store {
 
     static func isUniqueViolation(_ error: any Error) -> Bool {
         if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
-        if let error = error as? SQLiteError {
-            return error.reason == .constraint || error.reason == .constraintUniqueFailed
-                || error.reason == .constraintPrimaryKeyFailed
-        }
+        if let error = error as? SQLiteCallError { return error.isConstraintViolation }
         return false
     }
 

@@ -5,8 +5,8 @@ import Synchronization
 
 /// Lets a transaction run alone on the one SQLite connection.
 ///
-/// The connection runs statements from every request one after another (SQLiteNIO serialises each call on the
-/// handle), so between a `BEGIN` and its `COMMIT` any other request's statement would join the transaction, and
+/// The connection runs statements from every request one after another (`SQLiteHandle` runs each call under its
+/// lock), so between a `BEGIN` and its `COMMIT` any other request's statement would join the transaction, and
 /// a `ROLLBACK` would undo it too. Every ordinary statement therefore holds the gate shared while it runs, and a
 /// transaction holds it exclusively: it starts once the statements in flight have finished, and statements that
 /// arrive meanwhile wait until it has committed or rolled back. Waiting transactions go before newly arriving

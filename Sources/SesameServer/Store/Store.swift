@@ -6,7 +6,9 @@ import Foundation
 /// (`StoreTests`) runs on both engines.
 public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore,
     SessionStore,
-    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore, Sendable
+    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore,
+    MetadataStore,
+    KeychainSyncStore, Sendable
 {
     func ping() async throws
 

@@ -52,6 +52,13 @@ public enum APIErrorCode: String, CaseIterable, Sendable {
     case noPasskey = "no_passkey"
     case noPassword = "no_password"
     case lastWayIn = "last_way_in"
+    // Keychain sync
+    case keychainDeviceUnknown = "keychain_device_unknown"
+    case keychainDeviceMismatch = "keychain_device_mismatch"
+    case keychainInvalidMessage = "keychain_invalid_message"
+    case keychainVersionConflict = "keychain_version_conflict"
+    case keychainWrongVault = "keychain_wrong_vault"
+    case keychainLimitReached = "keychain_limit_reached"
     // The server
     case internalError = "internal_error"
     case unavailable

@@ -38,12 +38,16 @@ public enum AuditKind: String, CaseIterable, Sendable, Codable {
     case clientUpdated = "client.updated"
     case clientSecretRotated = "client.secret_rotated"
     case signingKeysRotated = "signing_keys.rotated"
+    case metadataImported = "metadata.imported"
     case appConsented = "app.consented"
     case appAuthorized = "app.authorized"
     case appAccessRevoked = "app.access_revoked"
     case codeReplayed = "app.code_replayed"
     case refreshTokenReused = "app.refresh_token_reused"
     case forwardAuthSignedIn = "forward_auth.signed_in"
+    case keychainDeviceEnrolled = "keychain.device_enrolled"
+    case keychainDeviceRevoked = "keychain.device_revoked"
+    case keychainDeviceRemoved = "keychain.device_removed"
 }
 
 /// How an audited attempt ended.

@@ -56,6 +56,12 @@ extension SQLStore: AccountStore {
 
     /// A `users` row (column names as in `userColumns`).
     struct UserRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case id, username, displayName = "display_name", userHandle = "user_handle", disabled,
+                createdAt = "created_at"
+        }
+
         let id: String
         let username: String
         let displayName: String
@@ -72,7 +78,7 @@ extension SQLStore: AccountStore {
     }
 
     static func user(_ row: any SQLRow, prefix: String? = nil) throws -> User {
-        try row.decode(model: UserRow.self, prefix: prefix, keyDecodingStrategy: .convertFromSnakeCase).user
+        try row.decode(model: UserRow.self, prefix: prefix).user
     }
 
     static func userInsert(_ user: User) -> SQLQueryString {
@@ -167,7 +173,8 @@ extension SQLStore: AccountStore {
             // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
             for table in [
                 "credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions",
-                "challenges",
+                "challenges", "keychain_enrollments", "keychain_records", "keychain_wraps", "keychain_devices",
+                "keychain_join_requests", "keychain_shares", "keychain_vaults",
             ] {
                 try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
             }

@@ -43,6 +43,11 @@ extension SQLStore: AuditStore {
     static let auditColumns: SQLQueryString = "id, at, kind, outcome, user_id, username, client_address, detail"
 
     struct AuditRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case id, at, kind, outcome, userId = "user_id", username, clientAddress = "client_address", detail
+        }
+
         let id: String
         let at: Int64
         let kind: String
@@ -77,6 +82,6 @@ extension SQLStore: AuditStore {
         return try await db.raw(
             "SELECT \(Self.auditColumns) FROM audit_events \(filter) ORDER BY at DESC, id LIMIT \(literal: max(1, limit))"
         )
-        .all().map { try $0.decode(model: AuditRow.self, keyDecodingStrategy: .convertFromSnakeCase).event }
+        .all().map { try $0.decode(model: AuditRow.self).event }
     }
 }

@@ -30,6 +30,11 @@ public protocol ChallengeStore {
 
 extension SQLStore: ChallengeStore {
     struct ChallengeRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case purpose, userId = "user_id", payload, expiresAt = "expires_at"
+        }
+
         let purpose: String
         let userId: String?
         let payload: String
@@ -37,7 +42,7 @@ extension SQLStore: ChallengeStore {
     }
 
     static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
-        let r = try row.decode(model: ChallengeRow.self, keyDecodingStrategy: .convertFromSnakeCase)
+        let r = try row.decode(model: ChallengeRow.self)
         return ChallengeRecord(
             purpose: r.purpose, userID: r.userId, payload: r.payload, expiresAt: Date(milliseconds: r.expiresAt))
     }

@@ -1,6 +1,5 @@
 import Foundation
 import SQLKit
-import SQLiteKit
 
 /// A registered passkey or security key.
 public struct StoredCredential: Sendable, Equatable {
@@ -83,6 +82,13 @@ extension SQLStore: CredentialStore {
 
     /// A `credentials` row (column names as in `credentialColumns`).
     struct CredentialRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case id, userId = "user_id", publicKey = "public_key", signCount = "sign_count", transports, aaguid,
+                backupEligible = "backup_eligible", backedUp = "backed_up", userVerified = "user_verified",
+                attestationFormat = "attestation_format", name, createdAt = "created_at", lastUsedAt = "last_used_at"
+        }
+
         let id: Data
         let userId: String
         let publicKey: Data
@@ -110,7 +116,7 @@ extension SQLStore: CredentialStore {
     }
 
     static func credential(_ row: any SQLRow) throws -> StoredCredential {
-        try row.decode(model: CredentialRow.self, keyDecodingStrategy: .convertFromSnakeCase).credential
+        try row.decode(model: CredentialRow.self).credential
     }
 
     static func credentialInsert(_ c: StoredCredential) -> SQLQueryString {
@@ -196,8 +202,8 @@ extension SQLStore: CredentialStore {
         """
         CREATE TEMP VIEW IF NOT EXISTS passkey_sign_in (credential_id, sign_count, backed_up, last_used_at, audit_id, audit_at,
             audit_kind, audit_outcome, audit_user_id, audit_username, audit_client_address, audit_detail, token_hash, session_id,
-            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
-        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at, passkey_backup_eligible)
+        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
         """,
         """
         CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_guarded INSTEAD OF INSERT ON passkey_sign_in BEGIN
@@ -208,9 +214,10 @@ extension SQLStore: CredentialStore {
             INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail) VALUES (NEW.audit_id,
                 NEW.audit_at, NEW.audit_kind, NEW.audit_outcome, NEW.audit_user_id, NEW.audit_username, NEW.audit_client_address,
                 NEW.audit_detail);
-            INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+            INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at,
+                passkey_backup_eligible)
                 VALUES (NEW.token_hash, NEW.session_id, NEW.user_id, NEW.created_at, NEW.last_seen_at, NEW.expires_at, NEW.user_agent,
-                NEW.method, NEW.authenticated_at);
+                NEW.method, NEW.authenticated_at, NEW.passkey_backup_eligible);
         END
         """,
     ]
@@ -237,10 +244,11 @@ extension SQLStore: CredentialStore {
                         INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail)
                         SELECT \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
                             \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail) FROM used RETURNING id)
-                    INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at)
+                    INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at,
+                        passkey_backup_eligible)
                     SELECT \(bind: Data(sessionTokenHash)), \(bind: s.id), \(bind: s.userID), \(bind: s.createdAt.milliseconds),
                         \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds), \(bind: s.userAgent), \(bind: s.method),
-                        \(bind: s.authenticatedAt.milliseconds) FROM used
+                        \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column) FROM used
                     RETURNING id
                     """
                 ).all()
@@ -252,12 +260,13 @@ extension SQLStore: CredentialStore {
                         \(bind: at.milliseconds), \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
                         \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail), \(bind: Data(sessionTokenHash)), \(bind: s.id),
                         \(bind: s.userID), \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-                        \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+                        \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds),
+                        \(bind: s.passkeyBackupEligible?.column))
                     """
                 ).run()
                 return true
             }
-        } catch let error as SQLiteError where error.message.contains(Self.signCountGuardMessage) {
+        } catch let error as SQLiteCallError where error.message.contains(Self.signCountGuardMessage) {
             return false
         } catch  where Self.isUniqueViolation(error) {
             throw StoreError.conflict

@@ -90,10 +90,10 @@ extension SQLStore: DeviceCodeStore {
             if let g = grant {
                 try await db.raw(
                     """
-                    INSERT INTO oauth_grants (id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at)
+                    INSERT INTO oauth_grants (\(Self.grantColumns))
                     VALUES (\(bind: g.id), \(bind: g.clientID), \(bind: g.userID), \(bind: g.scope), NULL,
                         \(bind: g.authTime.milliseconds), \(bind: g.method), \(bind: g.createdAt.milliseconds),
-                        \(bind: g.expiresAt.milliseconds), NULL)
+                        \(bind: g.expiresAt.milliseconds), NULL, \(bind: g.passkeyBackupEligible?.column))
                     """
                 ).run()
             }

@@ -64,6 +64,8 @@ public struct OAuthGrant: Sendable, Equatable {
     /// When the person last proved who they are, and how (`SessionMethod` raw value).
     public var authTime: Date
     public var method: String
+    /// The session's ``SessionRecord/passkeyBackupEligible`` when the grant was made (`hwk`/`swk` in `amr`).
+    public var passkeyBackupEligible: Bool? = nil
     public var createdAt: Date
     /// The absolute end of the grant's refresh tokens.
     public var expiresAt: Date
@@ -293,11 +295,13 @@ extension SQLStore: IdentityProviderStore {
         let createdAt: Int64
         let expiresAt: Int64
         let revokedAt: Int64?
+        let passkeyBackupEligible: Int64?
 
         var grant: OAuthGrant {
             OAuthGrant(
                 id: id, clientID: clientId, userID: userId, scope: scope, nonce: nonce,
                 authTime: Date(milliseconds: authTime), method: method,
+                passkeyBackupEligible: passkeyBackupEligible.map { $0 != 0 },
                 createdAt: Date(milliseconds: createdAt), expiresAt: Date(milliseconds: expiresAt),
                 revokedAt: revokedAt.map(Date.init(milliseconds:))
             )
@@ -305,7 +309,7 @@ extension SQLStore: IdentityProviderStore {
     }
 
     static let grantColumns: SQLQueryString =
-        "id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at"
+        "id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at, passkey_backup_eligible"
 
     static func grant(_ row: any SQLRow) throws -> OAuthGrant {
         try row.decode(model: GrantRow.self, keyDecodingStrategy: .convertFromSnakeCase).grant
@@ -317,7 +321,7 @@ extension SQLStore: IdentityProviderStore {
                 """
                 INSERT INTO oauth_grants (\(Self.grantColumns)) VALUES (\(bind: g.id), \(bind: g.clientID), \(bind: g.userID), \(bind: g.scope),
                     \(bind: g.nonce), \(bind: g.authTime.milliseconds), \(bind: g.method), \(bind: g.createdAt.milliseconds),
-                    \(bind: g.expiresAt.milliseconds), NULL)
+                    \(bind: g.expiresAt.milliseconds), NULL, \(bind: g.passkeyBackupEligible?.column))
                 """
             ).run()
             try await db.raw(

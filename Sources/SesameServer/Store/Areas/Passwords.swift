@@ -23,6 +23,11 @@ public protocol PasswordStore {
 
 extension SQLStore: PasswordStore {
     struct PasswordRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case hash, salt, logN = "log_n", r, p
+        }
+
         let hash: Data
         let salt: Data
         let logN: Int
@@ -47,7 +52,7 @@ extension SQLStore: PasswordStore {
         else {
             return nil
         }
-        let r = try row.decode(model: PasswordRow.self, keyDecodingStrategy: .convertFromSnakeCase)
+        let r = try row.decode(model: PasswordRow.self)
         return PasswordRecord(hash: [UInt8](r.hash), salt: [UInt8](r.salt), logN: r.logN, r: r.r, p: r.p)
     }
 

@@ -14,6 +14,9 @@ public struct SessionRecord: Sendable, Equatable {
     public var method: String
     /// When the holder last proved who they are (sign-in, or re-authentication within the session).
     public var authenticatedAt: Date
+    /// For a passkey method: whether that passkey was backup-eligible (a synced passkey, `swk`) or not (bound to
+    /// its device, `hwk`); nil otherwise, and for sessions older than migration 11.
+    public var passkeyBackupEligible: Bool? = nil
 }
 
 /// Sessions, stored under the SHA-256 of their token.
@@ -21,8 +24,10 @@ public protocol SessionStore {
     func createSession(tokenHash: [UInt8], _ session: SessionRecord) async throws
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
     func touchSession(tokenHash: [UInt8], at: Date) async throws
-    /// Records a re-authentication: the session's `authenticatedAt` becomes `at` (and its method `method`).
-    func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool
+    /// Records a re-authentication: the session's `authenticatedAt` becomes `at` (and its method `method`, with the
+    /// passkey's backup eligibility, nil for a password).
+    func markReauthenticated(tokenHash: [UInt8], method: String, passkeyBackupEligible: Bool?, at: Date) async throws
+        -> Bool
     func sessions(userID: String, now: Date) async throws -> [SessionRecord]
     func deleteSession(userID: String, id: String) async throws -> Bool
     /// Deletes the user's sessions except `keeping` (a session id); returns how many.
@@ -31,10 +36,17 @@ public protocol SessionStore {
 
 extension SQLStore: SessionStore {
     static let sessionColumns: SQLQueryString =
-        "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at"
+        "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at, passkey_backup_eligible"
 
     /// A `sessions` row (column names as in `sessionColumns`).
     struct SessionRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case id, userId = "user_id", createdAt = "created_at", lastSeenAt = "last_seen_at",
+                expiresAt = "expires_at", userAgent = "user_agent", method, authenticatedAt = "authenticated_at",
+                passkeyBackupEligible = "passkey_backup_eligible"
+        }
+
         let id: String
         let userId: String
         let createdAt: Int64
@@ -43,26 +55,28 @@ extension SQLStore: SessionStore {
         let userAgent: String
         let method: String
         let authenticatedAt: Int64
+        let passkeyBackupEligible: Int64?
 
         var session: SessionRecord {
             SessionRecord(
                 id: id, userID: userId, createdAt: Date(milliseconds: createdAt),
                 lastSeenAt: Date(milliseconds: lastSeenAt),
                 expiresAt: Date(milliseconds: expiresAt), userAgent: userAgent, method: method,
-                authenticatedAt: Date(milliseconds: authenticatedAt)
+                authenticatedAt: Date(milliseconds: authenticatedAt),
+                passkeyBackupEligible: passkeyBackupEligible.map { $0 != 0 }
             )
         }
     }
 
     static func session(_ row: any SQLRow) throws -> SessionRecord {
-        try row.decode(model: SessionRow.self, keyDecodingStrategy: .convertFromSnakeCase).session
+        try row.decode(model: SessionRow.self).session
     }
 
     static func sessionInsert(tokenHash: [UInt8], _ s: SessionRecord) -> SQLQueryString {
         """
         INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
             \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds))
+            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column))
         """
     }
 
@@ -82,10 +96,13 @@ extension SQLStore: SessionStore {
         ).run()
     }
 
-    public func markReauthenticated(tokenHash: [UInt8], method: String, at: Date) async throws -> Bool {
+    public func markReauthenticated(
+        tokenHash: [UInt8], method: String, passkeyBackupEligible: Bool?, at: Date
+    ) async throws -> Bool {
         !(try await db.raw(
             """
-            UPDATE sessions SET authenticated_at = \(bind: at.milliseconds), method = \(bind: method), last_seen_at = \(bind: at.milliseconds)
+            UPDATE sessions SET authenticated_at = \(bind: at.milliseconds), method = \(bind: method),
+                passkey_backup_eligible = \(bind: passkeyBackupEligible?.column), last_seen_at = \(bind: at.milliseconds)
             WHERE token_hash = \(bind: Data(tokenHash)) RETURNING id
             """
         ).all()).isEmpty

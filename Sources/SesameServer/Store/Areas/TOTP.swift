@@ -27,6 +27,11 @@ public protocol TOTPStore {
 
 extension SQLStore: TOTPStore {
     struct TOTPRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        enum CodingKeys: String, CodingKey {
+            case secret, lastStep = "last_step", confirmed
+        }
+
         let secret: Data
         let lastStep: Int64
         let confirmed: Int64
@@ -39,7 +44,7 @@ extension SQLStore: TOTPStore {
         else {
             return nil
         }
-        let r = try row.decode(model: TOTPRow.self, keyDecodingStrategy: .convertFromSnakeCase)
+        let r = try row.decode(model: TOTPRow.self)
         let sealed = [UInt8](r.secret)
         return TOTPRecord(
             secret: try ciphers.totp.open(sealed, userID: userID), lastStep: r.lastStep, confirmed: r.confirmed != 0,

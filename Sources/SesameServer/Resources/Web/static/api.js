@@ -80,6 +80,13 @@ const messages = {
   no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
   no_password: "This account has no password. Confirm it’s you with your passkey instead.",
   last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
+  // Keychain sync (sent to the keychain's devices; a page sees them only if it calls those endpoints)
+  keychain_device_unknown: "This keychain device isn’t enrolled with your account any more. Enroll it again.",
+  keychain_device_mismatch: "This device token belongs to another keychain device.",
+  keychain_invalid_message: "The keychain sent something the server can’t accept. Update Sesame and try again.",
+  keychain_version_conflict: "Your keychain changed on another device. Sync again.",
+  keychain_wrong_vault: "Your account already syncs another keychain vault.",
+  keychain_limit_reached: "Too many waiting join requests or shares. Finish or withdraw some first.",
   // The server
   internal_error: "Something went wrong on our side. Please try again.",
   unavailable: "The service is unavailable right now. Please try again in a moment.",

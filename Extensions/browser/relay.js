@@ -1,0 +1,459 @@
+// Sesame Keychain: the relay and the in-page prompts (content script in the extension's isolated world).
+//
+// It carries page.js's requests to the service worker (chrome.runtime.sendMessage; the worker adds the origin the
+// browser reports for this frame) and owns everything the person sees: the AutoFill suggestions under fields whose
+// autocomplete tokens include `webauthn`, and the modal prompt. Both live in a closed shadow root made from this
+// world, so page scripts cannot read which accounts are offered, and they act only on trusted events (a real click
+// or key press; a page's synthetic events have isTrusted false). Which passkeys exist goes from the worker to here
+// and never to the page; the page learns one credential, after the person picked it.
+(() => {
+  "use strict";
+  const PAGE = "sesame-keychain/page";
+  const RELAY = "sesame-keychain/relay";
+  const requests = new Map(); // id -> { cancel() }
+
+  function reply(id, message) {
+    window.postMessage({ source: RELAY, id, ...message }, window.location.origin);
+  }
+  function worker(message) {
+    return new Promise((resolve) => {
+      try {
+        chrome.runtime.sendMessage(message, (answer) => {
+          if (chrome.runtime.lastError || !answer) {
+            resolve({ error: { name: "NotAllowedError", code: "extensionUnavailable" } });
+          } else {
+            resolve(answer);
+          }
+        });
+      } catch {
+        resolve({ error: { name: "NotAllowedError", code: "extensionUnavailable" } });
+      }
+    });
+  }
+
+  window.addEventListener("message", (event) => {
+    if (event.source !== window || !event.data || event.data.source !== PAGE) return;
+    const { id, kind } = event.data;
+    if (typeof id !== "string") return;
+    if (kind === "cancel") {
+      const running = requests.get(id);
+      if (running) running.cancel();
+      requests.delete(id);
+      return;
+    }
+    if (requests.has(id)) return;
+    if (kind === "get") handleGet(id, event.data);
+    else if (kind === "create") handleCreate(id, event.data);
+    else if (kind === "signal") handleSignal(id, event.data);
+  });
+
+  // --- Requests ---------------------------------------------------------------------------------------------------
+
+  // Signal API: the page's promise settles once the keychain checked the call. signalCurrentUserDetails renames
+  // the passkeys in the host; signalUnknownCredential names a passkey the site no longer accepts, and the person
+  // decides here whether to remove it (the page learns nothing of that).
+  async function handleSignal(id, data) {
+    const answer = await worker({ kind: "signal", signal: data.signal, payload: data.payload });
+    reply(id, answer.error ? { error: answer.error } : { done: true });
+    const unknown = (answer.result && answer.result.unknown) || [];
+    if (data.signal !== "signalUnknownCredential" || unknown.length === 0) return;
+    const account = unknown[0];
+    const rpId = answer.result.rpId;
+    const ui = sheet({
+      title: `${rpId} no longer accepts a passkey`,
+      detail: `The site says it does not know the passkey for “${account.userName}”. Remove it from Sesame Keychain?`,
+      confirm: "Remove passkey",
+      onConfirm: async () => {
+        ui.busy();
+        await worker({ kind: "remove", rpId, credentialId: account.credentialId });
+        ui.close();
+      },
+      cancelText: "Keep it",
+      onCancel: () => ui.close(),
+    });
+  }
+
+  async function handleGet(id, data) {
+    let cancelled = false;
+    let ui = null;
+    requests.set(id, { cancel() { cancelled = true; if (ui) ui.close(); } });
+    const done = (message) => {
+      if (cancelled) return;
+      requests.delete(id);
+      if (ui) ui.close();
+      reply(id, message);
+    };
+    const prepared = await worker({ kind: "prepare", ceremony: "get", options: data.options });
+    if (cancelled) return;
+    if (prepared.error) {
+      // AutoFill stays quietly pending when the keychain cannot answer (locked, host missing), as a browser's
+      // does with nothing to offer; a SecurityError or TypeError still rejects.
+      if (data.mediation === "conditional" && prepared.error.name === "NotAllowedError") return;
+      if (prepared.error.code === "locked" && data.mediation !== "immediate") return (ui = lockedSheet(done));
+      return done({ error: prepared.error });
+    }
+    const { rpId, accounts } = prepared.result;
+    const pick = async (account) => {
+      const answer = await worker({ kind: "get", options: data.options, credentialId: account.credentialId });
+      done(answer.error ? { error: answer.error } : { credential: answer.result.credential });
+    };
+    if (data.mediation === "conditional") {
+      // AutoFill: nothing shows until the person focuses a webauthn field; with no passkeys nothing shows at all.
+      if (accounts.length > 0) ui = autofill(rpId, accounts, pick);
+      return;
+    }
+    if (data.mediation === "immediate" && accounts.length === 0) {
+      return done({ error: { name: "NotAllowedError", code: "noCredential" } });
+    }
+    ui = sheet({
+      title: accounts.length > 0 ? `Sign in to ${rpId}` : `No passkey for ${rpId}`,
+      detail: accounts.length > 0 ? "Choose a passkey from Sesame Keychain." : "Sesame Keychain has no passkey for this site.",
+      accounts,
+      onPick: (account) => { ui.busy(); pick(account); },
+      onOther: () => done({ handBack: true }),
+      onCancel: () => done({ error: { name: "NotAllowedError", code: "cancelled" } }),
+    });
+  }
+
+  async function handleCreate(id, data) {
+    let cancelled = false;
+    let ui = null;
+    requests.set(id, { cancel() { cancelled = true; if (ui) ui.close(); } });
+    const done = (message) => {
+      if (cancelled) return;
+      requests.delete(id);
+      if (ui) ui.close();
+      reply(id, message);
+    };
+    if (data.mediation === "conditional") {
+      // The automatic upgrade: no prompt. The worker allows it only right after the person picked this site's
+      // saved password for the same user name; otherwise NotAllowedError, as a browser that is not eligible.
+      const made = await worker({ kind: "create", options: data.options, conditional: true });
+      return done(made.error ? { error: made.error } : { credential: made.result.credential });
+    }
+    const prepared = await worker({ kind: "prepare", ceremony: "create", options: data.options });
+    if (cancelled) return;
+    if (prepared.error && prepared.error.code === "locked") return (ui = lockedSheet(done));
+    if (prepared.error) return done({ error: prepared.error });
+    const { rpId, userName } = prepared.result;
+    ui = sheet({
+      title: `Save a passkey for ${rpId}?`,
+      detail: `Sesame Keychain will keep a passkey for “${userName}” and sync it to your devices.`,
+      confirm: "Save passkey",
+      onConfirm: async () => {
+        ui.busy();
+        const answer = await worker({ kind: "create", options: data.options });
+        done(answer.error ? { error: answer.error } : { credential: answer.result.credential });
+      },
+      onOther: () => done({ handBack: true }),
+      onCancel: () => done({ error: { name: "NotAllowedError", code: "cancelled" } }),
+    });
+  }
+
+  // A locked vault: say so (the host never asks for the passphrase), and offer the browser's own WebAuthn.
+  function lockedSheet(done) {
+    return sheet({
+      title: "Sesame Keychain is locked",
+      detail: "Unlock it with “sesame keychain unlock”, then try again.",
+      onOther: () => done({ handBack: true }),
+      onCancel: () => done({ error: { name: "NotAllowedError", code: "locked" } }),
+    });
+  }
+
+  // --- One-time codes ---------------------------------------------------------------------------------------------
+  // A field marked autocomplete="one-time-code" offers the code generators saved for this site; picking one fills
+  // the current code (asked for only then) and tells the page with input and change events.
+  function isCodeField(node) {
+    if (!(node instanceof HTMLInputElement)) return false;
+    return (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/).includes("one-time-code");
+  }
+  function codeButton(generator) {
+    return element("button", { className: "account", type: "button" }, [
+      element("span", { className: "name", text: generator.title }),
+      element("span", { className: "sub", text: "verification code" }),
+    ]);
+  }
+  let codeSuggestions = null;
+  let codeField = null;
+  // Offered when the field gets the focus, or is clicked while it has it (a page may focus it by script first).
+  const offerFill = (event) => {
+    if (!event.isTrusted) return;
+    if (event.type === "click" && codeSuggestions && codeField === event.target) return;
+    if (isCodeField(event.target)) showCodes(event.target);
+    else if (isPasswordField(event.target)) showPasswords(event.target);
+  };
+  window.addEventListener("focusin", offerFill, true);
+  window.addEventListener("click", offerFill, true);
+
+  // Passwords: fields marked username (without webauthn, where passkeys are offered) or current-password offer the
+  // site's saved passwords; picking one fills the form's user name and password fields.
+  function isPasswordField(node) {
+    if (!(node instanceof HTMLInputElement)) return false;
+    const tokens = (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+    return (tokens.includes("username") && !tokens.includes("webauthn")) || tokens.includes("current-password");
+  }
+  function setValue(field, value) {
+    field.value = value;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  async function showPasswords(field) {
+    codeField = field;
+    const answer = await worker({ kind: "passwords" });
+    const saved = (answer.result && answer.result.passwords) || [];
+    if (saved.length === 0 || document.activeElement !== field) return;
+    if (codeSuggestions) codeSuggestions.close();
+    codeSuggestions = autofill(location.hostname, saved, async (entry) => {
+      codeSuggestions = null;
+      const picked = await worker({ kind: "password", itemId: entry.itemId });
+      if (!picked.result || !field.isConnected) return;
+      const scope = field.form || document;
+      const user = field.getAttribute("autocomplete").includes("username")
+        ? field : scope.querySelector('input[autocomplete~="username"]');
+      const secret = scope.querySelector('input[type="password"]');
+      if (user) setValue(user, picked.result.username);
+      if (secret) setValue(secret, picked.result.password);
+      filledPassword = picked.result.password;
+      worker({ kind: "passwordUsed", username: picked.result.username });
+    }, { matches: (node) => node === field, label: "Saved passwords",
+         render: (entry) => element("button", { className: "account", type: "button" }, [
+           element("span", { className: "name", text: entry.username }),
+           element("span", { className: "sub", text: "password" }),
+         ]) });
+  }
+
+  // Offer to save a password typed into a sign-in form: the form's values are handed to the worker on a real
+  // submit, and the next page of this tab on this origin asks "save?". A password the keychain filled is not offered.
+  let filledPassword = null;
+  window.addEventListener("submit", (event) => {
+    if (!event.isTrusted || !(event.target instanceof HTMLFormElement)) return;
+    const secret = event.target.querySelector('input[type="password"]');
+    if (!secret || secret.value === "" || secret.value === filledPassword) return;
+    // Sign-in forms only: a new-password field (sign-up, password change) is not a password that signed in.
+    if ((secret.getAttribute("autocomplete") || "").toLowerCase().includes("new-password")) return;
+    const user = event.target.querySelector('input[autocomplete~="username"], input[type="email"], input[type="text"]');
+    worker({ kind: "offerSave", username: user ? user.value : "", password: secret.value });
+  }, true);
+  async function offerToSave() {
+    const pending = await worker({ kind: "pendingSave" });
+    const offer = pending.result;
+    if (!offer || !offer.password) return;
+    const ui = sheet({
+      title: `Save your password for ${location.hostname}?`,
+      detail: `Sesame Keychain will keep the password for “${offer.username}” and sync it to your devices.`,
+      confirm: "Save password",
+      onConfirm: async () => {
+        ui.busy();
+        await worker({ kind: "savePassword", username: offer.username, password: offer.password });
+        ui.close();
+      },
+      cancelText: "Not now",
+      onCancel: () => ui.close(),
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offerToSave, { once: true });
+  else offerToSave();
+
+  async function showCodes(field) {
+    codeField = field;
+    const answer = await worker({ kind: "codes" });
+    const generators = (answer.result && answer.result.generators) || [];
+    if (generators.length === 0 || document.activeElement !== field) return;
+    if (codeSuggestions) codeSuggestions.close();
+    codeSuggestions = autofill(location.hostname, generators, async (generator) => {
+      codeSuggestions = null;
+      const picked = await worker({ kind: "code", itemId: generator.itemId });
+      if (!picked.result || !field.isConnected) return;
+      field.focus();
+      setValue(field, picked.result.code);
+    }, { matches: (node) => node === field, render: codeButton, label: "Verification codes" });
+  }
+
+  // --- UI ---------------------------------------------------------------------------------------------------------
+
+  const STYLE = `
+    :host { all: initial; }
+    .sheet { position: fixed; top: 16px; right: 16px; width: 340px; max-width: calc(100vw - 32px);
+             background: #fff; color: #1d1d1f; border-radius: 12px; box-shadow: 0 10px 40px rgba(0,0,0,.28);
+             font: 14px/1.4 system-ui, sans-serif; padding: 16px; z-index: 2147483647; box-sizing: border-box; }
+    .brand { font-size: 12px; color: #555; margin-bottom: 6px; display: flex; gap: 6px; align-items: center; }
+    .brand b { color: #0a5; }
+    h1 { font-size: 16px; margin: 0 0 4px; }
+    p { margin: 0 0 12px; color: #333; }
+    button { font: inherit; border-radius: 8px; border: 1px solid #c8c8cc; background: #f5f5f7; padding: 8px 10px;
+             cursor: pointer; width: 100%; text-align: left; margin-top: 6px; color: inherit; }
+    button:focus-visible, button.active { outline: 2px solid #0a66d8; outline-offset: 1px; }
+    button.primary { background: #0a66d8; color: #fff; border-color: #0a66d8; text-align: center; }
+    button.link { background: none; border: none; color: #0a66d8; padding: 6px 2px; }
+    .account .name { font-weight: 600; display: block; }
+    .account .sub { font-size: 12px; color: #555; }
+    .list { position: fixed; background: #fff; color: #1d1d1f; border-radius: 8px; box-shadow: 0 6px 24px rgba(0,0,0,.25);
+            font: 14px/1.4 system-ui, sans-serif; padding: 6px; z-index: 2147483647; box-sizing: border-box;
+            min-width: 240px; }
+    .list button { margin: 2px 0; border-color: transparent; background: #fff; }
+    .list button.active { background: #e8f0fe; }
+    .hint { font-size: 11px; color: #666; padding: 4px 6px 2px; }
+  `;
+
+  function mount() {
+    const host = document.createElement("sesame-keychain");
+    const root = host.attachShadow({ mode: "closed" });
+    const style = document.createElement("style");
+    style.textContent = STYLE;
+    root.append(style);
+    (document.body || document.documentElement).append(host);
+    return { host, root, remove: () => host.remove() };
+  }
+  function element(tag, props = {}, children = []) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props)) {
+      if (key === "className") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value);
+    }
+    node.append(...children);
+    return node;
+  }
+  function accountButton(account) {
+    return element("button", { className: "account", type: "button" }, [
+      element("span", { className: "name", text: account.userName || "(no user name)" }),
+      element("span", { className: "sub", text: account.displayName ? `${account.displayName} · passkey` : "passkey" }),
+    ]);
+  }
+  function trusted(handler) {
+    return (event) => {
+      if (!event.isTrusted) return;
+      event.preventDefault();
+      event.stopPropagation();
+      handler(event);
+    };
+  }
+
+  // The modal prompt: which site, which account; confirm, cancel, or hand back to the browser.
+  function sheet({ title, detail, accounts, confirm, onPick, onConfirm, onOther, onCancel, cancelText }) {
+    const mounted = mount();
+    const { root, remove } = mounted;
+    const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title });
+    box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), "Sesame Keychain"]),
+               element("h1", { text: title }), element("p", { text: detail }));
+    const buttons = [];
+    for (const account of accounts || []) {
+      const button = accountButton(account);
+      button.dataset.credentialId = account.credentialId;
+      button.addEventListener("click", trusted(() => onPick(account)));
+      box.append(button);
+      buttons.push(button);
+    }
+    if (confirm) {
+      const button = element("button", { className: "primary", type: "button", text: confirm });
+      button.addEventListener("click", trusted(() => onConfirm()));
+      box.append(button);
+      buttons.push(button);
+    }
+    let other = null;
+    if (onOther) {
+      other = element("button", { className: "link", type: "button", text: "Use another device or security key" });
+      other.addEventListener("click", trusted(() => onOther()));
+      box.append(other);
+    }
+    const cancel = element("button", { className: "link", type: "button", text: cancelText || "Cancel" });
+    cancel.addEventListener("click", trusted(() => onCancel()));
+    box.append(cancel);
+    box.addEventListener("keydown", (event) => {
+      if (event.isTrusted && event.key === "Escape") { event.preventDefault(); onCancel(); }
+    });
+    root.append(box);
+    const first = buttons[0] || other || cancel;
+    first.focus();
+    // A modal prompt keeps the keyboard focus while it is open (the page may move it, e.g. to its own field).
+    const { host } = mounted;
+    const trap = (event) => {
+      if (event.target !== host) setTimeout(() => first.isConnected && first.focus(), 0);
+    };
+    window.addEventListener("focusin", trap, true);
+    return {
+      close: () => {
+        window.removeEventListener("focusin", trap, true);
+        remove();
+      },
+      busy: () => { for (const b of box.querySelectorAll("button")) b.disabled = true; },
+    };
+  }
+
+  // AutoFill: suggestions under any field whose autocomplete tokens include "webauthn".
+  function isWebAuthnField(node) {
+    if (!(node instanceof HTMLInputElement)) return false;
+    const tokens = (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+    return tokens.includes("webauthn");
+  }
+  function autofill(rpId, accounts, pick, { matches = isWebAuthnField, render = accountButton,
+                                            label = `Passkeys for ${rpId}` } = {}) {
+    let open = null; // { remove, buttons, field, active }
+    let finished = false;
+    const close = () => { if (open) { open.remove(); open = null; } };
+    const choose = (account) => {
+      if (finished) return;
+      finished = true;
+      close();
+      stop();
+      pick(account);
+    };
+    const show = (field) => {
+      close();
+      const { root, remove } = mount();
+      const rect = field.getBoundingClientRect();
+      const list = element("div", { className: "list", role: "listbox", "aria-label": label });
+      list.style.left = `${Math.max(4, rect.left)}px`;
+      list.style.top = `${rect.bottom + 4}px`;
+      list.style.width = `${Math.max(240, rect.width)}px`;
+      const buttons = accounts.map((account) => {
+        const button = render(account);
+        button.setAttribute("role", "option");
+        // Keep the field focused while the pointer is down, then pick on the click.
+        button.addEventListener("mousedown", (event) => event.preventDefault());
+        button.addEventListener("click", trusted(() => choose(account)));
+        list.append(button);
+        return button;
+      });
+      list.append(element("div", { className: "hint", text: "Sesame Keychain" }));
+      root.append(list);
+      open = { remove, buttons, field, active: -1 };
+    };
+    const highlight = (index) => {
+      open.active = index;
+      open.buttons.forEach((b, i) => b.classList.toggle("active", i === index));
+    };
+    const onFocus = (event) => {
+      if (event.isTrusted && matches(event.target)) show(event.target);
+    };
+    const onBlur = (event) => { if (open && event.target === open.field) close(); };
+    // Capture on window, registered before any page script: Enter on a highlighted suggestion picks it and does
+    // not reach the page (which would submit its form).
+    const onKey = (event) => {
+      if (!event.isTrusted || !open || event.target !== open.field) return;
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        const n = open.buttons.length;
+        highlight(event.key === "ArrowDown" ? (open.active + 1) % n : (open.active - 1 + n) % n);
+      } else if (event.key === "Enter" && open.active >= 0) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        choose(accounts[open.active]);
+      } else if (event.key === "Escape") {
+        close();
+      }
+    };
+    window.addEventListener("focusin", onFocus, true);
+    window.addEventListener("focusout", onBlur, true);
+    window.addEventListener("keydown", onKey, true);
+    const stop = () => {
+      window.removeEventListener("focusin", onFocus, true);
+      window.removeEventListener("focusout", onBlur, true);
+      window.removeEventListener("keydown", onKey, true);
+    };
+    // A field already focused when the request starts gets its suggestions now.
+    if (matches(document.activeElement)) show(document.activeElement);
+    return { close: () => { finished = true; close(); stop(); } };
+  }
+})();

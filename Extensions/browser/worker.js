@@ -1,0 +1,128 @@
+// Sesame Keychain: the service worker. It is the only part that talks to the native host
+// (`sesame keychain native-host`, registered by `sesame keychain install-browser`), over one native-messaging port.
+//
+// The origin of every request is the one the browser gives for the sending frame (`sender.origin`); nothing the page
+// or the content scripts say about their origin is read. Only top-level frames of tabs are served (the content
+// scripts run nowhere else); a message from anything else is refused.
+"use strict";
+
+const HOST = "dev.sesame.keychain";
+const KINDS = new Set([
+  "prepare", "create", "get", "signal", "remove", "codes", "code", "passwords", "password", "savePassword",
+]);
+
+// A password typed into a sign-in form, offered for saving on the next page this tab loads from the same origin
+// (sign-in forms usually navigate away), within a minute, once.
+const OFFER_WINDOW_MS = 60 * 1000;
+const offers = new Map(); // tab id -> { origin, username, password, at }
+
+// Conditional create (the automatic passkey upgrade) is allowed once, within five minutes, for the origin where the
+// person just picked a saved password from the keychain, and only for that password's user name. Kept in memory:
+// the native-messaging port keeps this worker alive between the sign-in and the page that asks.
+const UPGRADE_WINDOW_MS = 5 * 60 * 1000;
+const passwordUse = new Map(); // origin -> { username, at }
+
+let port = null;
+let next = 1;
+const pending = new Map();
+
+function connect() {
+  if (port) return port;
+  port = chrome.runtime.connectNative(HOST);
+  port.onMessage.addListener((message) => {
+    const resolve = message && pending.get(message.id);
+    if (!resolve) return;
+    pending.delete(message.id);
+    resolve(message);
+  });
+  port.onDisconnect.addListener(() => {
+    // The host exited or could not start (not installed, wrong manifest): every open request fails the way a
+    // browser reports an authenticator that went away.
+    void chrome.runtime.lastError;
+    port = null;
+    for (const [id, resolve] of pending) {
+      pending.delete(id);
+      resolve({ id, ok: false, error: { name: "NotAllowedError", code: "hostUnavailable" } });
+    }
+  });
+  return port;
+}
+
+function ask(request) {
+  return new Promise((resolve) => {
+    const id = next++;
+    pending.set(id, resolve);
+    try {
+      connect().postMessage({ id, ...request });
+    } catch {
+      pending.delete(id);
+      resolve({ id, ok: false, error: { name: "NotAllowedError", code: "hostUnavailable" } });
+    }
+  });
+}
+
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  const refuse = (code) => sendResponse({ error: { name: "NotAllowedError", code } });
+  if (sender.id !== chrome.runtime.id || !sender.tab || sender.frameId !== 0 || typeof sender.origin !== "string") {
+    refuse("notATopLevelPage");
+    return false;
+  }
+  if (message && message.kind === "passwordUsed") {
+    passwordUse.set(sender.origin, { username: String(message.username), at: Date.now() });
+    sendResponse({ result: {} });
+    return false;
+  }
+  if (message && message.kind === "offerSave") {
+    if (typeof message.password === "string" && message.password !== "") {
+      offers.set(sender.tab.id, { origin: sender.origin, username: String(message.username || ""),
+                                  password: message.password, at: Date.now() });
+    }
+    sendResponse({ result: {} });
+    return false;
+  }
+  if (message && message.kind === "pendingSave") {
+    const offer = offers.get(sender.tab.id);
+    offers.delete(sender.tab.id);
+    const fresh = offer && offer.origin === sender.origin && Date.now() - offer.at <= OFFER_WINDOW_MS;
+    sendResponse({ result: fresh ? { username: offer.username, password: offer.password } : {} });
+    return false;
+  }
+  if (message && message.kind === "create" && message.conditional === true) {
+    const use = passwordUse.get(sender.origin);
+    const user = message.options && message.options.user;
+    if (!use || Date.now() - use.at > UPGRADE_WINDOW_MS || !user || user.name !== use.username) {
+      refuse("notEligible");
+      return false;
+    }
+    passwordUse.delete(sender.origin);
+  }
+  if (!message || !KINDS.has(message.kind)) {
+    refuse("unknownRequest");
+    return false;
+  }
+  // Only the members each kind needs are passed on; `origin` always comes from the browser.
+  const request = { kind: message.kind, origin: sender.origin };
+  if (message.kind === "prepare") request.ceremony = message.ceremony === "create" ? "create" : "get";
+  if (["prepare", "create", "get"].includes(message.kind)) request.options = message.options;
+  if ((message.kind === "code" || message.kind === "password") && typeof message.itemId === "string") {
+    request.itemId = message.itemId;
+  }
+  if ((message.kind === "get" || message.kind === "remove") && typeof message.credentialId === "string") {
+    request.credentialId = message.credentialId;
+  }
+  // remove: only after the person confirmed, in the extension's prompt, a signalUnknownCredential for this RP ID
+  // (which the host checks against the origin again).
+  if (message.kind === "remove") request.rpId = message.rpId;
+  if (message.kind === "savePassword") {
+    request.username = String(message.username || "");
+    request.password = String(message.password || "");
+  }
+  if (message.kind === "signal") {
+    request.signal = message.signal;
+    request.payload = message.payload;
+  }
+  ask(request).then((answer) => {
+    sendResponse(answer.ok ? { result: answer.result } : { error: answer.error || { name: "NotAllowedError" } });
+  });
+  return true; // answered asynchronously
+});

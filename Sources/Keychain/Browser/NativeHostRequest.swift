@@ -1,0 +1,151 @@
+import Foundation
+import WebAuthn
+
+/// A request from the extension's service worker to `sesame keychain native-host`, one per native message.
+///
+///     request = {
+///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
+///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
+///               / "passwords" / "password" / "savePassword",
+///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
+///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
+///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
+///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
+///       ? "rpId": tstr,                              ; remove: the RP ID a signalUnknownCredential named
+///       ? "itemId": tstr,                            ; code, password: the item the person picked
+///       ? "username": tstr, ? "password": tstr,      ; savePassword: what the person typed and agreed to save
+///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
+///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
+///     }
+///
+/// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
+public struct NativeHostRequest: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
+    }
+    public enum Ceremony: String, Sendable, Codable { case create, get }
+    public enum Signal: String, Sendable, Codable {
+        case unknownCredential = "signalUnknownCredential"
+        case allAcceptedCredentials = "signalAllAcceptedCredentials"
+        case currentUserDetails = "signalCurrentUserDetails"
+    }
+
+    public let id: Int
+    public let kind: Kind
+    public let origin: String
+    public let ceremony: Ceremony?
+    /// The options as JSON text, for ``Keychain/createPasskey(optionsJSON:origin:suffixes:preferredAlgorithm:)``
+    /// and ``Keychain/signIn(optionsJSON:origin:suffixes:credentialId:userName:)``.
+    public let options: [UInt8]?
+    public let credentialId: [UInt8]?
+    public let rpId: String?
+    public let itemId: ItemID?
+    public let username: String?
+    public let password: String?
+    public let signal: Signal?
+    public let payload: SignalPayload?
+
+    /// The members of a Signal API call (WebAuthn L3 §5.1.10); which are required depends on the signal.
+    public struct SignalPayload: Sendable, Equatable, Codable {
+        public let rpId: String
+        public let credentialId: String?
+        public let userId: String?
+        public let allAcceptedCredentialIds: [String]?
+        public let name: String?
+        public let displayName: String?
+    }
+
+    private struct Envelope: Decodable {
+        let id: Int
+        let kind: Kind
+        let origin: String
+        let ceremony: Ceremony?
+        let options: BrowserJSON?
+        let credentialId: String?
+        let rpId: String?
+        let itemId: String?
+        let username: String?
+        let password: String?
+        let signal: Signal?
+        let payload: SignalPayload?
+    }
+
+    /// The largest `id`: JavaScript numbers are exact up to 2^53.
+    static let maximumId = 1 << 53
+
+    public init(json: [UInt8]) throws(KeychainError) {
+        guard json.count <= NativeMessageFrame.maximumLength else {
+            throw KeychainError(
+                .nativeMessageTooLarge, reason: "a request over \(NativeMessageFrame.maximumLength) bytes")
+        }
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: Data(json))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw KeychainError(.malformedNativeMessage, reason: "the request lacks '\(key.stringValue)'")
+        } catch {
+            throw KeychainError(.malformedNativeMessage, reason: "the request is not a native host request")
+        }
+        guard (0...Self.maximumId).contains(envelope.id) else {
+            throw KeychainError(.malformedNativeMessage, reason: "the request id is not 0 to 2^53")
+        }
+        id = envelope.id
+        kind = envelope.kind
+        origin = envelope.origin
+        ceremony = envelope.ceremony
+        switch kind {
+        case .prepare, .create, .get:
+            guard case .object = envelope.options, let options = envelope.options else {
+                throw KeychainError(.malformedNativeMessage, reason: "a \(kind) request needs 'options' as an object")
+            }
+            self.options = try BrowserJSON.encoded(options)
+            if kind == .prepare && envelope.ceremony == nil {
+                throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
+            }
+        case .signal, .remove, .codes, .code, .passwords, .password, .savePassword:
+            self.options = nil
+        }
+        if kind == .savePassword {
+            guard let username = envelope.username, let password = envelope.password, !password.isEmpty else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "a savePassword request needs 'username' and 'password'")
+            }
+            self.username = username
+            self.password = password
+        } else {
+            username = nil
+            password = nil
+        }
+        if kind == .code || kind == .password {
+            guard let text = envelope.itemId, let id = ItemID(text: text) else {
+                throw KeychainError(.malformedNativeMessage, reason: "a \(kind) request needs 'itemId'")
+            }
+            itemId = id
+        } else {
+            itemId = nil
+        }
+        if kind == .remove && (envelope.rpId == nil || envelope.credentialId == nil) {
+            throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")
+        }
+        rpId = kind == .remove ? envelope.rpId : nil
+        if kind == .get || kind == .remove, let text = envelope.credentialId {
+            guard let bytes = try? Base64URL.decode(text), !bytes.isEmpty, bytes.count <= 1023 else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "'credentialId' is not 1 to 1023 bytes of base64url")
+            }
+            credentialId = bytes
+        } else {
+            credentialId = nil
+        }
+        if kind == .signal {
+            guard let signal = envelope.signal, let payload = envelope.payload else {
+                throw KeychainError(.malformedNativeMessage, reason: "a signal request needs 'signal' and 'payload'")
+            }
+            self.signal = signal
+            self.payload = payload
+        } else {
+            signal = nil
+            payload = nil
+        }
+    }
+}

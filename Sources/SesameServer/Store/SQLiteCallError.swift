@@ -1,0 +1,35 @@
+import VaporCSQLite
+
+/// A failed call into SQLite (`SQLiteHandle`): the extended result code and SQLite's message for it. The message
+/// names tables, columns and constraints, never bound values.
+struct SQLiteCallError: Error, CustomStringConvertible {
+    /// The extended result code (e.g. `SQLITE_CONSTRAINT_UNIQUE`); `primary` is its low byte.
+    let code: Int32
+    let message: String
+
+    init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The connection's last error message (or the code's generic text when there is no connection).
+    init(code: Int32, db: OpaquePointer?) {
+        self.code = code
+        if let db, let text = sqlite_nio_sqlite3_errmsg(db) {
+            message = String(cString: text)
+        } else {
+            message = String(cString: sqlite_nio_sqlite3_errstr(code))
+        }
+    }
+
+    var primary: Int32 { code & 0xFF }
+
+    /// Another connection holds a lock for longer than the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+    var isBusy: Bool { primary == SQLITE_BUSY || primary == SQLITE_LOCKED }
+
+    /// A constraint refused the statement (UNIQUE, PRIMARY KEY, FOREIGN KEY, CHECK, NOT NULL or a trigger's
+    /// `RAISE(ABORT)`); the store reads the unique and primary-key cases as a conflict, as it did before.
+    var isConstraintViolation: Bool { primary == SQLITE_CONSTRAINT }
+
+    var description: String { "SQLite error \(code): \(message)" }
+}

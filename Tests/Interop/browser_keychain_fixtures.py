@@ -1,0 +1,223 @@
+"""A second relying party that no one here wrote the verification of: a small Flask app on another origin whose
+registration and sign-in are checked by py_webauthn. Its page uses the browser's own JSON helpers
+(PublicKeyCredential.parseCreationOptionsFromJSON / parseRequestOptionsFromJSON and credential.toJSON()), so it sees
+the extension's credentials exactly as it would see the browser's."""
+
+import json
+import secrets
+import threading
+
+from flask import Flask, jsonify, request
+from webauthn import (generate_authentication_options, generate_registration_options, options_to_json,
+                      verify_authentication_response, verify_registration_response)
+from webauthn.helpers.structs import (AuthenticatorSelectionCriteria, ResidentKeyRequirement,
+                                      UserVerificationRequirement)
+from werkzeug.serving import make_server
+
+PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Second site</title></head>
+<body>
+<h1>Second site</h1>
+<label for="username">Username</label>
+<input id="username" name="username" autocomplete="username webauthn">
+<button id="register" type="button">Create account</button>
+<button id="signin" type="button">Sign in with a passkey</button>
+<p id="status"></p>
+<script>
+const status = (text) => { document.getElementById("status").textContent = text; };
+async function post(path, body) {
+  const answer = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                    body: JSON.stringify(body || {})});
+  const data = await answer.json();
+  if (!answer.ok) throw new Error(data.error || "failed");
+  return data;
+}
+document.getElementById("register").addEventListener("click", async () => {
+  try {
+    const options = await post("/register/options", {username: document.getElementById("username").value});
+    const credential = await navigator.credentials.create({
+      publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options)});
+    const done = await post("/register/verify", credential.toJSON());
+    status("registered " + done.username);
+  } catch (e) { status("error " + (e.name || "") + " " + e.message); }
+});
+async function finish(credential) {
+  const done = await post("/signin/verify", credential.toJSON());
+  status("signed in as " + done.username);
+}
+document.getElementById("signin").addEventListener("click", async () => {
+  try {
+    if (window.conditional) window.conditional.abort();
+    const options = await post("/signin/options");
+    const credential = await navigator.credentials.get({
+      publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options)});
+    await finish(credential);
+  } catch (e) { status("error " + (e.name || "") + " " + e.message); }
+});
+// AutoFill: a conditional request as soon as the page loads.
+(async () => {
+  if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+  const options = await post("/signin/options");
+  window.conditional = new AbortController();
+  try {
+    const credential = await navigator.credentials.get({
+      mediation: "conditional", signal: window.conditional.signal,
+      publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options)});
+    await finish(credential);
+  } catch (e) { if (e.name !== "AbortError") status("error " + e.name + " " + e.message); }
+})();
+</script>
+</body></html>
+"""
+
+
+class RelyingPartyApp:
+    """The Flask app on http://second.localhost:PORT (Chromium sends *.localhost to loopback and treats it as a
+    secure context), RP ID second.localhost, in a thread of the test process."""
+
+    def __init__(self, port: int):
+        self.rp_id = "second.localhost"
+        self.origin = f"http://{self.rp_id}:{port}"
+        self.users = {}        # username -> user id
+        self.credentials = {}  # credential id -> {username, public_key, sign_count}
+        self.challenges = {}   # purpose -> challenge (one browser, one ceremony at a time)
+        self.verified = []     # what py_webauthn verified: ("registration" | "authentication", username, flags)
+        app = Flask("second-site")
+
+        @app.get("/")
+        def index():
+            return PAGE
+
+        @app.post("/register/options")
+        def register_options():
+            username = (request.get_json() or {}).get("username") or ""
+            if not username:
+                return jsonify(error="username required"), 400
+            user_id = self.users.setdefault(username, secrets.token_bytes(16))
+            options = generate_registration_options(
+                rp_id=self.rp_id, rp_name="Second site", user_name=username, user_id=user_id,
+                user_display_name=username.title(),
+                authenticator_selection=AuthenticatorSelectionCriteria(
+                    resident_key=ResidentKeyRequirement.REQUIRED,
+                    user_verification=UserVerificationRequirement.PREFERRED))
+            self.challenges["register"] = (options.challenge, username)
+            return app.response_class(options_to_json(options), mimetype="application/json")
+
+        @app.post("/register/verify")
+        def register_verify():
+            challenge, username = self.challenges.pop("register")
+            verified = verify_registration_response(
+                credential=request.get_data(as_text=True), expected_challenge=challenge,
+                expected_origin=self.origin, expected_rp_id=self.rp_id)
+            self.credentials[verified.credential_id] = {
+                "username": username, "public_key": verified.credential_public_key,
+                "sign_count": verified.sign_count}
+            self.verified.append(("registration", username, verified.credential_backed_up))
+            return jsonify(username=username)
+
+        @app.post("/signin/options")
+        def signin_options():
+            options = generate_authentication_options(
+                rp_id=self.rp_id, user_verification=UserVerificationRequirement.PREFERRED)
+            self.challenges["signin"] = options.challenge
+            return app.response_class(options_to_json(options), mimetype="application/json")
+
+        @app.post("/signin/verify")
+        def signin_verify():
+            body = json.loads(request.get_data(as_text=True))
+            challenge = self.challenges.pop("signin")
+            from conftest import b64url_decode
+            stored = self.credentials.get(b64url_decode(body["rawId"]))
+            if stored is None:
+                return jsonify(error="unknown credential"), 400
+            verified = verify_authentication_response(
+                credential=body, expected_challenge=challenge, expected_rp_id=self.rp_id,
+                expected_origin=self.origin, credential_public_key=stored["public_key"],
+                credential_current_sign_count=stored["sign_count"])
+            stored["sign_count"] = verified.new_sign_count
+            self.verified.append(("authentication", stored["username"], verified.credential_backed_up))
+            return jsonify(username=stored["username"])
+
+        self.server = make_server("127.0.0.1", port, app, threaded=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+
+
+# --- Chromium with the extension and the native host -------------------------------------------------------------
+
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import ROOT
+
+EXTENSION = ROOT / "Extensions" / "browser"
+HOST_ELEMENT = "sesame-keychain"  # the extension's prompt host element (its content is in a closed shadow root)
+
+
+class KeychainBrowser:
+    """A keychain vault (unlocked), the native host installed for a fresh Chromium profile, and headless Chromium
+    started on that profile with the extension loaded. No virtual authenticator is ever added."""
+
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, vault=None):
+        from test_keychain_cli import Vault
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+
+        if vault is None:
+            vault = Vault(sesame_bin, directory / "keychain")
+            vault.init(name="browser")
+        self.vault = vault
+        self.profile = pathlib.Path(tempfile.mkdtemp(prefix="sesame-chromium-"))
+        installed = self.vault.ok("install-browser", "--browser", "chromium", "--user-data-dir", str(self.profile),
+                                  "--extension-dir", str(EXTENSION))
+        assert "NativeMessagingHosts" in installed
+        self.install_output = installed
+
+        os.environ.setdefault("SE_OFFLINE", "true")
+        driver_path = shutil.which("chromedriver")
+        browser_path = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not driver_path or not browser_path:
+            pytest.fail("chromium and chromium-driver (Debian packages) are required; scripts/test installs them")
+        options = Options()
+        options.binary_location = browser_path
+        for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", f"--user-data-dir={self.profile}",
+                    f"--load-extension={EXTENSION}",
+                    # Chromium 137+ ignores --load-extension unless this switch's kill-switch feature is off.
+                    "--disable-features=DisableLoadExtensionCommandLineSwitch"):
+            options.add_argument(arg)
+        # The vault directory reaches the host through the launcher install-browser wrote, not the environment.
+        self.driver = webdriver.Chrome(service=Service(driver_path), options=options)
+        self.driver.set_script_timeout(30)
+        self.driver.set_window_size(1280, 900)
+
+    def stop(self):
+        try:
+            self.driver.quit()
+        finally:
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@pytest.fixture
+def keychain_browser(sesame_bin, tmp_path):
+    running = KeychainBrowser(sesame_bin, tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def second_site():
+    from conftest import free_port
+    app = RelyingPartyApp(free_port())
+    yield app
+    app.stop()

@@ -1,0 +1,461 @@
+"""The Sesame Keychain in Chromium (issue 15): headless Debian Chromium with the extension in Extensions/browser
+loaded (`--load-extension`) and the native host registered in the profile by `sesame keychain install-browser`.
+No virtual authenticator is used anywhere: every passkey here is made and used by the keychain, through the
+extension's prompts, which the tests answer with the keyboard as a person would (the prompts act only on trusted
+input, and their content is in a closed shadow root the page cannot read).
+
+First Sesame's own pages (`$SESAME_BIN serve`), then a second site on another origin whose relying party is
+py_webauthn in a small Flask app (browser_keychain_fixtures.py)."""
+
+import json
+import time
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site  # noqa: F401 (fixtures)
+from conftest import b64url
+from test_browser_flows import SCREENSHOTS, Server, api, find, open_page, signed_in, type_into, wait
+
+
+@pytest.fixture
+def server(sesame_bin, tmp_path):
+    (tmp_path / "server").mkdir()
+    running = Server(sesame_bin, tmp_path / "server")
+    yield running
+    running.stop()
+
+
+def prompt_shown(driver) -> bool:
+    return driver.execute_script(f"return !!document.querySelector('{HOST_ELEMENT}')")
+
+
+def wait_prompt(driver, what="the keychain's prompt"):
+    wait(driver, prompt_shown, what=what)
+
+
+def press(driver, *keys):
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def passkeys(vault) -> list:
+    return [item for item in vault.items() if "passkey" in json.dumps(item).lower()]
+
+
+def sign_up(driver, server, username, display_name):
+    open_page(driver, server, "/signup")
+    type_into(driver, "username", username)
+    type_into(driver, "display-name", display_name)
+    find(driver, "signup-button").click()
+    wait_prompt(driver, "the save-a-passkey prompt")
+    # The page cannot see into the prompt.
+    assert driver.execute_script(f"return document.querySelector('{HOST_ELEMENT}').shadowRoot") is None
+    assert username not in driver.execute_script("return document.documentElement.outerHTML")
+    press(driver, Keys.ENTER)  # "Save passkey" has the focus
+    signed_in(driver, server)
+
+
+def sign_out(driver, server):
+    find(driver, "sign-out").click()
+    wait(driver, lambda d: d.current_url.startswith(server.origin + "/signin"), what="the sign-in page")
+
+
+def dismiss_immediate(driver):
+    """The sign-in page first asks for a passkey available at once (mediation "immediate"); the keychain has one,
+    so its prompt shows; Escape declines it and the page shows its form."""
+    wait_prompt(driver, "the prompt for the immediate request")
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: not prompt_shown(d) and find(d, "username").is_displayed(), what="the sign-in form")
+
+
+def screenshot(driver, name):
+    """The window as the person sees it, prompt included, into docs/screenshots/ (for the README)."""
+    time.sleep(0.3)  # the prompt's first paint
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def session_method(driver):
+    sessions = api(driver, "GET", "/api/account/sessions")[1]
+    return [s for s in sessions if s["current"]][0]["method"]
+
+
+def test_install_browser_writes_the_host_manifest(keychain_browser):
+    manifest_dir = keychain_browser.profile / "NativeMessagingHosts"
+    manifest = json.loads((manifest_dir / "dev.sesame.keychain.json").read_text())
+    assert manifest["allowed_origins"] == ["chrome-extension://dpeiojhnbjhjooimcpbchnhkmedcmnha/"]
+    assert manifest["type"] == "stdio"
+    launcher = (manifest_dir / "sesame-keychain-host").read_text()
+    assert "'keychain' 'native-host' '--dir'" in launcher and str(keychain_browser.vault.path) in launcher
+    assert "--load-extension=" in keychain_browser.install_output
+
+
+def test_sesame_sign_up_then_modal_immediate_and_autofill_sign_in(keychain_browser, server):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "ada", "Ada Lovelace")
+    assert "Ada Lovelace" in find(driver, "who").text
+    stored = server.passkey_lines("ada")
+    assert len(stored) == 1
+    mine = passkeys(vault)
+    assert len(mine) == 1 and "localhost" in json.dumps(mine[0])
+    # The server saw a synced passkey (backup eligible and backed up).
+    assert "Synced" in driver.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").text
+
+    # Modal: decline the immediate prompt, then the page's "sign in with a passkey" button.
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "passkey-button").click()
+    wait_prompt(driver, "the modal sign-in prompt")
+    screenshot(driver, "keychain-prompt")
+    press(driver, Keys.ENTER)  # the one account has the focus
+    signed_in(driver, server)
+    assert session_method(driver).startswith("passkey")
+
+    # AutoFill: focus the username field, pick the passkey from the suggestions; nothing else is asked.
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "username").click()
+    wait_prompt(driver, "the AutoFill suggestions")
+    screenshot(driver, "keychain-autofill")
+    assert driver.find_element(By.ID, "username").get_attribute("value") == ""
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    signed_in(driver, server)
+    assert session_method(driver).startswith("passkey")
+
+    # Immediate: the prompt shown on load signs in with one key press.
+    sign_out(driver, server)
+    wait_prompt(driver, "the prompt for the immediate request")
+    press(driver, Keys.ENTER)
+    signed_in(driver, server)
+    assert "last used never" not in server.passkey_lines("ada")[0]
+
+
+def test_sesame_with_an_empty_keychain_falls_back_silently(keychain_browser, server):
+    driver = keychain_browser.driver
+    open_page(driver, server, "/signin")
+    wait(driver, lambda d: find(d, "username").is_displayed(), what="the sign-in form")
+    time.sleep(1)
+    assert not prompt_shown(driver), "nothing is offered when the keychain has no passkey for the site"
+    find(driver, "username").click()
+    time.sleep(1)
+    assert not prompt_shown(driver)
+
+
+def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    type_into(driver, "username", "lin")
+    find(driver, "register").click()
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "registered lin", what="registration")
+    assert second_site.verified == [("registration", "lin", True)]
+    assert any("second.localhost" in json.dumps(p) for p in passkeys(vault))
+
+    # Modal sign-in.
+    driver.get(second_site.origin + "/")
+    find(driver, "signin").click()
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "signed in as lin", what="modal sign-in")
+
+    # AutoFill sign-in.
+    driver.get(second_site.origin + "/")
+    find(driver, "username").click()
+    wait_prompt(driver, "the AutoFill suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "signed in as lin", what="AutoFill sign-in")
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+    # The credential the page got is indistinguishable in shape from the browser's own.
+    shape = driver.execute_async_script("""
+      const done = arguments[0];
+      const options = await (await fetch("/signin/options", {method: "POST"})).json();
+      window.conditional && window.conditional.abort();
+      const pending = navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options)});
+      done("started");
+      window.pendingCredential = pending;
+    """)
+    assert shape == "started"
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    details = driver.execute_async_script("""
+      const done = arguments[0];
+      const c = await window.pendingCredential;
+      done({
+        isPKC: c instanceof PublicKeyCredential, tag: Object.prototype.toString.call(c),
+        own: Object.getOwnPropertyNames(c), type: c.type, attachment: c.authenticatorAttachment,
+        rawIdIsBuffer: c.rawId instanceof ArrayBuffer, idMatches: c.id === c.toJSON().id,
+        response: Object.prototype.toString.call(c.response), ext: c.getClientExtensionResults(),
+        getter: Object.getOwnPropertyDescriptor(PublicKeyCredential.prototype, "rawId").get.toString(),
+        get: navigator.credentials.get.toString(), jsonKeys: Object.keys(c.toJSON()),
+      });
+    """)
+    assert details == {
+        "isPKC": True, "tag": "[object PublicKeyCredential]", "own": [], "type": "public-key",
+        "attachment": "platform", "rawIdIsBuffer": True, "idMatches": True,
+        "response": "[object AuthenticatorAssertionResponse]", "ext": {},
+        "getter": "function get rawId() { [native code] }", "get": "function get() { [native code] }",
+        "jsonKeys": ["id", "rawId", "response", "authenticatorAttachment", "clientExtensionResults", "type"],
+    }
+
+
+CALL = """
+  const [kind, options, done] = arguments;
+  const bytes = (n) => new Uint8Array(n).map((_, i) => i + 1);
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  if (options.challenge === undefined) options.challenge = bytes(32);
+  if (options.user) options.user.id = bytes(16);
+  if (options.allowCredentials) options.allowCredentials = options.allowCredentials.map((id) => ({type: "public-key", id: decode(id)}));
+  const mediation = options.mediation; delete options.mediation;
+  navigator.credentials[kind]({publicKey: options, ...(mediation ? {mediation} : {})})
+    .then(() => done("resolved"), (e) => done(e.name));
+"""
+
+
+def test_second_site_is_refused_a_foreign_rp_id_and_another_sites_passkey(keychain_browser, second_site, tmp_path):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    # A passkey for Sesame's origin (http://localhost:PORT, RP ID localhost), made with the CLI.
+    options = {"rp": {"id": "localhost", "name": "Sesame"}, "challenge": b64url(b"c" * 32),
+               "user": {"id": b64url(b"u" * 16), "name": "ada", "displayName": "Ada"},
+               "pubKeyCredParams": [{"type": "public-key", "alg": -7}]}
+    (tmp_path / "options.json").write_text(json.dumps(options))
+    made = json.loads(vault.ok("webauthn", "create", "--origin", "http://localhost:8080",
+                               "--options", str(tmp_path / "options.json")))
+    before = passkeys(vault)
+    driver.get(second_site.origin + "/")
+
+    # An RP ID that is not a registrable suffix of the origin: SecurityError, and no prompt at all.
+    for rp_id in ("localhost", "example.com", "ond.localhost"):
+        answer = driver.execute_async_script(CALL, "create", {
+            "rp": {"id": rp_id, "name": "x"}, "user": {"name": "eve", "displayName": "Eve"},
+            "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
+        assert answer == "SecurityError", rp_id
+        assert not prompt_shown(driver)
+    # Asking for the other site's passkey: by its RP ID is a SecurityError, by its ID alone finds nothing.
+    assert driver.execute_async_script(CALL, "get", {"rpId": "localhost", "allowCredentials": [made["id"]]}) \
+        == "SecurityError"
+    assert driver.execute_async_script(CALL, "get", {"allowCredentials": [made["id"]], "mediation": "immediate"}) \
+        == "NotAllowedError"
+    assert not prompt_shown(driver)
+    # A forged message straight to the relay naming the other origin: the origin the browser reports is used.
+    forged = driver.execute_async_script("""
+      const done = arguments[1];
+      window.addEventListener("message", (e) => {
+        if (e.data && e.data.source === "sesame-keychain/relay" && e.data.id === "forged") done(e.data.error || e.data);
+      });
+      window.postMessage({source: "sesame-keychain/page", id: "forged", kind: "get", mediation: "immediate",
+                          origin: "http://localhost:8080",
+                          options: {challenge: "AAECAwQFBgcICQoLDA0ODw", rpId: "localhost",
+                                    allowCredentials: [{type: "public-key", id: arguments[0]}]}}, location.origin);
+    """, made["id"])
+    assert forged["name"] == "SecurityError" and forged["code"] == "rpIdNotAllowed"
+    assert passkeys(vault) == before, "nothing was made, and the other site's passkey was not used"
+
+
+def test_sesame_signals_rename_the_passkey_and_remove_an_unknown_one(keychain_browser, server):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "dorothy", "Dorothy Vaughan")
+    type_into(driver, "display-name", "Dorothy J. Vaughan")
+    find(driver, "display-name-save").click()
+    # signalCurrentUserDetails reaches the keychain: the passkey takes the new display name.
+    wait(driver, lambda d: [p["displayName"] for p in passkeys(vault)] == ["Dorothy J. Vaughan"],
+         what="the passkey renamed in the keychain")
+
+    # The server forgets the account; signing in with its passkey makes the page send signalUnknownCredential,
+    # and the keychain asks before removing the passkey.
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    server.admin("users", "delete", "dorothy", "--yes")
+    find(driver, "passkey-button").click()
+    wait_prompt(driver, "the modal sign-in prompt")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: "isn’t registered" in d.find_element(By.ID, "message").text, what="the server's refusal")
+    wait_prompt(driver, "the keychain asking to remove the passkey")
+    assert len(passkeys(vault)) == 1, "nothing is removed before the person confirms"
+    press(driver, Keys.ENTER)  # "Remove passkey" has the focus
+    wait(driver, lambda d: passkeys(vault) == [], what="the passkey removed from the keychain")
+
+
+def test_sesame_password_sign_in_with_the_code_filled_from_the_keychain(keychain_browser, server):
+    from test_browser_flows import set_password, set_up_totp
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "margaret", "Margaret Hamilton")
+    set_password(driver, "correct horse battery")
+    uri, totp = set_up_totp(driver)
+    vault.ok("add-code", "-", "--site", "localhost", input=uri + "\n")
+    # The setup's confirmation field is filled from the keychain.
+    find(driver, "totp-code").click()
+    wait_prompt(driver, "the verification code suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: find(d, "totp-code").get_attribute("value") != "", what="the code filled in")
+    step = int(time.time() // 30)
+    assert find(driver, "totp-code").get_attribute("value") == totp.now()
+    find(driver, "totp-confirm-form").find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait(driver, lambda d: "Verification codes are on" in d.find_element(By.ID, "message").text,
+         what="TOTP confirmation")
+
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "other-ways").click()
+    type_into(driver, "password-username", "margaret")
+    type_into(driver, "password", "correct horse battery")
+    # A code is accepted once: sign in with the next time step's code.
+    while int(time.time() // 30) == step:
+        time.sleep(0.5)
+    find(driver, "password-button").click()
+    wait(driver, lambda d: find(d, "second-step-form").is_displayed(), what="the second step")
+    if driver.switch_to.active_element != find(driver, "code"):
+        find(driver, "code").click()
+    wait_prompt(driver, "the verification code suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: find(d, "code").get_attribute("value") != "", what="the code filled in")
+    find(driver, "code-button").click()
+    signed_in(driver, server)
+    assert session_method(driver).startswith("password")
+
+
+def test_another_device_hands_the_request_back_and_a_locked_keychain_says_so(keychain_browser, second_site):
+    from selenium.webdriver.common.virtual_authenticator import (Protocol, Transport,
+                                                                 VirtualAuthenticatorOptions)
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    # "Another device or security key": the browser's own WebAuthn gets the request as the page made it (here
+    # Chromium's virtual security key stands for that device).
+    options = VirtualAuthenticatorOptions()
+    options.protocol, options.transport = Protocol.CTAP2, Transport.USB
+    options.has_resident_key = options.has_user_verification = options.is_user_verified = True
+    driver.add_virtual_authenticator(options)
+    try:
+        driver.get(second_site.origin + "/")
+        type_into(driver, "username", "grace")
+        find(driver, "register").click()
+        wait_prompt(driver)
+        press(driver, Keys.TAB, Keys.ENTER)  # from "Save passkey" to "Use another device or security key"
+        wait(driver, lambda d: status(d) == "registered grace", what="registration on the other device")
+        assert len(driver.get_credentials()) == 1
+        assert second_site.verified == [("registration", "grace", False)]
+        assert passkeys(vault) == [], "the keychain made nothing"
+    finally:
+        driver.remove_virtual_authenticator()
+
+    # Locked: the prompt says so instead of failing silently; Escape is the person's "no".
+    vault.ok("lock")
+    driver.get(second_site.origin + "/")
+    find(driver, "signin").click()
+    wait_prompt(driver, "the locked-keychain prompt")
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: status(d).startswith("error NotAllowedError"), what="the refusal")
+
+
+def test_sesame_password_filled_from_the_keychain_then_the_automatic_passkey_upgrade(keychain_browser, server):
+    from test_browser_flows import set_password
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "katherine", "Katherine Johnson")
+    set_password(driver, "correct horse battery")
+    # A password-only account: the passkey goes from the server and from the keychain; the password is saved.
+    passkey_id = driver.find_element(By.CSS_SELECTOR, "#passkey-list li.passkey").get_attribute("data-id")
+    assert api(driver, "DELETE", f"/api/account/passkeys/{passkey_id}")[0] == 200
+    vault.ok("delete", passkeys(vault)[0]["id"], "--yes")
+    vault.add_password("localhost", "katherine", "correct horse battery")
+    assert passkeys(vault) == [] and server.passkey_lines("katherine") == []
+
+    sign_out(driver, server)
+    wait(driver, lambda d: find(d, "username").is_displayed(), what="the sign-in form (nothing to offer at once)")
+    find(driver, "other-ways").click()
+    find(driver, "password-username").click()
+    wait_prompt(driver, "the saved password suggestions")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: find(d, "password").get_attribute("value") == "correct horse battery",
+         what="the password filled in")
+    assert find(driver, "password-username").get_attribute("value") == "katherine"
+    find(driver, "password-button").click()
+    signed_in(driver, server)
+    assert session_method(driver).startswith("password")
+    # The account page asks for a passkey with mediation "conditional": the keychain makes it with no prompt,
+    # since the person just used its saved password for this user here.
+    wait(driver, lambda d: len(server.passkey_lines("katherine")) == 1, what="the automatic passkey upgrade")
+    assert len(passkeys(vault)) == 1
+    assert not prompt_shown(driver)
+
+
+def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    answer = driver.execute_async_script(CALL.replace("const mediation = options.mediation;",
+                                                      "const mediation = 'conditional';"), "create", {
+        "rp": {"name": "x"}, "user": {"name": "eve", "displayName": "Eve"},
+        "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
+    assert answer == "NotAllowedError"
+    assert passkeys(vault) == [] and not prompt_shown(driver)
+
+
+def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
+    import re
+    from browser_keychain_fixtures import KeychainBrowser
+    from test_keychain_cli import PASSPHRASE, Vault
+    # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
+                     re.M).group(1)
+    a.ok("approve", code, "--name", "B")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+
+    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
+    try:
+        driver = first.driver
+        driver.get(second_site.origin + "/")
+        type_into(driver, "username", "lin")
+        find(driver, "register").click()
+        wait_prompt(driver)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: d.find_element(By.ID, "status").text == "registered lin", what="registration")
+    finally:
+        first.stop()
+    assert passkeys(b) == [], "not on the second device before it syncs"
+    a.ok("sync")
+    b.ok("sync")
+
+    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
+    try:
+        driver = second.driver
+        driver.get(second_site.origin + "/")
+        find(driver, "signin").click()
+        wait_prompt(driver)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: d.find_element(By.ID, "status").text == "signed in as lin",
+             what="sign-in on the second device")
+    finally:
+        second.stop()
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
+
+
+def test_sesame_a_typed_password_is_offered_for_saving_after_sign_in(keychain_browser, server):
+    from test_browser_flows import set_password
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "mjackson", "Mary Jackson")
+    set_password(driver, "correct horse battery")
+    time.sleep(1)
+    assert not prompt_shown(driver), "a new password (set on the account page) is not offered"
+    sign_out(driver, server)
+    dismiss_immediate(driver)
+    find(driver, "other-ways").click()
+    type_into(driver, "password-username", "mjackson")
+    type_into(driver, "password", "correct horse battery")
+    find(driver, "password-button").click()
+    signed_in(driver, server)
+    wait_prompt(driver, "the offer to save the password")
+    assert [i for i in vault.items() if i["kind"] == "password"] == []
+    press(driver, Keys.ENTER)  # "Save password"
+    wait(driver, lambda d: any(i["kind"] == "password" for i in vault.items()), what="the password saved")
+    saved = [i for i in vault.items() if i["kind"] == "password"][0]
+    assert saved["sites"] == ["localhost"] and "mjackson" in saved["title"]
+    assert vault.show(saved["id"], reveal=True)["password"] == "correct horse battery"
