@@ -5,6 +5,16 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The commit the binary is built from, for `sesame --version`: scripts/release and scripts/test set SESAME_COMMIT
+/// (`git rev-parse HEAD`, with `-dirty` when the work tree has changes). Anything else is ignored, so a plain
+/// `swift build` says "commit unknown" instead of guessing; no git is needed when the binary runs.
+let buildCommit: String? = {
+    guard let value = Context.environment["SESAME_COMMIT"] else { return nil }
+    let id = value.hasSuffix("-dirty") ? String(value.dropLast(6)) : value
+    guard (7...64).contains(id.count), id.allSatisfy({ "0123456789abcdef".contains($0) }) else { return nil }
+    return value
+}()
+
 let package = Package(
     name: "sesame",
     platforms: [.macOS(.v15)],
@@ -32,6 +42,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CBOR", swiftSettings: strict),
+        .target(
+            name: "SesameBuildInfo",
+            cSettings: buildCommit.map { [.define("SESAME_COMMIT", to: "\"\($0)\"")] } ?? []
+        ),
         .target(
             name: "WebAuthn",
             dependencies: [
@@ -70,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "sesame",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
+                "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain", "SesameBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "SesameServer",

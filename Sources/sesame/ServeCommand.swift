@@ -21,7 +21,7 @@ struct ServerOptions: ParsableArguments {
             return try ServerConfiguration.resolve(
                 flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
         } catch {
-            throw ValidationError(error.description)
+            throw StartupErrors.explained(error)
         }
     }
 }
@@ -45,7 +45,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.resolve()
-        let app = try await buildApplication(configuration: configuration)
+        let app: any ApplicationProtocol
+        do {
+            app = try await buildApplication(configuration: configuration)
+        } catch {
+            throw StartupErrors.explained(error)
+        }
         try await app.runService()
     }
 }

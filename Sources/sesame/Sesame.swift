@@ -7,6 +7,7 @@ struct Sesame: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sesame",
         abstract: "Passkeys, security keys and one-time codes for your sign-in.",
+        version: SesameVersion.description,
         subcommands: SesameSubcommands.all
     )
 

@@ -5,6 +5,8 @@ enum SesameSubcommands {
     static let all: [any ParsableCommand.Type] = [
         ServeCommand.self,
         MigrateCommand.self,
+        BackupCommand.self,
+        RestoreCommand.self,
         UsersCommand.self,
         ClientsCommand.self,
         SigningKeysCommand.self,

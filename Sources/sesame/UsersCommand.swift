@@ -7,7 +7,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "List, show, disable, enable or delete accounts.",
-        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self]
+        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self, Export.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -28,6 +28,20 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withAdmin(options) { admin in print(try await admin.showUser(user)) }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Print everything held about an account as JSON (passkeys, factors without secrets, sessions, apps, audit events)."
+        )
+        @Argument(help: "Username (any case) or user id.") var user: String
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            let file = try options.resolve().providerListFile
+            try await withAdmin(options) { admin in print(try await admin.exportUser(user, providerListFile: file)) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import WebAuthn
 
 /// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere —
@@ -133,6 +134,23 @@ struct AccountRoutes {
             await sesame.audit.record(.signOut, .success, user: context.user, context: context)
             return EditedResponse(
                 headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out"))
+        }
+
+        // "Download my data": everything held about the person (`AccountExport`), as a file; the export is audited.
+        account.get("/export") { _, context in
+            let document = try await AccountExport.build(
+                for: context.user, store: sesame.store, providers: sesame.providers, now: sesame.now,
+                fullPhoneNumber: false)
+            let bytes = try document.json()
+            await sesame.audit.record(.accountExported, .success, user: context.user, context: context)
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "application/json; charset=utf-8",
+                    .contentDisposition: "attachment; filename=\"sesame-account.json\"",
+                    .cacheControl: "no-store",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         }
 
         account.get("/audit") { _, context in

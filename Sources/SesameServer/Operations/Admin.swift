@@ -140,6 +140,18 @@ public struct Admin: Sendable {
         return "\(user.username) deleted"
     }
 
+    /// `sesame users export NAME`: the account's `AccountExport` document (the phone number in full; no secrets),
+    /// with the providers of `providerListFile` when one is configured. The export is audited.
+    public func exportUser(_ reference: String, providerListFile: String?) async throws -> String {
+        let user = try await find(reference)
+        let document = try await AccountExport.build(
+            for: user, store: store, providers: try ProviderNames.load(providerListFile), now: Date(),
+            fullPhoneNumber: true)
+        let text = String(decoding: try document.json(), as: UTF8.self)
+        try await store.appendAudit(Self.event(.adminExported, .success, user: user))
+        return text
+    }
+
     public func auditLines(user reference: String?, limit: Int, json: Bool) async throws -> [String] {
         var userID: String?
         if let reference { userID = try await find(reference).id }
