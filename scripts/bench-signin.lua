@@ -7,16 +7,21 @@
 --   options: POST /api/registration/options     ({"username": a new name each time})
 --   verify:  POST /api/registration              (attestation "none", a new random credential ID, the public key of
 --                                                 the thread's account; answered 201 with a session)
+-- or, in mode tokens (the identity provider's code flow, for a first-party client, so no consent page):
+--   options: GET /oauth/authorize               (with the account's session cookie; answered 303 with a code)
+--   verify:  POST /oauth/token                   (the code with its PKCE verifier and the client's secret; answered
+--                                                 200 with an ES256 ID token and access token)
 -- The assertion is built as an authenticator and browser would: clientDataJSON {"type":"webauthn.get",
 -- "challenge", "origin", "crossOrigin"}, authenticatorData = SHA-256(RP ID) || flags UP|UV || signCount 0, and an
 -- ECDSA P-256 / SHA-256 signature (DER) over authenticatorData || SHA-256(clientDataJSON), made with OpenSSL's
 -- libcrypto through LuaJIT's FFI.
 --
--- Arguments after `--`: ACCOUNTS_FILE MODE ORIGIN RP_ID THREADS
+-- Arguments after `--`: ACCOUNTS_FILE MODE ORIGIN RP_ID THREADS [CLIENT_ID CLIENT_SECRET REDIRECT_URI]
 --   ACCOUNTS_FILE: one account per line, tab-separated: username, credential ID (base64url), user handle
---   (base64url), path of the PKCS#8 PEM private key, the public key as a COSE_Key (hex). Thread i (1-based) uses
---   lines i, i+N, i+2N, … in turn.
---   MODE: discoverable, username or signup. THREADS: wrk's -t (the same as -c).
+--   (base64url), path of the PKCS#8 PEM private key, the public key as a COSE_Key (hex), and the session cookie
+--   its sign-up was answered with (name=value). Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
+--   MODE: discoverable, username, signup or tokens. THREADS: wrk's -t (the same as -c). The client arguments are
+--   for tokens only (the redirect URI percent-encoded).
 -- done() prints one line starting with "BENCH_RESULT" (key=value pairs) for scripts/bench-server to read.
 
 local ffi = require("ffi")
@@ -110,18 +115,22 @@ function init(args)
     mode = args[2] or "discoverable"
     origin = args[3] or "http://localhost:8080"
     rp_id_hash = sha256(args[4] or "localhost")
-    assert(mode == "discoverable" or mode == "username" or mode == "signup", "mode must be discoverable, username or signup")
+    assert(mode == "discoverable" or mode == "username" or mode == "signup" or mode == "tokens",
+        "mode must be discoverable, username, signup or tokens")
+    client_id, client_secret, redirect_uri = args[6], args[7], args[8]
+    assert(mode ~= "tokens" or (client_id and client_secret and redirect_uri), "tokens needs the client's id, secret and redirect URI")
     local total = tonumber(args[5])
     local index = 0
     for line in io.lines(path) do
         index = index + 1
-        local username, credential_id, user_handle, key_path, cose = line:match(
-            "^([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)\t(%x+)$")
+        local username, credential_id, user_handle, key_path, cose, cookie = line:match(
+            "^([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)\t(%x+)\t?([^\t]*)$")
         assert(username, "bad accounts line " .. index)
         if (index - 1) % total == thread_index - 1 then
             table.insert(accounts, {
                 username = username, credential_id = credential_id, user_handle = user_handle, key = load_key(key_path),
                 ctx = crypto.EVP_MD_CTX_new(), cose = cose:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end),
+                cookie = cookie,
             })
         end
     end
@@ -185,7 +194,28 @@ local function signup_request(headers)
     return wrk.format("POST", "/api/registration", headers, body)
 end
 
+-- Tokens: one PKCE verifier for the run (each code is single-use whatever its challenge), and its S256 challenge.
+local code_verifier = "bench-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
+local function tokens_request()
+    local headers = { ["X-Forwarded-For"] = forwarded_for() }
+    if phase == "options" then
+        started_at = now()
+        headers["Cookie"] = account.cookie
+        local path = "/oauth/authorize?response_type=code&scope=openid&state=s&nonce=n&client_id=" .. client_id ..
+            "&redirect_uri=" .. redirect_uri .. "&code_challenge_method=S256&code_challenge=" ..
+            b64url(sha256(code_verifier))
+        return wrk.format("GET", path, headers)
+    end
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    local credentials = client_id .. ":" .. client_secret
+    local out = ffi.new("unsigned char[?]", 4 * math.ceil(#credentials / 3) + 1)
+    headers["Authorization"] = "Basic " .. ffi.string(out, crypto.EVP_EncodeBlock(out, credentials, #credentials))
+    return wrk.format("POST", "/oauth/token", headers, "grant_type=authorization_code&code=" .. challenge ..
+        "&redirect_uri=" .. redirect_uri .. "&code_verifier=" .. code_verifier)
+end
+
 function request()
+    if mode == "tokens" then return tokens_request() end
     local headers = { ["Content-Type"] = "application/json", ["X-Forwarded-For"] = forwarded_for() }
     if ceremony then headers["Sesame-Ceremony"] = ceremony end
     if mode == "signup" then return signup_request(headers) end
@@ -207,7 +237,37 @@ function request()
     return wrk.format("POST", "/api/authentication", headers, body)
 end
 
+-- Tokens: the authorization answer carries the code in its Location; the token answer is the exchange.
+local function tokens_response(status, headers, body)
+    if phase == "options" then
+        local location
+        for name, value in pairs(headers) do
+            if name:lower() == "location" then location = value end
+        end
+        local code = status == 303 and location and location:match("[?&]code=([%w_%-]+)")
+        if not code then
+            option_errors = option_errors + 1
+            if option_errors <= 3 then io.stderr:write("authorize answered ", status, " ", tostring(location), "\n") end
+            return
+        end
+        challenge = code
+        phase = "verify"
+        return
+    end
+    phase = "options"
+    next_account = next_account % #accounts + 1
+    account = accounts[next_account]
+    if status == 200 and body:find('"id_token"', 1, true) then
+        completed = completed + 1
+        latencies[#latencies + 1] = now() - started_at
+    else
+        verify_errors = verify_errors + 1
+        if verify_errors <= 3 then io.stderr:write("token answered ", status, ": ", body:sub(1, 200), "\n") end
+    end
+end
+
 function response(status, headers, body)
+    if mode == "tokens" then return tokens_response(status, headers, body) end
     if phase == "options" then
         local sent_challenge = status == 200 and body:match('"challenge"%s*:%s*"([%w_%-]+)"')
         if not sent_challenge then

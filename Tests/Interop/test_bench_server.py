@@ -53,3 +53,22 @@ def test_refused_sign_ins_fail_the_run(sesame_bin, tmp_path):
     (run,) = figures["runs"]
     assert run["sign_ins"] == 0
     assert run["error_responses"] > 0 and run["non_2xx"] > 0
+
+
+def test_token_exchanges_complete_without_errors(sesame_bin, tmp_path):
+    """--mode tokens: every authorization answers 303 with a code and every exchange 200 with an ID token, and the
+    run reports two ES256 token signatures per exchange beside openssl's signing rate."""
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench-server"), "--bin", sesame_bin, "--database", "sqlite",
+         "--mode", "tokens", "--seconds", "2", "--threads", "2", "--accounts", "4", "--wide", "0",
+         "--raw-verify", "none", "--no-alloc-count", "--json", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["mode"] == "tokens" and run["sign_ins"] > 0, run
+    assert run["non_2xx"] == run["error_responses"] == run["parse_errors"] == run["socket_errors"] == 0, run
+    assert run["requests"] >= 2 * run["sign_ins"], run
+    if shutil.which("openssl"):
+        assert "exchanges/s per raw ES256 sign/s" in done.stdout and "token signatures/s" in done.stdout
