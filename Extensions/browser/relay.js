@@ -197,29 +197,39 @@
     field.dispatchEvent(new Event("input", { bubbles: true }));
     field.dispatchEvent(new Event("change", { bubbles: true }));
   }
-  async function showPasswords(field) {
+  // One suggestion list under a field (saved passwords or code generators): the site's items from the worker,
+  // shown while the field still has the focus; picking one asks the worker for that item and hands it to `fill`.
+  async function suggest(field, { list, key, pick, fill, ...options }) {
     codeField = field;
-    const answer = await worker({ kind: "passwords" });
-    const saved = (answer.result && answer.result.passwords) || [];
-    if (saved.length === 0 || document.activeElement !== field) return;
+    const answer = await worker({ kind: list });
+    const items = (answer.result && answer.result[key]) || [];
+    if (items.length === 0 || document.activeElement !== field) return;
     if (codeSuggestions) codeSuggestions.close();
-    codeSuggestions = autofill(location.hostname, saved, async (entry) => {
+    codeSuggestions = autofill(location.hostname, items, async (item) => {
       codeSuggestions = null;
-      const picked = await worker({ kind: "password", itemId: entry.itemId });
+      const picked = await worker({ kind: pick, itemId: item.itemId });
       if (!picked.result || !field.isConnected) return;
-      const scope = field.form || document;
-      const user = field.getAttribute("autocomplete").includes("username")
-        ? field : scope.querySelector('input[autocomplete~="username"]');
-      const secret = scope.querySelector('input[type="password"]');
-      if (user) setValue(user, picked.result.username);
-      if (secret) setValue(secret, picked.result.password);
-      filledPassword = picked.result.password;
-      worker({ kind: "passwordUsed", username: picked.result.username });
-    }, { matches: (node) => node === field, label: "Saved passwords",
-         render: (entry) => element("button", { className: "account", type: "button" }, [
-           element("span", { className: "name", text: entry.username }),
-           element("span", { className: "sub", text: "password" }),
-         ]) });
+      fill(picked.result);
+    }, { matches: (node) => node === field, ...options });
+  }
+  function showPasswords(field) {
+    return suggest(field, {
+      list: "passwords", key: "passwords", pick: "password", label: "Saved passwords",
+      fill: (result) => {
+        const scope = field.form || document;
+        const user = field.getAttribute("autocomplete").includes("username")
+          ? field : scope.querySelector('input[autocomplete~="username"]');
+        const secret = scope.querySelector('input[type="password"]');
+        if (user) setValue(user, result.username);
+        if (secret) setValue(secret, result.password);
+        filledPassword = result.password;
+        worker({ kind: "passwordUsed", username: result.username });
+      },
+      render: (entry) => element("button", { className: "account", type: "button" }, [
+        element("span", { className: "name", text: entry.username }),
+        element("span", { className: "sub", text: "password" }),
+      ]),
+    });
   }
 
   // Offer to save a password typed into a sign-in form: the form's values are handed to the worker on a real
@@ -254,20 +264,16 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", offerToSave, { once: true });
   else offerToSave();
 
-  async function showCodes(field) {
-    codeField = field;
-    const answer = await worker({ kind: "codes" });
-    const generators = (answer.result && answer.result.generators) || [];
-    if (generators.length === 0 || document.activeElement !== field) return;
-    if (codeSuggestions) codeSuggestions.close();
-    codeSuggestions = autofill(location.hostname, generators, async (generator) => {
-      codeSuggestions = null;
-      const picked = await worker({ kind: "code", itemId: generator.itemId });
-      if (!picked.result || !field.isConnected) return;
-      field.focus();
-      setValue(field, picked.result.code);
-    }, { matches: (node) => node === field, render: codeButton, label: "Verification codes" });
+  function showCodes(field) {
+    return suggest(field, {
+      list: "codes", key: "generators", pick: "code", label: "Verification codes", render: codeButton,
+      fill: (result) => {
+        field.focus();
+        setValue(field, result.code);
+      },
+    });
   }
+
 
   // --- UI ---------------------------------------------------------------------------------------------------------
 
