@@ -62,10 +62,13 @@ local function sha256(data)
     return ffi.string(digest, 32)
 end
 
-local function b64url(data)
+local function b64(data)
     local out = ffi.new("unsigned char[?]", 4 * math.ceil(#data / 3) + 1)
-    local n = crypto.EVP_EncodeBlock(out, data, #data)
-    return (ffi.string(out, n):gsub("%+", "-"):gsub("/", "_"):gsub("=", ""))
+    return ffi.string(out, crypto.EVP_EncodeBlock(out, data, #data))
+end
+
+local function b64url(data)
+    return (b64(data):gsub("%+", "-"):gsub("/", "_"):gsub("=", ""))
 end
 
 local function load_key(path)
@@ -207,9 +210,7 @@ local function tokens_request()
         return wrk.format("GET", path, headers)
     end
     headers["Content-Type"] = "application/x-www-form-urlencoded"
-    local credentials = client_id .. ":" .. client_secret
-    local out = ffi.new("unsigned char[?]", 4 * math.ceil(#credentials / 3) + 1)
-    headers["Authorization"] = "Basic " .. ffi.string(out, crypto.EVP_EncodeBlock(out, credentials, #credentials))
+    headers["Authorization"] = "Basic " .. b64(client_id .. ":" .. client_secret)
     return wrk.format("POST", "/oauth/token", headers, "grant_type=authorization_code&code=" .. challenge ..
         "&redirect_uri=" .. redirect_uri .. "&code_verifier=" .. code_verifier)
 end
