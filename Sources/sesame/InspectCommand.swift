@@ -13,8 +13,8 @@ struct InspectCommand: AsyncParsableCommand {
         abstract: "Decode a WebAuthn response, attestation object, authenticator data or client data.",
         discussion: """
             Input: RegistrationResponseJSON or AuthenticationResponseJSON, or a bare attestation object, \
-            authenticator data or clientDataJSON in unpadded base64url. Nothing is verified: this shows what the \
-            bytes say (flags, AAGUID, COSE key, attestation statement, certificate subjects). \
+            authenticator data or clientDataJSON in unpadded base64url. Decoding shows what the bytes say (flags, \
+            AAGUID, COSE key, attestation statement, certificate subjects). \
             For a registration response it also checks the attestation statement alone (its signature and format \
             rules against the response's own clientDataJSON, the chain against the roots Sesame ships and the \
             --metadata BLOB's statements) and shows, under "attestation", the trust path, the matched metadata \

@@ -8,7 +8,7 @@ import X509
 struct MetadataOptions: ParsableArguments {
     @Option(
         help:
-            "A FIDO MDS3 metadata BLOB (JWT): verified, then its statements anchor attestations of their models and feed the policy."
+            "A FIDO MDS3 metadata BLOB (JWT): verified, then its statements anchor attestations of their models (and, for verify, feed the policy)."
     )
     var metadata: String?
 
