@@ -286,6 +286,37 @@ def test_sesame_signals_rename_the_passkey_and_remove_an_unknown_one(keychain_br
     wait(driver, lambda d: passkeys(vault) == [], what="the passkey removed from the keychain")
 
 
+def test_sesame_a_security_key_beside_the_keychain_and_a_deleted_passkey_hidden_by_the_signal(keychain_browser,
+                                                                                               server):
+    from selenium.webdriver.common.virtual_authenticator import (Protocol, Transport,
+                                                                 VirtualAuthenticatorOptions)
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "katherine", "Katherine Johnson")
+    # The site excludes the keychain's passkey when adding another: the request goes to the browser's own WebAuthn
+    # (Chromium's virtual security key stands for the key).
+    options = VirtualAuthenticatorOptions()
+    options.protocol, options.transport = Protocol.CTAP2, Transport.USB
+    options.has_resident_key = options.has_user_verification = options.is_user_verified = True
+    driver.add_virtual_authenticator(options)
+    try:
+        find(driver, "add-security-key").click()
+        wait(driver, lambda d: len(server.passkey_lines("katherine")) == 2, what="the security key added")
+        assert len(driver.get_credentials()) == 1
+    finally:
+        driver.remove_virtual_authenticator()
+    assert len(passkeys(vault)) == 1 and not passkeys(vault)[0]["hidden"]
+
+    # Deleting the keychain's passkey on the account page: the page signals the passkeys it still accepts, and the
+    # keychain hides the one left out (kept, not offered).
+    # The keychain's passkey is the synced one; the security key's is "This device only".
+    mine = [li for li in driver.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey") if "Synced" in li.text]
+    assert len(mine) == 1, [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey")]
+    mine[0].find_element(By.CSS_SELECTOR, ".delete").click()
+    mine[0].find_element(By.CSS_SELECTOR, ".confirm-delete").click()
+    wait(driver, lambda d: len(server.passkey_lines("katherine")) == 1, what="the server's passkey deleted")
+    wait(driver, lambda d: [p["hidden"] for p in passkeys(vault)] == [True], what="the keychain's passkey hidden")
+
+
 def test_sesame_password_sign_in_with_the_code_filled_from_the_keychain(keychain_browser, server):
     from test_browser_flows import set_password, set_up_totp
     driver, vault = keychain_browser.driver, keychain_browser.vault
