@@ -42,11 +42,14 @@
   // --- Looking native -------------------------------------------------------------------------------------------
   // Our replacements print as native functions, keep the property attributes of what they replace, and have no
   // `prototype` (method shorthand), like the browser's own.
+  // The browser's own wording is read from one of its functions: Chromium prints `{ [native code] }` on one line,
+  // Firefox over three.
   const disguised = new WeakMap();
   const nativeToString = Function.prototype.toString;
+  const [nativeBefore, nativeAfter] = nativeToString.call(nativeToString).split("toString");
   const toString = {
     toString() {
-      if (WeakMapHas.call(disguised, this)) return `function ${WeakMapGet.call(disguised, this)}() { [native code] }`;
+      if (WeakMapHas.call(disguised, this)) return nativeBefore + WeakMapGet.call(disguised, this) + nativeAfter;
       return nativeToString.call(this);
     },
   }.toString;

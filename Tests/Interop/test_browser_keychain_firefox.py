@@ -1,0 +1,178 @@
+"""The keychain's browser extension in Firefox (Debian's firefox-esr, headless, driven over Marionette): the same
+unpacked MV3 extension as in Chromium, loaded as a temporary add-on, and the native host that
+`sesame keychain install-browser --browser firefox` registers under $HOME/.mozilla. Firefox has no
+webAuthenticationProxy, so this is the page-world override (page.js) alone; no virtual authenticator exists here.
+
+On the Flask + py_webauthn site (browser_keychain_fixtures.RelyingPartyApp): registration, modal and AutoFill
+sign-in verified by py_webauthn, a credential indistinguishable in shape from the browser's own, and a refusal of an
+RP ID that is not a registrable suffix of the origin."""
+
+import json
+import os
+import pathlib
+import shutil
+import tempfile
+import time
+
+import pytest
+
+from browser_keychain_fixtures import EXTENSION, HOST_ELEMENT, second_site  # noqa: F401 (a fixture)
+from conftest import free_port
+
+
+class FirefoxKeychain:
+    """An unlocked vault, the native host installed for a fresh $HOME, and headless Firefox with the extension."""
+
+    def __init__(self, sesame_bin, directory):
+        from marionette_driver.addons import Addons
+        from marionette_driver.marionette import Marionette
+        from test_keychain_cli import Vault
+
+        firefox = shutil.which("firefox-esr") or shutil.which("firefox")
+        if not firefox:
+            pytest.fail("firefox-esr (Debian package) is required; scripts/test installs it")
+        self.home = pathlib.Path(tempfile.mkdtemp(prefix="sesame-firefox-"))
+        self.vault = Vault(sesame_bin, directory / "keychain")
+        self.vault.init(name="firefox")
+        installed = self.vault.ok("install-browser", "--browser", "firefox", "--extension-dir", str(EXTENSION),
+                                  env={"HOME": str(self.home)})
+        assert f"{self.home}/.mozilla/native-messaging-hosts/" in installed
+        # Firefox finds the host manifest under $HOME; Marionette starts it with this process's environment.
+        saved = os.environ.get("HOME")
+        os.environ["HOME"] = str(self.home)
+        try:
+            self.client = Marionette(host="127.0.0.1", port=free_port(), bin=firefox, headless=True,
+                                     gecko_log=str(self.home / "gecko.log"))
+            self.client.start_session()
+        finally:
+            if saved is None:
+                del os.environ["HOME"]
+            else:
+                os.environ["HOME"] = saved
+        self.client.timeout.script = 30
+        Addons(self.client).install(str(EXTENSION), temp=True)
+
+    def stop(self):
+        try:
+            self.client.delete_session()
+        finally:
+            self.client.cleanup()
+            shutil.rmtree(self.home, ignore_errors=True)
+
+    # --- page helpers ---------------------------------------------------------------------------------------------
+
+    def find(self, element_id):
+        from marionette_driver.by import By
+        return self.client.find_element(By.ID, element_id)
+
+    def status(self):
+        return self.find("status").text
+
+    def wait(self, condition, what, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if condition():
+                return
+            time.sleep(0.1)
+        pytest.fail(f"timed out waiting for {what}; status: {self.status()!r}")
+
+    def prompt_shown(self):
+        return self.client.execute_script(f"return !!document.querySelector('{HOST_ELEMENT}')")
+
+    def in_page(self, script, *args):
+        """Runs an asynchronous script in the page's own world (Marionette's default sandbox sees the browser's
+        native objects through Xray wrappers, not what page scripts, the extension's page.js included, defined)."""
+        return self.client.execute_async_script(script, script_args=list(args), sandbox=None)
+
+    def press(self, *keys):
+        sequence = self.client.actions.sequence("key", "keyboard")
+        for key in keys:
+            sequence = sequence.key_down(key).key_up(key)
+        sequence.perform()
+
+
+@pytest.fixture
+def firefox(sesame_bin, tmp_path):
+    running = FirefoxKeychain(sesame_bin, tmp_path)
+    yield running
+    running.stop()
+
+
+def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox, second_site):
+    from marionette_driver.keys import Keys
+    client = firefox.client
+    client.navigate(second_site.origin + "/")
+    firefox.find("username").send_keys("lin")
+    firefox.find("register").click()
+    firefox.wait(firefox.prompt_shown, "the keychain's prompt to save a passkey")
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: firefox.status() == "registered lin", "registration")
+    assert second_site.verified == [("registration", "lin", True)]
+    assert any("second.localhost" in json.dumps(item) for item in firefox.vault.items())
+
+    # Modal sign-in.
+    client.navigate(second_site.origin + "/")
+    firefox.find("signin").click()
+    firefox.wait(firefox.prompt_shown, "the modal sign-in prompt")
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: firefox.status() == "signed in as lin", "modal sign-in")
+
+    # AutoFill: focus the username field, pick the passkey from the suggestions.
+    client.navigate(second_site.origin + "/")
+    firefox.find("username").click()
+    firefox.wait(firefox.prompt_shown, "the AutoFill suggestions")
+    firefox.press(Keys.ARROW_DOWN, Keys.ENTER)
+    firefox.wait(lambda: firefox.status() == "signed in as lin", "AutoFill sign-in")
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+    # What the page got has the shape of Firefox's own credentials, seen by a script of the page itself (Marionette's
+    # own scripts, even unsandboxed, see another realm's ArrayBuffer).
+    client.execute_script("""
+      const script = document.createElement("script");
+      script.textContent = `(async () => {
+        const options = await (await fetch("/signin/options", {method: "POST"})).json();
+        window.conditional && window.conditional.abort();
+        const c = await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options)});
+        document.documentElement.dataset.shape = JSON.stringify({
+          isPKC: c instanceof PublicKeyCredential, type: c.type, attachment: c.authenticatorAttachment,
+          rawIdIsBuffer: c.rawId instanceof ArrayBuffer, idMatches: c.id === c.toJSON().id,
+          response: Object.prototype.toString.call(c.response), ext: c.getClientExtensionResults(),
+          get: navigator.credentials.get.toString()});
+      })();`;
+      document.body.appendChild(script);
+    """)
+    firefox.wait(firefox.prompt_shown, "the modal prompt")
+    firefox.press(Keys.ENTER)
+    shape = lambda: client.execute_script("return document.documentElement.dataset.shape || null")  # noqa: E731
+    firefox.wait(shape, "the credential's shape")
+    assert json.loads(shape()) == {
+        "isPKC": True, "type": "public-key", "attachment": "platform", "rawIdIsBuffer": True, "idMatches": True,
+        "response": "[object AuthenticatorAssertionResponse]", "ext": {},
+        "get": "function get() {\n    [native code]\n}"}
+
+
+def test_firefox_refuses_a_foreign_rp_id_and_another_sites_passkey(firefox, second_site, tmp_path):
+    from test_browser_keychain import CALL
+    # A passkey for http://localhost:8080 (RP ID localhost), made with the CLI.
+    options = {"rp": {"id": "localhost", "name": "Sesame"}, "challenge": "Y2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2M",
+               "user": {"id": "dXV1dXV1dXV1dXV1dXV1dQ", "name": "ada", "displayName": "Ada"},
+               "pubKeyCredParams": [{"type": "public-key", "alg": -7}]}
+    (tmp_path / "options.json").write_text(json.dumps(options))
+    made = json.loads(firefox.vault.ok("webauthn", "create", "--origin", "http://localhost:8080",
+                                       "--options", str(tmp_path / "options.json")))
+    before = firefox.vault.items()
+    client = firefox.client
+    client.navigate(second_site.origin + "/")
+    # Not registrable suffixes of second.localhost ("localhost" is a public suffix): SecurityError, no prompt.
+    for rp_id in ("localhost", "example.com", "ond.localhost"):
+        answer = firefox.in_page(CALL, "create", {
+            "rp": {"id": rp_id, "name": "x"}, "user": {"name": "eve", "displayName": "Eve"},
+            "pubKeyCredParams": [{"type": "public-key", "alg": -7}]})
+        assert answer == "SecurityError", rp_id
+        assert not firefox.prompt_shown()
+    # The other site's passkey: by its RP ID a SecurityError, by its ID alone nothing is found.
+    assert firefox.in_page(CALL, "get", {"rpId": "localhost", "allowCredentials": [made["id"]]}) == "SecurityError"
+    assert firefox.in_page(CALL, "get", {"allowCredentials": [made["id"]], "mediation": "immediate"}) \
+        == "NotAllowedError"
+    assert not firefox.prompt_shown()
+    assert firefox.vault.items() == before
