@@ -36,3 +36,26 @@ def test_soak_short_run_has_no_error_and_bounded_memory(sesame_bin, tmp_path):
         assert len(figures["rss_mib"]) >= 25, figures["rss_mib"]
         assert 0 < figures["idle_mib"] <= figures["peak_mib"], figures
         assert figures["per_minute"] and figures["per_minute"][0]["p50_ms"] <= figures["per_minute"][0]["p99_ms"]
+
+
+def test_scale_mode_seeds_signable_accounts_and_compares(sesame_bin, tmp_path):
+    """--mode scale on small databases (200 and 2,000 accounts, three passkeys each, seeded by direct inserts): every
+    seeded passkey it picks signs in, discoverable and username-first, on both engines, and each request kind gets a
+    latency ratio. The goal is loose here (a short run on a shared machine); the full run checks 1.2x."""
+    out = tmp_path / "scale.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "soak"), "--mode", "scale", "--bin", sesame_bin,
+         "--accounts", "2000", "--baseline", "200", "--samples", "100", "--scale-goal", "3",
+         "--no-report", "--json", str(out)],
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    results = json.loads(out.read_text())["results"]
+    assert [r["figures"]["engine"] for r in results] == ["sqlite", "postgres"]
+    for result in results:
+        figures = result["figures"]
+        assert figures["failures"] == {"small": 0, "large": 0}, figures
+        assert set(figures["kinds"]) == {"discoverable options", "discoverable verify", "username options",
+                                         "username verify"}
+        for entry in figures["kinds"].values():
+            assert entry["small"]["n"] == entry["large"]["n"] == 100, entry
+            assert 0 < entry["p50_ratio"] <= 3, entry
