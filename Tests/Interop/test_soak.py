@@ -1,4 +1,4 @@
-"""The short version of scripts/soak (issue 13): half a minute of steady mixed traffic on each engine, with no error,
+"""The short version of scripts/soak (issue 13): 24 seconds of steady mixed traffic on each engine, with no error,
 the server's RSS sampled every second and reported. The full run (`scripts/soak`, ten minutes per engine, release
 build) writes docs/reliability.md; this one does not (`--no-report`)."""
 
@@ -12,7 +12,7 @@ from conftest import ROOT
 def test_soak_short_run_has_no_error_and_bounded_memory(sesame_bin, tmp_path):
     out = tmp_path / "soak.json"
     done = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "soak"), "--bin", sesame_bin, "--minutes", "0.5", "--rate", "8",
+        [sys.executable, str(ROOT / "scripts" / "soak"), "--bin", sesame_bin, "--minutes", "0.4", "--rate", "8",
          # A low password hashing cost keeps the setup (dozens of accounts with a password and an authenticator
          # app) short; the full run uses the server's default.
          "--scrypt-log-n", "10",
@@ -32,8 +32,8 @@ def test_soak_short_run_has_no_error_and_bounded_memory(sesame_bin, tmp_path):
         # Every operation kind ran: sign-ups answer 201, everything else 200.
         assert set(figures["statuses"]) == {"200", "201"}, figures["statuses"]
         assert figures["requests"] >= figures["operations"] > 100, figures
-        # One RSS sample a second for the half minute.
-        assert len(figures["rss_mib"]) >= 25, figures["rss_mib"]
+        # One RSS sample a second for the 24 seconds.
+        assert len(figures["rss_mib"]) >= 20, figures["rss_mib"]
         assert 0 < figures["idle_mib"] <= figures["peak_mib"], figures
         assert figures["per_minute"] and figures["per_minute"][0]["p50_ms"] <= figures["per_minute"][0]["p99_ms"]
 
@@ -45,7 +45,7 @@ def test_scale_mode_seeds_signable_accounts_and_compares(sesame_bin, tmp_path):
     out = tmp_path / "scale.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "soak"), "--mode", "scale", "--bin", sesame_bin,
-         "--accounts", "2000", "--baseline", "200", "--samples", "100", "--scale-goal", "3",
+         "--accounts", "2000", "--baseline", "200", "--samples", "50", "--scale-goal", "3",
          "--no-report", "--json", str(out)],
         capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
@@ -57,5 +57,5 @@ def test_scale_mode_seeds_signable_accounts_and_compares(sesame_bin, tmp_path):
         assert set(figures["kinds"]) == {"discoverable options", "discoverable verify", "username options",
                                          "username verify"}
         for entry in figures["kinds"].values():
-            assert entry["small"]["n"] == entry["large"]["n"] == 100, entry
+            assert entry["small"]["n"] == entry["large"]["n"] == 50, entry
             assert 0 < entry["p50_ratio"] <= 3, entry
