@@ -134,6 +134,9 @@
     const prepared = await worker({ kind: "prepare", ceremony: "create", options: data.options });
     if (cancelled) return;
     if (prepared.error && prepared.error.code === "locked") return (ui = lockedSheet(done));
+    // The keychain already holds a passkey the site excludes: it cannot serve this request, but a security key or
+    // another device can (adding a second authenticator), so the browser's own WebAuthn takes it at once.
+    if (prepared.error && prepared.error.code === "credentialExcluded") return done({ handBack: true });
     if (prepared.error) return done({ error: prepared.error });
     const { rpId, userName } = prepared.result;
     ui = sheet({

@@ -11,16 +11,29 @@ const KINDS = new Set([
   "prepare", "create", "get", "signal", "remove", "codes", "code", "passwords", "password", "savePassword",
 ]);
 
+// What the worker must remember from one page to the next lives in chrome.storage.session: the browser stops an
+// idle service worker whenever it likes (its memory goes with it), while session storage lasts until the browser
+// quits, is never written to disk, and is out of the content scripts' reach (their access level is not granted).
+// Each entry is read once and removed.
+const remembered = {
+  put(key, value) {
+    return chrome.storage.session.set({ [key]: value });
+  },
+  async take(key) {
+    const value = (await chrome.storage.session.get(key))[key];
+    await chrome.storage.session.remove(key);
+    return value;
+  },
+};
+
 // A password typed into a sign-in form, offered for saving on the next page this tab loads from the same origin
-// (sign-in forms usually navigate away), within a minute, once.
+// (sign-in forms usually navigate away), within a minute, once. Key "offer TAB": { origin, username, password, at }.
 const OFFER_WINDOW_MS = 60 * 1000;
-const offers = new Map(); // tab id -> { origin, username, password, at }
 
 // Conditional create (the automatic passkey upgrade) is allowed once, within five minutes, for the origin where the
-// person just picked a saved password from the keychain, and only for that password's user name. Kept in memory:
-// the native-messaging port keeps this worker alive between the sign-in and the page that asks.
+// person just picked a saved password from the keychain, and only for that password's user name.
+// Key "upgrade ORIGIN": { username, at }.
 const UPGRADE_WINDOW_MS = 5 * 60 * 1000;
-const passwordUse = new Map(); // origin -> { username, at }
 
 let port = null;
 let next = 1;
@@ -68,39 +81,47 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     return false;
   }
   if (message && message.kind === "passwordUsed") {
-    passwordUse.set(sender.origin, { username: String(message.username), at: Date.now() });
-    sendResponse({ result: {} });
-    return false;
+    remembered.put(`upgrade ${sender.origin}`, { username: String(message.username), at: Date.now() })
+      .then(() => sendResponse({ result: {} }));
+    return true;
   }
   if (message && message.kind === "offerSave") {
-    if (typeof message.password === "string" && message.password !== "") {
-      offers.set(sender.tab.id, { origin: sender.origin, username: String(message.username || ""),
-                                  password: message.password, at: Date.now() });
-    }
-    sendResponse({ result: {} });
-    return false;
+    const offer = typeof message.password === "string" && message.password !== ""
+      ? { origin: sender.origin, username: String(message.username || ""), password: message.password, at: Date.now() }
+      : null;
+    (offer ? remembered.put(`offer ${sender.tab.id}`, offer) : Promise.resolve())
+      .then(() => sendResponse({ result: {} }));
+    return true;
   }
   if (message && message.kind === "pendingSave") {
-    const offer = offers.get(sender.tab.id);
-    offers.delete(sender.tab.id);
-    const fresh = offer && offer.origin === sender.origin && Date.now() - offer.at <= OFFER_WINDOW_MS;
-    sendResponse({ result: fresh ? { username: offer.username, password: offer.password } : {} });
-    return false;
-  }
-  if (message && message.kind === "create" && message.conditional === true) {
-    const use = passwordUse.get(sender.origin);
-    const user = message.options && message.options.user;
-    if (!use || Date.now() - use.at > UPGRADE_WINDOW_MS || !user || user.name !== use.username) {
-      refuse("notEligible");
-      return false;
-    }
-    passwordUse.delete(sender.origin);
+    remembered.take(`offer ${sender.tab.id}`).then((offer) => {
+      const fresh = offer && offer.origin === sender.origin && Date.now() - offer.at <= OFFER_WINDOW_MS;
+      sendResponse({ result: fresh ? { username: offer.username, password: offer.password } : {} });
+    });
+    return true;
   }
   if (!message || !KINDS.has(message.kind)) {
     refuse("unknownRequest");
     return false;
   }
-  // Only the members each kind needs are passed on; `origin` always comes from the browser.
+  if (message.kind === "create" && message.conditional === true) {
+    remembered.take(`upgrade ${sender.origin}`).then((use) => {
+      const user = message.options && message.options.user;
+      if (!use || Date.now() - use.at > UPGRADE_WINDOW_MS || !user || user.name !== use.username) {
+        refuse("notEligible");
+      } else {
+        forward(message, sender, sendResponse);
+      }
+    });
+    return true;
+  }
+  forward(message, sender, sendResponse);
+  return true; // answered asynchronously
+});
+
+// Passes a request on to the native host with only the members its kind needs; `origin` always comes from the
+// browser.
+function forward(message, sender, sendResponse) {
   const request = { kind: message.kind, origin: sender.origin };
   if (message.kind === "prepare") request.ceremony = message.ceremony === "create" ? "create" : "get";
   if (["prepare", "create", "get"].includes(message.kind)) request.options = message.options;
@@ -124,5 +145,4 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   ask(request).then((answer) => {
     sendResponse(answer.ok ? { result: answer.result } : { error: answer.error || { name: "NotAllowedError" } });
   });
-  return true; // answered asynchronously
-});
+}

@@ -35,7 +35,7 @@ extension KeychainItem {
                 ("credentialId", .string(Base64URL.encode(p.credentialId))),
                 ("userHandle", .string(Base64URL.encode(p.userHandle))),
                 ("algorithm", .string(p.algorithm.description)),
-                ("lastUsed", p.lastUsed.map { .string(isoDate($0)) } ?? .null),
+                ("lastUsed", p.lastUsed.map { .string(isoDate($0)) } ?? .null), ("hidden", .bool(p.hidden)),
             ]
         case .password(let p):
             members.append(("username", .string(p.username)))

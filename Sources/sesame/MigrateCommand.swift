@@ -14,7 +14,12 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.resolve()
         let logger = Logger(label: "sesame.migrate")
-        let (engine, _) = try await openStore(configuration, logger: logger)
+        let engine: SQLEngine
+        do {
+            (engine, _) = try await openStore(configuration, logger: logger)
+        } catch {
+            throw StartupErrors.explained(error)
+        }
         let versions = try await engine.appliedMigrations()
         try await engine.shutdown()
         print("schema at version \(versions.last ?? 0) (\(versions.count) migrations applied)")

@@ -4,7 +4,7 @@ import SesameBuildInfo
 /// to) and the commit the binary was built from, or "commit unknown" when the build was not given one
 /// (`SESAME_COMMIT`, set by scripts/release and scripts/test; see Package.swift).
 enum SesameVersion {
-    static let semantic = "0.9.0"
+    static let semantic = "0.10.0"
 
     static var commit: String? {
         guard let pointer = sesame_build_commit() else { return nil }

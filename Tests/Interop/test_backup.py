@@ -1,7 +1,8 @@
 """`sesame backup` and `sesame restore` (docs/backup.md): a backup taken while clients sign up restores into a fresh
 directory where every account finished before the backup began signs in with its passkey, its password and its TOTP
 code; a restore refuses (and changes nothing) for a non-empty database, a foreign, truncated or newer-schema file, or
-missing sealing keys; PostgreSQL gets pg_dump / pg_restore instructions.
+missing sealing keys; PostgreSQL gets pg_dump / pg_restore instructions, and following them under sign-up load
+loses no acknowledged account.
 
 The load is scripts/faults' passkey client (ES256 keys made here, `none` attestation), reused as a module."""
 
@@ -12,6 +13,8 @@ import re
 import shutil
 import sqlite3
 import stat
+import subprocess
+import tempfile
 import threading
 import time
 
@@ -243,7 +246,8 @@ def test_restore_refuses_a_newer_schema(sesame_bin, tmp_path, backup_file, key_f
     shutil.copy(backup_file, newer)
     with sqlite3.connect(newer) as db:
         db.execute("UPDATE sesame_backup SET schema_version = schema_version + 1")
-        db.execute("INSERT INTO sesame_migrations SELECT max(version) + 1, 'future', 0 FROM sesame_migrations")
+        db.execute("INSERT INTO sesame_migrations (version, name, applied_at) "
+                   "SELECT max(version) + 1, 'future', 0 FROM sesame_migrations")
     message = refused(sesame_bin, tmp_path, newer, "--sealing-key-file", key_file, code="newerSchema")
     assert "newer Sesame" in message
 
@@ -284,3 +288,44 @@ def test_postgres_gets_pg_dump_and_pg_restore_instructions(sesame_bin, tmp_path)
     assert not (tmp_path / "b").exists()
     result = sesame(sesame_bin, "restore", "--from", tmp_path / "b", "--database", url)
     assert result.returncode == 1 and "[postgres]" in result.stderr and "pg_restore" in result.stderr
+
+
+def test_postgres_advice_followed_under_sign_up_load_restores_every_acknowledged_account(sesame_bin, tmp_path):
+    """The commands the advice above gives, run as given: pg_dump while sign-ups go on, pg_restore into an empty
+    database, and every account complete before the dump began signs in on the restored one."""
+    cluster = tempfile.mkdtemp(prefix="sesame-backup-pg-")  # outside pytest's folder, which postgres cannot enter
+    postgres = faults.Postgres(cluster)
+    server = faults.Server(sesame_bin, postgres.url, str(tmp_path))
+    restored = None
+    try:
+        server.start()
+        load = SignUpLoad(server.port)
+        load.start()
+        time.sleep(2)
+        began = time.monotonic()
+        dump = tmp_path / "sesame.dump"
+        env = {**os.environ, "SESAME_DATABASE": postgres.url}
+        subprocess.run(["sh", "-c", 'pg_dump --format=custom --file="$0" "$SESAME_DATABASE"', str(dump)], env=env,
+                       check=True, capture_output=True, timeout=120)
+        time.sleep(1)
+        load.stop()
+        server.stop()
+        before = [account for at, account in load.complete if at < began]
+        assert len(before) >= 3, f"only {len(before)} accounts were complete before the dump"
+
+        empty = postgres.url.rsplit("/", 1)[0] + "/sesame_restored"
+        subprocess.run(["psql", "-X", "-q", postgres.url, "-c", "CREATE DATABASE sesame_restored"], check=True,
+                       capture_output=True, timeout=60)
+        subprocess.run(["sh", "-c", 'pg_restore --no-owner --dbname="$SESAME_DATABASE" "$0"', str(dump)],
+                       env={**os.environ, "SESAME_DATABASE": empty}, check=True, capture_output=True, timeout=120)
+        restored = faults.Server(sesame_bin, empty, str(tmp_path))
+        restored.start()
+        for account in before:
+            assert faults.sign_in(restored.port, account), f"{account.username} lost its passkey"
+            assert password_and_totp(restored.port, account) is None, f"{account.username} lost a factor"
+    finally:
+        server.stop()
+        if restored:
+            restored.stop()
+        postgres.stop("fast")
+        shutil.rmtree(cluster, ignore_errors=True)

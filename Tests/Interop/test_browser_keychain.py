@@ -44,6 +44,17 @@ def passkeys(vault) -> list:
     return [item for item in vault.items() if "passkey" in json.dumps(item).lower()]
 
 
+def stop_extension_worker(driver):
+    """Stops the extension's service worker as the browser does to an idle one (DevTools protocol); the next message
+    starts it again with fresh memory."""
+    targets = driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+    workers = [t for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")]
+    assert len(workers) == 1, targets
+    assert driver.execute_cdp_cmd("Target.closeTarget", {"targetId": workers[0]["targetId"]}).get("success", True)
+    wait(driver, lambda d: not [t for t in d.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]
+                                if t["targetId"] == workers[0]["targetId"]], what="the service worker stopped")
+
+
 def sign_up(driver, server, username, display_name):
     open_page(driver, server, "/signup")
     type_into(driver, "username", username)
@@ -286,6 +297,37 @@ def test_sesame_signals_rename_the_passkey_and_remove_an_unknown_one(keychain_br
     wait(driver, lambda d: passkeys(vault) == [], what="the passkey removed from the keychain")
 
 
+def test_sesame_a_security_key_beside_the_keychain_and_a_deleted_passkey_hidden_by_the_signal(keychain_browser,
+                                                                                               server):
+    from selenium.webdriver.common.virtual_authenticator import (Protocol, Transport,
+                                                                 VirtualAuthenticatorOptions)
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    sign_up(driver, server, "katherine", "Katherine Johnson")
+    # The site excludes the keychain's passkey when adding another: the request goes to the browser's own WebAuthn
+    # (Chromium's virtual security key stands for the key).
+    options = VirtualAuthenticatorOptions()
+    options.protocol, options.transport = Protocol.CTAP2, Transport.USB
+    options.has_resident_key = options.has_user_verification = options.is_user_verified = True
+    driver.add_virtual_authenticator(options)
+    try:
+        find(driver, "add-security-key").click()
+        wait(driver, lambda d: len(server.passkey_lines("katherine")) == 2, what="the security key added")
+        assert len(driver.get_credentials()) == 1
+    finally:
+        driver.remove_virtual_authenticator()
+    assert len(passkeys(vault)) == 1 and not passkeys(vault)[0]["hidden"]
+
+    # Deleting the keychain's passkey on the account page: the page signals the passkeys it still accepts, and the
+    # keychain hides the one left out (kept, not offered).
+    # The keychain's passkey is the synced one; the security key's is "This device only".
+    mine = [li for li in driver.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey") if "Synced" in li.text]
+    assert len(mine) == 1, [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey")]
+    mine[0].find_element(By.CSS_SELECTOR, ".delete").click()
+    mine[0].find_element(By.CSS_SELECTOR, ".confirm-delete").click()
+    wait(driver, lambda d: len(server.passkey_lines("katherine")) == 1, what="the server's passkey deleted")
+    wait(driver, lambda d: [p["hidden"] for p in passkeys(vault)] == [True], what="the keychain's passkey hidden")
+
+
 def test_sesame_password_sign_in_with_the_code_filled_from_the_keychain(keychain_browser, server):
     from test_browser_flows import set_password, set_up_totp
     driver, vault = keychain_browser.driver, keychain_browser.vault
@@ -378,6 +420,8 @@ def test_sesame_password_filled_from_the_keychain_then_the_automatic_passkey_upg
     wait(driver, lambda d: find(d, "password").get_attribute("value") == "correct horse battery",
          what="the password filled in")
     assert find(driver, "password-username").get_attribute("value") == "katherine"
+    # The browser may stop an idle extension service worker at any time; what it knew must outlive it.
+    stop_extension_worker(driver)
     find(driver, "password-button").click()
     signed_in(driver, server)
     assert session_method(driver).startswith("password")

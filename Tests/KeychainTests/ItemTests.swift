@@ -29,7 +29,28 @@ import Testing
                         privateKey: key.rawPrivateKey,
                         lastUsed: created)),
                 created: created),
+            try KeychainItem(
+                content: .passkey(
+                    Passkey(
+                        rpId: "example.com", credentialId: [4], userHandle: [5], userName: "", displayName: "",
+                        algorithm: .edDSA, privateKey: CredentialKey.generate(.edDSA).rawPrivateKey, hidden: true)),
+                created: created),
         ]
+    }
+
+    /// A shown passkey has no "hidden" member and a hidden one `true`; `false` is refused, since it would not
+    /// re-encode to the bytes it came from.
+    @Test func hiddenIsWrittenOnlyWhenTrue() throws {
+        let items = try Self.items().filter { $0.kind == .passkey }
+        let members = items.map { item -> [CBOR] in
+            guard case .map(let entries) = ItemCoding.cbor(item) else { return [] }
+            return entries.filter { $0.key == .textString("hidden") }.map(\.value)
+        }
+        #expect(members == [[], [.boolean(true)]])
+        guard case .map(var entries) = ItemCoding.cbor(items[1]) else { return }
+        entries.removeAll { $0.key == .textString("hidden") }
+        entries.append(CBORMapEntry("hidden", .boolean(false)))
+        #expect(errorCode { _ = try ItemCoding.decode(CBOREncoder.encode(.map(entries))) } == .malformedRecord)
     }
 
     @Test func itemsRoundTripThroughTheirPlaintext() throws {

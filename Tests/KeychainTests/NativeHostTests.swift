@@ -304,6 +304,83 @@ import WebAuthn
         #expect(try open(dir.vault).items.isEmpty)
     }
 
+    /// §5.1.10.2: the user's passkeys the accepted list leaves out are hidden (kept, never offered, not usable
+    /// even when named), the ones it names are shown again, and nobody else's change.
+    @Test func allAcceptedCredentialsHidesTheOthersAndShowsThemAgain() throws {
+        let dir = TemporaryDirectory()
+        let handle: [UInt8] = Array(repeating: 7, count: 16)
+        let rp = try relyingParty()
+        let (kept, left): (String, String) = try {
+            let (keychain, _) = try makeVault(dir.vault)
+            let made = try keychain.createPasskey(
+                optionsJSON: json(creationOptions(rp, userHandle: handle)), origin: origin, suffixes: suffixes)
+            // A second passkey of the same user (as an import or another device's sync brings), and another user's.
+            for (user, name) in [(handle, "alice"), ([9, 9], "bob")] {
+                _ = try keychain.add(
+                    .passkey(
+                        Passkey(
+                            rpId: "example.com", credentialId: SecureRandom.bytes(16), userHandle: user,
+                            userName: name, displayName: name, algorithm: .es256,
+                            privateKey: CredentialKey.generate(.es256).rawPrivateKey)))
+            }
+            try keychain.save()
+            guard case .passkey(let p) = made.item.content else { throw KeychainError(.invalidItem) }
+            let second = keychain.items.compactMap { item -> String? in
+                guard case .passkey(let q) = item.content, q.userHandle == handle, q.credentialId != p.credentialId
+                else { return nil }
+                return Base64URL.encode(q.credentialId)
+            }
+            return (Base64URL.encode(p.credentialId), second[0])
+        }()
+        let host = host(dir.vault)
+        func accept(_ ids: [String]) -> Int? {
+            let answer = reply(
+                host.reply(
+                    to: request([
+                        "id": 1, "kind": "signal", "origin": origin, "signal": "signalAllAcceptedCredentials",
+                        "payload": [
+                            "rpId": "example.com", "userId": Base64URL.encode(handle), "allAcceptedCredentialIds": ids,
+                        ],
+                    ])))
+            return (answer["result"] as? [String: Any])?["updated"] as? Int
+        }
+        func offered() -> [String] {
+            let listed = reply(
+                host.reply(
+                    to: request([
+                        "id": 2, "kind": "prepare", "ceremony": "get", "origin": origin,
+                        "options": object(rp.makeRequestOptions()),
+                    ])))
+            let accounts = (listed["result"] as? [String: Any])?["accounts"] as? [[String: String]] ?? []
+            return accounts.compactMap { $0["userName"] == "alice" ? $0["credentialId"] : nil }.sorted()
+        }
+        #expect(offered() == [kept, left].sorted())
+
+        #expect(accept([kept]) == 1)
+        #expect(offered() == [kept])
+        #expect(try open(dir.vault).items.count == 3, "hidden, not deleted")
+        // Named in allowCredentials, a hidden passkey is still not used.
+        let named = reply(
+            host.reply(
+                to: request([
+                    "id": 3, "kind": "get", "origin": origin, "credentialId": left,
+                    "options": object(
+                        rp.makeRequestOptions(
+                            allowCredentials: [PublicKeyCredentialDescriptorJSON(id: try Base64URL.decode(left))])),
+                ])))
+        #expect(error(named)?.code == "noCredential")
+        #expect(accept([kept]) == 0, "nothing left to change")
+        // Bob's passkey was never touched, and is still offered.
+        let hiddenNow = try open(dir.vault).items.filter {
+            if case .passkey(let p) = $0.content { return p.hidden }
+            return false
+        }
+        #expect(hiddenNow.count == 1)
+
+        #expect(accept([kept, left]) == 1)
+        #expect(offered() == [kept, left].sorted())
+    }
+
     @Test func codesAreOfferedOnlyToTheirSiteAndFilledOnlyThere() throws {
         let dir = TemporaryDirectory()
         let itemId: String = try {

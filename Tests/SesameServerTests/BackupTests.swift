@@ -80,7 +80,7 @@ import Testing
 
         let summary = try await DatabaseBackup.backup(
             live, to: backup, producer: "test", now: Date(), logger: Self.logger)
-        #expect(summary.schemaVersion == DatabaseBackup.currentSchema)
+        #expect(summary.schemaVersion == Migrations.current)
         #expect(summary.sealingKeyIDs == [try SealingKeyTests.id(SealingKeyTests.keyA)])
         let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -201,6 +201,30 @@ import WebAuthn
         #expect(Set(operations).subtracting(routes).sorted() == [], "operations the router does not have")
     }
 
+    /// Every operation has an operationId, unique, and every link (schemathesis's stateful phase follows them) names
+    /// one of them.
+    @Test func everyOperationHasAnOperationIdAndLinksNameThem() throws {
+        let lines = try Self.openAPI.components(separatedBy: "\n")
+        var ids: [String] = []
+        var linked: [String] = []
+        for (index, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("operationId: ") else { continue }
+            let id = String(trimmed.dropFirst("operationId: ".count))
+            if line.hasPrefix("      operationId") && !line.hasPrefix("       ") {
+                ids.append(id)
+                let method = lines[index - 1].trimmingCharacters(in: .whitespaces)
+                #expect(["get:", "post:", "put:", "patch:", "delete:"].contains(method), "\(id) under \(method)")
+            } else {
+                linked.append(id)
+            }
+        }
+        #expect(ids.count == (try Self.openAPIOperations().count))
+        #expect(ids.count == Set(ids).count, "an operationId is used twice")
+        #expect(!linked.isEmpty)
+        #expect(Set(linked).subtracting(ids).sorted() == [], "links naming no operation")
+    }
+
     // MARK: Settings
 
     @Test func everySettingHasAFlagAnEnvironmentVariableAKeyAndHelp() throws {

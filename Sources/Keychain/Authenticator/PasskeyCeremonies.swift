@@ -187,8 +187,9 @@ extension Keychain {
         in items: [KeychainItem], rpId: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?
     ) -> [(KeychainItem, Passkey)] {
         let allowed = (allowCredentials ?? []).filter { $0.type == PublicKeyCredentialType.publicKey }.map(\.id.bytes)
+        // Passkeys the site left out of its accepted list are not offered (§5.1.10.2), listed or not.
         let mine: [(KeychainItem, Passkey)] = items.compactMap { item in
-            if case .passkey(let p) = item.content, p.rpId == rpId { return (item, p) }
+            if case .passkey(let p) = item.content, p.rpId == rpId, !p.hidden { return (item, p) }
             return nil
         }
         if allowed.isEmpty { return mine }

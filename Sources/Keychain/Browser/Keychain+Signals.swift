@@ -23,6 +23,27 @@ extension Keychain {
         return changed
     }
 
+    /// `signalAllAcceptedCredentials` (§5.1.10.2): of this user's passkeys for `rpId`, those not in `accepted` are
+    /// hidden (kept, not offered for sign-in) and those in it shown again; other users' and other sites' passkeys
+    /// stay as they are. Returns how many changed (``save()`` writes them).
+    public func applyAllAcceptedCredentials(
+        rpId: String, userHandle: [UInt8], accepted: Set<[UInt8]>
+    ) throws(KeychainError) -> Int {
+        var changed = 0
+        for item in items {
+            guard case .passkey(var passkey) = item.content, passkey.rpId == rpId, passkey.userHandle == userHandle
+            else { continue }
+            let hidden = !accepted.contains(passkey.credentialId)
+            guard passkey.hidden != hidden else { continue }
+            passkey.hidden = hidden
+            var updated = item
+            updated.content = .passkey(passkey)
+            try update(updated)
+            changed += 1
+        }
+        return changed
+    }
+
     /// The passkey for `rpId` with this credential ID, if the keychain holds one (`signalUnknownCredential`
     /// names it; the extension asks the person before ``removePasskey(rpId:credentialId:)``).
     public func passkey(rpId: String, credentialId: [UInt8]) -> (KeychainItem, Passkey)? {

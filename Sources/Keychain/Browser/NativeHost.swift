@@ -8,9 +8,10 @@ import WebAuthn
 ///     result = { "rpId": tstr, "accounts": [* account] }    ; prepare, ceremony "get"
 ///            / { "rpId": tstr, "userName": tstr }           ; prepare, ceremony "create"
 ///            / { "credential": RegistrationResponseJSON / AuthenticationResponseJSON }   ; create, get
-///            / { "updated": uint }                          ; signal, signalCurrentUserDetails
+///            / { "updated": uint }                          ; signal, signalCurrentUserDetails and
+///                                                           ; signalAllAcceptedCredentials
 ///            / { ? "rpId": tstr, "unknown": [* account] }   ; signal, signalUnknownCredential
-///            / { }                                          ; signal, signalAllAcceptedCredentials; remove
+///            / { }                                          ; remove
 ///            / { "generators": [* { "itemId": tstr, "title": tstr }] }   ; codes: the site's code generators
 ///            / { "code": tstr }                             ; code: the picked generator's current code
 ///            / { "passwords": [* { "itemId": tstr, "username": tstr }] } ; passwords: the site's saved passwords
@@ -142,7 +143,8 @@ public struct NativeHost: Sendable {
     /// WebAuthn L3 §5.1.10, after ``checkSignal(_:)``: `signalCurrentUserDetails` renames the user's passkeys
     /// for the RP ID (`{"updated": n}`); `signalUnknownCredential` answers with the passkey it names, if the
     /// keychain holds it (`{"unknown": [account]}`), for the extension to ask before a `remove` request;
-    /// `signalAllAcceptedCredentials` changes nothing yet (the keychain has no hidden state for passkeys).
+    /// `signalAllAcceptedCredentials` hides the user's passkeys the list leaves out and shows the ones it names
+    /// (`{"updated": n}`).
     func applySignal(_ request: NativeHostRequest) throws(KeychainError) -> BrowserJSON {
         let rpId = try checkSignal(request)
         guard let payload = request.payload else { return .object([:]) }
@@ -169,7 +171,15 @@ public struct NativeHost: Sendable {
                     ])
                 ]),
             ])
-        case .allAcceptedCredentials, .none:
+        case .allAcceptedCredentials:
+            let keychain = try open()
+            let userHandle = (try? Base64URL.decode(payload.userId ?? "")) ?? []
+            let accepted = Set((payload.allAcceptedCredentialIds ?? []).compactMap { try? Base64URL.decode($0) })
+            let updated = try keychain.applyAllAcceptedCredentials(
+                rpId: rpId, userHandle: userHandle, accepted: accepted)
+            if updated > 0 { try keychain.save() }
+            return .object(["updated": .integer(updated)])
+        case .none:
             return .object([:])
         }
     }

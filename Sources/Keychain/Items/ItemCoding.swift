@@ -14,6 +14,7 @@ import OneTimeCode
 ///   ; kind "passkey":
 ///   "rp": tstr, "cred": bstr, "user": bstr, "name": tstr, "display": tstr,
 ///   "alg": -7 / -8, "key": bstr .size 32, ? "used": int,
+///   ? "hidden": true,                  ; left out of the site's signalAllAcceptedCredentials (absent: shown)
 ///   ; kind "password":
 ///   "sites": [+ tstr], "username": tstr, "password": tstr,
 ///   ; kind "code":
@@ -48,6 +49,7 @@ enum ItemCoding {
                 CBORMapEntry("alg", CBOR(Int64(p.algorithm.rawValue))), CBORMapEntry("key", .byteString(p.privateKey)),
             ]
             if let used = p.lastUsed { entries.append(CBORMapEntry("used", CBOR(ItemTime.milliseconds(used)))) }
+            if p.hidden { entries.append(CBORMapEntry("hidden", .boolean(true))) }
         case .password(let p):
             entries += [
                 CBORMapEntry("sites", .array(p.sites.map { .textString($0) })),
@@ -89,14 +91,19 @@ enum ItemCoding {
             guard let algorithm = PasskeyAlgorithm(rawValue: Int(try f.int("alg"))) else {
                 throw KeychainError(.malformedRecord, reason: "passkey algorithm is not ES256 or EdDSA")
             }
+            let lastUsed = try f.optionalTime("used")
+            // Only `true` is written (a shown passkey has no member), so `false` would not re-encode to itself.
+            let hidden = try f.optionalBool("hidden")
+            guard hidden != false else {
+                throw KeychainError(.malformedRecord, reason: "passkey 'hidden' is present but false")
+            }
             content = .passkey(
                 Passkey(
                     rpId: try f.text("rp", maximum: 253), credentialId: try f.bytes("cred", count: 1...1023),
                     userHandle: try f.bytes("user", count: 1...64),
                     userName: try f.text("name", maximum: ItemLimits.nameBytes),
                     displayName: try f.text("display", maximum: ItemLimits.nameBytes), algorithm: algorithm,
-                    privateKey: try f.bytes("key", count: 32...32),
-                    lastUsed: try f.optionalTime("used")))
+                    privateKey: try f.bytes("key", count: 32...32), lastUsed: lastUsed, hidden: hidden == true))
         case .password:
             content = .password(
                 Password(

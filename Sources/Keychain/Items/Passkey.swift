@@ -17,10 +17,13 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
     public var privateKey: [UInt8]
     /// When the passkey last signed in; nil if never.
     public var lastUsed: Date?
+    /// Hidden because the relying party left it out of `signalAllAcceptedCredentials` (WebAuthn L3 §5.1.10.2):
+    /// kept, but not offered for sign-in, until the relying party lists it again.
+    public var hidden: Bool
 
     public init(
         rpId: String, credentialId: [UInt8], userHandle: [UInt8], userName: String, displayName: String,
-        algorithm: PasskeyAlgorithm, privateKey: [UInt8], lastUsed: Date? = nil
+        algorithm: PasskeyAlgorithm, privateKey: [UInt8], lastUsed: Date? = nil, hidden: Bool = false
     ) {
         self.rpId = rpId
         self.credentialId = credentialId
@@ -30,6 +33,7 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
         self.algorithm = algorithm
         self.privateKey = privateKey
         self.lastUsed = lastUsed.map(ItemTime.truncate)
+        self.hidden = hidden
     }
 
     public var description: String {

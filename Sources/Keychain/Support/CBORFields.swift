@@ -110,6 +110,11 @@ struct CBORFields {
         return b
     }
 
+    mutating func optionalBool(_ key: String) throws(KeychainError) -> Bool? {
+        guard optional(key) != nil else { return nil }
+        return try bool(key)
+    }
+
     mutating func array(_ key: String, maximum: Int = 1_000_000) throws(KeychainError) -> [CBOR] {
         guard case .array(let a) = try required(key), a.count <= maximum else {
             throw KeychainError(code, reason: "\(what) '\(key)' is not an array of at most \(maximum) entries")

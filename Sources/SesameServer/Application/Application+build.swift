@@ -45,6 +45,15 @@ public func openStore(
                     "database": .string(location.redacted),
                 ])
         }
+        let newer = try await Migrations.checkNoUnknownContract(on: engine)
+        if !newer.isEmpty {
+            logger.warning(
+                "database schema is newer than this node's; running beside the newer version (its changes only add)",
+                metadata: [
+                    "versions": .string(newer.map(String.init).joined(separator: ",")),
+                    "this node": .string(String(Migrations.current)),
+                ])
+        }
         let store = try await SQLStore.open(engine: engine, now: environment.clock.now(), sealingKeys: sealingKeys)
         if let sealingKeys, let path = configuration.sealingKeyFile {
             logger.info(

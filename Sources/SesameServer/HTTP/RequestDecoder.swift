@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 /// Reads JSON request bodies for `request.decode(as:context:)`: the content type must be JSON, the body at most
-/// 64 KiB, and decoding errors are 400 `malformed_json` naming the field (never its value).
+/// 64 KiB, UTF-8 (RFC 8259 §8.1), and decoding errors are 400 `malformed_json` naming the field (never its value).
 public struct SesameRequestDecoder: RequestDecoder {
     static let maxBytes = 64 * 1024
 
@@ -30,6 +30,9 @@ public struct SesameRequestDecoder: RequestDecoder {
     }
 
     static func decode<T: Decodable>(_ type: T.Type, bytes buffer: ByteBuffer) throws -> T {
+        // JSONDecoder lets invalid UTF-8 inside strings through (as U+FFFD): such a body is malformed, not a request
+        // for a name nobody typed.
+        guard String(validating: buffer.readableBytesView, as: UTF8.self) != nil else { throw APIError.malformedJSON }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {

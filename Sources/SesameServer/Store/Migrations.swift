@@ -7,6 +7,11 @@ import SQLKit
 ///
 /// Column conventions (the same on both engines): times are BIGINT Unix milliseconds, booleans are BIGINT 0/1,
 /// byte strings are BLOB (SQLite) / BYTEA (PostgreSQL), identifiers are TEXT.
+///
+/// Rolling upgrades (docs/deploy.md, "Upgrades"): nodes of the previous version keep serving while a new node
+/// migrates the database they share, so a migration either only adds (`expand`) or lands in a version after the one
+/// that stopped using what it removes (`contract`), and a node that does not know a recorded contract refuses to
+/// start (`Migrations.checkNoUnknownContract`).
 struct Migration: Sendable {
     let version: Int
     let name: String
@@ -14,6 +19,15 @@ struct Migration: Sendable {
     let statements: [String]
     /// Work SQL alone cannot do (e.g. encrypting rows), run after the statements in the same transaction.
     var transform: (@Sendable (any SQLDatabase, Date) async throws -> Void)? = nil
+    var change: SchemaChange = .expand
+}
+
+/// What a migration does to nodes of earlier versions still running against the database.
+enum SchemaChange: String, Sendable {
+    /// Only adds (tables, indexes, columns that are NULL or have a default): earlier versions keep working.
+    case expand
+    /// Removes or redefines something earlier versions read or write: only versions that know it may run.
+    case contract
 }
 
 enum Migrations {
@@ -378,7 +392,19 @@ enum Migrations {
                 "ALTER TABLE oauth_grants ADD COLUMN passkey_backup_eligible BIGINT",
             ]
         ),
+        Migration(
+            version: 12,
+            name: "migrations record whether they expand or contract the schema, for nodes of two versions together",
+            // Every migration before this one only added; the default says so for their rows.
+            statements: ["ALTER TABLE sesame_migrations ADD COLUMN schema_change TEXT NOT NULL DEFAULT 'expand'"]
+        ),
     ]
+
+    /// The first migration whose row records its `SchemaChange` (the column comes with it).
+    static let changeRecordedFrom = 12
+
+    /// The newest schema version this build knows.
+    static var current: Int { all.last?.version ?? 0 }
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with
     /// `FieldCipher` (keys from the server secret, generated here if this database never had one).
@@ -451,9 +477,15 @@ enum Migrations {
                     try await db.raw(SQLQueryString(stringLiteral: text)).run()
                 }
                 try await migration.transform?(db, now)
-                try await db.raw(
-                    "INSERT INTO sesame_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.milliseconds))"
-                ).run()
+                if migration.version >= changeRecordedFrom {
+                    try await db.raw(
+                        "INSERT INTO sesame_migrations (version, name, applied_at, schema_change) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.milliseconds), \(bind: migration.change.rawValue))"
+                    ).run()
+                } else {
+                    try await db.raw(
+                        "INSERT INTO sesame_migrations (version, name, applied_at) VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: now.milliseconds))"
+                    ).run()
+                }
             }
             try await db.raw("COMMIT").run()
             return done.isEmpty
@@ -461,6 +493,25 @@ enum Migrations {
             _ = try? await db.raw("ROLLBACK").run()
             throw error
         }
+    }
+
+    /// Run after `run`: the versions a newer Sesame recorded that this build does not know, when each of them only
+    /// expands the schema (this node may run beside that version). Throws `StoreError.newerSchema` when one of them
+    /// contracts it: this build may read or write what it removed or changed.
+    static func checkNoUnknownContract(on engine: SQLEngine) async throws -> [Int] {
+        let rows = try await engine.sql.raw(
+            "SELECT version, schema_change FROM sesame_migrations WHERE version > \(bind: current) ORDER BY version"
+        ).all()
+        var newer: [Int] = []
+        for row in rows {
+            let version = try row.decode(column: "version", as: Int.self)
+            let change = try row.decode(column: "schema_change", as: String.self)
+            guard change == SchemaChange.expand.rawValue else {
+                throw StoreError.newerSchema(version: version, knownThrough: current)
+            }
+            newer.append(version)
+        }
+        return newer
     }
 
     /// Versions recorded as applied.

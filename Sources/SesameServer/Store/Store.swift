@@ -28,6 +28,9 @@ public enum StoreError: Error, Equatable {
     /// A sealed secret (named by its purpose) names a file key that is not in the sealing key file: the file is
     /// missing a key (or the server runs without one). Carries the key id, a one-way function of the key.
     case unknownSealingKey(String, keyID: String)
+    /// The database holds a migration from a newer Sesame (`version`) that removes or changes what this build
+    /// (schema `knownThrough`) uses: this node must be upgraded before it may run against it.
+    case newerSchema(version: Int, knownThrough: Int)
 }
 
 /// What deleting a way in did.

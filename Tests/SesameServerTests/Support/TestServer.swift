@@ -11,9 +11,16 @@ import Testing
 /// The engines every server test runs on: SQLite always, PostgreSQL when `SESAME_TEST_POSTGRES_URL` is set.
 /// `scripts/test` starts a throwaway PostgreSQL 15 cluster and sets it; `swift test` alone has no PostgreSQL,
 /// so the PostgreSQL cases are left out there (and `postgresAvailable` below reports the skip with its reason).
-enum TestDatabase: String, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case postgres
+///
+/// A database is fresh, or (`release` set) one an earlier release wrote (`UpgradeFixture`), migrated to this
+/// version's schema when the test opens it: the store suite runs on both kinds.
+struct TestDatabase: Hashable, CustomTestStringConvertible, Sendable {
+    enum Engine: String, Sendable { case sqlite, postgres }
+    let engine: Engine
+    var release: String? = nil
+
+    static let sqlite = TestDatabase(engine: .sqlite)
+    static let postgres = TestDatabase(engine: .postgres)
 
     static var postgresURL: String? {
         ProcessInfo.processInfo.environment["SESAME_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -21,7 +28,15 @@ enum TestDatabase: String, CustomTestStringConvertible, Sendable {
 
     static var all: [TestDatabase] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
-    var testDescription: String { rawValue }
+    /// Every engine's database as each earlier release left it.
+    static var upgrades: [TestDatabase] {
+        UpgradeFixture.releases.flatMap { release in all.map { TestDatabase(engine: $0.engine, release: release) } }
+    }
+
+    /// What the store's conformance suite runs on: fresh databases and upgraded ones.
+    static var conformance: [TestDatabase] { all + upgrades }
+
+    var testDescription: String { release.map { "\(engine.rawValue) from \($0)" } ?? engine.rawValue }
 }
 
 /// A clock tests move by hand.
@@ -81,14 +96,19 @@ struct TestServer: Sendable {
         // Messages go to `CapturedSMS`, never to standard output; https test servers may keep the console default.
         configuration.allowConsoleSMS = true
         let name = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
-        switch database {
-        case .sqlite:
+        switch (database.engine, database.release) {
+        case (.sqlite, let release):
             configuration.database =
                 FileManager.default.temporaryDirectory.appendingPathComponent("sesame-\(name).sqlite").path
+            if let release { UpgradeFixture.load(release, intoSQLite: configuration.database) }
             schema = nil
-        case .postgres:
+        case (.postgres, nil):
             configuration.database = TestDatabase.postgresURL ?? ""
             schema = String(name)
+        case (.postgres, let release?):
+            // pg_dump writes the public schema, so an upgraded database is a database of its own.
+            configuration.database = UpgradeFixture.load(release, intoNewPostgresDatabase: String(name))
+            schema = nil
         }
         configure(&configuration)
         self.configuration = configuration

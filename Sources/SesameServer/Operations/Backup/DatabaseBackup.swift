@@ -52,8 +52,6 @@ public enum DatabaseBackup {
         public let producer: String
     }
 
-    static var currentSchema: Int { Migrations.all.map(\.version).max() ?? 0 }
-
     // MARK: - Backup
 
     /// Copies the configured SQLite database to `output` while servers may be using it.
@@ -79,16 +77,16 @@ public enum DatabaseBackup {
                 throw BackupError(
                     .noDatabase, "\(source) holds no Sesame schema: nothing to back up (check --database)")
             }
-            guard schema <= currentSchema else {
+            guard schema <= Migrations.current else {
                 throw BackupError(
                     .newerSchema,
-                    "\(source) is at schema \(schema), newer than this sesame knows (\(currentSchema)): back it up with the version that serves it"
+                    "\(source) is at schema \(schema), newer than this sesame knows (\(Migrations.current)): back it up with the version that serves it"
                 )
             }
-            guard schema == currentSchema else {
+            guard schema == Migrations.current else {
                 throw BackupError(
                     .olderSchema,
-                    "\(source) is at schema \(schema), older than this sesame's (\(currentSchema)): back it up with the version that serves it, before upgrading"
+                    "\(source) is at schema \(schema), older than this sesame's (\(Migrations.current)): back it up with the version that serves it, before upgrading"
                 )
             }
         } catch {
@@ -163,7 +161,7 @@ public enum DatabaseBackup {
             let accounts: Int
             do {
                 try await engine.sql.raw("DROP TABLE sesame_backup").run()
-                if marker.schemaVersion < currentSchema { try await Migrations.run(on: engine, now: now) }
+                if marker.schemaVersion < Migrations.current { try await Migrations.run(on: engine, now: now) }
                 migratedTo = try await engine.appliedMigrations().max() ?? 0
                 let store = try await SQLStore.open(engine: engine, now: now, sealingKeys: keys)
                 let unopenable = try await store.sealedSecretCounts().filter {
@@ -244,10 +242,10 @@ public enum DatabaseBackup {
                     .newerSchema, "\(input) is a backup in format \(format.prefix(40)), which this sesame does not read"
                 )
             }
-            guard schema <= currentSchema else {
+            guard schema <= Migrations.current else {
                 throw BackupError(
                     .newerSchema,
-                    "\(input) was made by a newer Sesame (schema \(schema); this one knows up to \(currentSchema)): restore it with that version or newer"
+                    "\(input) was made by a newer Sesame (schema \(schema); this one knows up to \(Migrations.current)): restore it with that version or newer"
                 )
             }
             let applied =
