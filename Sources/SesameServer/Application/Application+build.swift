@@ -17,6 +17,8 @@ public struct ServerEnvironment: Sendable {
     public var rateLimits = RateLimitPolicy()
     /// PostgreSQL schema to use instead of the default one (tests isolate runs this way).
     public var postgresSchema: String?
+    /// Sees every statement the store runs (tests reading query plans; see `StatementObserver`).
+    var statementObserver: StatementObserver?
 
     public init() {}
 }
@@ -31,7 +33,8 @@ public func openStore(
     let sealingKeys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in
         try SealingKeyFile.load(path: path)
     }
-    let engine = try await SQLEngine.open(location, searchPath: environment.postgresSchema, logger: logger)
+    let engine = try await SQLEngine.open(
+        location, searchPath: environment.postgresSchema, logger: logger, observer: environment.statementObserver)
     do {
         let applied = try await Migrations.run(on: engine, now: environment.clock.now())
         if !applied.isEmpty {

@@ -39,15 +39,18 @@ public final class SQLEngine: Sendable {
     private let postgresConfiguration: SQLPostgresConfiguration?
     private let postgresPool: PoolBox?
     private let logger: Logger
+    private let observer: StatementObserver?
 
     private init(
         kind: SQLEngineKind, sql: any SQLDatabase, location: DatabaseLocation,
         postgresConfiguration: SQLPostgresConfiguration?,
-        postgresPool: PoolBox? = nil, logger: Logger,
+        postgresPool: PoolBox? = nil, logger: Logger, observer: StatementObserver?,
         close: @escaping @Sendable () async throws -> Void
     ) {
         self.postgresPool = postgresPool
         self.kind = kind
+        self.observer = observer
+        let sql = observer.map { ObservedSQLDatabase(base: sql, observer: $0) } ?? sql
         if kind == .sqlite {
             let gate = SQLiteGate()
             self.gate = gate
@@ -69,6 +72,13 @@ public final class SQLEngine: Sendable {
     public static func open(_ location: DatabaseLocation, searchPath: String? = nil, logger: Logger) async throws
         -> SQLEngine
     {
+        try await open(location, searchPath: searchPath, logger: logger, observer: nil)
+    }
+
+    /// As above; `observer` sees every statement (tests reading query plans).
+    static func open(
+        _ location: DatabaseLocation, searchPath: String? = nil, logger: Logger, observer: StatementObserver?
+    ) async throws -> SQLEngine {
         switch location {
         case .sqlite(let path):
             let handle = try SQLiteHandle.open(path: path)
@@ -87,7 +97,8 @@ public final class SQLEngine: Sendable {
                 throw error
             }
             return SQLEngine(
-                kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil, logger: logger, close: close)
+                kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil, logger: logger,
+                observer: observer, close: close)
         case .postgres(let url):
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
@@ -104,7 +115,7 @@ public final class SQLEngine: Sendable {
             let sql = pool.database(logger: logger).sql(queryLogLevel: nil)
             return SQLEngine(
                 kind: .postgres, sql: sql, location: location, postgresConfiguration: configuration,
-                postgresPool: PoolBox(pool: pool), logger: logger,
+                postgresPool: PoolBox(pool: pool), logger: logger, observer: observer,
                 close: { [box = PoolBox(pool: pool)] in try await box.pool.shutdownAsync() }
             )
         }
@@ -172,9 +183,12 @@ public final class SQLEngine: Sendable {
         }
         guard kind == .postgres, let box = postgresPool else { return try await body(sql) }
         let logger = self.logger
+        let observer = self.observer
         return try await box.pool.withConnection(logger: logger) { connection in
             connection.eventLoop.makeFutureWithTask {
-                try await Self.inTransaction(connection.sql(queryLogLevel: nil), begin: "BEGIN", body)
+                let db = connection.sql(queryLogLevel: nil)
+                let observed = observer.map { ObservedSQLDatabase(base: db, observer: $0) as any SQLDatabase } ?? db
+                return try await Self.inTransaction(observed, begin: "BEGIN", body)
             }
         }.get()
     }

@@ -79,6 +79,8 @@ struct TestServer: Sendable {
     let logouts = CapturedLogouts()
     let schema: String?
     var rateLimits = RateLimitPolicy()
+    /// Sees every statement the server's store runs (`QueryPlanTests`).
+    var statementObserver: StatementObserver?
 
     init(
         _ database: TestDatabase, origin: String = "http://localhost:8080",
@@ -122,6 +124,7 @@ struct TestServer: Sendable {
         environment.logoutDelivery = logouts
         environment.postgresSchema = schema
         environment.rateLimits = rateLimits
+        environment.statementObserver = statementObserver
         return environment
     }
 
