@@ -33,7 +33,8 @@ import WebAuthn
             // Two ceremonies, both live: A's assertion under B's token.
             let (optionsA, _) = try await journey.begin(client, "/api/authentication/options", "{}")
             let (_, tokenB) = try await journey.begin(client, "/api/authentication/options", "{}")
-            let overA = journey.credentialBody(try va.get(optionsJSON: optionsA, origin: PasskeyJourneyTests.origin).json)
+            let overA = journey.credentialBody(
+                try va.get(optionsJSON: optionsA, origin: PasskeyJourneyTests.origin).json)
             let crossed = try await client.json(
                 "/api/authentication", .post, body: overA, headers: [Self.ceremony: tokenB ?? ""])
             #expect(crossed.status == .badRequest)
@@ -115,7 +116,8 @@ import WebAuthn
         }
         #expect(try await server.withStore { try await $0.credential(id: key.credentials[0].id) }?.signCount == 41)
         let cleon = try #require(try await server.withStore { try await $0.user(usernameKey: "cleon") })
-        #expect(try await server.withStore { try await $0.sessions(userID: cleon.id, now: server.clock.now) }.count == 3)
+        #expect(
+            try await server.withStore { try await $0.sessions(userID: cleon.id, now: server.clock.now) }.count == 3)
         let events = try await server.withStore { try await $0.auditEvents(userID: cleon.id, limit: 50) }
         #expect(events.filter { $0.kind == "sign_in.passkey" && $0.outcome == "failure" }.count == 4)
     }
@@ -167,7 +169,9 @@ import WebAuthn
     ]
 
     /// RP IDs a look-alike relying party could have its authenticator sign for.
-    static let foreignRPIDs = ["evil.test", "example.com.evil.test", "ample.com", "login.example.com", "com", "EXAMPLE.COM"]
+    static let foreignRPIDs = [
+        "evil.test", "example.com.evil.test", "ample.com", "login.example.com", "com", "EXAMPLE.COM",
+    ]
 
     static func httpsServer(_ db: TestDatabase) -> TestServer {
         TestServer(db, origin: httpsOrigin) { $0.rpID = "example.com" }
@@ -532,7 +536,13 @@ import WebAuthn
                 ("attacker's token", [.cookie: session.cookie, csrf: attacker.csrf], "/api/account"),
                 ("other session's token", [.cookie: session.cookie, csrf: other.csrf], "/api/account"),
                 ("session token as CSRF", [.cookie: session.cookie, csrf: session.token], "/api/account"),
-                ("one character", [.cookie: session.cookie, csrf: String(session.csrf.dropLast()) + (session.csrf.hasSuffix("A") ? "B" : "A")], "/api/account"),
+                (
+                    "one character",
+                    [
+                        .cookie: session.cookie,
+                        csrf: String(session.csrf.dropLast()) + (session.csrf.hasSuffix("A") ? "B" : "A"),
+                    ], "/api/account"
+                ),
                 ("empty", [.cookie: session.cookie, csrf: ""], "/api/account"),
                 ("in a cookie", [.cookie: session.cookie + "; X-CSRF-Token=\(session.csrf)"], "/api/account"),
                 ("in the query", [.cookie: session.cookie], "/api/account?csrfToken=\(session.csrf)"),
@@ -570,8 +580,12 @@ import WebAuthn
             ("5,000 nested credential objects", utf8(deepCredential), json, false),
             ("truncated", utf8(#"{"username":"a","password":"#), json, false),
             // Invalid UTF-8 in every field a route reads (JSONDecoder alone let it through as U+FFFD).
-            ("invalid UTF-8", utf8(#"{"username":"a"#) + [0xC3, 0x28, 0xFF] + utf8(#"","password":"b"#) + [0xED, 0xA0, 0x80]
-                + utf8(#"","displayName":"c"#) + [0xFF] + utf8(#"","name":"d"#) + [0xC0, 0xAF] + utf8(#""}"#), json, false),
+            (
+                "invalid UTF-8",
+                utf8(#"{"username":"a"#) + [0xC3, 0x28, 0xFF] + utf8(#"","password":"b"#) + [0xED, 0xA0, 0x80]
+                    + utf8(#"","displayName":"c"#) + [0xFF] + utf8(#"","name":"d"#) + [0xC0, 0xAF] + utf8(#""}"#), json,
+                false
+            ),
             ("NUL bytes", [0x7B, 0x00, 0x00, 0x7D], json, false),
             ("huge number", utf8(#"{"username":1e999999,"password":"x","displayName":1e999999}"#), json, false),
             ("not an object", utf8(#""username""#), json, false),
@@ -616,7 +630,9 @@ import WebAuthn
                         #expect((400..<500).contains(r.status.code), "\(what)")
                         #expect(r.errorCode != nil, "\(what)")
                     }
-                    if label.contains("KiB") || label.contains("MiB") { #expect(r.status == .contentTooLarge, "\(what)") }
+                    if label.contains("KiB") || label.contains("MiB") {
+                        #expect(r.status == .contentTooLarge, "\(what)")
+                    }
                     if label.contains("type") { #expect(r.status == .unsupportedMediaType, "\(what)") }
                     if label.contains("nested") { #expect(r.status == .badRequest, "\(what)") }
                 }
@@ -627,8 +643,10 @@ import WebAuthn
         let bo = try #require(try await server.withStore { try await $0.user(usernameKey: "bo") })
         #expect(bo.displayName == "Bo")
         #expect(try await server.withStore { try await $0.credentials(userID: bo.id) }.isEmpty)
-        #expect(try PasswordHasher(logN: 10).verify(
-            "correct horse", against: #require(try await server.withStore { try await $0.password(userID: bo.id) })))
+        #expect(
+            try PasswordHasher(logN: 10).verify(
+                "correct horse", against: #require(try await server.withStore { try await $0.password(userID: bo.id) }))
+        )
         for name in ["a", "b", "\u{FFFD}"] {
             #expect(try await server.withStore { try await $0.user(usernameKey: name) } == nil)
         }
@@ -644,7 +662,10 @@ import WebAuthn
         try await server.app().test(.router) { client in
             let hostile: [(String, [UInt8])] = [
                 ("20,000 nested arrays", [UInt8](repeating: 0x81, count: 20_000) + [0x00]),
-                ("a byte string claiming 2^63 bytes", [0xA1, 0x63] + Array("fmt".utf8) + [0x5B, 0x7F] + [UInt8](repeating: 0xFF, count: 7)),
+                (
+                    "a byte string claiming 2^63 bytes",
+                    [0xA1, 0x63] + Array("fmt".utf8) + [0x5B, 0x7F] + [UInt8](repeating: 0xFF, count: 7)
+                ),
                 ("an indefinite map never closed", [0xBF] + [UInt8](repeating: 0x00, count: 64)),
             ]
             for (index, (label, cbor)) in hostile.enumerated() {
@@ -664,7 +685,8 @@ import WebAuthn
                         ],
                     ]
                 ])
-                let r = try await client.json("/api/registration", .post, body: body, headers: [Self.ceremony: token ?? ""])
+                let r = try await client.json(
+                    "/api/registration", .post, body: body, headers: [Self.ceremony: token ?? ""])
                 #expect(r.status == .badRequest, "\(label): \(r.text)")
                 #expect(r.errorCode == "registration_failed", "\(label)")
                 #expect(try await server.withStore { try await $0.user(usernameKey: "cbor\(index)") } == nil)
@@ -681,7 +703,8 @@ import WebAuthn
         try await server.app().test(.live) { client in
             for size in [64 * 1024 + 1, 4 << 20] {
                 let r = try await client.json(
-                    "/api/sessions/password", .post, body: #"{"username":""# + String(repeating: "x", count: size) + "\"}")
+                    "/api/sessions/password", .post,
+                    body: #"{"username":""# + String(repeating: "x", count: size) + "\"}")
                 #expect(r.status == .contentTooLarge, "\(size)")
                 #expect(r.errorCode == "body_too_large")
             }
