@@ -178,6 +178,30 @@ import VirtualAuthenticator
         }
     }
 
+    /// The expiry purge every node runs each minute deletes through indexes too: its cost follows what expired,
+    /// not how many sessions, grants and rate-limit windows exist.
+    @Test(arguments: TestDatabase.all)
+    func thePurgeUsesIndexes(_ db: TestDatabase) async throws {
+        let recorder = Recorder()
+        var configured = TestServer(db)
+        configured.statementObserver = recorder.observer
+        let server = configured
+        try await server.withStore { store in
+            recorder.record(true)
+            try await store.purgeExpired(now: server.clock.now, rateLimitWindow: 900)
+            recorder.record(false)
+            let deletes = recorder.statements.filter { $0.sql.hasPrefix("DELETE") }
+            #expect(deletes.count >= 6, "\(deletes.map(\.sql))")
+            for statement in deletes {
+                for plan in try await Self.plans(of: statement, in: store) {
+                    #expect(
+                        Self.scannedTable(in: plan, engine: store.engine.kind) == nil,
+                        "\(db) purge scans a table:\n\(statement.sql)\n\(plan)")
+                }
+            }
+        }
+    }
+
     /// The plan of one statement, as text (one string per statement: SQLite's plan rows or PostgreSQL's lines).
     static func plans(of statement: Recorder.Statement, in store: SQLStore) async throws -> [String] {
         let sql = statement.sql.trimmingCharacters(in: .whitespacesAndNewlines)

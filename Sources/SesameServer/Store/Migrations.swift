@@ -398,6 +398,21 @@ enum Migrations {
             // Every migration before this one only added; the default says so for their rows.
             statements: ["ALTER TABLE sesame_migrations ADD COLUMN schema_change TEXT NOT NULL DEFAULT 'expand'"]
         ),
+        Migration(
+            version: 13,
+            name: "indexes for the expiry purge every node runs each minute",
+            // Without them each purge read every session, grant and rate-limit row, and each expired grant's cascade
+            // every authorization code and device code (QueryPlanTests).
+            statements: [
+                "CREATE INDEX sessions_expiry ON sessions (expires_at)",
+                "CREATE INDEX rate_limits_window ON rate_limits (window_start)",
+                "CREATE INDEX oauth_grants_expiry ON oauth_grants (expires_at)",
+                "CREATE INDEX oauth_device_codes_expiry ON oauth_device_codes (expires_at)",
+                "CREATE INDEX oauth_assertion_ids_expiry ON oauth_assertion_ids (expires_at)",
+                "CREATE INDEX oauth_codes_grant ON oauth_codes (grant_id)",
+                "CREATE INDEX oauth_device_codes_grant ON oauth_device_codes (grant_id)",
+            ]
+        ),
     ]
 
     /// The first migration whose row records its `SchemaChange` (the column comes with it).
