@@ -64,7 +64,8 @@ import Testing
         }
     }
 
-    /// A transaction that wrote and rolled back (as a failed one does) does not count as space returning.
+    /// A transaction that wrote and rolled back (as a failed one does), or one SQLite rolled back itself after a
+    /// refused write, does not count as space returning.
     @Test func aRollbackDoesNotClearTheFullMark() async throws {
         let server = TestServer(.sqlite)
         var logger = Logger(label: "sesame.test.store")
@@ -72,6 +73,7 @@ import Testing
         let (engine, store) = try await openStore(server.configuration, environment: server.environment, logger: logger)
         defer { try? FileManager.default.removeItem(atPath: server.configuration.database) }
         do {
+            try await engine.sql.raw("CREATE TABLE filler (v TEXT NOT NULL)").run()
             let pages = try #require(try await engine.sql.raw("PRAGMA page_count").first(decoding: [String: Int].self))
             try await engine.sql.raw("PRAGMA max_page_count = \(unsafeRaw: String(pages.values.first ?? 0))").run()
             for i in 0..<500 where !store.storageFull {
@@ -85,6 +87,22 @@ import Testing
                     throw Abandoned()
                 }
             }
+            #expect(store.storageFull)
+
+            // A transaction whose write is refused for space (SQLite may roll it back by itself), then a read:
+            // nothing committed, so the store is still full.
+            await #expect(throws: (any Error).self) {
+                try await engine.withTransaction { db in
+                    try await db.raw("DELETE FROM users WHERE username = 'nobody'").run()
+                    for i in 0..<500 {
+                        try await db.raw(
+                            "INSERT INTO filler (v) VALUES (\(bind: "\(i)" + String(repeating: "y", count: 2000)))"
+                        )
+                        .run()
+                    }
+                }
+            }
+            try await store.ping()
             #expect(store.storageFull)
             try await engine.shutdown()
         } catch {

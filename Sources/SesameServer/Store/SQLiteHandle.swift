@@ -108,6 +108,9 @@ final class SQLiteHandle: Sendable {
                 guard code == SQLITE_ROW else {
                     let error = SQLiteCallError(code: code, db: db)
                     if error.isStorageFull { writeSpace.noteFull() }
+                    // SQLite may roll a transaction back by itself after an error (SQLITE_FULL among them): its
+                    // changes never commit.
+                    if sqlite_nio_sqlite3_get_autocommit(db) != 0 { state.uncommitted = false }
                     throw error
                 }
                 var row: [SQLiteData] = []
@@ -122,14 +125,14 @@ final class SQLiteHandle: Sendable {
 
     /// A write that committed (an autocommit statement that changed the database, or the `COMMIT` after changes)
     /// shows there is space again. `COMMIT` and `ROLLBACK` count as read-only to SQLite, so the changes made inside a
-    /// transaction are remembered until autocommit returns; a rollback forgets them.
+    /// transaction are remembered until autocommit returns; a rollback (the store's `ROLLBACK`) forgets them.
     private static func noteCommit(
         _ sql: String, statement: OpaquePointer, db: OpaquePointer, uncommitted: inout Bool, writeSpace: WriteSpace
     ) {
         if sqlite_nio_sqlite3_stmt_readonly(statement) == 0 { uncommitted = true }
         guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return }
         uncommitted = false
-        if !sql.uppercased().hasPrefix("ROLLBACK") { writeSpace.noteCommitted() }
+        if !sql.utf8.starts(with: "ROLLBACK".utf8) { writeSpace.noteCommitted() }
     }
 
     private static func prepare(_ sql: String, on db: OpaquePointer) throws -> Prepared {
