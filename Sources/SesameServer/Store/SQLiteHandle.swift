@@ -123,13 +123,14 @@ final class SQLiteHandle: Sendable {
         }
     }
 
-    /// A write that committed (an autocommit statement that changed the database, or the `COMMIT` after changes)
+    /// A write that committed (an autocommit statement that changed rows, or the `COMMIT` after such changes)
     /// shows there is space again. `COMMIT` and `ROLLBACK` count as read-only to SQLite, so the changes made inside a
     /// transaction are remembered until autocommit returns; a rollback (the store's `ROLLBACK`) forgets them.
     private static func noteCommit(
         _ sql: String, statement: OpaquePointer, db: OpaquePointer, uncommitted: inout Bool, writeSpace: WriteSpace
     ) {
-        if sqlite_nio_sqlite3_stmt_readonly(statement) == 0 { uncommitted = true }
+        // A write that changed no row (a purge with nothing to purge) proves nothing about space.
+        if sqlite_nio_sqlite3_stmt_readonly(statement) == 0, sqlite_nio_sqlite3_changes(db) > 0 { uncommitted = true }
         guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return }
         uncommitted = false
         if !sql.utf8.starts(with: "ROLLBACK".utf8) { writeSpace.noteCommitted() }
