@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import ServiceLifecycle
 import WebAuthn
 
@@ -112,9 +114,18 @@ public func buildApplication(
         throw error
     }
 
+    // Limits against slow and idle clients (docs/configuration.md): connections idle or sending an unfinished part
+    // for `idleTimeout` are closed, a body must arrive within `requestTimeout`, and at most `maxConnections` are open.
+    let requestTimeout = TimeAmount.seconds(Int64(configuration.requestTimeout))
     var app = Application(
         router: buildRouter(sesame),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "sesame"),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)],
+                idleTimeout: .seconds(Int64(configuration.idleTimeout)))),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "sesame",
+            availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
         logger: logger
     )
     app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame))

@@ -79,6 +79,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Hosts (each covering its subdomains, each within `forwardAuthDomains`) that forward auth lets in only after a
     /// passkey sign-in (`phr`).
     public var forwardAuthPasskeyDomains: [String] = []
+    /// Seconds a connection may go without a complete request part (an idle keep-alive connection, a request head
+    /// sent a byte at a time, a body that stalls) before the server closes it: Hummingbird's HTTP/1 idle timeout.
+    public var idleTimeout: Int = 30
+    /// Seconds a request body may take to arrive in full (a body trickled to stay under `idleTimeout` still ends
+    /// here): the connection is closed (`RequestDeadlineHandler`).
+    public var requestTimeout: Int = 10
+    /// Client connections open at once at most; further ones wait in the kernel's listen backlog until one closes.
+    /// Each takes a file descriptor: the process's limit (systemd `LimitNOFILE`) must be above it.
+    public var maxConnections: Int = 20000
 
     public struct AndroidApp: Sendable, Equatable, Codable {
         public var packageName: String

@@ -199,6 +199,22 @@ extension ServerConfiguration {
             environment: "SESAME_REGISTRATION_POLICY_FILE", defaultValue: "(accept any)",
             help: "JSON registration policy (docs/attestation.md): formats, AAGUID lists, certification level, synced."
         ) { c, v throws(ConfigurationError) in c.registrationPolicyFile = v.isEmpty ? nil : v },
+        Setting(
+            key: "idleTimeout", flag: "--idle-timeout", environment: "SESAME_IDLE_TIMEOUT", defaultValue: "30",
+            help:
+                "Seconds a connection may send nothing complete (no request, an unfinished header, a stalled body) before it is closed."
+        ) { c, v throws(ConfigurationError) in c.idleTimeout = try int("idle-timeout", v, 1...3600) },
+        Setting(
+            key: "requestTimeout", flag: "--request-timeout", environment: "SESAME_REQUEST_TIMEOUT",
+            defaultValue: "10",
+            help: "Seconds a request (head to end of body) may take to arrive in full; slower ones are disconnected."
+        ) { c, v throws(ConfigurationError) in c.requestTimeout = try int("request-timeout", v, 1...600) },
+        Setting(
+            key: "maxConnections", flag: "--max-connections", environment: "SESAME_MAX_CONNECTIONS",
+            defaultValue: "20000",
+            help:
+                "Open client connections at most; more wait in the listen backlog. Keep the file descriptor limit above it."
+        ) { c, v throws(ConfigurationError) in c.maxConnections = try int("max-connections", v, 16...1_000_000) },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.

@@ -107,4 +107,7 @@ public struct APIError: HTTPResponseError, Equatable {
     static let internalError = APIError(.internalServerError, .internalError, "Something went wrong on the server.")
     static let unavailable = APIError(
         .serviceUnavailable, .unavailable, "The database is not reachable. Try again shortly.")
+    /// The database's disk is full: nothing can be saved, what is saved can still be read.
+    static let storageFull = APIError(
+        .serviceUnavailable, .storageFull, "The server cannot save anything right now. Try again later.")
 }

@@ -8,7 +8,7 @@ import PostgresNIO
 /// counts the request in the metrics and logs one line for it.
 ///
 /// Unexpected errors are logged by type only (their descriptions can contain SQL binds) and answered with 500;
-/// a database that cannot be reached answers 503 `unavailable`.
+/// a database that cannot be reached answers 503 `unavailable`, and one whose disk is full 503 `storage_full`.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = SesameRequestContext
     let metrics: ServerMetrics
@@ -86,6 +86,11 @@ struct ErrorMiddleware: RouterMiddleware {
                 "stored secret names a sealing key that is not in the key file",
                 metadata: ["purpose": .string(purpose), "key_id": .string(keyID)]
             )
+        case _ where isStorageFull(error):
+            // Nothing can be written; reads go on. Logged once per request by type, like the other database errors.
+            context.logger.warning(
+                "database storage full", metadata: ["error_type": .string(String(describing: type(of: error)))])
+            return try APIError.storageFull.response(from: request, context: context)
         case _ where isUnreachableDatabase(error):
             context.logger.warning(
                 "database unreachable", metadata: ["error_type": .string(String(describing: type(of: error)))])
@@ -95,6 +100,13 @@ struct ErrorMiddleware: RouterMiddleware {
                 "request failed", metadata: ["error_type": .string(String(describing: type(of: error)))])
         }
         return try APIError.internalError.response(from: request, context: context)
+    }
+
+    /// The database's disk is full: SQLite's `SQLITE_FULL`, PostgreSQL's `disk_full` (SQLSTATE 53100).
+    static func isStorageFull(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "53100" }
+        if let error = error as? SQLiteCallError { return error.isStorageFull }
+        return false
     }
 
     /// PostgreSQL down or unreachable (no connection), or SQLite locked for longer than its busy timeout.

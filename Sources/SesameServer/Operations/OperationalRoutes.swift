@@ -10,6 +10,10 @@ struct OperationalRoutes {
         router.get("/health") { _, _ -> EditedResponse<Health> in
             do {
                 try await sesame.store.ping()
+                // A full disk: reads work, writes answer 503 storage_full until space returns.
+                if sesame.store.storageFull {
+                    return EditedResponse(response: Health(status: "degraded", database: "full"))
+                }
                 return EditedResponse(response: Health(status: "ok", database: "ok"))
             } catch {
                 sesame.logger.warning("health check: database unreachable")

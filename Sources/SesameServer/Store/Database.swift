@@ -40,13 +40,17 @@ public final class SQLEngine: Sendable {
     private let postgresPool: PoolBox?
     private let logger: Logger
     private let observer: StatementObserver?
+    /// SQLite: whether the last write failed for lack of disk space (nil on PostgreSQL, which reports a full disk
+    /// as an error of its own).
+    let writeSpace: WriteSpace?
 
     private init(
         kind: SQLEngineKind, sql: any SQLDatabase, location: DatabaseLocation,
         postgresConfiguration: SQLPostgresConfiguration?,
-        postgresPool: PoolBox? = nil, logger: Logger, observer: StatementObserver?,
+        postgresPool: PoolBox? = nil, writeSpace: WriteSpace? = nil, logger: Logger, observer: StatementObserver?,
         close: @escaping @Sendable () async throws -> Void
     ) {
+        self.writeSpace = writeSpace
         self.postgresPool = postgresPool
         self.kind = kind
         self.observer = observer
@@ -97,8 +101,8 @@ public final class SQLEngine: Sendable {
                 throw error
             }
             return SQLEngine(
-                kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil, logger: logger,
-                observer: observer, close: close)
+                kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil,
+                writeSpace: handle.writeSpace, logger: logger, observer: observer, close: close)
         case .postgres(let url):
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {

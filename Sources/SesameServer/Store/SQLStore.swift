@@ -62,6 +62,8 @@ public struct SQLStore: Store {
         _ = try await db.raw("SELECT 1 AS one").all()
     }
 
+    public var storageFull: Bool { engine.writeSpace?.isExhausted ?? false }
+
     public func serverSecret(named name: String, generate: @Sendable () -> [UInt8], now: Date) async throws -> [UInt8] {
         try await Self.loadServerSecret(db, named: name, generate: generate, now: now)
     }

@@ -31,5 +31,9 @@ struct SQLiteCallError: Error, CustomStringConvertible {
     /// `RAISE(ABORT)`); the store reads the unique and primary-key cases as a conflict, as it did before.
     var isConstraintViolation: Bool { primary == SQLITE_CONSTRAINT }
 
+    /// The disk or file system holding the database (or its WAL) is full (`SQLITE_FULL`); also what a
+    /// `PRAGMA max_page_count` limit reports.
+    var isStorageFull: Bool { primary == SQLITE_FULL }
+
     var description: String { "SQLite error \(code): \(message)" }
 }

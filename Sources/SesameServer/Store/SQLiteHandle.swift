@@ -33,12 +33,16 @@ final class SQLiteHandle: Sendable {
     private struct State: ~Copyable, @unchecked Sendable {
         var db: OpaquePointer?
         var cache: [String: Prepared] = [:]
+        /// A statement that changes the database has run since the last commit (see `writeSpace`).
+        var uncommitted = false
     }
 
     /// The connection and its statements; every call into SQLite holds it.
     private let state: Mutex<State>
     /// Statements beyond this many distinct texts are prepared, run and finalised without being cached.
     static let cacheLimit = 512
+    /// Set when a statement fails with `SQLITE_FULL`, cleared when a write commits (`/health` reads it).
+    let writeSpace = WriteSpace()
 
     private init(db: OpaquePointer) {
         state = Mutex(State(db: db))
@@ -101,14 +105,35 @@ final class SQLiteHandle: Sendable {
             while true {
                 let code = sqlite_nio_sqlite3_step(statement)
                 if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw SQLiteCallError(code: code, db: db) }
+                guard code == SQLITE_ROW else {
+                    let error = SQLiteCallError(code: code, db: db)
+                    if error.isStorageFull { writeSpace.noteFull() }
+                    // SQLite may roll a transaction back by itself after an error (SQLITE_FULL among them): its
+                    // changes never commit.
+                    if sqlite_nio_sqlite3_get_autocommit(db) != 0 { state.uncommitted = false }
+                    throw error
+                }
                 var row: [SQLiteData] = []
                 row.reserveCapacity(Int(width))
                 for column in 0..<width { row.append(Self.value(statement, column)) }
                 rows.append(row)
             }
+            Self.noteCommit(sql, statement: statement, db: db, uncommitted: &state.uncommitted, writeSpace: writeSpace)
             return (prepared.columns, rows)
         }
+    }
+
+    /// A write that committed (an autocommit statement that changed rows, or the `COMMIT` after such changes)
+    /// shows there is space again. `COMMIT` and `ROLLBACK` count as read-only to SQLite, so the changes made inside a
+    /// transaction are remembered until autocommit returns; a rollback (the store's `ROLLBACK`) forgets them.
+    private static func noteCommit(
+        _ sql: String, statement: OpaquePointer, db: OpaquePointer, uncommitted: inout Bool, writeSpace: WriteSpace
+    ) {
+        // A write that changed no row (a purge with nothing to purge) proves nothing about space.
+        if sqlite_nio_sqlite3_stmt_readonly(statement) == 0, sqlite_nio_sqlite3_changes(db) > 0 { uncommitted = true }
+        guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return }
+        uncommitted = false
+        if !sql.utf8.starts(with: "ROLLBACK".utf8) { writeSpace.noteCommitted() }
     }
 
     private static func prepare(_ sql: String, on db: OpaquePointer) throws -> Prepared {

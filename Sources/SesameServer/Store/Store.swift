@@ -12,6 +12,10 @@ public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, 
 {
     func ping() async throws
 
+    /// Whether the last write failed because the database's storage is full (SQLite; cleared by the next write that
+    /// commits). Reads still work then; `/health` says "degraded".
+    var storageFull: Bool { get }
+
     /// The named secret, generated with `generate` and stored on first use; every node reads the same value.
     func serverSecret(named name: String, generate: @Sendable () -> [UInt8], now: Date) async throws -> [UInt8]
 

@@ -62,4 +62,5 @@ public enum APIErrorCode: String, CaseIterable, Sendable {
     // The server
     case internalError = "internal_error"
     case unavailable
+    case storageFull = "storage_full"
 }

@@ -90,6 +90,7 @@ const messages = {
   // The server
   internal_error: "Something went wrong on our side. Please try again.",
   unavailable: "The service is unavailable right now. Please try again in a moment.",
+  storage_full: "The service can’t save changes right now. Please try again later.",
 };
 
 /** The sentence shown for an API error code. */
