@@ -13,6 +13,19 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def load_faults():
+    """scripts/faults as a module: its passkey client (ES256 keys made here, `none` attestation), servers and
+    throwaway PostgreSQL clusters, which the backup, upgrade and soak checks reuse."""
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.SourceFileLoader("sesame_faults", str(ROOT / "scripts" / "faults"))
+    spec = importlib.util.spec_from_loader("sesame_faults", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 

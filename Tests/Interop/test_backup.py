@@ -6,8 +6,6 @@ loses no acknowledged account.
 
 The load is scripts/faults' passkey client (ES256 keys made here, `none` attestation), reused as a module."""
 
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
@@ -21,15 +19,7 @@ import time
 import pyotp
 import pytest
 
-from conftest import ROOT
-
-
-def load_faults():
-    loader = importlib.machinery.SourceFileLoader("sesame_faults", str(ROOT / "scripts" / "faults"))
-    spec = importlib.util.spec_from_loader("sesame_faults", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from conftest import ROOT, load_faults
 
 
 faults = load_faults()

@@ -10,8 +10,6 @@
 
 The previous release's binary is built from its commit by `scripts/old-node` (scripts/test runs it first)."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import shutil
@@ -25,15 +23,7 @@ import pyotp
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from conftest import ROOT, b64url_decode
-
-
-def load_faults():
-    loader = importlib.machinery.SourceFileLoader("sesame_faults", str(ROOT / "scripts" / "faults"))
-    spec = importlib.util.spec_from_loader("sesame_faults", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+from conftest import ROOT, b64url_decode, load_faults
 
 
 faults = load_faults()
