@@ -289,9 +289,12 @@ def test_schemathesis_stateful_links_find_no_server_errors_or_schema_violations(
     assert server.request("POST", "/api/keychain/enrollments", {"name": "laptop"}, token=token)[0] == 201
     covered = []
     for headers in ([], ["-H", "Authorization: Bearer " + token]):
+        # A fixed seed: how many links a run follows depends on the sequences drawn (one that signs out the token's own
+        # session early ends the rest), and with random seeds 1 run in 6 followed only one link. The fuzzing test
+        # above keeps drawing fresh inputs; this one proves the links resolve, the same way on every machine.
         result = subprocess.run(
             ["schemathesis", "run", server.base + "/openapi.yaml", "--url", server.base, "--checks", SCHEMATHESIS_CHECKS,
-             "--phases", "stateful", "--max-examples", "40", "--no-color", *headers],
+             "--phases", "stateful", "--max-examples", "100", "--seed", "20261125", "--no-color", *headers],
             capture_output=True, text=True, timeout=300, cwd=server.log_path.parent,
         )
         assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
