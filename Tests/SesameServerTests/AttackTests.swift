@@ -23,9 +23,9 @@ import WebAuthn
 
     /// An assertion over one ceremony's challenge, finished under another live ceremony's token; one over a challenge
     /// the server never issued; one over a sign-up challenge. None signs in, and no session is written.
-    @Test(arguments: TestDatabase.all)
-    func foreignChallengesDoNotSignIn(_ db: TestDatabase) async throws {
-        let server = TestServer(db)
+    @Test(arguments: TestDatabase.all, SignInChallenges.allModes)
+    func foreignChallengesDoNotSignIn(_ db: TestDatabase, _ mode: SignInChallenges) async throws {
+        let server = TestServer(db) { $0.signInChallenges = mode }
         let va = VirtualAuthenticator()
         try await server.app().test(.router) { client in
             #expect(try await journey.signUp(client, va, "fay").status == .created)
@@ -80,9 +80,9 @@ import WebAuthn
     /// A copy of a credential whose counter is behind the original's (or level with it) is refused under the
     /// configured policy (`SignCountPolicy.reject`, the server's only policy), the stored counter does not move, and
     /// the original keeps working. An authenticator without a counter (always 0) is not taken for a clone.
-    @Test(arguments: TestDatabase.all)
-    func clonedAuthenticatorIsRefused(_ db: TestDatabase) async throws {
-        let server = TestServer(db)
+    @Test(arguments: TestDatabase.all, SignInChallenges.allModes)
+    func clonedAuthenticatorIsRefused(_ db: TestDatabase, _ mode: SignInChallenges) async throws {
+        let server = TestServer(db) { $0.signInChallenges = mode }
         let key = VirtualAuthenticator(
             configuration: .init(signCounter: true, transports: ["usb"], attachment: "cross-platform"))
         let counterless = VirtualAuthenticator(configuration: .init(signCounter: false))
@@ -126,9 +126,9 @@ import WebAuthn
 
     /// A discoverable sign-in whose assertion carries another account's user handle (or none) with this account's
     /// credential: refused, no session for either account.
-    @Test(arguments: TestDatabase.all)
-    func swappedUserHandleIsRefused(_ db: TestDatabase) async throws {
-        let server = TestServer(db)
+    @Test(arguments: TestDatabase.all, SignInChallenges.allModes)
+    func swappedUserHandleIsRefused(_ db: TestDatabase, _ mode: SignInChallenges) async throws {
+        let server = TestServer(db) { $0.signInChallenges = mode }
         let alice = VirtualAuthenticator()
         let bob = VirtualAuthenticator()
         try await server.app().test(.router) { client in

@@ -164,7 +164,7 @@ import VirtualAuthenticator
                     $0.replacing(#/NEW\.\w+/#, with: "?").replacing(#/RAISE\([^)]*\)/#, with: "NULL")
                         .trimmingCharacters(in: .whitespacesAndNewlines)
                 }.filter { !$0.isEmpty }
-                #expect(statements.count == 4)
+                #expect(statements.count == 6)
                 for statement in statements {
                     let parameters = statement.filter { $0 == "?" }.count
                     let nulls = [any Encodable & Sendable](repeating: Int?.none, count: parameters)

@@ -264,8 +264,8 @@ import Testing
             #expect(
                 try await store.recordPasskeySignIn(
                     credentialID: [5], signCount: 7, backedUp: true, at: now, audit: event("e1"), sessionTokenHash: [1],
-                    session: session("s1")
-                )
+                    session: session("s1"), spending: nil
+                ) == .signedIn
             )
             let used = try #require(try await store.credential(id: [5]))
             #expect(used.signCount == 7 && used.backedUp && used.lastUsedAt == now)
@@ -276,7 +276,7 @@ import Testing
             await #expect(throws: StoreError.conflict) {
                 try await store.recordPasskeySignIn(
                     credentialID: [5], signCount: 9, backedUp: false, at: now.addingTimeInterval(5), audit: event("e2"),
-                    sessionTokenHash: [1], session: session("s2")
+                    sessionTokenHash: [1], session: session("s2"), spending: nil
                 )
             }
             let after = try #require(try await store.credential(id: [5]))
@@ -287,11 +287,11 @@ import Testing
             // The sign count guard: a count that is not above the stored one writes nothing at all.
             for count: UInt32 in [7, 3, 0] {
                 #expect(
-                    try await !store.recordPasskeySignIn(
+                    try await store.recordPasskeySignIn(
                         credentialID: [5], signCount: count, backedUp: false, at: now.addingTimeInterval(9),
                         audit: event("e\(count)x"),
-                        sessionTokenHash: [2], session: session("s\(count)x")
-                    )
+                        sessionTokenHash: [2], session: session("s\(count)x"), spending: nil
+                    ) == .signCountRegression
                 )
             }
             #expect(try await store.credential(id: [5])?.signCount == 7)
@@ -299,6 +299,73 @@ import Testing
             #expect(try await store.sessions(userID: user.id, now: now).map(\.id) == ["s1"])
             #expect(try await !store.recordCredentialUse(id: [5], signCount: 7, backedUp: false, at: now))
             #expect(try await store.recordCredentialUse(id: [5], signCount: 8, backedUp: false, at: now))
+        }
+    }
+
+    /// A sealed challenge is spent once, on every path: on its own (a failed check), in the sign-in statement, or in
+    /// a sign-in statement the sign count guard refuses; a spent one stops the sign-in with nothing written; of
+    /// concurrent sign-ins with one challenge exactly one gets a session; expired entries are purged.
+    @Test(arguments: TestDatabase.conformance)
+    func sealedChallengesAreSpentOnce(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let user = try await server.seedUser("spent")
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func challenge(_ byte: UInt8) -> SpentChallenge {
+            SpentChallenge(id: Array(repeating: byte, count: 32), expiresAt: now.addingTimeInterval(300))
+        }
+        func signIn(_ store: any Store, count: UInt32, _ id: String, spending: SpentChallenge) async throws
+            -> PasskeySignInOutcome
+        {
+            try await store.recordPasskeySignIn(
+                credentialID: [6], signCount: count, backedUp: false, at: now,
+                audit: AuditEvent(
+                    id: id, at: now, kind: "sign_in.passkey", outcome: "success", userID: user.id,
+                    username: user.username, clientAddress: "a", detail: ""),
+                sessionTokenHash: Array(id.utf8),
+                session: SessionRecord(
+                    id: id, userID: user.id, createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(3600),
+                    userAgent: "t", method: "passkey", authenticatedAt: now),
+                spending: spending)
+        }
+        try await server.withStore { store in
+            try await store.addCredential(
+                StoredCredential(
+                    id: [6], userID: user.id, publicKey: [0xA5], signCount: 1, transports: [], aaguid: nil,
+                    backupEligible: false, backedUp: false, userVerified: true, attestationFormat: "none", name: "key",
+                    createdAt: now, lastUsedAt: nil))
+            #expect(try await store.spendChallenge(challenge(1)))
+            #expect(try await !store.spendChallenge(challenge(1)))
+            // Spent on its own: the sign-in statement then writes nothing.
+            #expect(try await signIn(store, count: 2, "s-spent", spending: challenge(1)) == .challengeSpent)
+            #expect(try await store.credential(id: [6])?.signCount == 1)
+            #expect(try await store.sessions(userID: user.id, now: now).isEmpty)
+            #expect(try await store.auditEvents(userID: user.id, limit: 10).isEmpty)
+
+            #expect(try await signIn(store, count: 2, "s-ok", spending: challenge(2)) == .signedIn)
+            #expect(try await !store.spendChallenge(challenge(2)))
+            #expect(try await signIn(store, count: 3, "s-again", spending: challenge(2)) == .challengeSpent)
+
+            // The guard refuses (count 2 is not above 2): nothing written, and the challenge is spent all the same.
+            #expect(try await signIn(store, count: 2, "s-clone", spending: challenge(3)) == .signCountRegression)
+            #expect(try await !store.spendChallenge(challenge(3)))
+            #expect(try await store.sessions(userID: user.id, now: now).map(\.id) == ["s-ok"])
+
+            // Ten sign-ins with one challenge (and growing counts) at once: one session.
+            let outcomes = try await withThrowingTaskGroup(of: PasskeySignInOutcome.self) { group in
+                for i in 0..<10 {
+                    group.addTask { try await signIn(store, count: UInt32(10 + i), "race-\(i)", spending: challenge(4)) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .signedIn }.count == 1)
+            #expect(outcomes.filter { $0 == .challengeSpent }.count == 9)
+            #expect(try await store.sessions(userID: user.id, now: now).count == 2)
+
+            // Purged once expired, not before.
+            try await store.purgeExpired(now: now.addingTimeInterval(299), rateLimitWindow: 60)
+            #expect(try await !store.spendChallenge(challenge(1)))
+            try await store.purgeExpired(now: now.addingTimeInterval(300), rateLimitWindow: 60)
+            #expect(try await store.spendChallenge(challenge(1)))
         }
     }
 
@@ -340,7 +407,7 @@ import Testing
                         await #expect(throws: StoreError.conflict) {
                             try await store.recordPasskeySignIn(
                                 credentialID: [1], signCount: 1, backedUp: false, at: now, audit: event,
-                                sessionTokenHash: [9], session: session
+                                sessionTokenHash: [9], session: session, spending: nil
                             )
                         }
                     }

@@ -27,6 +27,12 @@ struct Sesame: Sendable {
     let sessions: SessionIssuer
     let rateLimiter: RateLimiter
     let ceremonies: Ceremonies
+    /// Seals and opens sign-in challenges. Whether this node issues sealed or stored ones is `sealsSignIn`
+    /// (`ServerConfiguration.signInChallenges`); it finishes both kinds whatever it issues.
+    let sealedSignIn: SealedSignInChallenge
+    let sealsSignIn: Bool
+    /// Sign-in starts per address on this node, when sealed challenges leave no row to count.
+    let signInStarts: NodeCeremonyBudget
     let audit: AuditLog
     let factors: FactorVerifier
     let passkeys: PasskeyVerifier
@@ -60,6 +66,9 @@ struct Sesame: Sendable {
             store: store, rateLimiter: rateLimiter, clock: clock, cookies: cookies,
             lifetime: configuration.challengeTimeout)
         self.ceremonies = ceremonies
+        self.sealedSignIn = SealedSignInChallenge(serverSecret: serverSecret)
+        self.sealsSignIn = configuration.sealsSignInChallenges
+        self.signInStarts = NodeCeremonyBudget(limit: rateLimits.ceremoniesPerAddress, window: rateLimits.window)
         let audit = AuditLog(store: store, metrics: metrics, clock: clock, logger: logger)
         self.audit = audit
         self.factors = FactorVerifier(

@@ -94,10 +94,16 @@ struct Ceremonies: Sendable {
     func finish(_ purpose: ChallengePurpose, clientDataJSON: [UInt8], binding: [UInt8]) async throws -> (
         challenge: [UInt8], record: ChallengeRecord
     ) {
+        let challenge = try Self.challenge(clientDataJSON: clientDataJSON)
+        return (challenge, try await finish(purpose, id: Secrets.sha256(challenge), binding: binding))
+    }
+
+    /// The challenge a WebAuthn response's client data names (16 to 64 bytes); `invalid_client_data` otherwise.
+    static func challenge(clientDataJSON: [UInt8]) throws -> [UInt8] {
         guard let clientData = try? CollectedClientData(bytes: clientDataJSON),
             let challenge = try? Base64URL.decode(clientData.challenge), (16...64).contains(challenge.count)
         else { throw APIError.invalidClientData }
-        return (challenge, try await finish(purpose, id: Secrets.sha256(challenge), binding: binding))
+        return challenge
     }
 
     /// The client's ceremony token (header or cookie) if it sent a well-formed one, else a new one; and its hash,

@@ -88,6 +88,25 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Client connections open at once at most; further ones wait in the kernel's listen backlog until one closes.
     /// Each takes a file descriptor: the process's limit (systemd `LimitNOFILE`) must be above it.
     public var maxConnections: Int = 20000
+    /// Where a passkey sign-in's challenge keeps its state between the options and the verify step.
+    public var signInChallenges: SignInChallenges = .auto
+
+    /// `sealed`: in the challenge itself (`SealedSignInChallenge`), so the options step writes nothing and the
+    /// verify step records the spent challenge in the sign-in statement; `stored`: a database row per options
+    /// request, consumed at verify. Nodes of this version accept both; nodes before 0.10.0 finish only stored ones,
+    /// hence `auto`: sealed on SQLite (one node), stored on PostgreSQL until every node runs 0.10.0 or later.
+    public enum SignInChallenges: String, Sendable, CaseIterable {
+        case auto, sealed, stored
+    }
+
+    /// Whether sign-in challenges are sealed (`signInChallenges`, with `auto` resolved by the database engine).
+    public var sealsSignInChallenges: Bool {
+        switch signInChallenges {
+        case .sealed: true
+        case .stored: false
+        case .auto: !database.lowercased().hasPrefix("postgres")
+        }
+    }
 
     public struct AndroidApp: Sendable, Equatable, Codable {
         public var packageName: String

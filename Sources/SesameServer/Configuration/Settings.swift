@@ -215,6 +215,17 @@ extension ServerConfiguration {
             help:
                 "Open client connections at most; more wait in the listen backlog. Keep the file descriptor limit above it."
         ) { c, v throws(ConfigurationError) in c.maxConnections = try int("max-connections", v, 16...1_000_000) },
+        Setting(
+            key: "signInChallenges", flag: "--sign-in-challenges", environment: "SESAME_SIGN_IN_CHALLENGES",
+            defaultValue: "auto",
+            help:
+                "sealed (the options step writes nothing), stored (a row per options request) or auto: sealed on SQLite, stored on PostgreSQL while nodes before 0.10.0 may serve."
+        ) { c, v throws(ConfigurationError) in
+            guard let mode = SignInChallenges(rawValue: v) else {
+                throw ConfigurationError("sign-in-challenges: expected auto, sealed or stored")
+            }
+            c.signInChallenges = mode
+        },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.

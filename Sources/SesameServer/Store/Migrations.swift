@@ -413,6 +413,16 @@ enum Migrations {
                 "CREATE INDEX oauth_device_codes_grant ON oauth_device_codes (grant_id)",
             ]
         ),
+        Migration(
+            version: 14,
+            name: "spent sealed sign-in challenges, kept until they expire",
+            // Sealed challenges (SealedSignInChallenge) are stored nowhere when issued; each is recorded here when a
+            // verify step spends it, so it cannot be used again on any node. Earlier versions never read it.
+            statements: [
+                "CREATE TABLE used_challenges (id {bytes} PRIMARY KEY, expires_at BIGINT NOT NULL)",
+                "CREATE INDEX used_challenges_expiry ON used_challenges (expires_at)",
+            ]
+        ),
     ]
 
     /// The first migration whose row records its `SchemaChange` (the column comes with it).

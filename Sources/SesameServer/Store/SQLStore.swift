@@ -71,6 +71,7 @@ public struct SQLStore: Store {
     public func purgeExpired(now: Date, rateLimitWindow: TimeInterval) async throws {
         let nowMs = now.milliseconds
         try await db.raw("DELETE FROM challenges WHERE expires_at <= \(bind: nowMs)").run()
+        try await db.raw("DELETE FROM used_challenges WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: nowMs - Int64(rateLimitWindow * 1000))")
             .run()

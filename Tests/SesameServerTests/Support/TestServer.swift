@@ -224,3 +224,10 @@ func signInWithPassword(
         token: object["sessionToken"] as? String ?? ""
     )
 }
+
+typealias SignInChallenges = ServerConfiguration.SignInChallenges
+
+extension ServerConfiguration.SignInChallenges {
+    /// Both kinds of sign-in challenge, for the tests that attack sign-in (`auto` is one of them per engine).
+    static let allModes: [Self] = [.stored, .sealed]
+}

@@ -26,6 +26,20 @@ public protocol ChallengeStore {
         _ challenge: ChallengeRecord
     ) async throws -> (count: Int, windowStart: Date)
     func deleteChallenge(id: [UInt8]) async throws
+    /// Records a sealed challenge (one stored nowhere when it was issued) as spent until it expires. False when it
+    /// was spent already, on any node.
+    func spendChallenge(_ spent: SpentChallenge) async throws -> Bool
+}
+
+/// A sealed challenge's entry in `used_challenges`: SHA-256 of the challenge, and when it expires (after which the
+/// challenge is refused anyway and the row is purged).
+public struct SpentChallenge: Sendable, Equatable {
+    public var id: [UInt8]
+    public var expiresAt: Date
+    public init(id: [UInt8], expiresAt: Date) {
+        self.id = id
+        self.expiresAt = expiresAt
+    }
 }
 
 extension SQLStore: ChallengeStore {
@@ -118,6 +132,15 @@ extension SQLStore: ChallengeStore {
                 AND binding = \(bind: Data(binding)) AND expires_at > \(bind: now.milliseconds)
             """
         ).first().map(Self.challenge)
+    }
+
+    public func spendChallenge(_ spent: SpentChallenge) async throws -> Bool {
+        !(try await db.raw(
+            """
+            INSERT INTO used_challenges (id, expires_at) VALUES (\(bind: Data(spent.id)), \(bind: spent.expiresAt.milliseconds))
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """
+        ).all()).isEmpty
     }
 
     public func deleteChallenge(id: [UInt8]) async throws {

@@ -39,6 +39,16 @@ public struct StoredCredential: Sendable, Equatable {
     }
 }
 
+/// What `CredentialStore.recordPasskeySignIn` did.
+public enum PasskeySignInOutcome: Sendable, Equatable {
+    case signedIn
+    /// The stored count was not below the reported one (a cloned authenticator, or a concurrent assertion with the
+    /// same counter got there first).
+    case signCountRegression
+    /// The sealed challenge was spent already (a replay, or a concurrent verify of the same challenge).
+    case challengeSpent
+}
+
 /// Passkeys and security keys.
 public protocol CredentialStore {
     /// `StoreError.conflict` when the credential ID is registered already.
@@ -56,13 +66,14 @@ public protocol CredentialStore {
     func recordCredentialUse(id: [UInt8], signCount: UInt32, backedUp: Bool, at: Date) async throws -> Bool
     /// The writes of a verified passkey sign-in, all or nothing: records the credential's use (as
     /// `recordCredentialUse`, with the same guard), appends `audit` and creates the session (as `createSession`).
-    /// False, with nothing written, when the sign count guard fails. The challenge is not part of it: it was consumed
-    /// on its own before the assertion was checked, so it stays used whatever happens here.
+    /// With `spending`, the sealed challenge the assertion signed is recorded as spent in the same statement (as
+    /// `spendChallenge`): `.challengeSpent`, with nothing written, when it was spent already. `.signCountRegression`,
+    /// with nothing written but the spent challenge, when the sign count guard fails. A stored challenge is not
+    /// part of it (`spending` nil): it was consumed on its own before the assertion was checked.
     func recordPasskeySignIn(
         credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent,
-        sessionTokenHash: [UInt8],
-        session: SessionRecord
-    ) async throws -> Bool
+        sessionTokenHash: [UInt8], session: SessionRecord, spending: SpentChallenge?
+    ) async throws -> PasskeySignInOutcome
     func renameCredential(userID: String, id: [UInt8], name: String) async throws -> Bool
     /// Refused (`lastWayIn`) when it is the account's last passkey and the account has no password.
     func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome
@@ -191,6 +202,8 @@ extension SQLStore: CredentialStore {
 
     /// The message the SQLite sign-in trigger aborts with when the sign count guard fails.
     static let signCountGuardMessage = "sesame: sign count did not grow"
+    /// The message the SQLite sign-in trigger aborts with when the sealed challenge was spent already.
+    static let challengeSpentMessage = "sesame: challenge spent"
 
     /// SQLite: the verify step's writes as one statement. On SQLite the cost of a sign-in is mostly the number of
     /// statements (each is a round trip through the thread pool), so rather than `BEGIN`, three statements and
@@ -202,11 +215,16 @@ extension SQLStore: CredentialStore {
         """
         CREATE TEMP VIEW IF NOT EXISTS passkey_sign_in (credential_id, sign_count, backed_up, last_used_at, audit_id, audit_at,
             audit_kind, audit_outcome, audit_user_id, audit_username, audit_client_address, audit_detail, token_hash, session_id,
-            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at, passkey_backup_eligible)
-        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+            user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at, passkey_backup_eligible,
+            spent_id, spent_expires_at)
+        AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            NULL, NULL
         """,
         """
         CREATE TEMP TRIGGER IF NOT EXISTS passkey_sign_in_guarded INSTEAD OF INSERT ON passkey_sign_in BEGIN
+            SELECT RAISE(ABORT, 'sesame: challenge spent') WHERE NEW.spent_id IS NOT NULL
+                AND EXISTS (SELECT 1 FROM used_challenges WHERE id = NEW.spent_id);
+            INSERT INTO used_challenges (id, expires_at) SELECT NEW.spent_id, NEW.spent_expires_at WHERE NEW.spent_id IS NOT NULL;
             SELECT RAISE(ABORT, 'sesame: sign count did not grow') WHERE NOT EXISTS (SELECT 1 FROM credentials
                 WHERE id = NEW.credential_id AND (sign_count < NEW.sign_count OR (sign_count = 0 AND NEW.sign_count = 0)));
             UPDATE credentials SET sign_count = NEW.sign_count, backed_up = NEW.backed_up, last_used_at = NEW.last_used_at
@@ -224,35 +242,50 @@ extension SQLStore: CredentialStore {
 
     public func recordPasskeySignIn(
         credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent,
-        sessionTokenHash: [UInt8],
-        session: SessionRecord
-    ) async throws -> Bool {
+        sessionTokenHash: [UInt8], session: SessionRecord, spending: SpentChallenge?
+    ) async throws -> PasskeySignInOutcome {
         let e = audit
         let s = session
         do {
             switch engine.kind {
             case .postgres:
                 let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
+                let spent: SQLQueryString =
+                    if let spending {
+                        """
+                        INSERT INTO used_challenges (id, expires_at) VALUES (\(bind: Data(spending.id)), \(bind: spending.expiresAt.milliseconds))
+                        ON CONFLICT (id) DO NOTHING RETURNING id
+                        """
+                    } else {
+                        "SELECT 1 AS id"
+                    }
                 // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH clause to
-                // completion, and the statement as a whole succeeds or changes nothing. The audit event and the session
-                // are written only from the row the guarded update changed: a concurrent assertion with the same
-                // counter waits for this one's row lock, then finds the guard false.
-                let rows = try await db.raw(
+                // completion, and the statement as a whole succeeds or changes nothing. The credential's use is written
+                // only if the challenge was not spent before (a concurrent spend of the same challenge waits for this
+                // one's unique index entry, then finds it), the audit event and the session only from the row the
+                // guarded update changed: a concurrent assertion with the same counter waits for this one's row lock,
+                // then finds the guard false. The spent challenge stays spent when the guard fails.
+                let row = try await db.raw(
                     """
-                    WITH used AS (\(use) RETURNING id),
+                    WITH spent AS (\(spent)),
+                    used AS (\(use) AND EXISTS (SELECT 1 FROM spent) RETURNING id),
                     audited AS (
                         INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail)
                         SELECT \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
-                            \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail) FROM used RETURNING id)
-                    INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at,
-                        passkey_backup_eligible)
-                    SELECT \(bind: Data(sessionTokenHash)), \(bind: s.id), \(bind: s.userID), \(bind: s.createdAt.milliseconds),
-                        \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds), \(bind: s.userAgent), \(bind: s.method),
-                        \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column) FROM used
-                    RETURNING id
+                            \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail) FROM used RETURNING id),
+                    signed AS (
+                        INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method,
+                            authenticated_at, passkey_backup_eligible)
+                        SELECT \(bind: Data(sessionTokenHash)), \(bind: s.id), \(bind: s.userID), \(bind: s.createdAt.milliseconds),
+                            \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds), \(bind: s.userAgent), \(bind: s.method),
+                            \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column) FROM used
+                        RETURNING id)
+                    SELECT (SELECT COUNT(*) FROM spent) AS spent, (SELECT COUNT(*) FROM signed) AS signed
                     """
-                ).all()
-                return !rows.isEmpty
+                ).first()
+                guard let row else { throw DatabaseError("sign-in statement returned nothing") }
+                if try row.decode(column: "spent", as: Int.self) == 0 { return .challengeSpent }
+                return try row.decode(column: "signed", as: Int.self) == 0 ? .signCountRegression : .signedIn
             case .sqlite:
                 try await db.raw(
                     """
@@ -261,13 +294,18 @@ extension SQLStore: CredentialStore {
                         \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail), \(bind: Data(sessionTokenHash)), \(bind: s.id),
                         \(bind: s.userID), \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
                         \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds),
-                        \(bind: s.passkeyBackupEligible?.column))
+                        \(bind: s.passkeyBackupEligible?.column), \(bind: spending.map { Data($0.id) }),
+                        \(bind: spending?.expiresAt.milliseconds))
                     """
                 ).run()
-                return true
+                return .signedIn
             }
         } catch let error as SQLiteCallError where error.message.contains(Self.signCountGuardMessage) {
-            return false
+            // The guard aborted the whole statement, the challenge's entry with it: spend it on its own.
+            if let spending { _ = try await spendChallenge(spending) }
+            return .signCountRegression
+        } catch let error as SQLiteCallError where error.message.contains(Self.challengeSpentMessage) {
+            return .challengeSpent
         } catch  where Self.isUniqueViolation(error) {
             throw StoreError.conflict
         }
