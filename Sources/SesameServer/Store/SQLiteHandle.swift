@@ -93,8 +93,10 @@ final class SQLiteHandle: Sendable {
             let statement = prepared.statement
             defer {
                 if cached {
+                    // No `sqlite3_clear_bindings`: every parameter is bound again on the next use (`bind` checks the
+                    // count), and clearing expires any statement whose plan looked at a bound value, so SQLite would
+                    // prepare it again on every step (the passkey lookup by credential ID was, once per sign-in).
                     sqlite_nio_sqlite3_reset(statement)
-                    sqlite_nio_sqlite3_clear_bindings(statement)
                 } else {
                     sqlite_nio_sqlite3_finalize(statement)
                 }
