@@ -216,7 +216,7 @@ def test_firefox_prompt_resists_clickjacking_without_intersection_observer_v2(fi
         x, y = firefox.prompt_part("button.primary", """
           const r = part.getBoundingClientRect();
           return [r.left + r.width / 2, r.top + r.height / 2];""")
-        client.actions.sequence("pointer", "mouse", pointer_type="mouse") \
+        client.actions.sequence("pointer", "mouse", {"pointerType": "mouse"}) \
             .pointer_move(round(x), round(y)).pointer_down().pointer_up().perform()
 
     def assert_nothing_saved(what):
