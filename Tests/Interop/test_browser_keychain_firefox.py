@@ -3,9 +3,10 @@ unpacked MV3 extension as in Chromium, loaded as a temporary add-on, and the nat
 `sesame keychain install-browser --browser firefox` registers under $HOME/.mozilla. Firefox has no
 webAuthenticationProxy, so this is the page-world override (page.js) alone; no virtual authenticator exists here.
 
-On the Flask + py_webauthn site (browser_keychain_fixtures.RelyingPartyApp): registration, modal and AutoFill
-sign-in verified by py_webauthn, a credential indistinguishable in shape from the browser's own, and a refusal of an
-RP ID that is not a registrable suffix of the origin."""
+On Sesame's own pages (`$SESAME_BIN serve`): sign-up with a passkey from the keychain, the immediate prompt declined,
+then AutoFill sign-in. On the Flask + py_webauthn site (browser_keychain_fixtures.RelyingPartyApp): registration,
+modal and AutoFill sign-in verified by py_webauthn, a credential indistinguishable in shape from the browser's own,
+a refusal of an RP ID that is not a registrable suffix of the origin, and the prompts' clickjacking checks."""
 
 import json
 import os
@@ -74,7 +75,13 @@ class FirefoxKeychain:
             if condition():
                 return
             time.sleep(0.1)
-        pytest.fail(f"timed out waiting for {what}; status: {self.status()!r}")
+        try:
+            seen = self.client.execute_script(
+                "const s = document.getElementById('status') || document.getElementById('message');"
+                "return [location.href, s ? s.textContent : null]")
+        except Exception as error:  # noqa: BLE001 (the page may be gone; the timeout is what to report)
+            seen = repr(error)
+        pytest.fail(f"timed out waiting for {what}; page and message: {seen!r}")
 
     def prompt_shown(self):
         return self.client.execute_script(f"return !!document.querySelector('{HOST_ELEMENT}')")
@@ -113,6 +120,15 @@ class FirefoxKeychain:
         for key in keys:
             sequence = sequence.key_down(key).key_up(key)
         sequence.perform()
+
+
+@pytest.fixture
+def server(sesame_bin, tmp_path):
+    from test_browser_flows import Server
+    (tmp_path / "server").mkdir()
+    running = Server(sesame_bin, tmp_path / "server")
+    yield running
+    running.stop()
 
 
 @pytest.fixture
@@ -265,3 +281,52 @@ def test_firefox_prompt_resists_clickjacking_without_intersection_observer_v2(fi
     firefox.wait_prompt("the prompt")
     click_save()
     firefox.wait(lambda: (outcome() or "").startswith("credential "), "the credential")
+
+
+def test_firefox_signs_up_on_sesame_then_signs_in_with_autofill(firefox, server):
+    """Sesame's own pages, as test_browser_keychain.py runs them in Chromium: sign up with a passkey the keychain
+    makes, sign out, decline the immediate prompt the sign-in page opens with, then AutoFill sign-in."""
+    from marionette_driver.keys import Keys
+    client = firefox.client
+
+    def signed_in():
+        firefox.wait(lambda: client.get_url().startswith(server.origin + "/account")
+                     and client.execute_script("return document.body.dataset.ready === 'true'"), "the account page")
+
+    def session_method():
+        return firefox.in_page("""
+          const done = arguments[0];
+          fetch('/api/account/sessions', {credentials: 'same-origin'}).then((r) => r.json())
+            .then((sessions) => done(sessions.filter((s) => s.current)[0].method));
+        """)
+
+    client.navigate(server.origin + "/signup")
+    firefox.find("username").send_keys("ada")
+    firefox.find("display-name").send_keys("Ada Lovelace")
+    firefox.find("signup-button").click()
+    firefox.wait_prompt("the save-a-passkey prompt")
+    firefox.press(Keys.ENTER)  # "Save passkey" has the focus
+    signed_in()
+    assert "Ada Lovelace" in firefox.find("who").text
+    assert len(server.passkey_lines("ada")) == 1
+    made = [item for item in firefox.vault.items() if "passkey" in json.dumps(item).lower()]
+    assert len(made) == 1 and "localhost" in json.dumps(made[0])
+
+    firefox.find("sign-out").click()
+    firefox.wait(lambda: client.get_url().startswith(server.origin + "/signin"), "the sign-in page")
+    # The sign-in page first asks for a passkey available at once; the keychain has one and asks; Escape declines.
+    firefox.wait_prompt("the prompt for the immediate request")
+    firefox.press(Keys.ESCAPE)
+    firefox.wait(lambda: firefox.find("username").is_displayed()
+                 and "No passkey is ready" in firefox.find("message").text, "the sign-in form")
+    # The page focuses its username field (a webauthn field, so AutoFill may open at once): start from nothing shown.
+    client.execute_script("if (document.activeElement) document.activeElement.blur();")
+    firefox.wait(lambda: not firefox.prompt_shown(), "the keychain's prompt closed")
+
+    firefox.find("username").click()
+    firefox.wait_prompt("the AutoFill suggestions")
+    assert firefox.find("username").get_property("value") == ""
+    firefox.press(Keys.ARROW_DOWN, Keys.ENTER)
+    signed_in()
+    assert session_method().startswith("passkey")
+    assert "last used never" not in server.passkey_lines("ada")[0]
