@@ -576,6 +576,16 @@ RECORD_TIMES = """
 """
 
 
+# A page style sheet giving the prompt's host an opaque ::after over the whole viewport that clicks pass through.
+PSEUDO_COVER = """
+  const sheet = document.createElement("style");
+  sheet.textContent = "sesame-keychain::after { content: 'Click anywhere to play!'; position: fixed; inset: 0; "
+    + "background: #fff; font-size: 40px; pointer-events: none; z-index: 2147483647 }";
+  document.head.append(sheet);
+  window.uncover = () => sheet.remove();
+"""
+
+
 def outcome(driver):
     return driver.execute_script("return window.outcome")
 
@@ -675,6 +685,13 @@ def test_clickjacking_an_overlay_that_lets_clicks_through_is_detected(keychain_b
         click_at(driver, x, y)
         assert_nothing_saved(driver, vault, f"a click through the overlay (in a closed shadow root: {hidden})")
         driver.execute_script("window.uncover()")
+    # The host's own ::after (its inline style does not reach its pseudo-elements), painted inside the top layer.
+    driver.execute_script(PSEUDO_COVER)
+    time.sleep(SETTLE + 0.2)
+    assert not prompt_armed(driver)
+    click_at(driver, x, y)
+    assert_nothing_saved(driver, vault, "a click through the host's ::after")
+    driver.execute_script("window.uncover()")
     click_when_settled(driver, vault)
 
 

@@ -223,7 +223,7 @@ def test_firefox_prompt_resists_clickjacking_without_intersection_observer_v2(fi
     hit tests, the page's top-layer elements, the settle time) stand alone. Real clicks (Marionette's pointer
     actions are trusted input) at "Save passkey" complete nothing while the page fades or covers the prompt, or
     right after it appears; once the prompt has settled, the person's click saves the passkey."""
-    from test_browser_keychain import RECORD_TIMES, SETTLE, START_CREATE
+    from test_browser_keychain import PSEUDO_COVER, RECORD_TIMES, SETTLE, START_CREATE
     client = firefox.client
     client.navigate(second_site.origin + "/")
     outcome = lambda: client.execute_script("return window.wrappedJSObject.outcome ?? null")  # noqa: E731
@@ -275,6 +275,15 @@ def test_firefox_prompt_resists_clickjacking_without_intersection_observer_v2(fi
     assert not firefox.prompt_armed()
     click_save()
     assert_nothing_saved("a click through the overlay")
+    firefox.in_page("window.uncover(); arguments[0]();")
+
+    # The host's own ::after, opaque and letting clicks through.
+    firefox.wait_prompt("the prompt")
+    firefox.in_page(PSEUDO_COVER + "arguments[0]();")
+    time.sleep(SETTLE + 0.2)
+    assert not firefox.prompt_armed()
+    click_save()
+    assert_nothing_saved("a click through the host's ::after")
     firefox.in_page("window.uncover(); arguments[0]();")
 
     # Unobscured and settled: the click saves.
