@@ -281,7 +281,6 @@
     });
   }
 
-
   // --- Clickjacking defence ---------------------------------------------------------------------------------------
   // The prompts are drawn in the page, so the page can try to make the person click one without seeing it: hide
   // it (opacity, filters, transforms, clipping on the host or an ancestor), cover it with something that lets
@@ -357,6 +356,11 @@
       if (document.visibilityState !== "visible" || !document.hasFocus()) return "page not in front";
       if (matchesSafely(document.documentElement, ":active-view-transition")) return "view transition";
       for (const node of pageTopLayer(host)) if (!before.has(node)) return "page element above the prompt";
+      // The host's own ::before and ::after escape its inline style and would paint above its shadow content.
+      for (const pseudo of ["::before", "::after"]) {
+        const content = getComputedStyle(host, pseudo).content;
+        if (content !== "none" && content !== "normal") return `${pseudo} on the host`;
+      }
       for (let node = host; node instanceof Element; node = node.parentElement) {
         const style = getComputedStyle(node);
         if (style.display === "none" || style.contentVisibility === "hidden") return "not rendered";
@@ -421,10 +425,9 @@
     };
     window.addEventListener("toggle", onToggle, true);
     const onWindow = (event) => { if (event.type !== "focus" || event.target === window) reset(); };
+    // (visibilitychange and fullscreenchange are fired at the document and bubble to the window.)
     const windowEvents = ["resize", "blur", "focus", "visibilitychange", "fullscreenchange", "pageshow"];
     for (const type of windowEvents) window.addEventListener(type, onWindow);
-    document.addEventListener("visibilitychange", onWindow);
-    document.addEventListener("fullscreenchange", onWindow);
 
     let observers = [];
     if (hasVisibilityObserver) {
@@ -449,8 +452,6 @@
       for (const observer of observers) observer.disconnect();
       window.removeEventListener("toggle", onToggle, true);
       for (const type of windowEvents) window.removeEventListener(type, onWindow);
-      document.removeEventListener("visibilitychange", onWindow);
-      document.removeEventListener("fullscreenchange", onWindow);
     }
     function gone() {
       if (stopped) return;
@@ -459,7 +460,6 @@
     }
     return {
       stop,
-      reset,
       // Whether this trusted event may act: the prompt armed and still unobscured now, and a pointer click on the
       // element that got it (a click made with the keyboard has no point: detail 0).
       allows(event, target) {
