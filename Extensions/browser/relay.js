@@ -99,7 +99,11 @@
     };
     if (data.mediation === "conditional") {
       // AutoFill: nothing shows until the person focuses a webauthn field; with no passkeys nothing shows at all.
-      if (accounts.length > 0) ui = autofill(rpId, accounts, pick);
+      if (accounts.length > 0) {
+        ui = autofill(rpId, accounts, pick, {
+          onGone: () => done({ error: { name: "NotAllowedError", code: "cancelled" } }),
+        });
+      }
       return;
     }
     if (data.mediation === "immediate" && accounts.length === 0) {
@@ -277,6 +281,197 @@
     });
   }
 
+  // --- Clickjacking defence ---------------------------------------------------------------------------------------
+  // The prompts are drawn in the page, so the page can try to make the person click one without seeing it: hide
+  // it (opacity, filters, transforms, clipping on the host or an ancestor), cover it with something that lets
+  // clicks through (pointer-events: none), move it, or show it just under a click the person is about to make.
+  // So the host sits in the top layer (a manual popover, shown from this world, above all of the page's ordinary
+  // content) with a locked inline style, and a prompt acts on a click or key only once it has been shown,
+  // unobscured and unmoved, for SETTLE_MS in a row. Until then input is ignored (Cancel and Escape excepted).
+  // "Unobscured" is IntersectionObserver v2 (`isVisible`) where the browser has it (Chromium), and in every browser
+  // a check repeated every POLL_MS and at the moment of input: the computed style of the host and its ancestors,
+  // each actionable element's box inside the viewport, hit tests at its centre and corners (and at the click's
+  // point) that must find our host first, no page element entering the top layer after ours, the page visible and
+  // focused, no view transition running. Any change to the host or its ancestors' attributes restarts the count;
+  // the host removed, moved or hidden while the prompt is open cancels the prompt (as Cancel does).
+  const SETTLE_MS = 500;
+  const POLL_MS = 100;
+  const HOST_STYLE = [
+    "all: initial", "display: block", "position: fixed", "inset: 0 auto auto 0", "width: 0", "height: 0",
+    "margin: 0", "padding: 0", "border: 0", "overflow: visible", "opacity: 1", "visibility: visible",
+    "z-index: 2147483647", "pointer-events: auto",
+  ].map((declaration) => `${declaration} !important`).join("; ");
+  // Computed values an ancestor or the host must have: anything else may hide, fade, distort or clip the prompt.
+  const UNTOUCHED = {
+    opacity: "1", filter: "none", transform: "none", translate: "none", scale: "none", rotate: "none",
+    "clip-path": "none", "mask-image": "none", "mix-blend-mode": "normal", "offset-path": "none", zoom: "1",
+  };
+  const TOP_LAYER = [":popover-open", ":modal", ":fullscreen"];
+  const hasVisibilityObserver = typeof IntersectionObserverEntry !== "undefined"
+    && "isVisible" in IntersectionObserverEntry.prototype;
+
+  function matchesSafely(node, selector) {
+    try { return node.matches(selector); } catch { return false; }
+  }
+  function pageTopLayer(host) {
+    const found = new Set();
+    for (const selector of TOP_LAYER) {
+      try {
+        for (const node of document.querySelectorAll(selector)) if (node !== host) found.add(node);
+      } catch { /* selector not supported here */ }
+    }
+    if (document.fullscreenElement && document.fullscreenElement !== host) found.add(document.fullscreenElement);
+    return found;
+  }
+
+  // Watches one mounted prompt: `targets()` are its actionable elements, `box` carries data-armed (read by the
+  // tests through the DevTools protocol or Marionette's privileged scope; the page cannot see it), `onGone` runs
+  // when the page removes, moves or hides the host while the prompt is open.
+  function guard({ host, root, box, targets, onGone }) {
+    const parent = host.parentNode;
+    let since = null;     // when the current unobscured, unmoved stretch began
+    let layout = "";      // the actionable elements' boxes during that stretch
+    let armed = false;
+    let stopped = false;
+    const visible = new Map(); // target -> IntersectionObserver v2's isVisible (Chromium)
+    const before = pageTopLayer(host); // the page's top-layer elements under ours (they were there first)
+
+    const setArmed = (value) => {
+      if (value === armed) return;
+      armed = value;
+      if (value) box.setAttribute("data-armed", "true");
+      else box.removeAttribute("data-armed");
+    };
+    const reset = () => { since = null; setArmed(false); };
+
+    const covered = (x, y, target) => {
+      const top = document.elementsFromPoint(x, y)[0];
+      if (top !== host) return true;
+      const inner = root.elementFromPoint(x, y);
+      return !(inner && (inner === target || target.contains(inner)));
+    };
+    function obstruction() {
+      if (!host.isConnected || host.parentNode !== parent) return "removed";
+      if (typeof host.showPopover === "function" && !matchesSafely(host, ":popover-open")) return "not in the top layer";
+      if (document.visibilityState !== "visible" || !document.hasFocus()) return "page not in front";
+      if (matchesSafely(document.documentElement, ":active-view-transition")) return "view transition";
+      for (const node of pageTopLayer(host)) if (!before.has(node)) return "page element above the prompt";
+      // The host's own ::before and ::after escape its inline style and would paint above its shadow content.
+      for (const pseudo of ["::before", "::after"]) {
+        const content = getComputedStyle(host, pseudo).content;
+        if (content !== "none" && content !== "normal") return `${pseudo} on the host`;
+      }
+      for (let node = host; node instanceof Element; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        if (style.display === "none" || style.contentVisibility === "hidden") return "not rendered";
+        for (const [property, expected] of Object.entries(UNTOUCHED)) {
+          const value = style.getPropertyValue(property);
+          if (value !== "" && value !== expected) return `${property} on ${node.localName}`;
+        }
+      }
+      const width = document.documentElement.clientWidth || window.innerWidth;
+      const height = document.documentElement.clientHeight || window.innerHeight;
+      for (const target of targets()) {
+        if (getComputedStyle(target).visibility !== "visible") return "hidden";
+        const r = target.getBoundingClientRect();
+        if (r.width < 4 || r.height < 4 || r.left < 0 || r.top < 0 || r.right > width || r.bottom > height) {
+          return "outside the viewport";
+        }
+        // The centre and four points just inside the rounded corners.
+        const dx = Math.min(8, r.width / 2);
+        const dy = Math.min(8, r.height / 2);
+        const points = [[(r.left + r.right) / 2, (r.top + r.bottom) / 2], [r.left + dx, r.top + dy],
+                        [r.right - dx, r.top + dy], [r.left + dx, r.bottom - dy], [r.right - dx, r.bottom - dy]];
+        if (points.some(([x, y]) => covered(x, y, target))) return "covered";
+        if (hasVisibilityObserver && visible.get(target) !== true) return "not visible (IntersectionObserver)";
+      }
+      return null;
+    }
+    function tick() {
+      if (stopped) return;
+      const reason = obstruction();
+      // Why the prompt is not armed, for the tests' failure messages (inside the closed shadow root, like data-armed).
+      if (reason) box.setAttribute("data-obstruction", reason);
+      else box.removeAttribute("data-obstruction");
+      if (reason) return reset();
+      const now = performance.now();
+      const boxes = JSON.stringify(targets().map((t) => {
+        const r = t.getBoundingClientRect();
+        return [r.left, r.top, r.width, r.height];
+      }));
+      if (since === null || boxes !== layout) { since = now; layout = boxes; }
+      setArmed(now - since >= SETTLE_MS);
+    }
+
+    // The host's attributes, and its ancestors' (class, style, hidden...), may change how it is drawn: restore the
+    // host's style and start counting again. The host removed or moved: the prompt is gone.
+    const mutations = new MutationObserver((records) => {
+      if (stopped) return;
+      if (!host.isConnected || host.parentNode !== parent) return gone();
+      if (records.some((record) => record.type === "attributes")) {
+        if (host.getAttribute("style") !== HOST_STYLE) host.setAttribute("style", HOST_STYLE);
+        if (!host.hasAttribute("popover")) host.setAttribute("popover", "manual");
+        mutations.takeRecords();
+        reset();
+      }
+    });
+    mutations.observe(host, { attributes: true });
+    for (let node = parent; node; node = node.parentNode) {
+      mutations.observe(node, { attributes: node.nodeType === Node.ELEMENT_NODE, childList: true });
+    }
+    const onToggle = (event) => {
+      if (event.target === host && event.newState === "closed") gone();
+      else if (event.newState === "open") before.delete(event.target); // shown again: now above ours
+    };
+    window.addEventListener("toggle", onToggle, true);
+    const onWindow = (event) => { if (event.type !== "focus" || event.target === window) reset(); };
+    // (visibilitychange and fullscreenchange are fired at the document and bubble to the window.)
+    const windowEvents = ["resize", "blur", "focus", "visibilitychange", "fullscreenchange", "pageshow"];
+    for (const type of windowEvents) window.addEventListener(type, onWindow);
+
+    let observers = [];
+    if (hasVisibilityObserver) {
+      observers = targets().map((target) => {
+        const observer = new IntersectionObserver((entries) => {
+          for (const entry of entries) {
+            visible.set(entry.target, entry.isVisible && entry.isIntersecting && entry.intersectionRatio >= 0.99);
+          }
+          tick();
+        }, { trackVisibility: true, delay: 100, threshold: [0, 1] });
+        observer.observe(target);
+        return observer;
+      });
+    }
+    const timer = setInterval(tick, POLL_MS);
+
+    function stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      mutations.disconnect();
+      for (const observer of observers) observer.disconnect();
+      window.removeEventListener("toggle", onToggle, true);
+      for (const type of windowEvents) window.removeEventListener(type, onWindow);
+    }
+    function gone() {
+      if (stopped) return;
+      stop();
+      onGone();
+    }
+    return {
+      stop,
+      // Whether this trusted event may act: the prompt armed and still unobscured now, and a pointer click on the
+      // element that got it (a click made with the keyboard has no point: detail 0).
+      allows(event, target) {
+        tick();
+        if (!armed) return false;
+        if (event.detail > 0 && typeof event.clientX === "number" && covered(event.clientX, event.clientY, target)) {
+          return false;
+        }
+        return true;
+      },
+    };
+  }
 
   // --- UI ---------------------------------------------------------------------------------------------------------
 
@@ -304,13 +499,22 @@
     .hint { font-size: 11px; color: #666; padding: 4px 6px 2px; }
   `;
 
+  // The host: a manual popover in the top layer with a locked inline style, a child of <html> (so its only
+  // ancestor is the root element), its content in a closed shadow root made from this world.
   function mount() {
     const host = document.createElement("sesame-keychain");
+    host.setAttribute("style", HOST_STYLE);
+    host.setAttribute("popover", "manual");
     const root = host.attachShadow({ mode: "closed" });
     const style = document.createElement("style");
     style.textContent = STYLE;
     root.append(style);
-    (document.body || document.documentElement).append(host);
+    document.documentElement.append(host);
+    try {
+      host.showPopover();
+    } catch {
+      // No popover support: the host is still fixed above the page's z-indexes, and the checks above still apply.
+    }
     return { host, root, remove: () => host.remove() };
   }
   function element(tag, props = {}, children = []) {
@@ -329,19 +533,27 @@
       element("span", { className: "sub", text: account.displayName ? `${account.displayName} · passkey` : "passkey" }),
     ]);
   }
-  function trusted(handler) {
+  // A handler for trusted input only; with `gate` (a function returning the prompt's guard), only once the guard
+  // allows it (the prompt armed: shown, unobscured and unmoved for SETTLE_MS).
+  function trusted(handler, gate) {
     return (event) => {
       if (!event.isTrusted) return;
       event.preventDefault();
       event.stopPropagation();
+      const protection = gate && gate();
+      if (gate && !(protection && protection.allows(event, event.currentTarget))) return;
       handler(event);
     };
   }
 
-  // The modal prompt: which site, which account; confirm, cancel, or hand back to the browser.
+  // The modal prompt: which site, which account; confirm, cancel, or hand back to the browser. Picking, confirming
+  // and the hand-back wait for the guard; Cancel and Escape never do. The host removed, moved or hidden by the
+  // page while it is open is a Cancel.
   function sheet({ title, detail, accounts, confirm, onPick, onConfirm, onOther, onCancel, cancelText }) {
     const mounted = mount();
-    const { root, remove } = mounted;
+    const { root, remove, host } = mounted;
+    let protection = null;
+    const gate = () => protection;
     const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title });
     box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), "Sesame Keychain"]),
                element("h1", { text: title }), element("p", { text: detail }));
@@ -349,20 +561,20 @@
     for (const account of accounts || []) {
       const button = accountButton(account);
       button.dataset.credentialId = account.credentialId;
-      button.addEventListener("click", trusted(() => onPick(account)));
+      button.addEventListener("click", trusted(() => onPick(account), gate));
       box.append(button);
       buttons.push(button);
     }
     if (confirm) {
       const button = element("button", { className: "primary", type: "button", text: confirm });
-      button.addEventListener("click", trusted(() => onConfirm()));
+      button.addEventListener("click", trusted(() => onConfirm(), gate));
       box.append(button);
       buttons.push(button);
     }
     let other = null;
     if (onOther) {
       other = element("button", { className: "link", type: "button", text: "Use another device or security key" });
-      other.addEventListener("click", trusted(() => onOther()));
+      other.addEventListener("click", trusted(() => onOther(), gate));
       box.append(other);
     }
     const cancel = element("button", { className: "link", type: "button", text: cancelText || "Cancel" });
@@ -372,19 +584,25 @@
       if (event.isTrusted && event.key === "Escape") { event.preventDefault(); onCancel(); }
     });
     root.append(box);
-    const first = buttons[0] || other || cancel;
-    first.focus();
-    // A modal prompt keeps the keyboard focus while it is open (the page may move it, e.g. to its own field).
-    const { host } = mounted;
+    const actionable = other ? [...buttons, other] : buttons;
+    let closed = false;
     const trap = (event) => {
       if (event.target !== host) setTimeout(() => first.isConnected && first.focus(), 0);
     };
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      protection.stop();
+      window.removeEventListener("focusin", trap, true);
+      remove();
+    };
+    protection = guard({ host, root, box, targets: () => actionable, onGone: () => onCancel() });
+    const first = buttons[0] || other || cancel;
+    first.focus();
+    // A modal prompt keeps the keyboard focus while it is open (the page may move it, e.g. to its own field).
     window.addEventListener("focusin", trap, true);
     return {
-      close: () => {
-        window.removeEventListener("focusin", trap, true);
-        remove();
-      },
+      close,
       busy: () => { for (const b of box.querySelectorAll("button")) b.disabled = true; },
     };
   }
@@ -395,11 +613,19 @@
     const tokens = (node.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
     return tokens.includes("webauthn");
   }
+  // The list's host removed, moved or hidden by the page while it shows ends the list and calls `onGone` (for
+  // passkeys, a NotAllowedError as a cancelled request). A pick (click, or Enter on a highlighted suggestion)
+  // waits for the guard.
   function autofill(rpId, accounts, pick, { matches = isWebAuthnField, render = accountButton,
-                                            label = `Passkeys for ${rpId}` } = {}) {
-    let open = null; // { remove, buttons, field, active }
+                                            label = `Passkeys for ${rpId}`, onGone = () => {} } = {}) {
+    let open = null; // { remove, buttons, field, active, guard }
     let finished = false;
-    const close = () => { if (open) { open.remove(); open = null; } };
+    const close = () => {
+      if (!open) return;
+      open.guard.stop();
+      open.remove();
+      open = null;
+    };
     const choose = (account) => {
       if (finished) return;
       finished = true;
@@ -409,24 +635,44 @@
     };
     const show = (field) => {
       close();
-      const { root, remove } = mount();
+      const { root, remove, host } = mount();
       const rect = field.getBoundingClientRect();
       const list = element("div", { className: "list", role: "listbox", "aria-label": label });
       list.style.left = `${Math.max(4, rect.left)}px`;
       list.style.top = `${rect.bottom + 4}px`;
       list.style.width = `${Math.max(240, rect.width)}px`;
+      const shown = {};
       const buttons = accounts.map((account) => {
         const button = render(account);
         button.setAttribute("role", "option");
         // Keep the field focused while the pointer is down, then pick on the click.
         button.addEventListener("mousedown", (event) => event.preventDefault());
-        button.addEventListener("click", trusted(() => choose(account)));
+        button.addEventListener("click", trusted(() => choose(account), () => shown.guard));
         list.append(button);
         return button;
       });
       list.append(element("div", { className: "hint", text: "Sesame Keychain" }));
       root.append(list);
-      open = { remove, buttons, field, active: -1 };
+      // The whole list inside the viewport (the guard arms only fully visible suggestions): above the field when
+      // there is no room under it, and never past the right edge.
+      const viewWidth = document.documentElement.clientWidth || window.innerWidth;
+      const viewHeight = document.documentElement.clientHeight || window.innerHeight;
+      const size = list.getBoundingClientRect();
+      if (rect.bottom + 4 + size.height > viewHeight - 4) {
+        list.style.top = `${Math.max(4, Math.min(rect.top - 4 - size.height, viewHeight - 4 - size.height))}px`;
+      }
+      if (size.right > viewWidth - 4) list.style.left = `${Math.max(4, viewWidth - 4 - size.width)}px`;
+      shown.guard = guard({
+        host, root, box: list, targets: () => buttons,
+        onGone: () => {
+          if (open === shown) { remove(); open = null; }
+          if (finished) return;
+          finished = true;
+          stop();
+          onGone();
+        },
+      });
+      open = Object.assign(shown, { remove, buttons, field, active: -1 });
     };
     const highlight = (index) => {
       open.active = index;
@@ -448,7 +694,7 @@
       } else if (event.key === "Enter" && open.active >= 0) {
         event.preventDefault();
         event.stopImmediatePropagation();
-        choose(accounts[open.active]);
+        if (open.guard.allows(event, open.buttons[open.active])) choose(accounts[open.active]);
       } else if (event.key === "Escape") {
         close();
       }

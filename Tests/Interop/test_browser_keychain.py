@@ -14,6 +14,8 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site  # noqa: F401 (fixtures)
 from conftest import b64url
@@ -32,8 +34,40 @@ def prompt_shown(driver) -> bool:
     return driver.execute_script(f"return !!document.querySelector('{HOST_ELEMENT}')")
 
 
+def prompt_parts(driver) -> list:
+    """The elements inside the prompt's closed shadow root, as the DevTools protocol sees them (it reaches closed
+    shadow roots; the page does not): dicts with nodeId, localName, attrs, text."""
+    found = []
+
+    def walk(node, inside):
+        attrs = node.get("attributes", [])
+        attrs = dict(zip(attrs[::2], attrs[1::2]))
+        if inside and node.get("nodeType") == 1:
+            text = "".join(c.get("nodeValue", "") for c in node.get("children", []) if c.get("nodeType") == 3)
+            found.append({"nodeId": node["nodeId"], "localName": node["localName"], "attrs": attrs, "text": text})
+        for child in node.get("children", []):
+            walk(child, inside)
+        for shadow in node.get("shadowRoots", []):
+            walk(shadow, inside or node.get("localName") == HOST_ELEMENT)
+
+    walk(driver.execute_cdp_cmd("DOM.getDocument", {"depth": -1, "pierce": True})["root"], False)
+    return found
+
+
+def prompt_armed(driver) -> bool:
+    """Whether the prompt accepts input: shown, unobscured and unmoved for the settle time (relay.js marks its
+    sheet or list data-armed, inside the closed shadow root)."""
+    return any(part["attrs"].get("data-armed") == "true" for part in prompt_parts(driver))
+
+
 def wait_prompt(driver, what="the keychain's prompt"):
+    """Waits until the prompt shows and accepts input (before the settle time it ignores clicks and keys)."""
     wait(driver, prompt_shown, what=what)
+    try:
+        WebDriverWait(driver, 30, poll_frequency=0.1).until(prompt_armed)
+    except TimeoutException:
+        in_the_way = [p["attrs"]["data-obstruction"] for p in prompt_parts(driver) if "data-obstruction" in p["attrs"]]
+        pytest.fail(f"{what} never accepted input; in the way: {in_the_way}")
 
 
 def press(driver, *keys):
@@ -509,3 +543,202 @@ def test_sesame_a_typed_password_is_offered_for_saving_after_sign_in(keychain_br
     saved = [i for i in vault.items() if i["kind"] == "password"][0]
     assert saved["sites"] == ["localhost"] and "mjackson" in saved["title"]
     assert vault.show(saved["id"], reveal=True)["password"] == "correct horse battery"
+
+
+# --- Clickjacking: the prompt acts only once shown, unobscured and unmoved, for the settle time -------------------
+# Each test below starts a create request on the second site (the prompt "Save a passkey for second.localhost?"),
+# lets the page attack the prompt, then sends real clicks through the DevTools protocol (Input.dispatchMouseEvent:
+# trusted input, as a person's) at the "Save passkey" button, and checks that the page got no credential and the
+# keychain made no passkey; then that a plain click once the prompt has settled still saves the passkey.
+
+SETTLE = 0.5  # relay.js SETTLE_MS
+
+START_CREATE = """
+  window.outcome = null;
+  const bytes = (n) => new Uint8Array(n).map((_, i) => i + 1);
+  navigator.credentials.create({publicKey: {
+    rp: {name: "Second site"}, challenge: bytes(32),
+    user: {id: bytes(16), name: arguments[0], displayName: arguments[0]},
+    pubKeyCredParams: [{type: "public-key", alg: -7}]}})
+    .then((c) => { window.outcome = "credential " + c.id; }, (e) => { window.outcome = e.name; });
+"""
+
+
+# In the page: when the prompt's host appeared, and when the first trusted mouse press came.
+RECORD_TIMES = """
+  window.times = {};
+  new MutationObserver(() => {
+    if (!window.times.shown && document.querySelector('sesame-keychain')) window.times.shown = performance.now();
+  }).observe(document.documentElement, {childList: true});
+  window.addEventListener('mousedown', (e) => {
+    if (e.isTrusted && !window.times.clicked) window.times.clicked = performance.now();
+  }, true);
+"""
+
+
+# A page style sheet giving the prompt's host an opaque ::after over the whole viewport that clicks pass through.
+PSEUDO_COVER = """
+  const sheet = document.createElement("style");
+  sheet.textContent = "sesame-keychain::after { content: 'Click anywhere to play!'; position: fixed; inset: 0; "
+    + "background: #fff; font-size: 40px; pointer-events: none; z-index: 2147483647 }";
+  document.head.append(sheet);
+  window.uncover = () => sheet.remove();
+"""
+
+
+def outcome(driver):
+    return driver.execute_script("return window.outcome")
+
+
+def save_button_centre(driver):
+    """The centre of the prompt's "Save passkey" button, from the DevTools protocol's box model."""
+    buttons = [p for p in prompt_parts(driver) if p["localName"] == "button" and p["text"] == "Save passkey"]
+    assert len(buttons) == 1, prompt_parts(driver)
+    quad = driver.execute_cdp_cmd("DOM.getBoxModel", {"nodeId": buttons[0]["nodeId"]})["model"]["border"]
+    return sum(quad[0::2]) / 4, sum(quad[1::2]) / 4
+
+
+def click_at(driver, x, y):
+    """A real left click at (x, y) in the viewport: trusted input, as a person's."""
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        driver.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                            "clickCount": 0 if kind == "mouseMoved" else 1})
+
+
+def assert_nothing_saved(driver, vault, what):
+    """The click did not complete the request: a moment later the page's promise is still pending (or rejected with
+    NotAllowedError), and the keychain holds no passkey."""
+    time.sleep(1)
+    assert outcome(driver) in (None, "NotAllowedError"), what
+    assert passkeys(vault) == [], what
+
+
+def start_prompt(driver, second_site, name):
+    driver.get(second_site.origin + "/")
+    driver.execute_script(START_CREATE, name)
+    wait(driver, prompt_shown, what="the save-a-passkey prompt")
+
+
+def click_when_settled(driver, vault):
+    """The person's plain click, once the prompt accepts input, saves the passkey."""
+    wait_prompt(driver, "the save-a-passkey prompt")
+    click_at(driver, *save_button_centre(driver))
+    wait(driver, lambda d: (outcome(d) or "").startswith("credential "), what="the credential")
+    assert len(passkeys(vault)) == 1
+
+
+def test_clickjacking_a_faded_prompt_is_not_clickable(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    start_prompt(driver, second_site, "faded")
+    wait_prompt(driver, "the prompt")
+    x, y = save_button_centre(driver)
+    # Opacity 0 on the host's ancestor (the root element), kept while the person clicks.
+    driver.execute_script("document.documentElement.style.opacity = '0'")
+    time.sleep(SETTLE + 0.2)
+    assert not prompt_armed(driver)
+    click_at(driver, x, y)
+    assert_nothing_saved(driver, vault, "a click on the invisible prompt (root element at opacity 0)")
+    # Opacity 0 on the host itself, set again and again (relay.js restores the host's locked style each time).
+    driver.execute_script("""
+      document.documentElement.style.opacity = '';
+      window.fading = setInterval(() => {
+        const host = document.querySelector('sesame-keychain');
+        host.style.setProperty('opacity', '0', 'important');
+      }, 50);
+    """)
+    time.sleep(SETTLE + 0.2)
+    click_at(driver, x, y)
+    assert_nothing_saved(driver, vault, "a click on the prompt the page keeps fading")
+    # The page stops: once the prompt has settled, the person's click saves.
+    driver.execute_script("clearInterval(window.fading)")
+    click_when_settled(driver, vault)
+
+
+def test_clickjacking_an_overlay_that_lets_clicks_through_is_detected(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    start_prompt(driver, second_site, "covered")
+    wait_prompt(driver, "the prompt")
+    x, y = save_button_centre(driver)
+    # An opaque layer above the prompt that clicks pass through. Only a top-layer element shown after the prompt
+    # can be above it; once in the page's light DOM, once inside the page's own closed shadow root (where a
+    # document query does not find it: IntersectionObserver v2's occlusion check does).
+    overlay = """
+      const cover = document.createElement("div");
+      cover.popover = "manual";
+      cover.textContent = "Click anywhere to play!";
+      cover.style.cssText = "position: fixed; inset: 0; width: 100vw; height: 100vh; max-width: none; "
+        + "max-height: none; margin: 0; border: 0; background: #fff; font-size: 40px; "
+        + "pointer-events: none; z-index: 2147483647";
+      const holder = document.createElement("div");
+      const parent = arguments[0] ? holder.attachShadow({mode: "closed"}) : holder;
+      parent.append(cover);
+      document.body.append(holder);
+      cover.showPopover();
+      window.uncover = () => holder.remove();
+    """
+    for hidden in (False, True):
+        driver.execute_script(overlay, hidden)
+        time.sleep(SETTLE + 0.2)
+        assert driver.execute_script("return document.elementFromPoint(arguments[0], arguments[1]).localName",
+                                     x, y) == HOST_ELEMENT, "the overlay lets clicks through to the prompt"
+        assert not prompt_armed(driver)
+        click_at(driver, x, y)
+        assert_nothing_saved(driver, vault, f"a click through the overlay (in a closed shadow root: {hidden})")
+        driver.execute_script("window.uncover()")
+    # The host's own ::after (its inline style does not reach its pseudo-elements), painted inside the top layer.
+    driver.execute_script(PSEUDO_COVER)
+    time.sleep(SETTLE + 0.2)
+    assert not prompt_armed(driver)
+    click_at(driver, x, y)
+    assert_nothing_saved(driver, vault, "a click through the host's ::after")
+    driver.execute_script("window.uncover()")
+    click_when_settled(driver, vault)
+
+
+def test_clickjacking_a_click_right_after_the_prompt_shows_is_ignored(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    # Where "Save passkey" will be: from a first prompt, which the person then cancels.
+    start_prompt(driver, second_site, "early")
+    wait_prompt(driver, "the prompt")
+    x, y = save_button_centre(driver)
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: outcome(d) == "NotAllowedError", what="the cancelled request")
+    # The page watches for the prompt and records when it appeared and when a trusted click arrived.
+    driver.execute_script(RECORD_TIMES)
+    driver.execute_script(START_CREATE, "early")
+    while not prompt_shown(driver):
+        pass
+    click_at(driver, x, y)  # the person was about to click there: the prompt appeared under the pointer
+    times = driver.execute_script("return window.times")
+    assert times["clicked"] - times["shown"] < SETTLE * 1000, times
+    assert_nothing_saved(driver, vault, f"a click {times['clicked'] - times['shown']:.0f} ms after the prompt showed")
+    assert outcome(driver) is None, "the request is still open"
+    click_when_settled(driver, vault)
+
+
+def test_clickjacking_a_removed_prompt_cancels_the_request(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    start_prompt(driver, second_site, "removed")
+    wait_prompt(driver, "the prompt")
+    x, y = save_button_centre(driver)
+    # The page takes the host out and puts it back elsewhere (out of the top layer, under its own content).
+    driver.execute_script("""
+      const host = document.querySelector('sesame-keychain');
+      host.remove();
+      document.body.append(host);
+    """)
+    wait(driver, lambda d: outcome(d) == "NotAllowedError", what="the request cancelled")
+    click_at(driver, x, y)
+    assert_nothing_saved(driver, vault, "a click on the prompt the page moved")
+    assert outcome(driver) == "NotAllowedError"
+    # Hiding it (the popover closed by the page) is the same.
+    driver.execute_script(START_CREATE, "hidden")
+    wait_prompt(driver, "the second prompt")
+    driver.execute_script("""
+      for (const host of document.querySelectorAll('sesame-keychain')) if (host.matches(':popover-open')) host.hidePopover();
+    """)
+    wait(driver, lambda d: outcome(d) == "NotAllowedError", what="the request cancelled")
+    assert_nothing_saved(driver, vault, "the hidden prompt")
+    driver.execute_script("for (const host of document.querySelectorAll('sesame-keychain')) host.remove()")
+    driver.execute_script(START_CREATE, "shown")
+    click_when_settled(driver, vault)

@@ -3,9 +3,10 @@ unpacked MV3 extension as in Chromium, loaded as a temporary add-on, and the nat
 `sesame keychain install-browser --browser firefox` registers under $HOME/.mozilla. Firefox has no
 webAuthenticationProxy, so this is the page-world override (page.js) alone; no virtual authenticator exists here.
 
-On the Flask + py_webauthn site (browser_keychain_fixtures.RelyingPartyApp): registration, modal and AutoFill
-sign-in verified by py_webauthn, a credential indistinguishable in shape from the browser's own, and a refusal of an
-RP ID that is not a registrable suffix of the origin."""
+On Sesame's own pages (`$SESAME_BIN serve`): sign-up with a passkey from the keychain, the immediate prompt declined,
+then AutoFill sign-in. On the Flask + py_webauthn site (browser_keychain_fixtures.RelyingPartyApp): registration,
+modal and AutoFill sign-in verified by py_webauthn, a credential indistinguishable in shape from the browser's own,
+a refusal of an RP ID that is not a registrable suffix of the origin, and the prompts' clickjacking checks."""
 
 import json
 import os
@@ -74,10 +75,40 @@ class FirefoxKeychain:
             if condition():
                 return
             time.sleep(0.1)
-        pytest.fail(f"timed out waiting for {what}; status: {self.status()!r}")
+        try:
+            seen = self.client.execute_script(
+                "const s = document.getElementById('status') || document.getElementById('message');"
+                "return [location.href, s ? s.textContent : null]")
+        except Exception as error:  # noqa: BLE001 (the page may be gone; the timeout is what to report)
+            seen = repr(error)
+        pytest.fail(f"timed out waiting for {what}; page and message: {seen!r}")
 
     def prompt_shown(self):
         return self.client.execute_script(f"return !!document.querySelector('{HOST_ELEMENT}')")
+
+    def prompt_part(self, selector, script="return part ? part.getAttribute('data-armed') : null"):
+        """Runs `script` on the element matching `selector` inside the prompt's closed shadow root (as `part`), from
+        Marionette's privileged sandbox, where openOrClosedShadowRoot reaches it; the page cannot."""
+        return self.client.execute_script(f"""
+          const host = document.querySelector('{HOST_ELEMENT}');
+          const root = host && host.openOrClosedShadowRoot;
+          const part = root ? root.querySelector(arguments[0]) : null;
+          {script}""", script_args=[selector], sandbox="system")
+
+    def prompt_armed(self):
+        """Whether the prompt accepts input (shown, unobscured and unmoved for the settle time): relay.js marks its
+        sheet or list data-armed."""
+        return self.prompt_part(".sheet, .list") == "true"
+
+    def wait_prompt(self, what):
+        """Waits until the prompt shows and accepts input (before the settle time it ignores clicks and keys)."""
+        self.wait(self.prompt_shown, what)
+        deadline = time.time() + 20
+        while time.time() < deadline and not self.prompt_armed():
+            time.sleep(0.1)
+        if not self.prompt_armed():
+            in_the_way = self.prompt_part(".sheet, .list", "return part && part.getAttribute('data-obstruction')")
+            pytest.fail(f"{what} never accepted input; in the way: {in_the_way!r}")
 
     def in_page(self, script, *args):
         """Runs an asynchronous script in the page's own world (Marionette's default sandbox sees the browser's
@@ -89,6 +120,15 @@ class FirefoxKeychain:
         for key in keys:
             sequence = sequence.key_down(key).key_up(key)
         sequence.perform()
+
+
+@pytest.fixture
+def server(sesame_bin, tmp_path):
+    from test_browser_flows import Server
+    (tmp_path / "server").mkdir()
+    running = Server(sesame_bin, tmp_path / "server")
+    yield running
+    running.stop()
 
 
 @pytest.fixture
@@ -104,7 +144,7 @@ def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox
     client.navigate(second_site.origin + "/")
     firefox.find("username").send_keys("lin")
     firefox.find("register").click()
-    firefox.wait(firefox.prompt_shown, "the keychain's prompt to save a passkey")
+    firefox.wait_prompt("the keychain's prompt to save a passkey")
     firefox.press(Keys.ENTER)
     firefox.wait(lambda: firefox.status() == "registered lin", "registration")
     assert second_site.verified == [("registration", "lin", True)]
@@ -113,14 +153,14 @@ def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox
     # Modal sign-in.
     client.navigate(second_site.origin + "/")
     firefox.find("signin").click()
-    firefox.wait(firefox.prompt_shown, "the modal sign-in prompt")
+    firefox.wait_prompt("the modal sign-in prompt")
     firefox.press(Keys.ENTER)
     firefox.wait(lambda: firefox.status() == "signed in as lin", "modal sign-in")
 
     # AutoFill: focus the username field, pick the passkey from the suggestions.
     client.navigate(second_site.origin + "/")
     firefox.find("username").click()
-    firefox.wait(firefox.prompt_shown, "the AutoFill suggestions")
+    firefox.wait_prompt("the AutoFill suggestions")
     firefox.press(Keys.ARROW_DOWN, Keys.ENTER)
     firefox.wait(lambda: firefox.status() == "signed in as lin", "AutoFill sign-in")
     assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
@@ -141,7 +181,7 @@ def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox
       })();`;
       document.body.appendChild(script);
     """)
-    firefox.wait(firefox.prompt_shown, "the modal prompt")
+    firefox.wait_prompt("the modal prompt")
     firefox.press(Keys.ENTER)
     shape = lambda: client.execute_script("return document.documentElement.dataset.shape || null")  # noqa: E731
     firefox.wait(shape, "the credential's shape")
@@ -176,3 +216,126 @@ def test_firefox_refuses_a_foreign_rp_id_and_another_sites_passkey(firefox, seco
         == "NotAllowedError"
     assert not firefox.prompt_shown()
     assert firefox.vault.items() == before
+
+
+def test_firefox_prompt_resists_clickjacking_without_intersection_observer_v2(firefox, second_site):
+    """Firefox has no IntersectionObserver v2: relay.js's own checks (computed style of the host and its ancestors,
+    hit tests, the page's top-layer elements, the settle time) stand alone. Real clicks (Marionette's pointer
+    actions are trusted input) at "Save passkey" complete nothing while the page fades or covers the prompt, or
+    right after it appears; once the prompt has settled, the person's click saves the passkey."""
+    from test_browser_keychain import PSEUDO_COVER, RECORD_TIMES, SETTLE, START_CREATE
+    client = firefox.client
+    client.navigate(second_site.origin + "/")
+    outcome = lambda: client.execute_script("return window.wrappedJSObject.outcome ?? null")  # noqa: E731
+
+    def click_save():
+        x, y = firefox.prompt_part("button.primary", """
+          const r = part.getBoundingClientRect();
+          return [r.left + r.width / 2, r.top + r.height / 2];""")
+        client.actions.sequence("pointer", "mouse", {"pointerType": "mouse"}) \
+            .pointer_move(round(x), round(y)).pointer_down().pointer_up().perform()
+
+    def assert_nothing_saved(what):
+        time.sleep(1)
+        assert outcome() is None, what
+        assert [i for i in firefox.vault.items() if "second.localhost" in json.dumps(i)] == [], what
+
+    # A click right after the prompt appears (where the person was about to click). The page records when the
+    # prompt appeared and when the trusted click came.
+    firefox.in_page(RECORD_TIMES + START_CREATE + "arguments[arguments.length - 1]();", "lin")
+    while not firefox.prompt_shown():
+        pass
+    click_save()
+    times = client.execute_script("return JSON.parse(JSON.stringify(window.wrappedJSObject.times))")
+    assert times["clicked"] - times["shown"] < SETTLE * 1000, times
+    assert_nothing_saved(f"a click {times['clicked'] - times['shown']:.0f} ms after the prompt appeared")
+
+    # The root element at opacity 0 (relay.js checks the host's ancestors' computed style at every input).
+    firefox.wait_prompt("the prompt")
+    firefox.in_page("document.documentElement.style.opacity = '0'; arguments[0]();")
+    time.sleep(SETTLE + 0.2)
+    assert not firefox.prompt_armed()
+    click_save()
+    assert_nothing_saved("a click on the invisible prompt")
+    firefox.in_page("document.documentElement.style.opacity = ''; arguments[0]();")
+
+    # An opaque top-layer layer shown after the prompt, letting clicks through (pointer-events: none).
+    firefox.wait_prompt("the prompt")
+    firefox.in_page("""
+      const cover = document.createElement("div");
+      cover.popover = "manual";
+      cover.style.cssText = "position: fixed; inset: 0; width: 100vw; height: 100vh; max-width: none; "
+        + "max-height: none; margin: 0; background: #fff; pointer-events: none";
+      document.body.append(cover);
+      cover.showPopover();
+      window.uncover = () => cover.remove();
+      arguments[0]();
+    """)
+    time.sleep(SETTLE + 0.2)
+    assert not firefox.prompt_armed()
+    click_save()
+    assert_nothing_saved("a click through the overlay")
+    firefox.in_page("window.uncover(); arguments[0]();")
+
+    # The host's own ::after, opaque and letting clicks through.
+    firefox.wait_prompt("the prompt")
+    firefox.in_page(PSEUDO_COVER + "arguments[0]();")
+    time.sleep(SETTLE + 0.2)
+    assert not firefox.prompt_armed()
+    click_save()
+    assert_nothing_saved("a click through the host's ::after")
+    firefox.in_page("window.uncover(); arguments[0]();")
+
+    # Unobscured and settled: the click saves.
+    firefox.wait_prompt("the prompt")
+    click_save()
+    firefox.wait(lambda: (outcome() or "").startswith("credential "), "the credential")
+
+
+def test_firefox_signs_up_on_sesame_then_signs_in_with_autofill(firefox, server):
+    """Sesame's own pages, as test_browser_keychain.py runs them in Chromium: sign up with a passkey the keychain
+    makes, sign out, decline the immediate prompt the sign-in page opens with, then AutoFill sign-in."""
+    from marionette_driver.keys import Keys
+    client = firefox.client
+
+    def signed_in():
+        firefox.wait(lambda: client.get_url().startswith(server.origin + "/account")
+                     and client.execute_script("return document.body.dataset.ready === 'true'"), "the account page")
+
+    def session_method():
+        return firefox.in_page("""
+          const done = arguments[0];
+          fetch('/api/account/sessions', {credentials: 'same-origin'}).then((r) => r.json())
+            .then((sessions) => done(sessions.filter((s) => s.current)[0].method));
+        """)
+
+    client.navigate(server.origin + "/signup")
+    firefox.find("username").send_keys("ada")
+    firefox.find("display-name").send_keys("Ada Lovelace")
+    firefox.find("signup-button").click()
+    firefox.wait_prompt("the save-a-passkey prompt")
+    firefox.press(Keys.ENTER)  # "Save passkey" has the focus
+    signed_in()
+    assert "Ada Lovelace" in firefox.find("who").text
+    assert len(server.passkey_lines("ada")) == 1
+    made = [item for item in firefox.vault.items() if "passkey" in json.dumps(item).lower()]
+    assert len(made) == 1 and "localhost" in json.dumps(made[0])
+
+    firefox.find("sign-out").click()
+    firefox.wait(lambda: client.get_url().startswith(server.origin + "/signin"), "the sign-in page")
+    # The sign-in page first asks for a passkey available at once; the keychain has one and asks; Escape declines.
+    firefox.wait_prompt("the prompt for the immediate request")
+    firefox.press(Keys.ESCAPE)
+    firefox.wait(lambda: firefox.find("username").is_displayed()
+                 and "No passkey is ready" in firefox.find("message").text, "the sign-in form")
+    # The page focuses its username field (a webauthn field, so AutoFill may open at once): start from nothing shown.
+    client.execute_script("if (document.activeElement) document.activeElement.blur();")
+    firefox.wait(lambda: not firefox.prompt_shown(), "the keychain's prompt closed")
+
+    firefox.find("username").click()
+    firefox.wait_prompt("the AutoFill suggestions")
+    assert firefox.find("username").get_property("value") == ""
+    firefox.press(Keys.ARROW_DOWN, Keys.ENTER)
+    signed_in()
+    assert session_method().startswith("passkey")
+    assert "last used never" not in server.passkey_lines("ada")[0]
