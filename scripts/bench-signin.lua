@@ -25,8 +25,8 @@
 --   ACCOUNTS_FILE: one account per line, tab-separated: username, credential ID (base64url), user handle
 --   (base64url), path of the PKCS#8 PEM private key, the public key as a COSE_Key (hex), and the session cookie
 --   its sign-up was answered with (name=value). Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
---   MODE: discoverable, username, signup, tokens or allauth. THREADS: wrk's -t (the same as -c). The client arguments are
---   for tokens only (the redirect URI percent-encoded).
+--   MODE: discoverable, username, signup, tokens or allauth. THREADS: wrk's -t (the same as -c). The client
+--   arguments are for tokens only (the redirect URI percent-encoded).
 -- done() prints one line starting with "BENCH_RESULT" (key=value pairs) for scripts/bench-server to read.
 
 local ffi = require("ffi")
