@@ -11,6 +11,11 @@
 --   options: GET /oauth/authorize               (with the account's session cookie; answered 303 with a code)
 --   verify:  POST /oauth/token                   (the code with its PKCE verifier and the client's secret; answered
 --                                                 200 with an ES256 ID token and access token)
+-- or, in mode allauth (the peer measured beside Sesame: django-allauth's headless API, `app` client; discoverable):
+--   options: GET /_allauth/app/v1/auth/webauthn/login   (answered with request options and a session token)
+--   verify:  POST /_allauth/app/v1/auth/webauthn/login  (X-Session-Token, {"credential": the same assertion as in
+--                                                         discoverable mode}; answered 200 with a new session token)
+--   Every request says Host: localhost (allauth takes the RP ID from the Host header).
 -- The assertion is built as an authenticator and browser would: clientDataJSON {"type":"webauthn.get",
 -- "challenge", "origin", "crossOrigin"}, authenticatorData = SHA-256(RP ID) || flags UP|UV || signCount 0, and an
 -- ECDSA P-256 / SHA-256 signature (DER) over authenticatorData || SHA-256(clientDataJSON), made with OpenSSL's
@@ -20,8 +25,8 @@
 --   ACCOUNTS_FILE: one account per line, tab-separated: username, credential ID (base64url), user handle
 --   (base64url), path of the PKCS#8 PEM private key, the public key as a COSE_Key (hex), and the session cookie
 --   its sign-up was answered with (name=value). Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
---   MODE: discoverable, username, signup or tokens. THREADS: wrk's -t (the same as -c). The client arguments are
---   for tokens only (the redirect URI percent-encoded).
+--   MODE: discoverable, username, signup, tokens or allauth. THREADS: wrk's -t (the same as -c). The client
+--   arguments are for tokens only (the redirect URI percent-encoded).
 -- done() prints one line starting with "BENCH_RESULT" (key=value pairs) for scripts/bench-server to read.
 
 local ffi = require("ffi")
@@ -118,8 +123,8 @@ function init(args)
     mode = args[2] or "discoverable"
     origin = args[3] or "http://localhost:8080"
     rp_id_hash = sha256(args[4] or "localhost")
-    assert(mode == "discoverable" or mode == "username" or mode == "signup" or mode == "tokens",
-        "mode must be discoverable, username, signup or tokens")
+    assert(mode == "discoverable" or mode == "username" or mode == "signup" or mode == "tokens" or mode == "allauth",
+        "mode must be discoverable, username, signup, tokens or allauth")
     client_id, client_secret, redirect_uri = args[6], args[7], args[8]
     assert(mode ~= "tokens" or (client_id and client_secret and redirect_uri), "tokens needs the client's id, secret and redirect URI")
     local total = tonumber(args[5])
@@ -215,8 +220,37 @@ local function tokens_request()
         "&redirect_uri=" .. redirect_uri .. "&code_verifier=" .. code_verifier)
 end
 
+-- The assertion for the current challenge, signed with the account's key: the "credential" member of a sign-in.
+local function assertion_json(with_user_handle)
+    local client_data = '{"type":"webauthn.get","challenge":' .. json_string(challenge) .. ',"origin":' ..
+        json_string(origin) .. ',"crossOrigin":false}'
+    local authenticator_data = rp_id_hash .. "\5\0\0\0\0" -- flags UP|UV, signCount 0
+    local signature = sign(account, authenticator_data .. sha256(client_data))
+    local user_handle = with_user_handle and (',"userHandle":' .. json_string(account.user_handle)) or ""
+    return '{"id":' .. json_string(account.credential_id) .. ',"rawId":' ..
+        json_string(account.credential_id) .. ',"type":"public-key","clientExtensionResults":{},' ..
+        '"authenticatorAttachment":"platform","response":{"clientDataJSON":' .. json_string(b64url(client_data)) ..
+        ',"authenticatorData":' .. json_string(b64url(authenticator_data)) .. ',"signature":' ..
+        json_string(b64url(signature)) .. user_handle .. '}}'
+end
+
+-- allauth: the session token of the ceremony (the options answer creates a session that holds the challenge).
+local allauth_path = "/_allauth/app/v1/auth/webauthn/login"
+local session_token
+local function allauth_request()
+    local headers = { ["Host"] = "localhost", ["X-Forwarded-For"] = forwarded_for() }
+    if phase == "options" then
+        started_at = now()
+        return wrk.format("GET", allauth_path, headers)
+    end
+    headers["Content-Type"] = "application/json"
+    headers["X-Session-Token"] = session_token
+    return wrk.format("POST", allauth_path, headers, '{"credential":' .. assertion_json(true) .. '}')
+end
+
 function request()
     if mode == "tokens" then return tokens_request() end
+    if mode == "allauth" then return allauth_request() end
     local headers = { ["Content-Type"] = "application/json", ["X-Forwarded-For"] = forwarded_for() }
     if ceremony then headers["Sesame-Ceremony"] = ceremony end
     if mode == "signup" then return signup_request(headers) end
@@ -225,17 +259,8 @@ function request()
         local body = mode == "username" and ('{"username":' .. json_string(account.username) .. '}') or "{}"
         return wrk.format("POST", "/api/authentication/options", headers, body)
     end
-    local client_data = '{"type":"webauthn.get","challenge":' .. json_string(challenge) .. ',"origin":' ..
-        json_string(origin) .. ',"crossOrigin":false}'
-    local authenticator_data = rp_id_hash .. "\5\0\0\0\0" -- flags UP|UV, signCount 0
-    local signature = sign(account, authenticator_data .. sha256(client_data))
-    local user_handle = mode == "discoverable" and (',"userHandle":' .. json_string(account.user_handle)) or ""
-    local body = '{"credential":{"id":' .. json_string(account.credential_id) .. ',"rawId":' ..
-        json_string(account.credential_id) .. ',"type":"public-key","clientExtensionResults":{},' ..
-        '"authenticatorAttachment":"platform","response":{"clientDataJSON":' .. json_string(b64url(client_data)) ..
-        ',"authenticatorData":' .. json_string(b64url(authenticator_data)) .. ',"signature":' ..
-        json_string(b64url(signature)) .. user_handle .. '}}}'
-    return wrk.format("POST", "/api/authentication", headers, body)
+    return wrk.format("POST", "/api/authentication", headers,
+        '{"credential":' .. assertion_json(mode == "discoverable") .. '}')
 end
 
 -- Tokens: the authorization answer carries the code in its Location; the token answer is the exchange.
@@ -267,8 +292,35 @@ local function tokens_response(status, headers, body)
     end
 end
 
+-- allauth: the options answer carries the challenge and the session token; a sign-in is a 200 that says the
+-- session is authenticated and hands out its new session token.
+local function allauth_response(status, headers, body)
+    if phase == "options" then
+        local sent_challenge = status == 200 and body:match('"challenge"%s*:%s*"([%w_%-]+)"')
+        local token = status == 200 and body:match('"session_token"%s*:%s*"([%w_%-]+)"')
+        if not (sent_challenge and token) then
+            if status == 200 then parse_errors = parse_errors + 1 else option_errors = option_errors + 1 end
+            return
+        end
+        challenge, session_token = sent_challenge, token
+        phase = "verify"
+        return
+    end
+    phase = "options"
+    next_account = next_account % #accounts + 1
+    account = accounts[next_account]
+    if status == 200 and body:find('"is_authenticated"%s*:%s*true') and body:find('"session_token"', 1, true) then
+        completed = completed + 1
+        latencies[#latencies + 1] = now() - started_at
+    else
+        verify_errors = verify_errors + 1
+        if verify_errors <= 3 then io.stderr:write("allauth sign-in answered ", status, ": ", body:sub(1, 200), "\n") end
+    end
+end
+
 function response(status, headers, body)
     if mode == "tokens" then return tokens_response(status, headers, body) end
+    if mode == "allauth" then return allauth_response(status, headers, body) end
     if phase == "options" then
         local sent_challenge = status == 200 and body:match('"challenge"%s*:%s*"([%w_%-]+)"')
         if not sent_challenge then

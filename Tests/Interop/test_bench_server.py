@@ -1,6 +1,7 @@
 """scripts/bench-server (wrk + bench-signin.lua) against the built `sesame` (SESAME_BIN) on SQLite, for two seconds
 per sign-in variant and for sign-up: it must complete sign-ins with no error, and it must report failing sign-ins as a failed
-run, so the benchmark cannot rot unnoticed."""
+run, so the benchmark cannot rot unnoticed. The same for the peer it measures beside Sesame (--peer allauth), whose
+virtualenv comes from PyPI (made once under .build-peers/; skipped, with pip's reason, when PyPI cannot be reached)."""
 
 import json
 import shutil
@@ -14,13 +15,13 @@ from conftest import ROOT
 pytestmark = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (scripts/test installs it)")
 
 
-def bench(sesame_bin, tmp_path, *extra):
+def bench(sesame_bin, tmp_path, *extra, peer="none"):
     out = tmp_path / "bench.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench-server"), "--bin", sesame_bin, "--database", "sqlite",
          "--seconds", "2", "--threads", "2", "--accounts", "4", "--raw-verify", "none", "--no-openssl",
-         "--json", str(out), *extra],
-        capture_output=True, text=True, timeout=120,
+         "--json", str(out), "--peer", peer, *extra],
+        capture_output=True, text=True, timeout=1200 if peer != "none" else 120,
     )
     figures = json.loads(out.read_text()) if out.exists() else None
     return done, figures
@@ -62,7 +63,7 @@ def test_token_exchanges_complete_without_errors(sesame_bin, tmp_path):
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench-server"), "--bin", sesame_bin, "--database", "sqlite",
          "--mode", "tokens", "--seconds", "2", "--threads", "2", "--accounts", "4", "--wide", "0",
-         "--raw-verify", "none", "--no-alloc-count", "--json", str(out)],
+         "--raw-verify", "none", "--no-alloc-count", "--peer", "none", "--json", str(out)],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -72,3 +73,38 @@ def test_token_exchanges_complete_without_errors(sesame_bin, tmp_path):
     assert run["requests"] >= 2 * run["sign_ins"], run
     if shutil.which("openssl"):
         assert "exchanges/s per raw ES256 sign/s" in done.stdout and "token signatures/s" in done.stdout
+
+
+def peer_or_skip(figures):
+    """The peer's figures, or a skip with the script's reason when its virtualenv could not be made (PyPI offline)."""
+    peer = figures["peer"]
+    if "skipped" in peer:
+        pytest.skip(f"the allauth peer could not be set up: {peer['skipped']}")
+    return peer
+
+
+def test_peer_allauth_signs_in_without_errors(sesame_bin, tmp_path):
+    """--peer allauth: every allauth passkey sign-in (request options, then the signed assertion with its userHandle)
+    answers 200 with an authenticated session, and the run reports the peer beside Sesame's discoverable sign-in."""
+    done, figures = bench(sesame_bin, tmp_path, "--mode", "discoverable", "--wide", "0", "--no-alloc-count",
+                          peer="allauth")
+    peer = peer_or_skip(figures)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert peer["versions"]["django-allauth"] and peer["versions"]["fido2"], peer
+    (run,) = peer["runs"]
+    assert run["sign_ins"] > 0 and run["server_cpu_us_per_sign_in"] > 0, run
+    assert run["non_2xx"] == run["error_responses"] == run["parse_errors"] == run["socket_errors"] == 0, run
+    assert run["requests"] >= 2 * run["sign_ins"], run
+    assert peer["ratios"]["sqlite"]["sign_ins_per_core"] > 0, peer
+    assert "peer allauth discoverable" in done.stdout and "ratio Sesame (sqlite) ÷ allauth" in done.stdout
+
+
+def test_peer_allauth_refused_sign_ins_fail_the_run(sesame_bin, tmp_path):
+    # clientDataJSON naming another origin: python-fido2 refuses every assertion, and the run fails for the peer too.
+    done, figures = bench(sesame_bin, tmp_path, "--mode", "discoverable", "--wide", "0", "--no-alloc-count",
+                          "--client-origin", "https://evil.example", peer="allauth")
+    peer = peer_or_skip(figures)
+    assert done.returncode == 1, done.stdout + done.stderr
+    (run,) = peer["runs"]
+    assert run["sign_ins"] == 0
+    assert run["error_responses"] > 0 and run["non_2xx"] > 0
