@@ -30,9 +30,11 @@ import WebAuthn
                 for (begin, finish) in [(sealed, stored), (stored, sealed)] {
                     for body in ["{}", #"{"username":"nia"}"#] {
                         let (options, token) = try await journey.begin(begin, "/api/authentication/options", body)
-                        let assertion = journey.credentialBody(try va.get(optionsJSON: options, origin: Self.origin).json)
+                        let assertion = journey.credentialBody(
+                            try va.get(optionsJSON: options, origin: Self.origin).json)
                         let headers: HTTPFields = [Self.ceremony: token ?? ""]
-                        let done = try await finish.json("/api/authentication", .post, body: assertion, headers: headers)
+                        let done = try await finish.json(
+                            "/api/authentication", .post, body: assertion, headers: headers)
                         #expect(done.status == .ok, "\(done.text)")
                         for node in [sealed, stored] {
                             let replay = try await node.json(
@@ -74,8 +76,11 @@ import WebAuthn
             var badSignature = VirtualAuthenticator.Behaviour()
             badSignature.tamper = [.signature(at: 10)]
             // Assertions from the options without their allow list, so any authenticator answers any of them.
-            func assertion(_ va: VirtualAuthenticator, _ options: [UInt8], _ behaviour: VirtualAuthenticator.Behaviour =
-                .init()) throws -> String {
+            func assertion(
+                _ va: VirtualAuthenticator, _ options: [UInt8],
+                _ behaviour: VirtualAuthenticator.Behaviour =
+                    .init()
+            ) throws -> String {
                 var object = try #require(try JSONSerialization.jsonObject(with: Data(options)) as? [String: Any])
                 object["allowCredentials"] = nil
                 let open = try JSONSerialization.data(withJSONObject: object)
@@ -147,7 +152,9 @@ import WebAuthn
             #expect(seal.open(changed, binding: binding) == nil, "byte \(index)")
         }
         #expect(seal.open(Array(challenge.dropLast()), binding: binding) == nil)
-        #expect(SealedSignInChallenge(serverSecret: Array(repeating: 8, count: 32)).open(challenge, binding: binding) == nil)
+        #expect(
+            SealedSignInChallenge(serverSecret: Array(repeating: 8, count: 32)).open(challenge, binding: binding) == nil
+        )
         let discoverable = seal.make(binding: binding, accountID: nil, usernameFirst: false, expires: expires)
         #expect(try #require(seal.open(discoverable, binding: binding)).usernameFirst == false)
         #expect(discoverable[10..<26] != challenge[10..<26])

@@ -353,7 +353,9 @@ import Testing
             // Ten sign-ins with one challenge (and growing counts) at once: one session.
             let outcomes = try await withThrowingTaskGroup(of: PasskeySignInOutcome.self) { group in
                 for i in 0..<10 {
-                    group.addTask { try await signIn(store, count: UInt32(10 + i), "race-\(i)", spending: challenge(4)) }
+                    group.addTask {
+                        try await signIn(store, count: UInt32(10 + i), "race-\(i)", spending: challenge(4))
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -43,7 +43,9 @@ struct SealedSignInChallenge: Sendable {
     func make(binding: [UInt8], accountID: String?, usernameFirst: Bool, expires: Date) -> [UInt8] {
         var bytes: [UInt8] = [Self.version, usernameFirst ? 1 : 0]
         let milliseconds = UInt64(max(0, expires.milliseconds))
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: milliseconds >> shift)) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: milliseconds >> shift))
+        }
         bytes += Secrets.random(16)
         bytes += accountTag(bytes, accountID: accountID)
         bytes += issueTag(bytes, binding: binding)

@@ -168,7 +168,8 @@ struct SignInRoutes {
                 decoys: [PendingSignIn.Decoy(id: Base64URL.encode(credential.rawId.bytes), transports: [])],
                 spending: SpentChallenge(id: Secrets.sha256(challenge), expiresAt: opened.expires))
         }
-        let record = try await sesame.ceremonies.finish(.authentication, id: Secrets.sha256(challenge), binding: binding)
+        let record = try await sesame.ceremonies.finish(
+            .authentication, id: Secrets.sha256(challenge), binding: binding)
         let pending = try? sesame.ceremonies.payload(record, as: PendingSignIn.self)
         let expected = record.userID
         return Begun(

@@ -31,7 +31,9 @@ final class NodeCeremonyBudget: Sendable {
     func start(address: String, now: Date) throws(APIError) {
         let retryAfter: TimeInterval? = windows.withLock { windows in
             if var current = windows[address], now.timeIntervalSince(current.start) < window {
-                guard current.count < limit else { return current.start.addingTimeInterval(window).timeIntervalSince(now) }
+                guard current.count < limit else {
+                    return current.start.addingTimeInterval(window).timeIntervalSince(now)
+                }
                 current.count += 1
                 windows[address] = current
                 return nil
