@@ -263,6 +263,20 @@ function request()
         '{"credential":' .. assertion_json(mode == "discoverable") .. '}')
 end
 
+-- The end of one ceremony (the verify or exchange answered): on to the thread's next account, and the ceremony
+-- counted as completed (with its latency) or as an error (the first three printed).
+local function finished(ok, what, status, body)
+    next_account = next_account % #accounts + 1
+    account = accounts[next_account]
+    if ok then
+        completed = completed + 1
+        latencies[#latencies + 1] = now() - started_at
+    else
+        verify_errors = verify_errors + 1
+        if verify_errors <= 3 then io.stderr:write(what, " answered ", status, ": ", body:sub(1, 200), "\n") end
+    end
+end
+
 -- Tokens: the authorization answer carries the code in its Location; the token answer is the exchange.
 local function tokens_response(status, headers, body)
     if phase == "options" then
@@ -281,15 +295,7 @@ local function tokens_response(status, headers, body)
         return
     end
     phase = "options"
-    next_account = next_account % #accounts + 1
-    account = accounts[next_account]
-    if status == 200 and body:find('"id_token"', 1, true) then
-        completed = completed + 1
-        latencies[#latencies + 1] = now() - started_at
-    else
-        verify_errors = verify_errors + 1
-        if verify_errors <= 3 then io.stderr:write("token answered ", status, ": ", body:sub(1, 200), "\n") end
-    end
+    finished(status == 200 and body:find('"id_token"', 1, true), "token", status, body)
 end
 
 -- allauth: the options answer carries the challenge and the session token; a sign-in is a 200 that says the
@@ -307,15 +313,8 @@ local function allauth_response(status, headers, body)
         return
     end
     phase = "options"
-    next_account = next_account % #accounts + 1
-    account = accounts[next_account]
-    if status == 200 and body:find('"is_authenticated"%s*:%s*true') and body:find('"session_token"', 1, true) then
-        completed = completed + 1
-        latencies[#latencies + 1] = now() - started_at
-    else
-        verify_errors = verify_errors + 1
-        if verify_errors <= 3 then io.stderr:write("allauth sign-in answered ", status, ": ", body:sub(1, 200), "\n") end
-    end
+    finished(status == 200 and body:find('"is_authenticated"%s*:%s*true') and body:find('"session_token"', 1, true),
+             "allauth sign-in", status, body)
 end
 
 function response(status, headers, body)
@@ -335,15 +334,7 @@ function response(status, headers, body)
         return
     end
     phase = "options"
-    next_account = next_account % #accounts + 1
-    account = accounts[next_account]
-    if status == (mode == "signup" and 201 or 200) then
-        completed = completed + 1
-        latencies[#latencies + 1] = now() - started_at
-    else
-        verify_errors = verify_errors + 1
-        if verify_errors <= 3 then io.stderr:write(mode == "signup" and "sign-up" or "sign-in", " answered ", status, ": ", body:sub(1, 200), "\n") end
-    end
+    finished(status == (mode == "signup" and 201 or 200), mode == "signup" and "sign-up" or "sign-in", status, body)
 end
 
 local function percentile(sorted, p)

@@ -221,3 +221,13 @@ def second_site():
     app = RelyingPartyApp(free_port())
     yield app
     app.stop()
+
+
+@pytest.fixture
+def server(sesame_bin, tmp_path):
+    """Sesame's own pages (`sesame serve` on SQLite, test_browser_flows.Server), for either browser."""
+    from test_browser_flows import Server
+    (tmp_path / "server").mkdir()
+    running = Server(sesame_bin, tmp_path / "server")
+    yield running
+    running.stop()

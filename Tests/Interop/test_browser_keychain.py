@@ -17,17 +17,9 @@ from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site  # noqa: F401 (fixtures)
+from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site, server  # noqa: F401 (fixtures)
 from conftest import b64url
-from test_browser_flows import SCREENSHOTS, Server, api, find, open_page, signed_in, type_into, wait
-
-
-@pytest.fixture
-def server(sesame_bin, tmp_path):
-    (tmp_path / "server").mkdir()
-    running = Server(sesame_bin, tmp_path / "server")
-    yield running
-    running.stop()
+from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
 
 def prompt_shown(driver) -> bool:

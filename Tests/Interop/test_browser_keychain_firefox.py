@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from browser_keychain_fixtures import EXTENSION, HOST_ELEMENT, second_site  # noqa: F401 (a fixture)
+from browser_keychain_fixtures import EXTENSION, HOST_ELEMENT, second_site, server  # noqa: F401 (fixtures)
 from conftest import free_port
 
 
@@ -120,15 +120,6 @@ class FirefoxKeychain:
         for key in keys:
             sequence = sequence.key_down(key).key_up(key)
         sequence.perform()
-
-
-@pytest.fixture
-def server(sesame_bin, tmp_path):
-    from test_browser_flows import Server
-    (tmp_path / "server").mkdir()
-    running = Server(sesame_bin, tmp_path / "server")
-    yield running
-    running.stop()
 
 
 @pytest.fixture
