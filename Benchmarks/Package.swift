@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -69,6 +71,18 @@ let package = Package(
             name: "ES256VerifyThroughput",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Tools/ES256VerifyThroughput"
+        ),
+        // The floor under Sesame's requests: Hummingbird with none of Sesame's middleware, sessions or database, and
+        // the same JSON decoding of a sign-in body. scripts/bench-server --mode http runs it beside `sesame serve`.
+        // Build: swift build -c release --product BareHTTP
+        .executableTarget(
+            name: "BareHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "WebAuthn", package: root),
+            ],
+            path: "Tools/BareHTTP"
         ),
     ]
 )

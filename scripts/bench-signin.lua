@@ -7,6 +7,12 @@
 --   options: POST /api/registration/options     ({"username": a new name each time})
 --   verify:  POST /api/registration              (attestation "none", a new random credential ID, the public key of
 --                                                 the thread's account; answered 201 with a session)
+-- or, in mode password (password + TOTP, for accounts with a password and a confirmed authenticator app):
+--   options: POST /api/sessions/password        ({"username", "password"}; answered 200 with a pendingToken)
+--   verify:  POST /api/sessions/second-factor   ({"factor": "totp", "code", "pendingToken"}; answered 200 with a
+--                                                 session). Codes are RFC 6238 TOTP (HMAC-SHA-1, 6 digits, 30 s)
+--                                                 computed here; the server accepts each step once per account, so a
+--                                                 thread moves on to an account whose last accepted step is older.
 -- or, in mode tokens (the identity provider's code flow, for a first-party client, so no consent page):
 --   options: GET /oauth/authorize               (with the account's session cookie; answered 303 with a code)
 --   verify:  POST /oauth/token                   (the code with its PKCE verifier and the client's secret; answered
@@ -24,8 +30,9 @@
 -- Arguments after `--`: ACCOUNTS_FILE MODE ORIGIN RP_ID THREADS [CLIENT_ID CLIENT_SECRET REDIRECT_URI]
 --   ACCOUNTS_FILE: one account per line, tab-separated: username, credential ID (base64url), user handle
 --   (base64url), path of the PKCS#8 PEM private key, the public key as a COSE_Key (hex), and the session cookie
---   its sign-up was answered with (name=value). Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
---   MODE: discoverable, username, signup, tokens or allauth. THREADS: wrk's -t (the same as -c). The client
+--   its sign-up was answered with (name=value); in mode password three more: the password, the TOTP secret (hex)
+--   and the step its confirming code used. Thread i (1-based) uses lines i, i+N, i+2N, … in turn.
+--   MODE: discoverable, username, signup, password, tokens or allauth. THREADS: wrk's -t (the same as -c). The client
 --   arguments are for tokens only (the redirect URI percent-encoded).
 -- done() prints one line starting with "BENCH_RESULT" (key=value pairs) for scripts/bench-server to read.
 
@@ -48,17 +55,26 @@ int EVP_DigestSign(EVP_MD_CTX *ctx, unsigned char *sig, size_t *siglen, const un
 unsigned char *SHA256(const unsigned char *data, size_t length, unsigned char *digest);
 int EVP_EncodeBlock(unsigned char *out, const unsigned char *in, int length);
 int RAND_bytes(unsigned char *buf, int num);
+const EVP_MD *EVP_sha1(void);
+unsigned char *HMAC(const EVP_MD *md, const void *key, int key_len, const unsigned char *data, size_t data_len,
+                    unsigned char *out, unsigned int *out_len);
 struct bench_timespec { long tv_sec; long tv_nsec; };
 int clock_gettime(int clock, struct bench_timespec *tp);
 ]]
 
 local crypto = ffi.load("libcrypto.so.3")
-local CLOCK_MONOTONIC = 1
+local CLOCK_REALTIME, CLOCK_MONOTONIC = 0, 1
 
 local function now()
     local ts = ffi.new("struct bench_timespec")
     ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
     return tonumber(ts.tv_sec) + tonumber(ts.tv_nsec) * 1e-9
+end
+
+local function unix_time()
+    local ts = ffi.new("struct bench_timespec")
+    ffi.C.clock_gettime(CLOCK_REALTIME, ts)
+    return tonumber(ts.tv_sec)
 end
 
 local function sha256(data)
@@ -118,27 +134,34 @@ local started_at
 completed, option_errors, verify_errors, parse_errors = 0, 0, 0, 0
 latencies = {}
 
+local function unhex(text)
+    return (text:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end))
+end
+
 function init(args)
     local path = args[1]
     mode = args[2] or "discoverable"
     origin = args[3] or "http://localhost:8080"
     rp_id_hash = sha256(args[4] or "localhost")
-    assert(mode == "discoverable" or mode == "username" or mode == "signup" or mode == "tokens" or mode == "allauth",
-        "mode must be discoverable, username, signup, tokens or allauth")
+    assert(mode == "discoverable" or mode == "username" or mode == "signup" or mode == "password" or mode == "tokens"
+        or mode == "allauth", "mode must be discoverable, username, signup, password, tokens or allauth")
     client_id, client_secret, redirect_uri = args[6], args[7], args[8]
     assert(mode ~= "tokens" or (client_id and client_secret and redirect_uri), "tokens needs the client's id, secret and redirect URI")
     local total = tonumber(args[5])
     local index = 0
     for line in io.lines(path) do
         index = index + 1
-        local username, credential_id, user_handle, key_path, cose, cookie = line:match(
-            "^([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)\t(%x+)\t?([^\t]*)$")
-        assert(username, "bad accounts line " .. index)
+        local f = {}
+        for field in (line .. "\t"):gmatch("([^\t]*)\t") do f[#f + 1] = field end
+        local username, credential_id, user_handle, key_path, cose, cookie = f[1], f[2], f[3], f[4], f[5], f[6] or ""
+        assert(#f >= 5 and username ~= "" and cose:match("^%x+$"), "bad accounts line " .. index)
+        assert(mode ~= "password" or (#f == 9 and f[8]:match("^%x+$") and tonumber(f[9])),
+            "accounts line " .. index .. " has no password, TOTP secret and step")
         if (index - 1) % total == thread_index - 1 then
             table.insert(accounts, {
                 username = username, credential_id = credential_id, user_handle = user_handle, key = load_key(key_path),
-                ctx = crypto.EVP_MD_CTX_new(), cose = cose:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end),
-                cookie = cookie,
+                ctx = crypto.EVP_MD_CTX_new(), cose = unhex(cose), cookie = cookie,
+                password = f[7], totp_secret = f[8] and unhex(f[8]), last_step = tonumber(f[9] or "0"),
             })
         end
     end
@@ -220,6 +243,45 @@ local function tokens_request()
         "&redirect_uri=" .. redirect_uri .. "&code_verifier=" .. code_verifier)
 end
 
+-- Password + TOTP: the RFC 6238 code of a step (RFC 4226 §5.3 dynamic truncation of HMAC-SHA-1 over the step as
+-- an 8-byte big-endian counter).
+local hmac_out, hmac_length = ffi.new("unsigned char[20]"), ffi.new("unsigned int[1]")
+local function totp_code(secret, step)
+    local counter = "\0\0\0\0" .. string.char(math.floor(step / 16777216) % 256, math.floor(step / 65536) % 256,
+        math.floor(step / 256) % 256, step % 256)
+    assert(crypto.HMAC(crypto.EVP_sha1(), secret, #secret, counter, 8, hmac_out, hmac_length) ~= nil, "HMAC failed")
+    local offset = hmac_out[19] % 16
+    local value = (hmac_out[offset] % 128) * 16777216 + hmac_out[offset + 1] * 65536 + hmac_out[offset + 2] * 256 +
+        hmac_out[offset + 3]
+    return string.format("%06d", value % 1000000)
+end
+
+local pending_token, code_step
+local exhausted_noted = false
+local function password_request(headers)
+    if phase == "options" then
+        started_at = now()
+        -- An account whose code for this step the server has not accepted yet (the same one on every call of
+        -- request() for this ceremony: the choice depends only on the accounts' last steps and the clock).
+        local step = math.floor(unix_time() / 30)
+        local tried = 1
+        while account.last_step >= step and tried < #accounts do
+            next_account = next_account % #accounts + 1
+            account = accounts[next_account]
+            tried = tried + 1
+        end
+        if account.last_step >= step and not exhausted_noted then
+            exhausted_noted = true
+            io.stderr:write("thread ", thread_index, ": every account used this TOTP step; raise --password-accounts\n")
+        end
+        return wrk.format("POST", "/api/sessions/password", headers, '{"username":' .. json_string(account.username) ..
+            ',"password":' .. json_string(account.password) .. '}')
+    end
+    code_step = math.floor(unix_time() / 30)
+    return wrk.format("POST", "/api/sessions/second-factor", headers, '{"factor":"totp","code":"' ..
+        totp_code(account.totp_secret, code_step) .. '","pendingToken":' .. json_string(pending_token) .. '}')
+end
+
 -- The assertion for the current challenge, signed with the account's key: the "credential" member of a sign-in.
 local function assertion_json(with_user_handle)
     local client_data = '{"type":"webauthn.get","challenge":' .. json_string(challenge) .. ',"origin":' ..
@@ -254,6 +316,7 @@ function request()
     local headers = { ["Content-Type"] = "application/json", ["X-Forwarded-For"] = forwarded_for() }
     if ceremony then headers["Sesame-Ceremony"] = ceremony end
     if mode == "signup" then return signup_request(headers) end
+    if mode == "password" then return password_request(headers) end
     if phase == "options" then
         started_at = now()
         local body = mode == "username" and ('{"username":' .. json_string(account.username) .. '}') or "{}"
@@ -317,8 +380,28 @@ local function allauth_response(status, headers, body)
              "allauth sign-in", status, body)
 end
 
+-- Password + TOTP: the password step answers with a pending token; the code step with a session.
+local function password_response(status, headers, body)
+    if phase == "options" then
+        local token = status == 200 and body:match('"pendingToken"%s*:%s*"([%w_%-]+)"')
+        if not token then
+            if status == 200 then parse_errors = parse_errors + 1 else option_errors = option_errors + 1 end
+            if option_errors + parse_errors <= 3 then io.stderr:write("password answered ", status, ": ", body:sub(1, 200), "\n") end
+            return
+        end
+        pending_token = token
+        phase = "verify"
+        return
+    end
+    phase = "options"
+    local ok = status == 200 and body:find('"signed_in"', 1, true)
+    if ok then account.last_step = code_step end
+    finished(ok, "second factor", status, body)
+end
+
 function response(status, headers, body)
     if mode == "tokens" then return tokens_response(status, headers, body) end
+    if mode == "password" then return password_response(status, headers, body) end
     if mode == "allauth" then return allauth_response(status, headers, body) end
     if phase == "options" then
         local sent_challenge = status == 200 and body:match('"challenge"%s*:%s*"([%w_%-]+)"')

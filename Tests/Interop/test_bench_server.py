@@ -1,5 +1,5 @@
 """scripts/bench-server (wrk + bench-signin.lua) against the built `sesame` (SESAME_BIN) on SQLite, for two seconds
-per sign-in variant and for sign-up: it must complete sign-ins with no error, and it must report failing sign-ins as a failed
+per sign-in variant, for sign-up, for password + TOTP sign-in and for the floor under a request (--mode http): it must complete sign-ins with no error, and it must report failing sign-ins as a failed
 run, so the benchmark cannot rot unnoticed. The same for the peer it measures beside Sesame (--peer allauth), whose
 virtualenv comes from PyPI (made once under .build-peers/; skipped, with pip's reason, when PyPI cannot be reached)."""
 
@@ -19,7 +19,8 @@ def bench(sesame_bin, tmp_path, *extra, peer="none"):
     out = tmp_path / "bench.json"
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench-server"), "--bin", sesame_bin, "--database", "sqlite",
-         "--seconds", "2", "--threads", "2", "--accounts", "4", "--raw-verify", "none", "--no-openssl",
+         "--seconds", "2", "--threads", "2", "--accounts", "4", "--password-accounts", "24", "--raw-verify", "none",
+         "--no-openssl",
          "--json", str(out), "--peer", peer, *extra],
         capture_output=True, text=True, timeout=1200 if peer != "none" else 120,
     )
@@ -31,7 +32,7 @@ def test_sign_ins_complete_without_errors(sesame_bin, tmp_path):
     done, figures = bench(sesame_bin, tmp_path, "--wide", "4")
     assert done.returncode == 0, done.stdout + done.stderr
     assert [(run["database"], run["mode"], run["connections"]) for run in figures["runs"]] == [
-        ("sqlite", "discoverable", 2), ("sqlite", "username", 2), ("sqlite", "signup", 2),
+        ("sqlite", "discoverable", 2), ("sqlite", "username", 2), ("sqlite", "signup", 2), ("sqlite", "password", 2),
         ("sqlite", "discoverable@4", 4)]
     for run in figures["runs"]:
         if shutil.which("cc"):
@@ -73,6 +74,31 @@ def test_token_exchanges_complete_without_errors(sesame_bin, tmp_path):
     assert run["requests"] >= 2 * run["sign_ins"], run
     if shutil.which("openssl"):
         assert "exchanges/s per raw ES256 sign/s" in done.stdout and "token signatures/s" in done.stdout
+
+
+def test_password_and_totp_sign_ins_fail_with_a_wrong_code(sesame_bin, tmp_path):
+    """--mode password: the load script's TOTP codes are the server's (every second step above was answered with a
+    session); with the secret it was given altered, every code is refused and the run fails."""
+    done, figures = bench(sesame_bin, tmp_path, "--mode", "password", "--wide", "0", "--no-alloc-count",
+                          "--totp-secret-tamper")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (run,) = figures["runs"]
+    assert run["mode"] == "password" and run["sign_ins"] == 0
+    assert run["error_responses"] > 0 and run["non_2xx"] > 0
+
+
+def test_http_floor_answers_every_request(sesame_bin, tmp_path):
+    """--mode http --bare none: Sesame's `GET /.well-known/webauthn` over and over, every answer 200, CPU per request
+    read from /proc (the bare Hummingbird server beside it is a Benchmarks tool, built only for the full benchmark)."""
+    done, figures = bench(sesame_bin, tmp_path, "--mode", "http", "--wide", "0", "--bare", "none")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = figures["runs"]
+    assert (run["database"], run["mode"]) == ("sesame", "http GET /.well-known/webauthn"), run
+    assert run["sign_ins"] > 0 and run["requests"] >= run["sign_ins"], run
+    assert run["server_cpu_us_per_sign_in"] > 0, run
+    assert run["non_2xx"] == run["error_responses"] == run["socket_errors"] == 0, run
+    if shutil.which("cc"):
+        assert run["allocations_per_sign_in"] > 0, run
 
 
 def peer_or_skip(figures):
