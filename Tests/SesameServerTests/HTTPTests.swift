@@ -28,6 +28,23 @@ import Testing
         }
     }
 
+    @Test func metricsCountEachSeriesAndNoInventedMethods() async throws {
+        try await TestServer(.sqlite) { $0.metricsToken = "metrics-token-0123456789" }.app().test(.router) { client in
+            for _ in 0..<3 { try await client.json("/health") }
+            // Methods outside RFC 9110 are counted under `other`: the series stay few whatever clients send.
+            for made in ["BREW", "PROPFINDX", "X-\(UInt64.random(in: 0...UInt64.max))"] {
+                try await client.json("/health", HTTPRequest.Method(made)!)
+            }
+            let text = try await client.json(
+                "/metrics", headers: [.authorization: "Bearer metrics-token-0123456789"]
+            ).text
+            #expect(text.contains(#"sesame_http_requests_total{method="GET",route="/health",status="200"} 3"#))
+            #expect(text.contains(#"method="other""#))
+            #expect(!text.contains("BREW") && !text.contains("PROPFINDX") && !text.contains(#"method="X-"#))
+            #expect(text.contains(#"sesame_http_request_duration_seconds_count{route="/health"} "#))
+        }
+    }
+
     @Test func wellKnownFilesComeFromConfiguration() async throws {
         let server = TestServer(.sqlite, origin: "https://login.example.com") { c in
             c.rpID = "example.com"

@@ -15,6 +15,9 @@ struct ErrorMiddleware: RouterMiddleware {
     /// Known paths and their methods: a known path with another method answers 405, not 404.
     var methods: MethodIndex?
 
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let frameOptions = HTTPField.Name("X-Frame-Options")!
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
@@ -27,11 +30,9 @@ struct ErrorMiddleware: RouterMiddleware {
         }
         response.headers[.xContentTypeOptions] = "nosniff"
         // A route may ask for less (forward auth's redirects that carry a one-time code say `no-referrer`).
-        if response.headers[.init("Referrer-Policy")!] == nil {
-            response.headers[.init("Referrer-Policy")!] = "same-origin"
-        }
+        if response.headers[Self.referrerPolicy] == nil { response.headers[Self.referrerPolicy] = "same-origin" }
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
-        response.headers[.init("X-Frame-Options")!] = "DENY"
+        response.headers[Self.frameOptions] = "DENY"
         // A HEAD answer never has a body; errors (404, 405) built here keep their headers and Content-Length.
         if request.method == .head { response = response.createHeadResponse() }
         let route = context.endpointPath ?? "unmatched"
