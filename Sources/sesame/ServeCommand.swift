@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import NIOCore
+import NIOPosix
 import SesameServer
 
 /// Flags shared by every command that opens the database (`serve`, `migrate`, `users`, `audit`, `seal-keys`).
@@ -45,6 +47,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try options.resolve()
+        if configuration.taskExecutor == .eventLoops {
+            // Before any request task exists: from here on, a task started or resumed on an event loop stays there.
+            // Hummingbird serves on the same singleton group, so a request needs no thread hand-off.
+            guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
+                throw StartupErrors.explained(
+                    ConfigurationError(
+                        "task-executor: this platform cannot run Swift tasks on the event loops; use --task-executor global"
+                    ))
+            }
+        }
         let app: any ApplicationProtocol
         do {
             app = try await buildApplication(configuration: configuration)

@@ -14,6 +14,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 
 import pyotp
 import pytest
@@ -195,6 +196,27 @@ def test_serve_refuses_unknown_and_valueless_flags(run_sesame):
         result = run_sesame("serve", *words)
         assert result.returncode != 0
         assert said in result.stderr
+
+
+@pytest.mark.parametrize("executor", ["event-loops", "global"])
+def test_each_task_executor_serves_and_stops(sesame_bin, tmp_path, executor):
+    """`--task-executor`: handlers on the event loops (the default, which every other test here runs on) and on
+    Swift's own pool both sign people in, concurrently, and stop gracefully."""
+    server = Server(sesame_bin, tmp_path, "sqlite", extra=("--task-executor", executor))
+    try:
+        name, password = new_user(server)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            answers = list(pool.map(lambda _: sign_in(server, name, password)["status"], range(32)))
+        assert answers == ["signed_in"] * 32
+        assert server.request("GET", "/health") == (200, {"database": "ok", "status": "ok"})
+    finally:
+        assert server.stop() == 0
+
+
+def test_serve_refuses_an_unknown_task_executor(run_sesame):
+    result = run_sesame("serve", "--task-executor", "threads")
+    assert result.returncode == 2
+    assert "task-executor: expected event-loops or global" in result.stderr
 
 
 def test_sms_code_through_the_console_sender(server):

@@ -90,6 +90,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxConnections: Int = 20000
     /// Where a passkey sign-in's challenge keeps its state between the options and the verify step.
     public var signInChallenges: SignInChallenges = .auto
+    /// Which threads run the request handlers of `sesame serve` (read once, when the process starts serving).
+    public var taskExecutor: TaskExecutorChoice = .eventLoops
+
+    /// `eventLoops`: Swift concurrency's global executor is the event loop group that also does the socket I/O, so a
+    /// request is read, handled and answered on one thread, with no hand-off to Swift's own thread pool and back
+    /// (two thread wake-ups per request; docs/server.md, "Benchmark"); `global`: Swift's own pool, as a plain Swift
+    /// process has it. Handlers never block on I/O (a SQLite statement is microseconds; scrypt runs on its own thread
+    /// pool), which is what running them on the event loops asks.
+    public enum TaskExecutorChoice: String, Sendable, CaseIterable {
+        case eventLoops = "event-loops"
+        case global
+    }
 
     /// `sealed`: in the challenge itself (`SealedSignInChallenge`), so the options step writes nothing and the
     /// verify step records the spent challenge in the sign-in statement; `stored`: a database row per options

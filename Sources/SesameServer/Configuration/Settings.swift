@@ -226,6 +226,17 @@ extension ServerConfiguration {
             }
             c.signInChallenges = mode
         },
+        Setting(
+            key: "taskExecutor", flag: "--task-executor", environment: "SESAME_TASK_EXECUTOR",
+            defaultValue: "event-loops",
+            help:
+                "event-loops (request handlers run on the threads that read and write the sockets) or global (Swift's own thread pool, one hand-off there and back per request)."
+        ) { c, v throws(ConfigurationError) in
+            guard let choice = TaskExecutorChoice(rawValue: v) else {
+                throw ConfigurationError("task-executor: expected event-loops or global")
+            }
+            c.taskExecutor = choice
+        },
     ]
 
     /// Resolves the configuration: defaults, then the config file, then environment, then flags.
