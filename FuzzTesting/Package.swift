@@ -15,6 +15,7 @@ let package = Package(
             name: "FuzzAuthenticatorData",
             dependencies: [.product(name: "WebAuthn", package: root), .product(name: "CBOR", package: root)]
         ),
+        .executableTarget(name: "FuzzFastJSON", dependencies: [.product(name: "WebAuthn", package: root)]),
         .executableTarget(name: "FuzzProviderIcon", dependencies: [.product(name: "WebAuthn", package: root)]),
         .executableTarget(
             name: "FuzzAttestationObject",

@@ -44,6 +44,28 @@ struct FuzzCorpusRegressionTests {
         #expect(parsed > 0)
     }
 
+    /// A sign-in body: the assertion is its `credential` member.
+    struct SignInBody: Decodable { let credential: AuthenticationResponseJSON }
+
+    @Test func fastJSONCorpus() {
+        let inputs = Self.inputs("FuzzFastJSON")
+        #expect(inputs.count > 10)
+        var assertions = 0
+        for bytes in inputs {
+            guard let value = JSONReader.read(bytes) else { continue }
+            #expect((try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil)
+            if let fast = AuthenticationResponseJSON(fastPath: value) {
+                #expect(fast == (try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: Data(bytes))))
+                assertions += 1
+            }
+            if let inner = value["credential"], let fast = AuthenticationResponseJSON(fastPath: inner) {
+                #expect(fast == (try? JSONDecoder().decode(SignInBody.self, from: Data(bytes)))?.credential)
+                assertions += 1
+            }
+        }
+        #expect(assertions > 10)
+    }
+
     @Test func attestationObjectCorpus() {
         let inputs = Self.inputs("FuzzAttestationObject")
         #expect(inputs.count > 10)

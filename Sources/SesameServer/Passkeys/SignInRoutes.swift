@@ -17,12 +17,32 @@ import WebAuthn
 struct SignInRoutes {
     let sesame: Sesame
 
-    struct OptionsRequest: Decodable, Sendable {
+    struct OptionsRequest: FastPathDecodable, Sendable {
         let username: String?
+
+        init?(fastPath value: JSONValue) {
+            guard case .object(let members) = value else { return nil }
+            var username: String?
+            for member in members where member.key == "username" {
+                switch member.value {
+                case .string(let text): username = text
+                case .null: username = nil
+                default: return nil
+                }
+            }
+            self.username = username
+        }
     }
 
-    struct FinishRequest: Decodable, Sendable {
+    struct FinishRequest: FastPathDecodable, Sendable {
         let credential: AuthenticationResponseJSON
+
+        init?(fastPath value: JSONValue) {
+            guard let credential = value["credential"].flatMap(AuthenticationResponseJSON.init(fastPath:)) else {
+                return nil
+            }
+            self.credential = credential
+        }
     }
 
     /// Kept with a sign-in challenge: the account named in the options request, if any; whether the options were
