@@ -37,9 +37,11 @@ public final class SQLEngine: Sendable {
     let location: DatabaseLocation
     private let close: @Sendable () async throws -> Void
     private let postgresConfiguration: SQLPostgresConfiguration?
-    private let postgresPool: PoolBox?
-    private let logger: Logger
-    private let observer: StatementObserver?
+    let postgresPool: PoolBox?
+    /// PostgreSQL: the pool's connections at most, over all event loops.
+    let postgresPoolSize: Int
+    let logger: Logger
+    let observer: StatementObserver?
     /// SQLite: whether the last write failed for lack of disk space (nil on PostgreSQL, which reports a full disk
     /// as an error of its own).
     let writeSpace: WriteSpace?
@@ -47,11 +49,13 @@ public final class SQLEngine: Sendable {
     private init(
         kind: SQLEngineKind, sql: any SQLDatabase, location: DatabaseLocation,
         postgresConfiguration: SQLPostgresConfiguration?,
-        postgresPool: PoolBox? = nil, writeSpace: WriteSpace? = nil, logger: Logger, observer: StatementObserver?,
+        postgresPool: PoolBox? = nil, postgresPoolSize: Int = 0, writeSpace: WriteSpace? = nil, logger: Logger,
+        observer: StatementObserver?,
         close: @escaping @Sendable () async throws -> Void
     ) {
         self.writeSpace = writeSpace
         self.postgresPool = postgresPool
+        self.postgresPoolSize = postgresPoolSize
         self.kind = kind
         self.observer = observer
         let sql = observer.map { ObservedSQLDatabase(base: sql, observer: $0) } ?? sql
@@ -110,16 +114,21 @@ public final class SQLEngine: Sendable {
                 throw DatabaseError("database URL is not a valid postgres:// URL (\(location.redacted))")
             }
             if let searchPath { configuration.searchPath = [searchPath] }
+            let group = MultiThreadedEventLoopGroup.singleton
+            let perEventLoop = 4
             let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
-                maxConnectionsPerEventLoop: 4,
+                maxConnectionsPerEventLoop: perEventLoop,
                 logger: logger,
-                on: MultiThreadedEventLoopGroup.singleton
+                on: group
             )
             let sql = pool.database(logger: logger).sql(queryLogLevel: nil)
+            var loops = 0
+            for _ in group.makeIterator() { loops += 1 }
             return SQLEngine(
                 kind: .postgres, sql: sql, location: location, postgresConfiguration: configuration,
-                postgresPool: PoolBox(pool: pool), logger: logger, observer: observer,
+                postgresPool: PoolBox(pool: pool), postgresPoolSize: perEventLoop * loops, logger: logger,
+                observer: observer,
                 close: { [box = PoolBox(pool: pool)] in try await box.pool.shutdownAsync() }
             )
         }

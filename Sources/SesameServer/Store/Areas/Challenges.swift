@@ -1,4 +1,5 @@
 import Foundation
+import PostgresKit
 import SQLKit
 
 /// A pending challenge or pending step. `purpose` is a `ChallengePurpose` raw value; `payload` is JSON owned by the
@@ -55,6 +56,35 @@ extension SQLStore: ChallengeStore {
         let expiresAt: Int64
     }
 
+    /// PostgreSQL, prepared: the ceremony start as one statement (one round trip, one commit). The challenge row is
+    /// inserted only from a count row within the limit (`$10`), and the count is taken under the bucket's row lock, as
+    /// in `recordFailure` (`postgresFailureUpsert`: `$1` to `$3`); the challenge is `$4` to `$9`.
+    enum StartCeremony: PostgresStatementText {
+        static let name = "sesame_start_ceremony"
+        static let sql = """
+            WITH counted AS (\(postgresFailureUpsert)),
+            stored AS (
+                INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at)
+                SELECT $4, $5, $6, $7, $8, $9 FROM counted WHERE counted.failures <= $10)
+            SELECT window_start, failures FROM counted
+            """
+        static let parameterTypes: [PostgresDataType] = [
+            .text, .int8, .int8, .bytea, .text, .bytea, .text, .text, .int8, .int8,
+        ]
+    }
+
+    static let challengeColumnNames = "purpose, user_id, payload, expires_at"
+
+    /// PostgreSQL, prepared: `consumeChallenge`.
+    enum ConsumeChallenge: PostgresStatementText {
+        static let name = "sesame_consume_challenge"
+        static let sql = """
+            DELETE FROM challenges WHERE id = $1 AND purpose = $2 AND binding = $3 AND expires_at > $4
+            RETURNING \(challengeColumnNames)
+            """
+        static let parameterTypes: [PostgresDataType] = [.bytea, .text, .bytea, .int8]
+    }
+
     static func challenge(_ row: any SQLRow) throws -> ChallengeRecord {
         let r = try row.decode(model: ChallengeRow.self)
         return ChallengeRecord(
@@ -74,25 +104,21 @@ extension SQLStore: ChallengeStore {
         bucket: String, limit: Int, now: Date, window: TimeInterval, challengeID: [UInt8], binding: [UInt8],
         _ c: ChallengeRecord
     ) async throws -> (count: Int, windowStart: Date) {
-        let count = Self.failureUpsert(bucket: bucket, now: now, window: window)
         let row: (any SQLRow)?
         do {
             switch engine.kind {
             case .postgres:
-                // One statement (one round trip, one commit): the challenge row is inserted only from a count row
-                // within the limit, and the count is taken under the bucket's row lock, as in `recordFailure`.
-                row = try await db.raw(
-                    """
-                    WITH counted AS (\(count)),
-                    stored AS (
-                        INSERT INTO challenges (id, purpose, binding, user_id, payload, expires_at)
-                        SELECT \(bind: Data(challengeID)), \(bind: c.purpose), \(bind: Data(binding)), \(bind: c.userID), \(bind: c.payload),
-                            \(bind: c.expiresAt.milliseconds)
-                        FROM counted WHERE counted.failures <= \(bind: Int64(limit)))
-                    SELECT window_start, failures FROM counted
-                    """
-                ).first()
+                let nowMs = now.milliseconds
+                row = try await engine.runPrepared(
+                    StartCeremony.self,
+                    [
+                        .text(bucket), .integer(nowMs), .integer(nowMs - Int64(window * 1000)), .bytes(challengeID),
+                        .text(c.purpose), .bytes(binding), .text(c.userID), .text(c.payload),
+                        .integer(c.expiresAt.milliseconds), .integer(Int64(limit)),
+                    ]
+                ).first?.sql()
             case .sqlite:
+                let count = Self.failureUpsert(bucket: bucket, now: now, window: window)
                 // Two statements without a transaction (on SQLite a sign-in's cost is mostly its statement count):
                 // the count is atomic on its own, and the challenge is stored only after a count within the limit.
                 // Interrupted between the two, a start is counted that stored nothing, which errs on the safe side.
@@ -114,11 +140,16 @@ extension SQLStore: ChallengeStore {
     public func consumeChallenge(id: [UInt8], purpose: String, binding: [UInt8], now: Date) async throws
         -> ChallengeRecord?
     {
-        try await db.raw(
+        if engine.kind == .postgres {
+            return try await engine.runPrepared(
+                ConsumeChallenge.self, [.bytes(id), .text(purpose), .bytes(binding), .integer(now.milliseconds)]
+            ).first.map { try Self.challenge($0.sql()) }
+        }
+        return try await db.raw(
             """
             DELETE FROM challenges WHERE id = \(bind: Data(id)) AND purpose = \(bind: purpose) AND binding = \(bind: Data(binding))
                 AND expires_at > \(bind: now.milliseconds)
-            RETURNING purpose, user_id, payload, expires_at
+            RETURNING \(unsafeRaw: Self.challengeColumnNames)
             """
         ).first().map(Self.challenge)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresKit
 import SQLKit
 
 /// A registered passkey or security key.
@@ -80,16 +81,51 @@ public protocol CredentialStore {
 }
 
 extension SQLStore: CredentialStore {
-    static let credentialColumns: SQLQueryString = """
+    static let credentialColumnNames = """
         id, user_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, user_verified, \
         attestation_format, name, created_at, last_used_at
         """
+    static let credentialColumns = SQLQueryString(credentialColumnNames)
 
     /// `credentialColumns` qualified with the table alias `c`, for joins.
-    static let joinedCredentialColumns: SQLQueryString = """
+    static let joinedCredentialColumnNames = """
         c.id, c.user_id, c.public_key, c.sign_count, c.transports, c.aaguid, c.backup_eligible, c.backed_up, c.user_verified, \
         c.attestation_format, c.name, c.created_at, c.last_used_at
         """
+
+    /// The account's credentials in the order they were added; PostgreSQL runs it prepared (username-first sign-in,
+    /// and every page that lists passkeys).
+    enum CredentialsOfUser: PostgresStatementText {
+        static let name = "sesame_credentials_of_user"
+        static let sql = "SELECT \(credentialColumnNames) FROM credentials WHERE user_id = $1 ORDER BY created_at, id"
+        static let parameterTypes: [PostgresDataType] = [.text]
+    }
+
+    /// The credential and its account, `u_`-prefixed (`userColumns`), in one read (the passkey sign-in), up to its
+    /// `WHERE c.id = …`.
+    static let credentialWithUserSelect = """
+        SELECT \(joinedCredentialColumnNames), u.id AS u_id, u.username AS u_username, u.display_name AS u_display_name,
+            u.user_handle AS u_user_handle, u.disabled AS u_disabled, u.created_at AS u_created_at
+        FROM credentials c LEFT JOIN users u ON u.id = c.user_id
+        """
+
+    enum CredentialWithUser: PostgresStatementText {
+        static let name = "sesame_credential_with_user"
+        static let sql = "\(credentialWithUserSelect) WHERE c.id = $1"
+        static let parameterTypes: [PostgresDataType] = [.bytea]
+    }
+
+    /// The credentials of the account with this username key (the username-first sign-in's options step), up to
+    /// its `WHERE u.username_key = …`.
+    static let credentialsOfUsernameSelect = """
+        SELECT \(joinedCredentialColumnNames) FROM users u JOIN credentials c ON c.user_id = u.id
+        """
+
+    enum CredentialsOfUsername: PostgresStatementText {
+        static let name = "sesame_credentials_of_username"
+        static let sql = "\(credentialsOfUsernameSelect) WHERE u.username_key = $1 ORDER BY c.created_at, c.id"
+        static let parameterTypes: [PostgresDataType] = [.text]
+    }
 
     /// A `credentials` row (column names as in `credentialColumns`).
     struct CredentialRow: Decodable {
@@ -145,7 +181,12 @@ extension SQLStore: CredentialStore {
     }
 
     public func credentials(userID: String) async throws -> [StoredCredential] {
-        try await db.raw(
+        if engine.kind == .postgres {
+            return try await engine.runPrepared(CredentialsOfUser.self, [.text(userID)]).map {
+                try Self.credential($0.sql())
+            }
+        }
+        return try await db.raw(
             "SELECT \(Self.credentialColumns) FROM credentials WHERE user_id = \(bind: userID) ORDER BY created_at, id"
         )
         .all().map(Self.credential)
@@ -157,15 +198,13 @@ extension SQLStore: CredentialStore {
     }
 
     public func credentialWithUser(id: [UInt8]) async throws -> (credential: StoredCredential, user: User?)? {
-        guard
-            let row = try await db.raw(
-                """
-                SELECT \(Self.joinedCredentialColumns), u.id AS u_id, u.username AS u_username, u.display_name AS u_display_name,
-                    u.user_handle AS u_user_handle, u.disabled AS u_disabled, u.created_at AS u_created_at
-                FROM credentials c LEFT JOIN users u ON u.id = c.user_id WHERE c.id = \(bind: Data(id))
-                """
-            ).first()
-        else { return nil }
+        let found: (any SQLRow)? =
+            if engine.kind == .postgres {
+                try await engine.runPrepared(CredentialWithUser.self, [.bytes(id)]).first?.sql()
+            } else {
+                try await db.raw("\(unsafeRaw: Self.credentialWithUserSelect) WHERE c.id = \(bind: Data(id))").first()
+            }
+        guard let row = found else { return nil }
         let user = try row.decode(column: "u_id", as: String?.self) == nil ? nil : try Self.user(row, prefix: "u_")
         return (try Self.credential(row), user)
     }
@@ -175,10 +214,14 @@ extension SQLStore: CredentialStore {
         guard !usernameKey.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             return []
         }
+        if engine.kind == .postgres {
+            return try await engine.runPrepared(CredentialsOfUsername.self, [.text(usernameKey)]).map {
+                try Self.credential($0.sql())
+            }
+        }
         return try await db.raw(
             """
-            SELECT \(Self.joinedCredentialColumns) FROM users u JOIN credentials c ON c.user_id = u.id
-            WHERE u.username_key = \(bind: usernameKey) ORDER BY c.created_at, c.id
+            \(unsafeRaw: Self.credentialsOfUsernameSelect) WHERE u.username_key = \(bind: usernameKey) ORDER BY c.created_at, c.id
             """
         ).all().map(Self.credential)
     }
@@ -240,6 +283,54 @@ extension SQLStore: CredentialStore {
         """,
     ]
 
+    /// PostgreSQL: the verify step's writes as one statement, so one round trip and one commit: PostgreSQL runs every
+    /// data-modifying WITH clause to completion, and the statement as a whole succeeds or changes nothing. The
+    /// credential's use is written only if the challenge was not spent before (a concurrent spend of the same
+    /// challenge waits for this one's unique index entry, then finds it), the audit event and the session only from
+    /// the row the guarded update changed (as in `credentialUse`): a concurrent assertion with the same counter waits
+    /// for this one's row lock, then finds the guard false. The spent challenge stays spent when the guard fails.
+    /// Parameters: the credential's use ($1 to $4), the audit event ($5 to $12), the session ($13 to $22) and, when
+    /// `spent` spends a sealed challenge, its entry ($23, $24).
+    static func postgresSignIn(spent: String) -> String {
+        """
+        WITH spent AS (\(spent)),
+        used AS (
+            UPDATE credentials SET sign_count = $1, backed_up = $2, last_used_at = $3
+            WHERE id = $4 AND (sign_count < $1 OR (sign_count = 0 AND $1 = 0)) AND EXISTS (SELECT 1 FROM spent) RETURNING id),
+        audited AS (
+            INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail)
+            SELECT $5, $6, $7, $8, $9, $10, $11, $12 FROM used RETURNING id),
+        signed AS (
+            INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method,
+                authenticated_at, passkey_backup_eligible)
+            SELECT $13, $14, $15, $16, $17, $18, $19, $20, $21, $22 FROM used RETURNING id)
+        SELECT (SELECT COUNT(*) FROM spent) AS spent, (SELECT COUNT(*) FROM signed) AS signed
+        """
+    }
+
+    static let postgresSignInTypes: [PostgresDataType] = [
+        .int8, .int8, .int8, .bytea,
+        .text, .int8, .text, .text, .text, .text, .text, .text,
+        .bytea, .text, .text, .int8, .int8, .int8, .text, .text, .int8, .int8,
+    ]
+
+    /// The sign-in that spends its sealed challenge in `used_challenges` (as `spendChallenge`).
+    enum SignInSpending: PostgresStatementText {
+        static let name = "sesame_sign_in_spending"
+        static let sql = postgresSignIn(
+            spent:
+                "INSERT INTO used_challenges (id, expires_at) VALUES ($23, $24) ON CONFLICT (id) DO NOTHING RETURNING id"
+        )
+        static let parameterTypes = postgresSignInTypes + [.bytea, .int8]
+    }
+
+    /// The sign-in with a stored challenge, consumed on its own before the assertion was checked.
+    enum SignIn: PostgresStatementText {
+        static let name = "sesame_sign_in"
+        static let sql = postgresSignIn(spent: "SELECT 1 AS id")
+        static let parameterTypes = postgresSignInTypes
+    }
+
     public func recordPasskeySignIn(
         credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at: Date, audit: AuditEvent,
         sessionTokenHash: [UInt8], session: SessionRecord, spending: SpentChallenge?
@@ -249,41 +340,24 @@ extension SQLStore: CredentialStore {
         do {
             switch engine.kind {
             case .postgres:
-                let use = Self.credentialUse(id: credentialID, signCount: signCount, backedUp: backedUp, at: at)
-                let spent: SQLQueryString =
-                    if let spending {
-                        """
-                        INSERT INTO used_challenges (id, expires_at) VALUES (\(bind: Data(spending.id)), \(bind: spending.expiresAt.milliseconds))
-                        ON CONFLICT (id) DO NOTHING RETURNING id
-                        """
-                    } else {
-                        "SELECT 1 AS id"
-                    }
-                // One statement, so one round trip and one commit: PostgreSQL runs every data-modifying WITH clause to
-                // completion, and the statement as a whole succeeds or changes nothing. The credential's use is written
-                // only if the challenge was not spent before (a concurrent spend of the same challenge waits for this
-                // one's unique index entry, then finds it), the audit event and the session only from the row the
-                // guarded update changed: a concurrent assertion with the same counter waits for this one's row lock,
-                // then finds the guard false. The spent challenge stays spent when the guard fails.
-                let row = try await db.raw(
-                    """
-                    WITH spent AS (\(spent)),
-                    used AS (\(use) AND EXISTS (SELECT 1 FROM spent) RETURNING id),
-                    audited AS (
-                        INSERT INTO audit_events (id, at, kind, outcome, user_id, username, client_address, detail)
-                        SELECT \(bind: e.id), \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID),
-                            \(bind: e.username), \(bind: e.clientAddress), \(bind: e.detail) FROM used RETURNING id),
-                    signed AS (
-                        INSERT INTO sessions (token_hash, id, user_id, created_at, last_seen_at, expires_at, user_agent, method,
-                            authenticated_at, passkey_backup_eligible)
-                        SELECT \(bind: Data(sessionTokenHash)), \(bind: s.id), \(bind: s.userID), \(bind: s.createdAt.milliseconds),
-                            \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds), \(bind: s.userAgent), \(bind: s.method),
-                            \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column) FROM used
-                        RETURNING id)
-                    SELECT (SELECT COUNT(*) FROM spent) AS spent, (SELECT COUNT(*) FROM signed) AS signed
-                    """
-                ).first()
-                guard let row else { throw DatabaseError("sign-in statement returned nothing") }
+                let count = Int64(signCount)
+                var binds: [PreparedBind] = [
+                    .integer(count), .integer(backedUp.column), .integer(at.milliseconds), .bytes(credentialID),
+                    .text(e.id), .integer(e.at.milliseconds), .text(e.kind), .text(e.outcome), .text(e.userID),
+                    .text(e.username), .text(e.clientAddress), .text(e.detail),
+                    .bytes(sessionTokenHash), .text(s.id), .text(s.userID), .integer(s.createdAt.milliseconds),
+                    .integer(s.lastSeenAt.milliseconds), .integer(s.expiresAt.milliseconds), .text(s.userAgent),
+                    .text(s.method), .integer(s.authenticatedAt.milliseconds),
+                    .integer(s.passkeyBackupEligible?.column),
+                ]
+                let rows: [PostgresRow]
+                if let spending {
+                    binds += [.bytes(spending.id), .integer(spending.expiresAt.milliseconds)]
+                    rows = try await engine.runPrepared(SignInSpending.self, binds)
+                } else {
+                    rows = try await engine.runPrepared(SignIn.self, binds)
+                }
+                guard let row = rows.first?.sql() else { throw DatabaseError("sign-in statement returned nothing") }
                 if try row.decode(column: "spent", as: Int.self) == 0 { return .challengeSpent }
                 return try row.decode(column: "signed", as: Int.self) == 0 ? .signCountRegression : .signedIn
             case .sqlite:

@@ -42,6 +42,16 @@ extension SQLStore: RateLimitStore {
             """
     }
 
+    /// `failureUpsert` for a PostgreSQL prepared statement: the bucket is `$1`, the time now `$2` and the end of the
+    /// previous window `$3` (both in milliseconds).
+    static let postgresFailureUpsert = """
+        INSERT INTO rate_limits (bucket, window_start, failures) VALUES ($1, $2, 1)
+        ON CONFLICT (bucket) DO UPDATE SET
+            failures = CASE WHEN rate_limits.window_start <= $3 THEN 1 ELSE rate_limits.failures + 1 END,
+            window_start = CASE WHEN rate_limits.window_start <= $3 THEN $2 ELSE rate_limits.window_start END
+        RETURNING window_start, failures
+        """
+
     public func recordFailure(bucket: String, now: Date, window: TimeInterval) async throws -> (
         count: Int, windowStart: Date
     ) {

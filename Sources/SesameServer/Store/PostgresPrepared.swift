@@ -1,0 +1,113 @@
+import Foundation
+import NIOCore
+import PostgresKit
+import SQLKit
+
+/// A statement of the sign-in path that PostgreSQL parses and plans once per pooled connection instead of on every
+/// use. Its SQL text lives in the area file beside the row type it returns; SQLite runs the same queries through
+/// its own statement cache (`SQLiteHandle`), so these are PostgreSQL's only.
+///
+/// Parameters are `$1`, `$2`, … with their types in `parameterTypes`, given to PostgreSQL when it prepares the
+/// statement (it cannot always infer them, e.g. a parameter in the select list of an `INSERT … SELECT`).
+protocol PostgresStatementText {
+    /// The statement's name on each connection; unique among Sesame's, shorter than PostgreSQL's 63-byte limit.
+    static var name: String { get }
+    static var sql: String { get }
+    static var parameterTypes: [PostgresDataType] { get }
+}
+
+/// A value bound to one parameter of a prepared statement.
+enum PreparedBind: Sendable {
+    case bytes(Data?)
+    case integer(Int64?)
+    case text(String?)
+
+    static func bytes(_ bytes: [UInt8]) -> Self { .bytes(Data(bytes)) }
+
+    var type: PostgresDataType {
+        switch self {
+        case .bytes: .bytea
+        case .integer: .int8
+        case .text: .text
+        }
+    }
+
+    /// The value as sql-kit binds it, for a `StatementObserver`.
+    var encodable: any Encodable & Sendable {
+        switch self {
+        case .bytes(let value): value
+        case .integer(let value): value
+        case .text(let value): value
+        }
+    }
+
+    func append(to bindings: inout PostgresBindings) throws {
+        switch self {
+        case .bytes(let value): try bindings.append(value)
+        case .integer(let value): bindings.append(value)
+        case .text(let value): bindings.append(value)
+        }
+    }
+}
+
+/// postgres-nio's prepared statement for a `PostgresStatementText`: postgres-nio prepares it on a connection the first
+/// time it runs there and afterwards sends only its name and binds.
+struct PreparedStatement<Text: PostgresStatementText>: PostgresPreparedStatement {
+    typealias Row = PostgresRow
+    static var name: String { Text.name }
+    static var sql: String { Text.sql }
+    static var bindingDataTypes: [PostgresDataType] { Text.parameterTypes }
+    let binds: [PreparedBind]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds { try bind.append(to: &bindings) }
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+extension SQLEngine {
+    /// Runs a prepared statement on a pooled connection and returns its rows, for sql-kit's row decoding.
+    ///
+    /// A prepared statement's result columns are fixed when it is prepared. When a migration changes the type of
+    /// a column the statement returns (another node migrating while this one serves, docs/deploy.md "Upgrades"),
+    /// PostgreSQL refuses to run it ("cached plan must not change result type", SQLSTATE 0A000) and changes nothing.
+    /// postgres-nio keeps a statement prepared for the life of its connection, so that connection is closed (the
+    /// pool opens a new one, which prepares the statement again) and the statement runs again. Every pooled
+    /// connection can hold the stale statement once, so it is tried at most once more than the pool has connections.
+    func runPrepared<Text: PostgresStatementText>(_ text: Text.Type, _ binds: [PreparedBind]) async throws
+        -> [PostgresRow]
+    {
+        guard let box = postgresPool else { throw DatabaseError("prepared statements are PostgreSQL's") }
+        assert(binds.map(\.type) == Text.parameterTypes, "\(Text.name): binds do not match its parameter types")
+        observer?(Text.sql, binds.map(\.encodable))
+        let statement = PreparedStatement<Text>(binds: binds)
+        var attempts = 0
+        while true {
+            let connection = try await box.pool.requestConnection(logger: logger).get()
+            do {
+                var rows: [PostgresRow] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                box.pool.releaseConnection(connection, logger: logger)
+                return rows
+            } catch let error as PSQLError where Self.isStalePreparedStatement(error) && attempts < postgresPoolSize {
+                attempts += 1
+                logger.notice("prepared statement outdated by a schema change; preparing it again on a new connection")
+                try? await connection.close()
+                box.pool.releaseConnection(connection, logger: logger)
+            } catch {
+                box.pool.releaseConnection(connection, logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// PostgreSQL's "cached plan must not change result type" is SQLSTATE 0A000 (feature_not_supported), which
+    /// nothing else in the statements run here raises; the message is not compared, since it follows the server's
+    /// language (`lc_messages`).
+    static func isStalePreparedStatement(_ error: PSQLError) -> Bool {
+        error.serverInfo?[.sqlState] == "0A000"
+    }
+}
