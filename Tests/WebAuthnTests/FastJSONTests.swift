@@ -103,7 +103,8 @@ struct FastJSONTests {
 
     @Test(arguments: [
         "", " ", "{", "{}x", "{} {}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "'a'", "01", "-", "1.", ".5", "+1",
-        "1e", "1e+", "0x10", "NaN", "Infinity", "tru", "nul", "\"abc", "\"a\\x\"", "\"a\\u12\"", "\"\\ud800\"",
+        "1e", "1e+", "1e400", "[1,-1e99999]", "0x10", "NaN", "Infinity", "tru", "nul", "\"abc", "\"a\\x\"",
+        "\"a\\u12\"", "\"\\ud800\"",
         "\"\\udc00\\ud800\"", "\"\\ud800\\u0041\"", "\"a\u{01}b\"", "\"tab\there\"", "{\"a\":1,\"a\":2}",
         String(repeating: "[", count: 33) + String(repeating: "]", count: 33), "\u{FEFF}{}", "[1] ]",
     ])

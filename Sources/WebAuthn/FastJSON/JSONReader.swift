@@ -7,7 +7,7 @@
 /// - control characters (U+0000 to U+001F) unescaped inside strings, unknown escapes, and `\u` escapes that leave a
 ///   surrogate unpaired;
 /// - bytes that are not UTF-8 (overlong forms, surrogates, values above U+10FFFF, truncated sequences);
-/// - numbers outside the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`;
+/// - numbers outside the grammar `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, or too large for a `Double`;
 /// - objects that name a member twice;
 /// - nesting deeper than `maximumDepth`, and input longer than `maximumLength`.
 ///
@@ -160,7 +160,10 @@ private struct Cursor {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { offset += 1 }
             guard skipDigits() > 0 else { return nil }
         }
-        return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self))
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        // Foundation refuses a number too large for a Double (`1e400`); so does this reader.
+        guard let number = Double(text), number.isFinite else { return nil }
+        return .number(text)
     }
 
     @discardableResult
