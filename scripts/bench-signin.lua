@@ -257,23 +257,39 @@ local function totp_code(secret, step)
 end
 
 local pending_token, code_step
-local exhausted_noted = false
+local waits_noted = 0
+
+-- An account whose code for this step the server has not accepted yet, made current; false when every account of
+-- this thread has used the step (the choice depends only on the accounts' last steps and the clock).
+local function pick_password_account(step)
+    local tried = 1
+    while account.last_step >= step and tried < #accounts do
+        next_account = next_account % #accounts + 1
+        account = accounts[next_account]
+        tried = tried + 1
+    end
+    return account.last_step < step
+end
+
+-- wrk asks before each request how long to wait. Password + TOTP waits for the next 30-second step when every
+-- account has used this one: a replayed code would be refused (rightly), and the run would count it as an error.
+function delay()
+    if mode ~= "password" or phase ~= "options" then return 0 end
+    local time = unix_time()
+    local step = math.floor(time / 30)
+    if pick_password_account(step) then return 0 end
+    waits_noted = waits_noted + 1
+    if waits_noted == 1 then
+        io.stderr:write("thread ", thread_index, ": every account used this TOTP step; waiting for the next ",
+            "(sign-ins/s understated; raise --password-accounts)\n")
+    end
+    return math.ceil(((step + 1) * 30 - time) * 1000) + 5
+end
+
 local function password_request(headers)
     if phase == "options" then
         started_at = now()
-        -- An account whose code for this step the server has not accepted yet (the same one on every call of
-        -- request() for this ceremony: the choice depends only on the accounts' last steps and the clock).
-        local step = math.floor(unix_time() / 30)
-        local tried = 1
-        while account.last_step >= step and tried < #accounts do
-            next_account = next_account % #accounts + 1
-            account = accounts[next_account]
-            tried = tried + 1
-        end
-        if account.last_step >= step and not exhausted_noted then
-            exhausted_noted = true
-            io.stderr:write("thread ", thread_index, ": every account used this TOTP step; raise --password-accounts\n")
-        end
+        pick_password_account(math.floor(unix_time() / 30))
         return wrk.format("POST", "/api/sessions/password", headers, '{"username":' .. json_string(account.username) ..
             ',"password":' .. json_string(account.password) .. '}')
     end

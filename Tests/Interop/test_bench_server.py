@@ -88,6 +88,20 @@ def test_password_and_totp_sign_ins_fail_with_a_wrong_code(sesame_bin, tmp_path)
     assert run["error_responses"] > 0 and run["non_2xx"] > 0
 
 
+def test_password_sign_ins_wait_for_the_next_step_when_every_account_used_this_one(sesame_bin, tmp_path):
+    """--mode password with one account per thread: once each account's code for this 30-second step was accepted,
+    the load script waits for the next step instead of replaying a code (the server refuses a replay, and the run
+    would fail), and says so."""
+    done, figures = bench(sesame_bin, tmp_path, "--mode", "password", "--wide", "0", "--no-alloc-count",
+                          "--password-accounts", "2", "--seconds", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = figures["runs"]
+    assert run["non_2xx"] == run["error_responses"] == run["socket_errors"] == 0, run
+    # Two accounts, each one sign-in per step; a 3-second run spans at most two steps.
+    assert 0 < run["sign_ins"] <= 4, run
+    assert "every account used this TOTP step; waiting for the next" in done.stderr + done.stdout
+
+
 def test_http_floor_answers_every_request(sesame_bin, tmp_path):
     """--mode http --bare none: Sesame's `GET /.well-known/webauthn` over and over, every answer 200, CPU per request
     read from /proc (the bare Hummingbird server beside it is a Benchmarks tool, built only for the full benchmark)."""
