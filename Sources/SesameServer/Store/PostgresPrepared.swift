@@ -97,11 +97,30 @@ extension SQLEngine {
                 logger.notice("prepared statement outdated by a schema change; preparing it again on a new connection")
                 try? await connection.close()
                 box.pool.releaseConnection(connection, logger: logger)
+            } catch let error as PSQLError where Self.mayHaveFailedPreparing(error) {
+                // postgres-nio keeps a failed preparation as that statement's answer for the life of the
+                // connection, so the connection would refuse it even after the cause is gone (a migration another
+                // node has not finished, a statement timeout while planning). A new connection prepares it afresh.
+                logger.notice(
+                    "prepared statement failed; closing its connection",
+                    metadata: ["sqlstate": "\(error.serverInfo?[.sqlState] ?? "none")"])
+                try? await connection.close()
+                box.pool.releaseConnection(connection, logger: logger)
+                throw error
             } catch {
                 box.pool.releaseConnection(connection, logger: logger)
                 throw error
             }
         }
+    }
+
+    /// Whether a server error may have come from preparing the statement rather than from running it: anything but
+    /// data exceptions (class 22), constraint violations (23, e.g. a replayed challenge's key) and transaction
+    /// rollbacks (40), which only an execution raises and which an attacker can cause at will, so they must not
+    /// cost a connection. Errors without a server answer (a lost connection) are the pool's to handle.
+    static func mayHaveFailedPreparing(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return false }
+        return !["22", "23", "40"].contains(state.prefix(2))
     }
 
     /// PostgreSQL's "cached plan must not change result type" is SQLSTATE 0A000 (feature_not_supported), which
