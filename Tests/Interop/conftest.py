@@ -13,6 +13,24 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def pytest_configure(config):
+    """Under pytest-xdist (scripts/test runs the files on several workers), each worker gets a PostgreSQL database
+    of its own beside SESAME_TEST_POSTGRES_URL's, so that servers of tests running at once share no rows (rate-limit
+    counters, accounts, the migration lock)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    base = os.environ.get("SESAME_TEST_POSTGRES_URL")
+    if not worker or not base:
+        return
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(base)
+    name = parts.path.lstrip("/") + "_" + worker
+    for statement in (f'DROP DATABASE IF EXISTS "{name}"', f'CREATE DATABASE "{name}"'):
+        subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", base, "-c", statement], check=True,
+                       capture_output=True, text=True)
+    os.environ["SESAME_TEST_POSTGRES_URL"] = urlunsplit(parts._replace(path="/" + name))
+
+
 def load_faults():
     """scripts/faults as a module: its passkey client (ES256 keys made here, `none` attestation), servers and
     throwaway PostgreSQL clusters, which the backup, upgrade and soak checks reuse."""
