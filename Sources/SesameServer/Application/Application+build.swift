@@ -36,7 +36,8 @@ public func openStore(
         try SealingKeyFile.load(path: path)
     }
     let engine = try await SQLEngine.open(
-        location, searchPath: environment.postgresSchema, logger: logger, observer: environment.statementObserver)
+        location, searchPath: environment.postgresSchema, logger: logger, observer: environment.statementObserver,
+        postgresConnectionsPerLoop: configuration.postgresConnections)
     do {
         let applied = try await Migrations.run(on: engine, now: environment.clock.now())
         if !applied.isEmpty {

@@ -90,6 +90,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxConnections: Int = 20000
     /// Where a passkey sign-in's challenge keeps its state between the options and the verify step.
     public var signInChallenges: SignInChallenges = .auto
+    /// PostgreSQL connections each event loop (one per core) keeps in its pool: the most statements a node runs
+    /// at once is this times the cores. SQLite ignores it.
+    public var postgresConnections: Int = Self.defaultPostgresConnections
+    public static let defaultPostgresConnections = 4
     /// Which threads run the request handlers of `sesame serve` (read once, when the process starts serving).
     public var taskExecutor: TaskExecutorChoice = .eventLoops
 

@@ -227,6 +227,12 @@ extension ServerConfiguration {
             c.signInChallenges = mode
         },
         Setting(
+            key: "postgresConnections", flag: "--postgres-connections", environment: "SESAME_POSTGRES_CONNECTIONS",
+            defaultValue: String(ServerConfiguration.defaultPostgresConnections),
+            help:
+                "PostgreSQL connections per event loop (one loop per core): the most statements a node runs at once is this times the cores."
+        ) { c, v throws(ConfigurationError) in c.postgresConnections = try int("postgres-connections", v, 1...64) },
+        Setting(
             key: "taskExecutor", flag: "--task-executor", environment: "SESAME_TASK_EXECUTOR",
             defaultValue: "event-loops",
             help:

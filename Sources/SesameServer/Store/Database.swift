@@ -83,9 +83,11 @@ public final class SQLEngine: Sendable {
         try await open(location, searchPath: searchPath, logger: logger, observer: nil)
     }
 
-    /// As above; `observer` sees every statement (tests reading query plans).
+    /// As above; `observer` sees every statement (tests reading query plans); `postgresConnectionsPerLoop` sizes
+    /// PostgreSQL's pool (connections per event loop, so per core; `ServerConfiguration.postgresConnections`).
     static func open(
-        _ location: DatabaseLocation, searchPath: String? = nil, logger: Logger, observer: StatementObserver?
+        _ location: DatabaseLocation, searchPath: String? = nil, logger: Logger, observer: StatementObserver?,
+        postgresConnectionsPerLoop: Int = ServerConfiguration.defaultPostgresConnections
     ) async throws -> SQLEngine {
         switch location {
         case .sqlite(let path):
@@ -115,7 +117,7 @@ public final class SQLEngine: Sendable {
             }
             if let searchPath { configuration.searchPath = [searchPath] }
             let group = MultiThreadedEventLoopGroup.singleton
-            let perEventLoop = 4
+            let perEventLoop = max(1, postgresConnectionsPerLoop)
             let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: perEventLoop,
