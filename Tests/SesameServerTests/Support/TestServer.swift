@@ -93,6 +93,11 @@ struct TestServer: Sendable {
         configuration.port = 0
         configuration.passwordScryptLogN = 10
         configuration.trustForwardedFor = true
+        // HummingbirdTesting's live client keeps one connection and never opens another, so the server closing it
+        // after the default 30 idle seconds fails the test's next request ("I/O on closed channel") whenever a
+        // loaded machine takes that long between two requests (a vault's scrypt, a parallel suite). Tests of the
+        // timeout itself set their own (`SlowClientTests`).
+        configuration.idleTimeout = 600
         // Messages go to `CapturedSMS`, never to standard output; https test servers may keep the console default.
         configuration.allowConsoleSMS = true
         let name = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
