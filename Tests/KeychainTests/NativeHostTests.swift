@@ -196,6 +196,32 @@ import WebAuthn
         #expect(error(badOrigin)?.name == "SecurityError")
     }
 
+    /// A page's options nested hundreds deep are refused before they are decoded (decoding them took seconds per
+    /// request: FuzzNativeMessage's slow unit, in its corpus); the depth WebAuthn options need is read as usual.
+    @Test func deeplyNestedRequestsAreRefusedBeforeDecoding() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeVault(dir.vault)
+        let host = host(dir.vault)
+        func nested(_ depth: Int) -> Any { depth == 0 ? 1 : ["a": nested(depth - 1)] }
+        let deep = reply(host.reply(to: request(["id": 12, "kind": "get", "origin": origin, "options": nested(400)])))
+        #expect(deep["id"] as? Int == 12)
+        #expect(error(deep)?.code == "malformedNativeMessage")
+        // The request, its options and 30 levels inside them: 32, the limit. Read, then refused for the challenge
+        // like any other bad options.
+        let within = reply(
+            host.reply(
+                to: request(["id": 13, "kind": "get", "origin": origin, "options": ["challenge": 5, "x": nested(30)]])))
+        #expect(error(within)?.name == "TypeError")
+
+        let limit = BrowserJSON.maximumDepth
+        let atTheLimit = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
+        #expect(BrowserJSON.nestsWithinLimit(Array(atTheLimit.utf8)))
+        #expect(!BrowserJSON.nestsWithinLimit(Array((String(repeating: "[", count: limit + 1) + "]").utf8)))
+        // Brackets inside strings, escaped quotes among them, are text.
+        let text = "\"" + String(repeating: "{[", count: 40) + "\\\"" + String(repeating: "[", count: 40) + "\""
+        #expect(BrowserJSON.nestsWithinLimit(Array("{\"a\":\(text)}".utf8)))
+    }
+
     @Test func aLockedVaultIsNotAllowedAndNamesWhy() throws {
         let dir = TemporaryDirectory()
         _ = try makeVault(dir.vault)

@@ -78,6 +78,10 @@ public struct NativeHostRequest: Sendable, Equatable {
             throw KeychainError(
                 .nativeMessageTooLarge, reason: "a request over \(NativeMessageFrame.maximumLength) bytes")
         }
+        guard BrowserJSON.nestsWithinLimit(json) else {
+            throw KeychainError(
+                .malformedNativeMessage, reason: "the request nests deeper than \(BrowserJSON.maximumDepth)")
+        }
         let envelope: Envelope
         do {
             envelope = try JSONDecoder().decode(Envelope.self, from: Data(json))
