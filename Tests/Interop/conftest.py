@@ -17,6 +17,9 @@ def pytest_configure(config):
     """Under pytest-xdist (scripts/test runs the files on several workers), each worker gets a PostgreSQL database
     of its own beside SESAME_TEST_POSTGRES_URL's, so that servers of tests running at once share no rows (rate-limit
     counters, accounts, the migration lock)."""
+    config.addinivalue_line(
+        "markers", "alone: measures latency against a goal, so scripts/test runs it after the others, with no other "
+        "test beside it")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     base = os.environ.get("SESAME_TEST_POSTGRES_URL")
     if not worker or not base:
