@@ -34,6 +34,19 @@ def pytest_configure(config):
     os.environ["SESAME_TEST_POSTGRES_URL"] = urlunsplit(parts._replace(path="/" + name))
 
 
+# The longest files, handed out first: pytest-xdist's `--dist loadfile` gives workers whole files in collection order,
+# so a long file collected last would run alone at the end while the other workers sit idle.
+START_FIRST = ("test_schemathesis.py", "test_schemathesis_links.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Moves START_FIRST's files to the front of the collection, keeping every other file's order."""
+    def rank(item):
+        name = item.path.name
+        return START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
+    items.sort(key=rank)  # stable: order within each file and among the rest is kept
+
+
 def load_faults():
     """scripts/faults as a module: its passkey client (ES256 keys made here, `none` attestation), servers and
     throwaway PostgreSQL clusters, which the backup, upgrade and soak checks reuse."""
