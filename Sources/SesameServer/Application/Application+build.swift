@@ -79,8 +79,8 @@ public func openStore(
 
 /// The composition root: opens and migrates the store, loads the server secret, builds the shared services and the
 /// router with its middleware and every feature's routes, and returns the application whose service group also
-/// closes the database, purges expired rows and, when configured, runs the metrics listener. Run it with
-/// `runService()` for graceful shutdown on SIGTERM/SIGINT.
+/// closes the database, purges expired rows, checkpoints SQLite's WAL off the event loops and, when configured, runs
+/// the metrics listener. Run it with `runService()` for graceful shutdown on SIGTERM/SIGINT.
 public func buildApplication(
     configuration: ServerConfiguration, environment: ServerEnvironment = .init()
 ) async throws -> some ApplicationProtocol {
@@ -93,7 +93,9 @@ public func buildApplication(
     let relyingParty = RelyingParty(configuration: try configuration.relyingPartyConfiguration())
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
+    var checkpointer: SQLiteCheckpointer? = nil
     do {
+        if case .sqlite(let path) = engine.location { checkpointer = try SQLiteCheckpointer.open(path: path) }
         let secret = try await store.serverSecret(
             named: ServerSecret.name, generate: ServerSecret.generate, now: environment.clock.now())
         sesame = Sesame(
@@ -111,6 +113,7 @@ public func buildApplication(
             await sesame.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
         }
     } catch {
+        checkpointer?.close()
         try? await engine.shutdown()
         throw error
     }
@@ -130,6 +133,7 @@ public func buildApplication(
         logger: logger
     )
     app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame))
+    if let checkpointer { app.addServices(SQLiteCheckpointService(checkpointer: checkpointer, logger: logger)) }
     if let metricsListener = try MetricsEndpoint.listener(configuration, metrics: sesame.metrics, logger: logger) {
         app.addServices(metricsListener)
     }

@@ -102,6 +102,9 @@ public final class SQLEngine: Sendable {
                 try await retryingWhileBusy { try await sql.raw("PRAGMA journal_mode = WAL").run() }
                 try await sql.raw("PRAGMA foreign_keys = ON").run()
                 try await sql.raw("PRAGMA synchronous = NORMAL").run()
+                // The server checkpoints off the event loops (`SQLiteCheckpointService`); this is the backstop.
+                try await sql.raw("PRAGMA wal_autocheckpoint = \(unsafeRaw: String(SQLiteCheckpointer.backstopPages))")
+                    .run()
             } catch {
                 try? await close()
                 throw error

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import SQLKit
+import ServiceLifecycle
+import Testing
+
+@testable import SesameServer
+
+/// The WAL checkpoint off the event loops (issue 11): the server's own connection checkpoints only as a backstop, and
+/// `SQLiteCheckpointService` copies committed pages into the database file from its connection. Proven by reading
+/// the database file alone (without its WAL): what is there was checkpointed.
+@Suite struct SQLiteCheckpointTests {
+    private func user(_ name: String, _ clock: TestClock) -> User {
+        User(
+            id: UUID().uuidString.lowercased(), username: name, displayName: name, userHandle: Secrets.random(64),
+            disabled: false, createdAt: clock.now)
+    }
+
+    /// Usernames in a copy of the database file made without its WAL, i.e. what checkpoints have put there.
+    private func usernamesInTheFileAlone(_ path: String) async throws -> Set<String> {
+        let copy = NSTemporaryDirectory() + "sesame-checkpoint-\(UUID().uuidString).db"
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        var logger = Logger(label: "sesame.test.checkpoint")
+        logger.logLevel = .critical
+        let engine = try await SQLEngine.open(.sqlite(path: copy), logger: logger)
+        defer { Task { try? await engine.shutdown() } }
+        // Before the first checkpoint even the tables are only in the WAL.
+        guard try await engine.sql.raw("SELECT name FROM sqlite_master WHERE name = 'users'").first() != nil else {
+            return []
+        }
+        let rows = try await engine.sql.raw("SELECT username FROM users").all()
+        return Set(try rows.map { try $0.decode(column: "username", as: String.self) })
+    }
+
+    private func openStore(_ server: TestServer) async throws -> (SQLEngine, SQLStore) {
+        var logger = Logger(label: "sesame.test.checkpoint")
+        logger.logLevel = .critical
+        return try await SesameServer.openStore(server.configuration, environment: server.environment, logger: logger)
+    }
+
+    @Test func theStoreConnectionCheckpointsOnlyAsABackstop() async throws {
+        let server = TestServer(.sqlite)
+        let (engine, _) = try await openStore(server)
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.database) }
+        let pages = try await engine.sql.raw("PRAGMA wal_autocheckpoint").first()?.decode(
+            column: "wal_autocheckpoint", as: Int.self)
+        #expect(pages == SQLiteCheckpointer.backstopPages)
+        try await engine.shutdown()
+    }
+
+    @Test func aPassiveCheckpointCopiesCommittedPagesIntoTheFile() async throws {
+        let server = TestServer(.sqlite)
+        let (engine, store) = try await openStore(server)
+        let path = server.configuration.database
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let checkpointer = try SQLiteCheckpointer.open(path: path)
+        defer { checkpointer.close() }
+        // Whatever the migrations left in the WAL is copied first, so that what follows is this test's.
+        _ = try checkpointer.checkpoint()
+
+        try await store.createUser(user("written", server.clock))
+        #expect(try await !usernamesInTheFileAlone(path).contains("written"))
+
+        let result = try checkpointer.checkpoint()
+        #expect(result.walPages > 0)
+        #expect(result.checkpointedPages == result.walPages)
+        #expect(try await usernamesInTheFileAlone(path).contains("written"))
+        try await engine.shutdown()
+    }
+
+    @Test func theServiceCheckpointsWhileTheServerRuns() async throws {
+        let server = TestServer(.sqlite)
+        let (engine, store) = try await openStore(server)
+        let path = server.configuration.database
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var logger = Logger(label: "sesame.test.checkpoint")
+        logger.logLevel = .critical
+        let service = SQLiteCheckpointService(checkpointer: try SQLiteCheckpointer.open(path: path), logger: logger)
+        let group = ServiceGroup(services: [service], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await store.createUser(user("while running", server.clock))
+            // The service checkpoints once a second: within a few seconds the row is in the file itself.
+            var copied = false
+            for _ in 0..<50 where !copied {
+                try await Task.sleep(for: .milliseconds(200))
+                copied = try await usernamesInTheFileAlone(path).contains("while running")
+            }
+            #expect(copied)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        try await engine.shutdown()
+    }
+}
