@@ -1,10 +1,10 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SQLKit
 import SQLiteKit
-import Synchronization
 import VaporCSQLite
 
 /// One SQLite connection called through the C API on the caller's thread, with its prepared statements cached.
@@ -13,8 +13,9 @@ import VaporCSQLite
 /// each time; for the store's short statements on a local file that was most of a sign-in's cost (docs/server.md,
 /// "Benchmark"). Here a statement runs under a lock on whichever thread asks: binding, stepping and reading the rows
 /// take microseconds, and a commit in WAL mode with `synchronous = NORMAL` is a write to the WAL without an fsync.
-/// What can block the caller longer: another process holding the write lock (up to the busy timeout) and the
-/// automatic checkpoint every 1000 WAL pages (an fsync).
+/// What can block the caller longer: another process holding the write lock (up to the busy timeout) and, only
+/// when `SQLiteCheckpointService` is not running or falls behind, the automatic checkpoint at
+/// `SQLiteCheckpointer.backstopPages` WAL pages (a copy and an fsync).
 ///
 /// The library is the SQLite amalgamation SQLiteNIO builds in (module `VaporCSQLite`, every symbol prefixed
 /// `sqlite_nio_`), so the engine and its version are the ones the store used before; no system library is needed.
@@ -30,22 +31,24 @@ final class SQLiteHandle: Sendable {
     }
 
     /// The connection handle and statement pointers are used only while `state`'s lock is held.
-    private struct State: ~Copyable, @unchecked Sendable {
+    private struct State: @unchecked Sendable {
         var db: OpaquePointer?
         var cache: [String: Prepared] = [:]
         /// A statement that changes the database has run since the last commit (see `writeSpace`).
         var uncommitted = false
     }
 
-    /// The connection and its statements; every call into SQLite holds it.
-    private let state: Mutex<State>
+    /// The connection and its statements; every call into SQLite holds it. A plain pthread mutex: the event loops
+    /// contend for it on every statement, and `Synchronization.Mutex` is a priority-inheritance futex on Linux, whose
+    /// contended path through the kernel's rt_mutex cost some 4 % of a sign-in's CPU in a profile (docs/server.md).
+    private let state: NIOLockedValueBox<State>
     /// Statements beyond this many distinct texts are prepared, run and finalised without being cached.
     static let cacheLimit = 512
     /// Set when a statement fails with `SQLITE_FULL`, cleared when a write commits (`/health` reads it).
     let writeSpace = WriteSpace()
 
     private init(db: OpaquePointer) {
-        state = Mutex(State(db: db))
+        state = NIOLockedValueBox(State(db: db))
     }
 
     /// Opens (creating if missing) the database file at `path`.
@@ -64,7 +67,7 @@ final class SQLiteHandle: Sendable {
 
     /// Finalises every cached statement and closes the connection; later calls fail with `SQLITE_MISUSE`.
     func close() {
-        state.withLock { state in
+        state.withLockedValue { state in
             for prepared in state.cache.values { sqlite_nio_sqlite3_finalize(prepared.statement) }
             state.cache = [:]
             if let db = state.db { sqlite_nio_sqlite3_close_v2(db) }
@@ -74,7 +77,7 @@ final class SQLiteHandle: Sendable {
 
     /// Runs one statement with its binds and returns its rows.
     func run(_ sql: String, _ binds: [SQLiteData]) throws -> (columns: SQLiteRowColumns, rows: [[SQLiteData]]) {
-        try state.withLock { state in
+        try state.withLockedValue { state in
             guard let db = state.db else {
                 throw SQLiteCallError(code: SQLITE_MISUSE, message: "the database is closed")
             }
