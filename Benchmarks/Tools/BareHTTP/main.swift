@@ -2,7 +2,7 @@
 // request `sesame serve` answers. scripts/bench-server --mode http measures it beside Sesame in the same run, on the
 // same cores, so the CPU a request costs in Sesame can be split into what the framework costs and what Sesame adds.
 //
-//     BareHTTP --port P [--origin http://localhost:8080]
+//     BareHTTP --port P [--origin http://localhost:8080] [--nio-port Q]
 //
 //   GET  /plain                  "ok" from a prepared buffer: Hummingbird and NIO alone (parse, route, write)
 //   GET  /.well-known/webauthn   the document Sesame serves at the same path, encoded per request with the same
@@ -11,6 +11,8 @@
 //                                Foundation's JSONDecoder into the WebAuthn library's AuthenticationResponseJSON, as
 //                                Sesame decodes a sign-in; answers {"id": the credential's ID} (400 when it does not
 //                                decode)
+//   any GET on --nio-port        "ok" from SwiftNIO's HTTP/1 pipeline and one handler, without Hummingbird
+//                                (PlainNIOServer.swift): the floor under Hummingbird's own
 //
 // Stops on SIGTERM or SIGINT (graceful shutdown through the application's service group).
 import Foundation
@@ -34,6 +36,9 @@ guard let port = option("--port").flatMap(Int.init), (1...65535).contains(port) 
     exit(2)
 }
 let origin = option("--origin") ?? "http://localhost:8080"
+if let nioPort = option("--nio-port").flatMap(Int.init), (1...65535).contains(nioPort) {
+    try await startPlainNIOServer(port: nioPort)
+}
 
 let encoder: JSONEncoder = {
     let encoder = JSONEncoder()
