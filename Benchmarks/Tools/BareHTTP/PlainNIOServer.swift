@@ -16,7 +16,8 @@ final class PlainAnswer: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // The head and any body parts need nothing; the end of a request is where it is answered.
         guard case .end = unwrapInboundIn(data) else { return }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: Self.head))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: Self.head))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(Self.body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
