@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 @testable import SesameServer
@@ -76,18 +77,28 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         var logger = Logger(label: "sesame.test.checkpoint")
         logger.logLevel = .critical
-        let service = SQLiteCheckpointService(checkpointer: try SQLiteCheckpointer.open(path: path), logger: logger)
+        let handle = try #require(engine.sqliteHandle)
+        let checkpointer = try SQLiteCheckpointer.open(path: path)
+        let service = SQLiteCheckpointService(
+            checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger)
         let group = ServiceGroup(services: [service], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
+            // Its first turn copies what the migrations wrote; with no commit after it, the turns that follow
+            // (four a second) do nothing.
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(checkpointer.checkpoints.load(ordering: .relaxed) == 1)
+            let commits = handle.commits.load(ordering: .relaxed)
             try await store.createUser(user("while running", server.clock))
-            // The service checkpoints once a second: within a few seconds the row is in the file itself.
+            #expect(handle.commits.load(ordering: .relaxed) > commits)
+            // The service checkpoints every quarter of a second after a commit: soon the row is in the file itself.
             var copied = false
             for _ in 0..<50 where !copied {
                 try await Task.sleep(for: .milliseconds(200))
                 copied = try await usernamesInTheFileAlone(path).contains("while running")
             }
             #expect(copied)
+            #expect(checkpointer.checkpoints.load(ordering: .relaxed) == 2)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }

@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import WebAuthn
 
 /// What the process supplies besides the settings: clock, logger, SMS delivery, metrics registry. Tests replace
@@ -133,7 +134,11 @@ public func buildApplication(
         logger: logger
     )
     app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame))
-    if let checkpointer { app.addServices(SQLiteCheckpointService(checkpointer: checkpointer, logger: logger)) }
+    if let checkpointer, let handle = engine.sqliteHandle {
+        app.addServices(
+            SQLiteCheckpointService(
+                checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger))
+    }
     if let metricsListener = try MetricsEndpoint.listener(configuration, metrics: sesame.metrics, logger: logger) {
         app.addServices(metricsListener)
     }

@@ -45,15 +45,18 @@ public final class SQLEngine: Sendable {
     /// SQLite: whether the last write failed for lack of disk space (nil on PostgreSQL, which reports a full disk
     /// as an error of its own).
     let writeSpace: WriteSpace?
+    /// SQLite's serving connection (nil on PostgreSQL), for the checkpoint service's count of commits.
+    let sqliteHandle: SQLiteHandle?
 
     private init(
         kind: SQLEngineKind, sql: any SQLDatabase, location: DatabaseLocation,
         postgresConfiguration: SQLPostgresConfiguration?,
-        postgresPool: PoolBox? = nil, postgresPoolSize: Int = 0, writeSpace: WriteSpace? = nil, logger: Logger,
+        postgresPool: PoolBox? = nil, postgresPoolSize: Int = 0, sqliteHandle: SQLiteHandle? = nil, logger: Logger,
         observer: StatementObserver?,
         close: @escaping @Sendable () async throws -> Void
     ) {
-        self.writeSpace = writeSpace
+        self.writeSpace = sqliteHandle?.writeSpace
+        self.sqliteHandle = sqliteHandle
         self.postgresPool = postgresPool
         self.postgresPoolSize = postgresPoolSize
         self.kind = kind
@@ -111,7 +114,7 @@ public final class SQLEngine: Sendable {
             }
             return SQLEngine(
                 kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil,
-                writeSpace: handle.writeSpace, logger: logger, observer: observer, close: close)
+                sqliteHandle: handle, logger: logger, observer: observer, close: close)
         case .postgres(let url):
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {

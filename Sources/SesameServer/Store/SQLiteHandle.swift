@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import SQLKit
 import SQLiteKit
+import Synchronization
 import VaporCSQLite
 
 /// One SQLite connection called through the C API on the caller's thread, with its prepared statements cached.
@@ -46,6 +47,8 @@ final class SQLiteHandle: Sendable {
     static let cacheLimit = 512
     /// Set when a statement fails with `SQLITE_FULL`, cleared when a write commits (`/health` reads it).
     let writeSpace = WriteSpace()
+    /// Writes committed through this connection so far; `SQLiteCheckpointService` skips its turn when none came.
+    let commits = Atomic<Int>(0)
 
     private init(db: OpaquePointer) {
         state = NIOLockedValueBox(State(db: db))
@@ -123,22 +126,26 @@ final class SQLiteHandle: Sendable {
                 for column in 0..<width { row.append(Self.value(statement, column)) }
                 rows.append(row)
             }
-            Self.noteCommit(sql, statement: statement, db: db, uncommitted: &state.uncommitted, writeSpace: writeSpace)
+            if Self.noteCommit(sql, statement: statement, db: db, uncommitted: &state.uncommitted) {
+                writeSpace.noteCommitted()
+                commits.add(1, ordering: .relaxed)
+            }
             return (prepared.columns, rows)
         }
     }
 
-    /// A write that committed (an autocommit statement that changed rows, or the `COMMIT` after such changes)
-    /// shows there is space again. `COMMIT` and `ROLLBACK` count as read-only to SQLite, so the changes made inside a
-    /// transaction are remembered until autocommit returns; a rollback (the store's `ROLLBACK`) forgets them.
+    /// Whether this statement committed a write (an autocommit statement that changed rows, or the `COMMIT` after
+    /// such changes): that shows there is space again, and gives the checkpointer something to copy. `COMMIT` and
+    /// `ROLLBACK` count as read-only to SQLite, so the changes made inside a transaction are remembered until
+    /// autocommit returns; a rollback (the store's `ROLLBACK`) forgets them.
     private static func noteCommit(
-        _ sql: String, statement: OpaquePointer, db: OpaquePointer, uncommitted: inout Bool, writeSpace: WriteSpace
-    ) {
+        _ sql: String, statement: OpaquePointer, db: OpaquePointer, uncommitted: inout Bool
+    ) -> Bool {
         // A write that changed no row (a purge with nothing to purge) proves nothing about space.
         if sqlite_nio_sqlite3_stmt_readonly(statement) == 0, sqlite_nio_sqlite3_changes(db) > 0 { uncommitted = true }
-        guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return }
+        guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return false }
         uncommitted = false
-        if !sql.utf8.starts(with: "ROLLBACK".utf8) { writeSpace.noteCommitted() }
+        return !sql.utf8.starts(with: "ROLLBACK".utf8)
     }
 
     private static func prepare(_ sql: String, on db: OpaquePointer) throws -> Prepared {
