@@ -50,6 +50,29 @@ import Testing
         try await engine.shutdown()
     }
 
+    /// The service skips a turn when no write was committed, so a write made by a trigger must count: the passkey
+    /// sign-in is an `INSERT` into a view whose INSTEAD OF trigger does the writes, which `sqlite3_changes` does
+    /// not count (under sign-in load the service then checkpointed twice in ten seconds).
+    @Test func writesMadeByATriggerCountAsCommits() async throws {
+        let server = TestServer(.sqlite)
+        let (engine, _) = try await openStore(server)
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.database) }
+        let handle = try #require(engine.sqliteHandle)
+        try await engine.sql.raw("CREATE TEMP TABLE written (value INTEGER)").run()
+        try await engine.sql.raw("CREATE TEMP VIEW writes (value) AS SELECT NULL").run()
+        try await engine.sql.raw(
+            "CREATE TEMP TRIGGER write INSTEAD OF INSERT ON writes BEGIN INSERT INTO written VALUES (NEW.value); END"
+        ).run()
+        let before = handle.commits.load(ordering: .relaxed)
+        try await engine.sql.raw("INSERT INTO writes VALUES (1)").run()
+        #expect(handle.commits.load(ordering: .relaxed) == before + 1)
+        // A read, and a write that changes nothing, are no commit.
+        _ = try await engine.sql.raw("SELECT value FROM written").all()
+        try await engine.sql.raw("DELETE FROM written WHERE value = 2").run()
+        #expect(handle.commits.load(ordering: .relaxed) == before + 1)
+        try await engine.shutdown()
+    }
+
     @Test func aPassiveCheckpointCopiesCommittedPagesIntoTheFile() async throws {
         let server = TestServer(.sqlite)
         let (engine, store) = try await openStore(server)

@@ -110,6 +110,7 @@ final class SQLiteHandle: Sendable {
             try Self.bind(binds, to: statement, on: db)
             var rows: [[SQLiteData]] = []
             let width = Int32(prepared.columns.names.count)
+            let changesBefore = sqlite_nio_sqlite3_total_changes64(db)
             while true {
                 let code = sqlite_nio_sqlite3_step(statement)
                 if code == SQLITE_DONE { break }
@@ -126,7 +127,10 @@ final class SQLiteHandle: Sendable {
                 for column in 0..<width { row.append(Self.value(statement, column)) }
                 rows.append(row)
             }
-            if Self.noteCommit(sql, statement: statement, db: db, uncommitted: &state.uncommitted) {
+            if Self.noteCommit(
+                sql, changed: sqlite_nio_sqlite3_total_changes64(db) != changesBefore, db: db,
+                uncommitted: &state.uncommitted)
+            {
                 writeSpace.noteCommitted()
                 commits.add(1, ordering: .relaxed)
             }
@@ -138,11 +142,12 @@ final class SQLiteHandle: Sendable {
     /// such changes): that shows there is space again, and gives the checkpointer something to copy. `COMMIT` and
     /// `ROLLBACK` count as read-only to SQLite, so the changes made inside a transaction are remembered until
     /// autocommit returns; a rollback (the store's `ROLLBACK`) forgets them.
-    private static func noteCommit(
-        _ sql: String, statement: OpaquePointer, db: OpaquePointer, uncommitted: inout Bool
-    ) -> Bool {
-        // A write that changed no row (a purge with nothing to purge) proves nothing about space.
-        if sqlite_nio_sqlite3_stmt_readonly(statement) == 0, sqlite_nio_sqlite3_changes(db) > 0 { uncommitted = true }
+    ///
+    /// `changed`: the statement changed rows, its triggers' included (the passkey sign-in is an `INSERT` into a view
+    /// whose trigger does the writes, which `sqlite3_changes` does not count). A write that changed no row (a purge
+    /// with nothing to purge) proves nothing about space.
+    private static func noteCommit(_ sql: String, changed: Bool, db: OpaquePointer, uncommitted: inout Bool) -> Bool {
+        if changed { uncommitted = true }
         guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return false }
         uncommitted = false
         return !sql.utf8.starts(with: "ROLLBACK".utf8)
