@@ -14,9 +14,9 @@ import VaporCSQLite
 /// never waits for or blocks readers and writers: it copies what no open read transaction still needs and leaves
 /// the rest for the next one. The store's own connection keeps an automatic checkpoint as a backstop
 /// (`SQLiteCheckpointer.backstopPages`), so the WAL stays bounded when this service is not running (admin
-/// commands, tests) or falls behind. The service must come round before the WAL reaches the backstop even at the
+/// commands, tests) or falls behind. The service must come round well before the WAL reaches the backstop at the
 /// highest write rates measured (some 15,000 pages a second in a sign-in benchmark): a backstop checkpoint inside a
-/// request copies up to 10,000 pages and held a request for some 100 ms when the service ran once a second.
+/// request copies and fsyncs up to 10,000 pages, which held event loops for 105 to 119 ms (docs/server.md).
 final class SQLiteCheckpointer: Sendable {
     /// Pages the WAL may reach before the committing connection checkpoints by itself (4 KiB each: about 40 MB).
     static let backstopPages = 10_000
