@@ -107,16 +107,19 @@ import Testing
         let group = ServiceGroup(services: [service], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            // Its first turn copies what the migrations wrote; with no commit after it, the turns that follow
-            // (four a second) do nothing.
-            try await Task.sleep(for: .milliseconds(1500))
+            // Its first turn copies what the migrations wrote (waited for: a loaded machine delays it by seconds);
+            // with no commit after it, the turns that follow (four a second) do nothing.
+            for _ in 0..<300 where checkpointer.checkpoints.load(ordering: .relaxed) == 0 {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .seconds(1))
             #expect(checkpointer.checkpoints.load(ordering: .relaxed) == 1)
             let commits = handle.commits.load(ordering: .relaxed)
             try await store.createUser(user("while running", server.clock))
             #expect(handle.commits.load(ordering: .relaxed) > commits)
             // The service checkpoints every quarter of a second after a commit: soon the row is in the file itself.
             var copied = false
-            for _ in 0..<50 where !copied {
+            for _ in 0..<150 where !copied {
                 try await Task.sleep(for: .milliseconds(200))
                 copied = try await usernamesInTheFileAlone(path).contains("while running")
             }
