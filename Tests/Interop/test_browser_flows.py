@@ -412,7 +412,8 @@ def test_username_first_with_security_key(browser, server, protocol):
     find(browser, "add-security-key").click()
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkey-list li.passkey")) == 2,
          what="the security key in the list")
-    assert "Security key added" in message(browser)
+    # The page lists the key, reloads the account and signals the accepted credentials before it says so.
+    wait(browser, lambda d: "Security key added" in message(d), what="the security key's confirmation")
     key = browser.get_credentials()
     assert len(key) == 1 and not key[0].is_resident_credential
     key_id = credential_id_of(key[0])
@@ -838,7 +839,8 @@ def test_unknown_credential_is_signalled(browser, server):
          what="signalUnknownCredential")
     payload = [c for c in spied(browser) if c["fn"] == "signalUnknownCredential"][-1]["payload"]
     assert payload == {"rpId": "localhost", "credentialId": credential_id}
-    assert "isn’t registered" in message(browser)
+    # The page says so once the browser's signal call has returned.
+    wait(browser, lambda d: "isn’t registered" in message(d), what="the unknown passkey's message")
     assert find(browser, "username").is_enabled()
 
 
