@@ -11,6 +11,12 @@ import Testing
 /// `SQLiteCheckpointService` copies committed pages into the database file from its connection. Proven by reading
 /// the database file alone (without its WAL): what is there was checkpointed.
 @Suite struct SQLiteCheckpointTests {
+    private static let logger: Logger = {
+        var logger = Logger(label: "sesame.test.checkpoint")
+        logger.logLevel = .critical
+        return logger
+    }()
+
     private func user(_ name: String, _ clock: TestClock) -> User {
         User(
             id: UUID().uuidString.lowercased(), username: name, displayName: name, userHandle: Secrets.random(64),
@@ -22,9 +28,7 @@ import Testing
         let copy = NSTemporaryDirectory() + "sesame-checkpoint-\(UUID().uuidString).db"
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        var logger = Logger(label: "sesame.test.checkpoint")
-        logger.logLevel = .critical
-        let engine = try await SQLEngine.open(.sqlite(path: copy), logger: logger)
+        let engine = try await SQLEngine.open(.sqlite(path: copy), logger: Self.logger)
         defer { Task { try? await engine.shutdown() } }
         // Before the first checkpoint even the tables are only in the WAL.
         guard try await engine.sql.raw("SELECT name FROM sqlite_master WHERE name = 'users'").first() != nil else {
@@ -35,9 +39,8 @@ import Testing
     }
 
     private func openStore(_ server: TestServer) async throws -> (SQLEngine, SQLStore) {
-        var logger = Logger(label: "sesame.test.checkpoint")
-        logger.logLevel = .critical
-        return try await SesameServer.openStore(server.configuration, environment: server.environment, logger: logger)
+        return try await SesameServer.openStore(
+            server.configuration, environment: server.environment, logger: Self.logger)
     }
 
     @Test func theStoreConnectionCheckpointsOnlyAsABackstop() async throws {
@@ -98,13 +101,11 @@ import Testing
         let (engine, store) = try await openStore(server)
         let path = server.configuration.database
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var logger = Logger(label: "sesame.test.checkpoint")
-        logger.logLevel = .critical
         let handle = try #require(engine.sqliteHandle)
         let checkpointer = try SQLiteCheckpointer.open(path: path)
         let service = SQLiteCheckpointService(
-            checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger)
-        let group = ServiceGroup(services: [service], logger: logger)
+            checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: Self.logger)
+        let group = ServiceGroup(services: [service], logger: Self.logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             // Its first turn copies what the migrations wrote (waited for: a loaded machine delays it by seconds);
