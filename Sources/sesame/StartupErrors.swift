@@ -15,6 +15,8 @@ enum StartupErrors {
                 explain("sealing-key-file: " + error.description)
                     + "\nCreate a key file with `sesame seal-keys generate > FILE` (then chmod 600 FILE), or fix the path."
             )
+        case let error as DatabaseFileModeError:
+            return ValidationError(error.description)
         case StoreError.newerSchema(let version, let knownThrough):
             return ValidationError(
                 "database: a newer Sesame applied schema change \(version), which removes or changes what this version"

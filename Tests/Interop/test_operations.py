@@ -6,6 +6,7 @@ import pathlib
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -182,6 +183,24 @@ def test_configuration_error_names_the_setting_and_the_fix(run_sesame, tmp_path,
     assert hint in result.stderr, result.stderr
     # Checked before anything is written: the database is not even created.
     assert not database.exists()
+
+
+def test_a_database_others_may_read_is_refused_and_a_new_one_is_the_server_users_only(run_sesame, tmp_path):
+    """The live database holds the server secret (issue 26): `sesame migrate` creates it 0600 under a 022 umask,
+    and `sesame serve` refuses it, naming the fix, once others may read it."""
+    database = tmp_path / "sesame.sqlite"
+    previous = os.umask(0o022)
+    try:
+        assert run_sesame("migrate", "--database", database).returncode == 0
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(database.stat().st_mode) == 0o600
+    database.chmod(0o644)
+    before = database.read_bytes()
+    result = run_sesame("serve", "--database", database, "--port", "0", timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert f"chmod 600 '{database}'" in result.stderr, result.stderr
+    assert database.read_bytes() == before and stat.S_IMODE(database.stat().st_mode) == 0o644
 
 
 # --- example configuration -----------------------------------------------------------------------------------------

@@ -77,6 +77,8 @@ def release_database(release, engine, tmp_path, cluster_dir):
     if engine == "sqlite":
         path = tmp_path / "sesame.sqlite"
         shutil.copyfile(FIXTURES / release / "sqlite.sqlite", path)
+        # The server refuses a live database others may read (it holds the server secret): the operator's chmod.
+        os.chmod(path, 0o600)
         return str(path), None
     postgres = faults.Postgres(cluster_dir)
     subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", postgres.url, "-f",

@@ -127,6 +127,36 @@ import WebAuthn
         }
     }
 
+    /// Metrics token guesses are limited per address (issue 26): a correct token never runs out, wrong ones get the
+    /// window's budget and then 429 with `Retry-After` (the right token included), other addresses keep theirs, and
+    /// the budget returns when the window ends.
+    @Test func metricsTokenGuessesAreLimitedPerAddress() async throws {
+        var configured = TestServer(.sqlite) { $0.metricsToken = "metrics-token-0123456789" }
+        configured.rateLimits.perAddress = 5
+        let server = configured
+        let right: HTTPFields = [.authorization: "Bearer metrics-token-0123456789"]
+        @Sendable func from(_ address: String, _ headers: HTTPFields = [:]) -> HTTPFields {
+            var headers = headers
+            headers[.init("X-Forwarded-For")!] = address
+            return headers
+        }
+        try await server.app().test(.router) { client in
+            for _ in 0..<20 {
+                #expect(try await client.json("/metrics", headers: from("198.51.100.1", right)).status == .ok)
+            }
+            for guess in 0..<5 {
+                let wrong: HTTPFields = [.authorization: "Bearer metrics-token-000000000\(guess)"]
+                #expect(try await client.json("/metrics", headers: from("198.51.100.2", wrong)).status == .unauthorized)
+            }
+            let limited = try await client.json("/metrics", headers: from("198.51.100.2", right))
+            #expect(limited.status == .tooManyRequests)
+            #expect(Int(limited.headers[.retryAfter] ?? "") ?? 0 > 0)
+            #expect(try await client.json("/metrics", headers: from("198.51.100.1", right)).status == .ok)
+            server.clock.advance(server.rateLimits.window + 1)
+            #expect(try await client.json("/metrics", headers: from("198.51.100.2", right)).status == .ok)
+        }
+    }
+
     /// `metricsAddress`: a listener of its own serves `/metrics` and nothing else; the main one does not serve it.
     @Test func metricsListenerIsSeparate() async throws {
         let port = try Self.freePort()

@@ -392,6 +392,73 @@ import WebAuthn
         }
     }
 
+    /// `keychainQuota` (issue 26: no storage quota per account): a push or a share offer that would take the account
+    /// past it is 409 `keychain_limit_reached` with nothing written; under it, and a push that leaves an account
+    /// over a lowered quota with less than before, are accepted.
+    @Test(arguments: TestDatabase.all)
+    func anAccountsKeychainStaysWithinItsQuota(_ db: TestDatabase) async throws {
+        var server = TestServer(db) { $0.keychainQuota = 1 }
+        let user = try await server.seedUser("qin", password: "correct horse")
+        let kib = 1024
+        let me = Secrets.random(16)
+        let vault = Secrets.random(16)
+        let publicKey = Secrets.random(32)
+        @Sendable func push(_ expected: UInt64, _ records: [([UInt8], UInt64, Int)]) -> String {
+            let request = PushRequest(
+                vault: vault, expectedVersion: expected, manifest: Secrets.random(SealedRecord.overhead + 40),
+                records: records.map { WireRecord(id: $0.0, version: $0.1, blob: Secrets.random($0.2)) },
+                wraps: [], recovery: WireRecovery(epoch: 1, blob: Secrets.random(80)),
+                devices: [WireDevice(id: me, publicKey: publicKey)])
+            return String(decoding: request.json, as: UTF8.self)
+        }
+        let (a, b, c) = (Secrets.random(16), Secrets.random(16), Secrets.random(16))
+        let token = try await server.app().test(.router) { [server] client in
+            let token = try await Self.enroll(client, "qin").token
+            _ = try await client.json(
+                "/api/keychain/sync?since=0&device=\(Base64URL.encode(me))", headers: Self.device(token))
+            let tooMuch = try await client.json(
+                "/api/keychain/sync", .post, body: push(0, [(a, 1, 400 * kib), (b, 1, 400 * kib), (c, 1, 400 * kib)]),
+                headers: Self.device(token))
+            #expect(tooMuch.status == .conflict && tooMuch.errorCode == "keychain_limit_reached", "\(tooMuch.text)")
+            let empty = try await Self.held(server, user)
+            let fits = try await client.json(
+                "/api/keychain/sync", .post, body: push(0, [(a, 1, 400 * kib), (b, 1, 400 * kib)]),
+                headers: Self.device(token))
+            #expect(fits.status == .ok && fits.object["version"] as? Int == 1, "\(fits.text)")
+            let held = try await Self.held(server, user)
+            #expect(held != empty)
+            let third = try await client.json(
+                "/api/keychain/sync", .post, body: push(1, [(c, 1, 400 * kib)]), headers: Self.device(token))
+            #expect(third.status == .conflict && third.errorCode == "keychain_limit_reached")
+            let share = ShareMessage(
+                id: Secrets.random(16), sender: publicKey, recipient: Secrets.random(32),
+                blob: Secrets.random(300 * kib))
+            let offered = try await client.json(
+                "/api/keychain/shares", .post, body: String(decoding: share.json, as: UTF8.self),
+                headers: Self.device(token))
+            #expect(offered.status == .conflict && offered.errorCode == "keychain_limit_reached")
+            #expect(try await Self.held(server, user) == held)
+            return token
+        }
+        // A larger quota takes the third record; the operator then lowers it below what the account holds: a push
+        // that grows the account is refused, one that shrinks it is accepted.
+        server.configuration.keychainQuota = 2
+        try await server.app().test(.router) { client in
+            let third = try await client.json(
+                "/api/keychain/sync", .post, body: push(1, [(c, 1, 400 * kib)]), headers: Self.device(token))
+            #expect(third.status == .ok, "\(third.text)")
+        }
+        server.configuration.keychainQuota = 1
+        try await server.app().test(.router) { client in
+            let grown = try await client.json(
+                "/api/keychain/sync", .post, body: push(2, [(a, 2, 500 * kib)]), headers: Self.device(token))
+            #expect(grown.status == .conflict && grown.errorCode == "keychain_limit_reached", "\(grown.text)")
+            let shrunk = try await client.json(
+                "/api/keychain/sync", .post, body: push(2, [(a, 2, 300 * kib)]), headers: Self.device(token))
+            #expect(shrunk.status == .ok, "\(shrunk.text)")
+        }
+    }
+
     /// Two nodes (two connection pools on one PostgreSQL database) push for the same version at once, round after
     /// round: exactly one push of each pair is accepted. SQLite serves one node: its two pushes race through the
     /// one engine's gate instead (a second engine on the same file would only add `SQLITE_BUSY` waits).
@@ -412,8 +479,10 @@ import WebAuthn
                 let second = db == .postgres ? other : first
                 let rounds: UInt64 = 12
                 for round in 0..<rounds {
-                    async let one = first.keychainPush(userID: user.id, request(round), at: server.clock.now)
-                    async let two = second.keychainPush(userID: user.id, request(round), at: server.clock.now)
+                    async let one = first.keychainPush(
+                        userID: user.id, request(round), quota: .max, at: server.clock.now)
+                    async let two = second.keychainPush(
+                        userID: user.id, request(round), quota: .max, at: server.clock.now)
                     let outcomes = try await [one, two]
                     let accepted = outcomes.filter { $0 == .accepted(version: round + 1, revokedEnrollments: 0) }
                     #expect(accepted.count == 1, "round \(round): \(outcomes)")

@@ -36,9 +36,12 @@ public func openStore(
     let sealingKeys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in
         try SealingKeyFile.load(path: path)
     }
+    // The live files hold the server secret: refused before anything reads them when others may.
+    if case .sqlite(let path) = location { try SQLiteFileMode.checkPrivate(path) }
     let engine = try await SQLEngine.open(
         location, searchPath: environment.postgresSchema, logger: logger, observer: environment.statementObserver,
-        postgresConnectionsPerLoop: configuration.postgresConnections)
+        postgresConnectionsPerLoop: configuration.postgresConnections,
+        deadline: DatabaseDeadline(seconds: configuration.databaseTimeout))
     do {
         let applied = try await Migrations.run(on: engine, now: environment.clock.now())
         if !applied.isEmpty {
@@ -139,7 +142,9 @@ public func buildApplication(
             SQLiteCheckpointService(
                 checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger))
     }
-    if let metricsListener = try MetricsEndpoint.listener(configuration, metrics: sesame.metrics, logger: logger) {
+    if let metricsListener = try MetricsEndpoint.listener(
+        configuration, metrics: sesame.metrics, guesses: sesame.metricsGuesses, clock: sesame.clock, logger: logger)
+    {
         app.addServices(metricsListener)
     }
     return app

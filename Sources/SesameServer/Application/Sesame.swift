@@ -33,6 +33,8 @@ struct Sesame: Sendable {
     let sealsSignIn: Bool
     /// Sign-in starts per address on this node, when sealed challenges leave no row to count.
     let signInStarts: NodeCeremonyBudget
+    /// Metrics token attempts per address on this node (`MetricsEndpoint`), on both listeners.
+    let metricsGuesses: NodeCeremonyBudget
     let audit: AuditLog
     let factors: FactorVerifier
     let passkeys: PasskeyVerifier
@@ -69,6 +71,7 @@ struct Sesame: Sendable {
         self.sealedSignIn = SealedSignInChallenge(serverSecret: serverSecret)
         self.sealsSignIn = configuration.sealsSignInChallenges
         self.signInStarts = NodeCeremonyBudget(limit: rateLimits.ceremoniesPerAddress, window: rateLimits.window)
+        self.metricsGuesses = NodeCeremonyBudget(limit: rateLimits.perAddress, window: rateLimits.window)
         let audit = AuditLog(store: store, metrics: metrics, clock: clock, logger: logger)
         self.audit = audit
         self.factors = FactorVerifier(

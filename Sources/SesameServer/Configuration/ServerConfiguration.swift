@@ -94,6 +94,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// at once is this times the cores. SQLite ignores it.
     public var postgresConnections: Int = Self.defaultPostgresConnections
     public static let defaultPostgresConnections = 4
+    /// Seconds PostgreSQL may take to give a pooled connection, to open a new one, and to answer each statement
+    /// (`DatabaseDeadline`); past it the request answers 503 `unavailable`. `/health` waits half of it.
+    public var databaseTimeout: Double = Self.defaultDatabaseTimeout
+    public static let defaultDatabaseTimeout = 2.0
+    /// MiB one account's keychain may hold on the server (sync records, key wraps, share offers); a push or share
+    /// that would pass it is refused with nothing written.
+    public var keychainQuota: Int = Self.defaultKeychainQuota
+    public static let defaultKeychainQuota = 256
+    var keychainQuotaBytes: Int64 { Int64(keychainQuota) * 1024 * 1024 }
     /// Which threads run the request handlers of `sesame serve` (read once, when the process starts serving).
     public var taskExecutor: TaskExecutorChoice = .eventLoops
 

@@ -233,6 +233,23 @@ extension ServerConfiguration {
                 "PostgreSQL connections per event loop (one loop per core): the most statements a node runs at once is this times the cores."
         ) { c, v throws(ConfigurationError) in c.postgresConnections = try int("postgres-connections", v, 1...64) },
         Setting(
+            key: "databaseTimeout", flag: "--database-timeout", environment: "SESAME_DATABASE_TIMEOUT",
+            defaultValue: String(Int(ServerConfiguration.defaultDatabaseTimeout)),
+            help:
+                "Seconds PostgreSQL may take to give a connection, to open one and to answer each statement; past it the request answers 503 unavailable and the statement's connection is closed. /health waits half of it."
+        ) { c, v throws(ConfigurationError) in
+            guard let seconds = Double(v.trimmingCharacters(in: .whitespaces)), (0.1...60).contains(seconds) else {
+                throw ConfigurationError("database-timeout: expected seconds in 0.1...60")
+            }
+            c.databaseTimeout = seconds
+        },
+        Setting(
+            key: "keychainQuota", flag: "--keychain-quota", environment: "SESAME_KEYCHAIN_QUOTA",
+            defaultValue: String(ServerConfiguration.defaultKeychainQuota),
+            help:
+                "MiB one account's keychain may hold on the server (sync records, key wraps, share offers); a push or share that would pass it answers 409 keychain_limit_reached and writes nothing."
+        ) { c, v throws(ConfigurationError) in c.keychainQuota = try int("keychain-quota", v, 1...65536) },
+        Setting(
             key: "taskExecutor", flag: "--task-executor", environment: "SESAME_TASK_EXECUTOR",
             defaultValue: "event-loops",
             help:

@@ -110,8 +110,10 @@ struct ErrorMiddleware: RouterMiddleware {
         return false
     }
 
-    /// PostgreSQL down or unreachable (no connection), or SQLite locked for longer than its busy timeout.
+    /// PostgreSQL down, unreachable (no connection) or silent past its deadline (`DatabaseDeadline`), or SQLite
+    /// locked for longer than its busy timeout.
     static func isUnreachableDatabase(_ error: any Error) -> Bool {
+        if error is DatabaseTimeout { return true }
         if let error = error as? PSQLError {
             return [
                 .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,

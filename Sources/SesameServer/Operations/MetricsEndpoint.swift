@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -9,13 +10,20 @@ import ServiceLifecycle
 /// that send `Authorization: Bearer <metricsToken>`; `metricsAddress` adds a listener of its own that serves nothing
 /// else (and wants the token too when one is set). Without either, the main listener answers 404.
 enum MetricsEndpoint {
-    /// The metrics answer, or 401 when a token is configured and the request does not carry it.
-    static func response(to request: Request, metrics: ServerMetrics, token: String?) throws -> Response {
+    /// The metrics answer, or 401 when a token is configured and the request does not carry it. A request that
+    /// sends a token counts against its address's `guesses` before the comparison (429 with `Retry-After` once the
+    /// window's budget is spent), and a correct token gives its count back.
+    static func response(
+        to request: Request, address: String, now: Date, metrics: ServerMetrics, token: String?,
+        guesses: NodeCeremonyBudget
+    ) throws -> Response {
         if let token {
+            try guesses.start(address: address, now: now)
             let given = request.headers[.authorization] ?? ""
             guard Secrets.constantTimeEqual(Array(given.utf8), Array("Bearer \(token)".utf8)) else {
                 throw APIError(.unauthorized, .unauthenticated, "Send the metrics token as a bearer token.")
             }
+            guesses.giveBack(address: address, now: now)
         }
         return Response(
             status: .ok,
@@ -25,18 +33,23 @@ enum MetricsEndpoint {
     }
 
     /// The separate metrics listener, when `metricsAddress` is set.
-    static func listener(_ configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) throws -> (
-        any Service
-    )? {
+    static func listener(
+        _ configuration: ServerConfiguration, metrics: ServerMetrics, guesses: NodeCeremonyBudget, clock: ServerClock,
+        logger: Logger
+    ) throws -> (any Service)? {
         guard let address = configuration.metricsAddress else { return nil }
         let (host, port) = try ServerConfiguration.hostAndPort(address, key: "metrics-address")
-        let router = Router()
+        let router = Router(context: SesameRequestContext.self)
         let token = configuration.metricsToken
-        router.get("/metrics") { request, _ -> Response in
+        router.get("/metrics") { request, context -> Response in
             do {
-                return try response(to: request, metrics: metrics, token: token)
+                return try response(
+                    to: request, address: context.peerAddress, now: clock.now(), metrics: metrics, token: token,
+                    guesses: guesses)
             } catch let error as APIError {
-                return Response(status: error.status, headers: [.wwwAuthenticate: "Bearer"])
+                var headers: HTTPFields = [.wwwAuthenticate: "Bearer"]
+                if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
+                return Response(status: error.status, headers: headers)
             }
         }
         return Application(

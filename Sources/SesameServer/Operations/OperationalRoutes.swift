@@ -9,7 +9,14 @@ struct OperationalRoutes {
     func register(on router: Router<SesameRequestContext>) {
         router.get("/health") { _, _ -> EditedResponse<Health> in
             do {
-                try await sesame.store.ping()
+                // Within a deadline of its own, shorter than a request's: a silent database (not one that refuses
+                // connections) would otherwise hold the probe until it returns.
+                let store = sesame.store
+                try await DatabaseDeadline.first(
+                    within: DatabaseDeadline(seconds: sesame.configuration.databaseTimeout).healthLimit, stage: .check
+                ) {
+                    try await store.ping()
+                }
                 // A full disk: reads work, writes answer 503 storage_full until space returns.
                 if sesame.store.storageFull {
                     return EditedResponse(response: Health(status: "degraded", database: "full"))
@@ -24,9 +31,11 @@ struct OperationalRoutes {
 
         // Metrics are served here only behind their token (see `MetricsEndpoint`).
         if let token = sesame.configuration.metricsToken {
-            router.get("/metrics") { request, _ -> Response in
+            router.get("/metrics") { request, context -> Response in
                 do {
-                    return try MetricsEndpoint.response(to: request, metrics: sesame.metrics, token: token)
+                    return try MetricsEndpoint.response(
+                        to: request, address: context.clientAddress, now: sesame.clock.now(), metrics: sesame.metrics,
+                        token: token, guesses: sesame.metricsGuesses)
                 } catch var error as APIError {
                     error.wwwAuthenticate = "Bearer"
                     throw error

@@ -7,6 +7,10 @@ import Synchronization
 /// times as many. What it bounds is the work of options requests (the username-first account read); nothing is
 /// stored per start. Every guessable secret keeps its shared, database-backed limit (`RateLimiter`).
 ///
+/// The same per-node count bounds guesses of the metrics token (`MetricsEndpoint`): every request that sends a token
+/// takes one from its address's budget and a correct one gives it back, so a scraper never runs out and a guesser
+/// gets the window's budget; the count stays in memory so that `/metrics` answers while the database does not.
+///
 /// Memory is bounded: windows that ended are dropped when the table passes `capacity` addresses, and if it is still
 /// full then (more addresses active in one window than that), the table is cleared: a client with that many
 /// addresses gets a fresh budget for each of them anyway.
@@ -46,5 +50,15 @@ final class NodeCeremonyBudget: Sendable {
             return nil
         }
         if let retryAfter { throw APIError.tooManyAttempts(retryAfter: max(1, Int(retryAfter.rounded(.up)))) }
+    }
+
+    /// Gives back one start counted for `address` in its current window (a correct metrics token).
+    func giveBack(address: String, now: Date) {
+        windows.withLock { windows in
+            guard var current = windows[address], now.timeIntervalSince(current.start) < window, current.count > 0
+            else { return }
+            current.count -= 1
+            windows[address] = current
+        }
     }
 }

@@ -42,6 +42,8 @@ public final class SQLEngine: Sendable {
     let postgresPoolSize: Int
     let logger: Logger
     let observer: StatementObserver?
+    /// PostgreSQL: how long a connection, a new connection and each statement may take (`DatabaseDeadline`).
+    let deadline: DatabaseDeadline
     /// SQLite: whether the last write failed for lack of disk space (nil on PostgreSQL, which reports a full disk
     /// as an error of its own).
     let writeSpace: WriteSpace?
@@ -52,9 +54,10 @@ public final class SQLEngine: Sendable {
         kind: SQLEngineKind, sql: any SQLDatabase, location: DatabaseLocation,
         postgresConfiguration: SQLPostgresConfiguration?,
         postgresPool: PoolBox? = nil, postgresPoolSize: Int = 0, sqliteHandle: SQLiteHandle? = nil, logger: Logger,
-        observer: StatementObserver?,
+        observer: StatementObserver?, deadline: DatabaseDeadline,
         close: @escaping @Sendable () async throws -> Void
     ) {
+        self.deadline = deadline
         self.writeSpace = sqliteHandle?.writeSpace
         self.sqliteHandle = sqliteHandle
         self.postgresPool = postgresPool
@@ -87,10 +90,12 @@ public final class SQLEngine: Sendable {
     }
 
     /// As above; `observer` sees every statement (tests reading query plans); `postgresConnectionsPerLoop` sizes
-    /// PostgreSQL's pool (connections per event loop, so per core; `ServerConfiguration.postgresConnections`).
+    /// PostgreSQL's pool (connections per event loop, so per core; `ServerConfiguration.postgresConnections`);
+    /// `deadline` bounds PostgreSQL's waits (`ServerConfiguration.databaseTimeout`).
     static func open(
         _ location: DatabaseLocation, searchPath: String? = nil, logger: Logger, observer: StatementObserver?,
-        postgresConnectionsPerLoop: Int = ServerConfiguration.defaultPostgresConnections
+        postgresConnectionsPerLoop: Int = ServerConfiguration.defaultPostgresConnections,
+        deadline: DatabaseDeadline = DatabaseDeadline(seconds: ServerConfiguration.defaultDatabaseTimeout)
     ) async throws -> SQLEngine {
         switch location {
         case .sqlite(let path):
@@ -114,7 +119,7 @@ public final class SQLEngine: Sendable {
             }
             return SQLEngine(
                 kind: .sqlite, sql: sql, location: location, postgresConfiguration: nil,
-                sqliteHandle: handle, logger: logger, observer: observer, close: close)
+                sqliteHandle: handle, logger: logger, observer: observer, deadline: deadline, close: close)
         case .postgres(let url):
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
@@ -122,21 +127,24 @@ public final class SQLEngine: Sendable {
                 throw DatabaseError("database URL is not a valid postgres:// URL (\(location.redacted))")
             }
             if let searchPath { configuration.searchPath = [searchPath] }
+            // Connecting (TCP, TLS, start-up, authentication) within the deadline.
+            configuration.coreConfiguration.options.connectTimeout = deadline.limit
             let group = MultiThreadedEventLoopGroup.singleton
             let perEventLoop = max(1, postgresConnectionsPerLoop)
             let pool = EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: perEventLoop,
+                requestTimeout: deadline.limit,
                 logger: logger,
                 on: group
             )
-            let sql = pool.database(logger: logger).sql(queryLogLevel: nil)
+            let sql = DeadlinePoolDatabase(pool: PoolBox(pool: pool), deadline: deadline, logger: logger)
             var loops = 0
             for _ in group.makeIterator() { loops += 1 }
             return SQLEngine(
                 kind: .postgres, sql: sql, location: location, postgresConfiguration: configuration,
                 postgresPool: PoolBox(pool: pool), postgresPoolSize: perEventLoop * loops, logger: logger,
-                observer: observer,
+                observer: observer, deadline: deadline,
                 close: { [box = PoolBox(pool: pool)] in try await box.pool.shutdownAsync() }
             )
         }
@@ -203,15 +211,13 @@ public final class SQLEngine: Sendable {
             return try await Self.inTransaction(connection, begin: "BEGIN IMMEDIATE", body)
         }
         guard kind == .postgres, let box = postgresPool else { return try await body(sql) }
-        let logger = self.logger
-        let observer = self.observer
-        return try await box.pool.withConnection(logger: logger) { connection in
-            connection.eventLoop.makeFutureWithTask {
-                let db = connection.sql(queryLogLevel: nil)
-                let observed = observer.map { ObservedSQLDatabase(base: db, observer: $0) as any SQLDatabase } ?? db
-                return try await Self.inTransaction(observed, begin: "BEGIN", body)
-            }
-        }.get()
+        return try await box.withConnection(logger: logger) { connection in
+            // Each statement of the transaction has the deadline; one that passes it closes the connection, which
+            // ends the transaction on the server without a commit.
+            let db = DeadlineConnectionDatabase(connection: connection, deadline: deadline)
+            let observed = observer.map { ObservedSQLDatabase(base: db, observer: $0) as any SQLDatabase } ?? db
+            return try await Self.inTransaction(observed, begin: "BEGIN", body)
+        }
     }
 
     private static func inTransaction<T: Sendable>(

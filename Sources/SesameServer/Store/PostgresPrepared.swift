@@ -86,10 +86,18 @@ extension SQLEngine {
         let statement = PreparedStatement<Text>(binds: binds)
         var attempts = 0
         while true {
-            let connection = try await box.pool.requestConnection(logger: logger).get()
+            let connection: PostgresConnection
             do {
-                var rows: [PostgresRow] = []
-                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                connection = try await box.pool.requestConnection(logger: logger).get()
+            } catch ConnectionPoolTimeoutError.connectionRequestTimeout {
+                throw DatabaseTimeout(stage: .acquire)
+            }
+            do {
+                let rows = try await deadline.run(on: connection) { [logger] in
+                    var rows: [PostgresRow] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    return rows
+                }
                 box.pool.releaseConnection(connection, logger: logger)
                 return rows
             } catch let error as PSQLError where Self.isStalePreparedStatement(error) && attempts < postgresPoolSize {

@@ -54,8 +54,9 @@ final class SQLiteHandle: Sendable {
         state = NIOLockedValueBox(State(db: db))
     }
 
-    /// Opens (creating if missing) the database file at `path`.
+    /// Opens (creating if missing, mode 0600: `SQLiteFileMode`) the database file at `path`.
     static func open(path: String) throws -> SQLiteHandle {
+        if !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") { SQLiteFileMode.createPrivately(path) }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         let code = sqlite_nio_sqlite3_open_v2(path, &db, flags, nil)
@@ -302,5 +303,49 @@ struct SQLiteHandleDatabase: SQLDatabase {
         for values in result.rows {
             onRow(SQLiteHandleRow(columns: result.columns, values: values, decoder: decoder))
         }
+    }
+}
+
+/// The live SQLite database and its `-wal` and `-shm` files hold the server secret (and, without a sealing key file,
+/// what seals TOTP secrets and signing keys), so they are the server user's alone, like backups and the sealing key
+/// file: a new database is created with mode 0600 whatever the umask (SQLite gives its `-wal` and `-shm` files the
+/// database file's mode), and an existing one that group or others may read or write is refused before it is opened.
+enum SQLiteFileMode {
+    /// The files of the database at `path`: the database, its write-ahead log and its shared-memory index.
+    static func files(of path: String) -> [String] { [path, path + "-wal", path + "-shm"] }
+
+    /// Creates the database file at `path` empty with mode 0600 when it does not exist yet (SQLite then writes its
+    /// header into it), so there is no moment at which it exists with the umask's mode.
+    /// When it cannot be created (an existing file, a missing directory), SQLite's own open says why.
+    static func createPrivately(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        // The umask can only have removed bits; say exactly 0600.
+        fchmod(fd, 0o600)
+        close(fd)
+    }
+
+    /// Refuses files of the database at `path` that group or others may access, naming the fix.
+    static func checkPrivate(_ path: String) throws(DatabaseFileModeError) {
+        var exposed: [String] = []
+        for file in files(of: path) {
+            var status = stat()
+            guard stat(file, &status) == 0 else { continue }
+            if status.st_mode & 0o077 != 0 { exposed.append(file) }
+        }
+        guard exposed.isEmpty else { throw DatabaseFileModeError(database: path, exposed: exposed) }
+    }
+}
+
+/// The SQLite database's files may be read or written by group or others (`SQLiteFileMode`); the server refuses to
+/// open it. The description names the files and the command that fixes them.
+public struct DatabaseFileModeError: Error, CustomStringConvertible, Equatable {
+    public let database: String
+    public let exposed: [String]
+
+    public var description: String {
+        let quoted = exposed.map { "'\($0)'" }.joined(separator: " ")
+        return "database \(database): readable or writable by group or others (\(exposed.joined(separator: ", "))),"
+            + " and it holds the server secret; make it the server user's only: chmod 600 \(quoted)"
     }
 }

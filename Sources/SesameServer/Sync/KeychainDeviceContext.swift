@@ -70,4 +70,9 @@ extension APIError {
         .conflict, .keychainWrongVault, "This account's keychain is another vault.")
     static let keychainLimitReached = APIError(
         .conflict, .keychainLimitReached, "Too many join requests or share offers are waiting.")
+    static func keychainQuotaReached(_ mebibytes: Int) -> APIError {
+        APIError(
+            .conflict, .keychainLimitReached,
+            "This account's keychain would hold more than the server allows (\(mebibytes) MiB); nothing was written.")
+    }
 }

@@ -139,10 +139,14 @@ struct KeychainSyncRoutes {
         device.post("/shares") { request, context in
             let bytes = try await Self.body(request)
             let share = try KeychainSync.parse("share") { () throws(KeychainError) in try ShareMessage(json: bytes) }
-            guard
-                try await sesame.store.postKeychainShare(
-                    userID: context.user.id, share, limit: KeychainSync.openShares, at: sesame.now)
-            else { throw APIError.keychainLimitReached }
+            switch try await sesame.store.postKeychainShare(
+                userID: context.user.id, share, limit: KeychainSync.openShares,
+                quota: sesame.configuration.keychainQuotaBytes, at: sesame.now)
+            {
+            case .offered: break
+            case .tooMany: throw APIError.keychainLimitReached
+            case .overQuota: throw APIError.keychainQuotaReached(sesame.configuration.keychainQuota)
+            }
             return EditedResponse(status: .created, response: Status(status: "offered"))
         }
 

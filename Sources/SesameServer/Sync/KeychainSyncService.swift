@@ -10,6 +10,9 @@ struct KeychainSync: Sendable {
     let clock: ServerClock
     let audit: AuditLog
     let rateLimits: RateLimitPolicy
+    /// `keychainQuota`: what one account's keychain may hold on the server, in MiB and in bytes.
+    let quotaMiB: Int
+    var quotaBytes: Int64 { Int64(quotaMiB) * 1024 * 1024 }
 
     /// The largest sync message the routes read (a push of a whole vault of 10,000 passkeys is about 6 MiB).
     static let maximumMessageBytes = 64 * 1024 * 1024
@@ -23,6 +26,7 @@ struct KeychainSync: Sendable {
         clock = sesame.clock
         audit = sesame.audit
         rateLimits = sesame.rateLimiter.policy
+        quotaMiB = sesame.configuration.keychainQuota
     }
 
     // MARK: Device tokens
@@ -101,7 +105,7 @@ struct KeychainSync: Sendable {
         guard Set(request.records.map(\.id)).count == request.records.count,
             Set(request.devices.map(\.id)).count == request.devices.count
         else { throw APIError.keychainInvalidMessage("A record or device is listed twice.") }
-        switch try await store.keychainPush(userID: device.user.id, request, at: clock.now()) {
+        switch try await store.keychainPush(userID: device.user.id, request, quota: quotaBytes, at: clock.now()) {
         case .accepted(let version, let revoked):
             try await store.touchKeychainEnrollment(id: device.enrollment.id, at: clock.now())
             if revoked > 0 {
@@ -116,6 +120,8 @@ struct KeychainSync: Sendable {
             throw APIError.keychainWrongVault
         case .staleRecord:
             throw APIError.keychainInvalidMessage("A record does not move its item's version forward.")
+        case .overQuota:
+            throw APIError.keychainQuotaReached(quotaMiB)
         }
     }
 }

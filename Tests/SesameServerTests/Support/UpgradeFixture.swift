@@ -46,10 +46,12 @@ enum UpgradeFixture {
         return people
     }
 
-    /// Copies the release's SQLite file to `path` (a failure fails the calling test).
+    /// Copies the release's SQLite file to `path` with mode 0600, as the release's server left its own (the copy
+    /// keeps the checkout's mode otherwise, which the server refuses); a failure fails the calling test.
     static func load(_ release: String, intoSQLite path: String) {
         do {
             try FileManager.default.copyItem(at: file(release, "sqlite.sqlite"), to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         } catch {
             Issue.record("the \(release) SQLite fixture could not be copied: \(error)")
         }

@@ -18,6 +18,15 @@ public struct KeychainEnrollment: Sendable, Equatable {
 }
 
 /// What a push did.
+/// What posting a share offer came to.
+public enum KeychainShareOutcome: Sendable, Equatable {
+    case offered
+    /// The account has `limit` offers out, or the ID is another account's (nothing written).
+    case tooMany
+    /// The account's keychain would pass its quota (nothing written).
+    case overQuota
+}
+
 public enum KeychainPushOutcome: Sendable, Equatable {
     /// Stored; the vault is now at `version`. `revokedEnrollments` are the enrollments of devices the push took off
     /// the device list (their tokens stop working in the same transaction).
@@ -28,6 +37,8 @@ public enum KeychainPushOutcome: Sendable, Equatable {
     case wrongVault
     /// A record does not move its item's version forward (nothing written).
     case staleRecord
+    /// What the account would hold afterwards passes its quota in bytes (nothing written).
+    case overQuota
 }
 
 /// Keychain sync, the server half of `SyncServerState`'s semantics (docs/keychain.md, "Sync over `sesame serve`"):
@@ -50,7 +61,8 @@ public protocol KeychainSyncStore {
     func keychainPull(userID: String, since: UInt64, device: [UInt8]) async throws -> PullResponse
     /// Push-with-expected-version, in one transaction whose first statement is a conditional write on the vault
     /// row (so two nodes cannot both accept a push for the same version).
-    func keychainPush(userID: String, _ request: PushRequest, at: Date) async throws -> KeychainPushOutcome
+    func keychainPush(userID: String, _ request: PushRequest, quota: Int64, at: Date) async throws
+        -> KeychainPushOutcome
 
     /// Stores a join request (replacing one with the same ID); false when the account already has
     /// `limit` requests waiting.
@@ -67,7 +79,8 @@ public protocol KeychainSyncStore {
 
     /// Stores a share offer; false when the ID belongs to another account's offer or this account already has
     /// `limit` offers out.
-    func postKeychainShare(userID: String, _ share: ShareMessage, limit: Int, at: Date) async throws -> Bool
+    func postKeychainShare(userID: String, _ share: ShareMessage, limit: Int, quota: Int64, at: Date) async throws
+        -> KeychainShareOutcome
     func keychainShares(recipient: [UInt8]) async throws -> [ShareMessage]
     func keychainShares(userID: String, sender: [UInt8]) async throws -> [ShareMessage]
     func revokeKeychainShare(userID: String, id: [UInt8], sender: [UInt8]) async throws -> Bool
@@ -214,12 +227,16 @@ extension SQLStore: KeychainSyncStore {
         let outcome: KeychainPushOutcome
     }
 
-    public func keychainPush(userID: String, _ request: PushRequest, at: Date) async throws -> KeychainPushOutcome {
+    public func keychainPush(userID: String, _ request: PushRequest, quota: Int64, at: Date) async throws
+        -> KeychainPushOutcome
+    {
         guard request.expectedVersion < UInt64(Int64.max) else { return .conflict(current: 0) }
         let expected = Int64(request.expectedVersion)
         let now = at.milliseconds
         do {
             return try await engine.withTransaction { db in
+                // What the account holds before this push, for its quota (step 5).
+                let before = try await Self.keychainBytes(db, userID: userID)
                 // 1. The conditional write that makes the push atomic across nodes: it succeeds for exactly one of
                 //    several pushes expecting the same version (PostgreSQL re-checks the WHERE clause after waiting
                 //    for the row lock a concurrent UPDATE holds; a concurrent first INSERT meets the primary key).
@@ -319,6 +336,11 @@ extension SQLStore: KeychainSyncStore {
                         SELECT id FROM keychain_devices WHERE user_id = \(bind: userID))
                     """
                 ).run()
+
+                // 5. The account's quota (`keychainQuota`), on what it holds after the push; a push that leaves an
+                //    account over a lowered quota with less than before is accepted, so people can make room.
+                let after = try await Self.keychainBytes(db, userID: userID)
+                if after > quota, after > before { throw PushRefused(outcome: .overQuota) }
                 return .accepted(version: UInt64(version), revokedEnrollments: revoked)
             }
         } catch let refused as PushRefused {
@@ -397,26 +419,52 @@ extension SQLStore: KeychainSyncStore {
 
     // MARK: Sharing
 
-    public func postKeychainShare(userID: String, _ share: ShareMessage, limit: Int, at: Date) async throws -> Bool {
-        try await engine.withTransaction { db in
-            let out =
-                try await db.raw(
-                    "SELECT COUNT(*) AS n FROM keychain_shares WHERE user_id = \(bind: userID) AND id <> \(bind: Data(share.id))"
-                ).first()?.decode(column: "n", as: Int.self) ?? 0
-            guard out < limit else { return false }
-            return
-                !(try await db.raw(
-                    """
-                    INSERT INTO keychain_shares (id, user_id, sender, recipient, blob, created_at)
-                    VALUES (\(bind: Data(share.id)), \(bind: userID), \(bind: Data(share.sender)), \(bind: Data(share.recipient)),
-                        \(bind: Data(share.blob)), \(bind: at.milliseconds))
-                    ON CONFLICT (id) DO UPDATE SET sender = excluded.sender, recipient = excluded.recipient,
-                        blob = excluded.blob, created_at = excluded.created_at
-                    WHERE keychain_shares.user_id = excluded.user_id
-                    RETURNING id
-                    """
-                ).all()).isEmpty
+    public func postKeychainShare(userID: String, _ share: ShareMessage, limit: Int, quota: Int64, at: Date)
+        async throws -> KeychainShareOutcome
+    {
+        do {
+            return try await engine.withTransaction { db in
+                let out =
+                    try await db.raw(
+                        "SELECT COUNT(*) AS n FROM keychain_shares WHERE user_id = \(bind: userID) AND id <> \(bind: Data(share.id))"
+                    ).first()?.decode(column: "n", as: Int.self) ?? 0
+                guard out < limit else { return .tooMany }
+                let before = try await Self.keychainBytes(db, userID: userID)
+                let stored =
+                    !(try await db.raw(
+                        """
+                        INSERT INTO keychain_shares (id, user_id, sender, recipient, blob, created_at)
+                        VALUES (\(bind: Data(share.id)), \(bind: userID), \(bind: Data(share.sender)), \(bind: Data(share.recipient)),
+                            \(bind: Data(share.blob)), \(bind: at.milliseconds))
+                        ON CONFLICT (id) DO UPDATE SET sender = excluded.sender, recipient = excluded.recipient,
+                            blob = excluded.blob, created_at = excluded.created_at
+                        WHERE keychain_shares.user_id = excluded.user_id
+                        RETURNING id
+                        """
+                    ).all()).isEmpty
+                guard stored else { return .tooMany }
+                let after = try await Self.keychainBytes(db, userID: userID)
+                if after > quota, after > before { throw PushRefused(outcome: .overQuota) }
+                return .offered
+            }
+        } catch let refused as PushRefused where refused.outcome == .overQuota {
+            return .overQuota
         }
+    }
+
+    /// The bytes an account's keychain holds on the server: the vault's manifest and recovery wrap, records, key
+    /// wraps and share offers (what `keychainQuota` bounds). Lengths come from the stored values (`length` of a
+    /// BLOB or bytea is its size in bytes on both engines), without reading them.
+    static func keychainBytes(_ db: any SQLDatabase, userID: String) async throws -> Int64 {
+        try await db.raw(
+            """
+            SELECT
+                COALESCE((SELECT SUM(LENGTH(manifest) + LENGTH(recovery)) FROM keychain_vaults WHERE user_id = \(bind: userID)), 0)
+                + COALESCE((SELECT SUM(LENGTH(blob)) FROM keychain_records WHERE user_id = \(bind: userID)), 0)
+                + COALESCE((SELECT SUM(LENGTH(blob)) FROM keychain_wraps WHERE user_id = \(bind: userID)), 0)
+                + COALESCE((SELECT SUM(LENGTH(blob)) FROM keychain_shares WHERE user_id = \(bind: userID)), 0) AS n
+            """
+        ).first()?.decode(column: "n", as: Int64.self) ?? 0
     }
 
     private static func share(_ row: any SQLRow) throws -> ShareMessage {
