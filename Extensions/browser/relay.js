@@ -12,6 +12,14 @@
   const RELAY = "sesame-keychain/relay";
   const requests = new Map(); // id -> { cancel() }
 
+  // A field focused by the page's script alone (the person has not clicked or typed in the last few seconds: no
+  // transient user activation) gets no suggestions until the person clicks it. Otherwise a page could focus its own
+  // field at load, unseen, and learn from whether our host appears if the keychain holds anything for its site
+  // (docs/threat-model.md, the second review's suspicions). Browsers without navigator.userActivation are not gated.
+  function personIsActive() {
+    return !navigator.userActivation || navigator.userActivation.isActive;
+  }
+
   function reply(id, message) {
     window.postMessage({ source: RELAY, id, ...message }, window.location.origin);
   }
@@ -185,6 +193,7 @@
   // Offered when the field gets the focus, or is clicked while it has it (a page may focus it by script first).
   const offerFill = (event) => {
     if (!event.isTrusted) return;
+    if (event.type === "focusin" && !personIsActive()) return;
     if (event.type === "click" && codeSuggestions && codeField === event.target) return;
     if (isCodeField(event.target)) showCodes(event.target);
     else if (isPasswordField(event.target)) showPasswords(event.target);
@@ -679,7 +688,13 @@
       open.buttons.forEach((b, i) => b.classList.toggle("active", i === index));
     };
     const onFocus = (event) => {
-      if (event.isTrusted && matches(event.target)) show(event.target);
+      if (event.isTrusted && matches(event.target) && personIsActive()) show(event.target);
+    };
+    // A click on the field the page focused by script (which showed nothing) offers the suggestions.
+    const onClick = (event) => {
+      if (event.isTrusted && !open && matches(event.target) && event.target === document.activeElement) {
+        show(event.target);
+      }
     };
     const onBlur = (event) => { if (open && event.target === open.field) close(); };
     // Capture on window, registered before any page script: Enter on a highlighted suggestion picks it and does
@@ -700,15 +715,17 @@
       }
     };
     window.addEventListener("focusin", onFocus, true);
+    window.addEventListener("click", onClick, true);
     window.addEventListener("focusout", onBlur, true);
     window.addEventListener("keydown", onKey, true);
     const stop = () => {
       window.removeEventListener("focusin", onFocus, true);
+      window.removeEventListener("click", onClick, true);
       window.removeEventListener("focusout", onBlur, true);
       window.removeEventListener("keydown", onKey, true);
     };
-    // A field already focused when the request starts gets its suggestions now.
-    if (matches(document.activeElement)) show(document.activeElement);
+    // A field already focused when the request starts gets its suggestions now, if the person is at the page.
+    if (matches(document.activeElement) && personIsActive()) show(document.activeElement);
     return { close: () => { finished = true; close(); stop(); } };
   }
 })();

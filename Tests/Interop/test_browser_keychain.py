@@ -734,3 +734,34 @@ def test_clickjacking_a_removed_prompt_cancels_the_request(keychain_browser, sec
     driver.execute_script("for (const host of document.querySelectorAll('sesame-keychain')) host.remove()")
     driver.execute_script(START_CREATE, "shown")
     click_when_settled(driver, vault)
+
+
+# --- A page probing for items (issue 26, the second review's suspicions) -------------------------------------------
+
+
+def test_a_field_focused_by_script_alone_offers_nothing(keychain_browser, second_site):
+    """A page that focuses its own field from script, with no click or key press from the person, must not learn
+    from the suggestion host whether the keychain holds a passkey for it; the person's click on the field offers it."""
+    driver = keychain_browser.driver
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    driver.get(second_site.origin + "/")
+    type_into(driver, "username", "ida")
+    find(driver, "register").click()
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "registered ida", what="registration")
+
+    # A new page (its AutoFill request starts on load) that the person has not touched focuses its username field.
+    driver.get(second_site.origin + "/")
+    assert driver.execute_script("return navigator.userActivation.isActive") is False
+    driver.execute_script("document.getElementById('username').focus()")
+    assert driver.execute_script("return document.activeElement.id") == "username"
+    # The keychain answers a focus within a native-host round trip (tens of milliseconds); two seconds without the
+    # host is the probe's answer: nothing.
+    with pytest.raises(TimeoutException):
+        WebDriverWait(driver, 2, poll_frequency=0.05).until(prompt_shown)
+    # The person clicks the field the page focused: the suggestions show, and sign in.
+    find(driver, "username").click()
+    wait_prompt(driver, "the AutoFill suggestions after the person's click")
+    press(driver, Keys.ARROW_DOWN, Keys.ENTER)
+    wait(driver, lambda d: status(d) == "signed in as ida", what="AutoFill sign-in")
