@@ -176,7 +176,8 @@ struct DeviceAuthorizationRoutes {
         "That code doesn’t match a device waiting to connect. Check it, or start again on the device."
 
     /// Finds the pending request a typed code names; every lookup counts as an attempt at a guessable secret, and
-    /// a match gives the attempt back.
+    /// a match gives back that one attempt (not the wrong guesses before it: the code on the person's own device is
+    /// no proof they stopped guessing others).
     func pending(_ typed: String, _ authentication: Authentication, context: SesameRequestContext) async throws
         -> (String, DeviceAuthorization)?
     {
@@ -187,7 +188,7 @@ struct DeviceAuthorizationRoutes {
             let found = try await sesame.store.pendingDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), now: sesame.now)
         else { return nil }
-        try await sesame.rateLimiter.succeeded(key)
+        try await sesame.rateLimiter.forgive(key)
         return (normalized, found)
     }
 

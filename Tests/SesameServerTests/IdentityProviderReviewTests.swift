@@ -1,0 +1,117 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import SQLKit
+import Testing
+import WebAuthn
+
+@testable import SesameServer
+
+/// Regression tests for the second outside review's confirmed defects in the OpenID Connect provider (issue 26,
+/// items 1 to 4), each over HTTP on both engines. Each one failed on the code as it was before its fix.
+@Suite struct IdentityProviderReviewTests {
+    typealias IdP = IdentityProviderTests
+    typealias Device = DeviceAuthorizationTests
+
+    static let password = "correct horse battery"
+
+    static func authorizePath(_ clientID: String, scope: String, extra: [(String, String)] = []) -> String {
+        "/oauth/authorize?"
+            + FormParameters.encode(
+                [
+                    ("client_id", clientID), ("redirect_uri", IdP.redirect), ("response_type", "code"),
+                    ("scope", scope), ("state", "st-1"), ("nonce", "n-1"), ("code_challenge", IdP.challenge),
+                    ("code_challenge_method", "S256"),
+                ] + extra)
+    }
+
+    static func get(_ client: some TestClientProtocol, _ path: String, _ session: SignedIn?) async throws
+        -> TestResponse
+    {
+        try await client.execute(
+            uri: path, method: .get, headers: session.map { [.cookie: $0.cookie] } ?? [:], body: nil)
+    }
+
+    /// The code an authorization request answers with at once, or nil (sent to sign in, or an error).
+    static func code(_ response: TestResponse) -> String? {
+        guard response.status == .seeOther, let location = response.headers[.location],
+            location.hasPrefix(IdP.redirect + "?")
+        else { return nil }
+        return IdP.query(location)["code"]
+    }
+
+    /// Authorizes from `session` and exchanges the code: the app's tokens.
+    static func tokens(
+        _ client: some TestClientProtocol, _ registered: IdP.Registered, _ session: SignedIn,
+        scope: String = "openid profile offline_access"
+    ) async throws -> [String: Any] {
+        let answer = try await get(client, authorizePath(registered.client.id, scope: scope), session)
+        let code = try #require(Self.code(answer), "authorize answered \(answer.status) \(answer.headers)")
+        let tokens = try await IdP.exchange(client, registered, code: code)
+        #expect(tokens.status == .ok, "\(tokens.text)")
+        return tokens.object
+    }
+
+    static func refresh(_ client: some TestClientProtocol, _ registered: IdP.Registered, _ token: Any?) async throws
+        -> TestResponse
+    {
+        try await client.execute(
+            uri: "/oauth/token", method: .post, headers: IdP.basic(registered.client.id, registered.secret ?? ""),
+            body: IdP.form([("grant_type", "refresh_token"), ("refresh_token", token as? String ?? "")]))
+    }
+
+    static func userInfo(_ client: some TestClientProtocol, _ token: Any?) async throws -> HTTPResponse.Status {
+        try await client.execute(
+            uri: "/oauth/userinfo", method: .get, headers: [.authorization: "Bearer \(token as? String ?? "")"],
+            body: nil
+        ).status
+    }
+
+    static func active(_ client: some TestClientProtocol, _ registered: IdP.Registered, _ token: Any?) async throws
+        -> Bool
+    {
+        let r = try await client.execute(
+            uri: "/oauth/introspect", method: .post, headers: IdP.basic(registered.client.id, registered.secret ?? ""),
+            body: IdP.form([("token", token as? String ?? "")]))
+        #expect(r.status == .ok, "\(r.text)")
+        return r.object["active"] as? Bool ?? false
+    }
+
+    /// A link with one query parameter changed.
+    static func replacing(_ path: String, _ name: String, with value: String) -> String {
+        let parts = path.split(separator: "?", maxSplits: 1)
+        var form = FormParameters(parts.count == 2 ? parts[1] : "").values
+        form[name] = value
+        return String(parts[0]) + "?"
+            + FormParameters.encode(form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    // MARK: 3. A person's own device code and the limit on guessing
+
+    @Test(arguments: TestDatabase.all)
+    func aMatchingUserCodeForgivesOnlyItsOwnAttempt(_ db: TestDatabase) async throws {
+        var server = TestServer(db)
+        server.rateLimits.perAccount = 3
+        try await server.seedUser("ada", password: Self.password)
+        let registered = try await IdP.register(server)
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "ada", Self.password)
+            let userCode = try #require(try await Device.startDevice(client, registered)["user_code"] as? String)
+            let guesses = ["BCDF-GHJK", "BCDF-GHJL", "BCDF-GHJM", "BCDF-GHJN", "BCDF-GHJP"].filter { $0 != userCode }
+            func typed(_ code: String) async throws -> TestResponse {
+                try await Device.post(client, "/device", session, [("user_code", code), ("csrf_token", session.csrf)])
+            }
+            #expect(try await typed(guesses[0]).text.contains("doesn’t match"))
+            #expect(try await typed(guesses[1]).text.contains("doesn’t match"))
+            let own = try await typed(userCode)
+            #expect(own.status == .ok && own.text.contains("device-approve-form"))
+            // Two wrong guesses still count: the third is the last the limit allows, the fourth is refused.
+            #expect(try await typed(guesses[2]).text.contains("doesn’t match"))
+            let blocked = try await typed(guesses[3])
+            #expect(blocked.status == .badRequest)
+            #expect(blocked.text.contains("Too many failed attempts"), "\(blocked.text)")
+        }
+    }
+}
