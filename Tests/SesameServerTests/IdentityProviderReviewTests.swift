@@ -114,4 +114,50 @@ import WebAuthn
             #expect(blocked.text.contains("Too many failed attempts"), "\(blocked.text)")
         }
     }
+
+    // MARK: 2. Introspection and a disabled account
+
+    @Test(arguments: TestDatabase.all)
+    func aDisabledAccountsTokensAreInactive(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let ada = try await server.seedUser("ada", password: Self.password)
+        let registered = try await IdP.register(server)
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "ada", Self.password)
+            let tokens = try await Self.tokens(client, registered, session)
+            #expect(try await Self.active(client, registered, tokens["access_token"]))
+            #expect(try await Self.active(client, registered, tokens["refresh_token"]))
+
+            // The account disabled without its grants ended (as a node of an earlier version leaves it): the
+            // introspection endpoint checks the account as UserInfo does.
+            func setDisabledColumn(_ value: Int) async throws {
+                try await server.withStore { store in
+                    try await store.db.raw("UPDATE users SET disabled = \(bind: value) WHERE id = \(bind: ada.id)")
+                        .run()
+                }
+            }
+            try await setDisabledColumn(1)
+            #expect(try await Self.userInfo(client, tokens["access_token"]) == .unauthorized)
+            #expect(try await !Self.active(client, registered, tokens["access_token"]))
+            #expect(try await !Self.active(client, registered, tokens["refresh_token"]))
+            try await setDisabledColumn(0)
+            #expect(try await Self.active(client, registered, tokens["access_token"]))
+
+            // `sesame users disable` ends the grants: enabling the account again does not bring them back.
+            let line = try await server.withStore { store in
+                try await Admin(store: store, issuer: "http://localhost:8080", logoutDelivery: server.logouts)
+                    .setDisabled("ada", true)
+            }
+            #expect(line.hasPrefix("ada disabled"))
+            let grants = try await server.withStore { try await $0.grants(userID: ada.id, now: server.clock.now) }
+            #expect(grants.isEmpty)
+            _ = try await server.withStore { store in
+                try await Admin(store: store, issuer: "http://localhost:8080", logoutDelivery: server.logouts)
+                    .setDisabled("ada", false)
+            }
+            #expect(try await !Self.active(client, registered, tokens["access_token"]))
+            #expect(try await !Self.active(client, registered, tokens["refresh_token"]))
+            #expect(try await Self.refresh(client, registered, tokens["refresh_token"]).errorCode == "invalid_grant")
+        }
+    }
 }

@@ -428,7 +428,13 @@ struct IdentityProviderRoutes {
             throw OAuthError(.unauthorizedClient, "Only confidential clients may introspect.", status: .unauthorized)
         }
         guard let token = form["token"] else { throw OAuthError(.invalidRequest, "token is required") }
-        if let (claims, grant) = try await tokens.validAccessToken(token) {
+        // A disabled account's tokens are inactive, as at UserInfo (its grants also end when it is disabled; this
+        // covers grants made before that rule, or by a node of an earlier version).
+        func accountEnabled(_ grant: OAuthGrant) async throws -> Bool {
+            guard let user = try await store.user(id: grant.userID) else { return false }
+            return !user.disabled
+        }
+        if let (claims, grant) = try await tokens.validAccessToken(token), try await accountEnabled(grant) {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "Bearer", "scope": claims.scope, "client_id": claims.client_id,
@@ -440,7 +446,9 @@ struct IdentityProviderRoutes {
             )
         }
         // A refresh token is active only while unspent, within its idle and absolute lifetimes, and its grant live.
-        if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now) {
+        if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now),
+            try await accountEnabled(grant)
+        {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "refresh_token", "scope": grant.scope, "client_id": grant.clientID,

@@ -135,6 +135,8 @@ public protocol IdentityProviderStore {
     /// The grant of an unspent, unexpired refresh token whose grant is live.
     func liveRefreshTokenGrant(hash: [UInt8], now: Date) async throws -> OAuthGrant?
     func revokeGrant(id: String, at: Date) async throws
+    /// Revokes every grant of the user (their refresh and access tokens stop working).
+    func revokeGrants(userID: String, at: Date) async throws
     /// Grants of a user that are not revoked, newest first.
     func grants(userID: String, now: Date) async throws -> [OAuthGrant]
 
@@ -429,6 +431,21 @@ extension SQLStore: IdentityProviderStore {
     static func revokeGrant(id: String, _ db: any SQLDatabase, at: Date) async throws {
         try await db.raw(
             "UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds) WHERE id = \(bind: id) AND revoked_at IS NULL"
+        ).run()
+    }
+
+    public func revokeGrants(userID: String, at: Date) async throws {
+        try await Self.revokeGrants(userID: userID, db, at: at)
+    }
+
+    /// Revokes every grant of the user, inside the caller's transaction (signing out everywhere, a new password,
+    /// disabling the account).
+    static func revokeGrants(userID: String, _ db: any SQLDatabase, at: Date) async throws {
+        try await db.raw(
+            """
+            UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds)
+            WHERE user_id = \(bind: userID) AND revoked_at IS NULL
+            """
         ).run()
     }
 
