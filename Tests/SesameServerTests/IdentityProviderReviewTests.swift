@@ -160,4 +160,40 @@ import WebAuthn
             #expect(try await Self.refresh(client, registered, tokens["refresh_token"]).errorCode == "invalid_grant")
         }
     }
+
+    // MARK: 1b. Sign out everywhere and a new password end the grants
+
+    /// (b) "Sign out everywhere" and a password change end the person's grants: refresh and access tokens alike.
+    @Test(arguments: TestDatabase.all)
+    func signingOutEverywhereAndChangingThePasswordEndTheGrants(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        let ada = try await server.seedUser("ada", password: Self.password)
+        let registered = try await IdP.register(server)
+        try await server.app().test(.router) { client in
+            let stolen = try await signInWithPassword(client, "ada", Self.password)
+            let before = try await Self.tokens(client, registered, stolen)
+            let owner = try await signInWithPassword(client, "ada", Self.password)
+            #expect(
+                try await client.json("/api/account/sessions", .delete, headers: owner.bearerHeaders).status == .ok)
+            #expect(try await Self.refresh(client, registered, before["refresh_token"]).errorCode == "invalid_grant")
+            #expect(try await Self.userInfo(client, before["access_token"]) == .unauthorized)
+            #expect(try await !Self.active(client, registered, before["access_token"]))
+
+            let thief = try await signInWithPassword(client, "ada", Self.password)
+            let stolenAgain = try await Self.tokens(client, registered, thief)
+            let owner2 = try await signInWithPassword(client, "ada", Self.password)
+            let changed = try await client.json(
+                "/api/account/password", .put,
+                body: jsonString(["currentPassword": Self.password, "newPassword": "a new password entirely"]),
+                headers: owner2.bearerHeaders)
+            #expect(changed.status == .ok, "\(changed.text)")
+            #expect(
+                try await Self.refresh(client, registered, stolenAgain["refresh_token"]).errorCode == "invalid_grant")
+            #expect(try await Self.userInfo(client, stolenAgain["access_token"]) == .unauthorized)
+            // The session that changed the password signs the person in to the app again.
+            #expect(try await Self.tokens(client, registered, owner2)["refresh_token"] is String)
+        }
+        let grants = try await server.withStore { try await $0.grants(userID: ada.id, now: server.clock.now) }
+        #expect(grants.count == 1)
+    }
 }
