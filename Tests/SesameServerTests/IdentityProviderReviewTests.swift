@@ -196,4 +196,37 @@ import WebAuthn
         let grants = try await server.withStore { try await $0.grants(userID: ada.id, now: server.clock.now) }
         #expect(grants.count == 1)
     }
+
+    // MARK: 1c. A grant without offline_access ends with its session
+
+    /// (c) A grant without `offline_access` lives as long as the session it came from, and no longer.
+    @Test(arguments: TestDatabase.all)
+    func grantsWithoutOfflineAccessEndWithTheirSession(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("ada", password: Self.password)
+        let registered = try await IdP.register(server)
+        try await server.app().test(.router) { client in
+            let browser = try await signInWithPassword(client, "ada", Self.password)
+            let other = try await signInWithPassword(client, "ada", Self.password)
+            let online = try await Self.tokens(client, registered, browser, scope: "openid profile")
+            #expect(online["refresh_token"] == nil)
+            let unspent = try #require(
+                Self.code(
+                    try await Self.get(client, Self.authorizePath(registered.client.id, scope: "openid"), browser)))
+            let offline = try await Self.tokens(client, registered, browser)
+            #expect(try await Self.userInfo(client, online["access_token"]) == .ok)
+
+            // Another session ending changes nothing.
+            #expect(try await client.json("/api/session", .delete, headers: other.bearerHeaders).status == .ok)
+            #expect(try await Self.userInfo(client, online["access_token"]) == .ok)
+
+            // Its own session ending ends it: UserInfo, introspection, and the code not yet exchanged.
+            #expect(try await client.json("/api/session", .delete, headers: browser.bearerHeaders).status == .ok)
+            #expect(try await Self.userInfo(client, online["access_token"]) == .unauthorized)
+            #expect(try await !Self.active(client, registered, online["access_token"]))
+            #expect(try await IdP.exchange(client, registered, code: unspent).errorCode == "invalid_grant")
+            // A grant with offline_access is the person's choice to stay connected: it outlives the session.
+            #expect(try await Self.refresh(client, registered, offline["refresh_token"]).status == .ok)
+        }
+    }
 }

@@ -240,7 +240,8 @@ struct DeviceAuthorizationRoutes {
                 scope: device.scope, nonce: nil, authTime: authentication.session.authenticatedAt,
                 method: authentication.session.method,
                 passkeyBackupEligible: authentication.session.passkeyBackupEligible, createdAt: now,
-                expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil) : nil
+                expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil,
+                sessionID: TokenIssuer.tiedSession(scope: device.scope, authentication.session)) : nil
         guard
             try await sesame.store.decideDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), grant: grant, now: now)

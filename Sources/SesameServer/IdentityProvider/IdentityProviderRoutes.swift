@@ -240,7 +240,8 @@ struct IdentityProviderRoutes {
             scope: request.scope, nonce: request.nonce,
             authTime: authentication.session.authenticatedAt, method: authentication.session.method,
             passkeyBackupEligible: authentication.session.passkeyBackupEligible, createdAt: now,
-            expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil
+            expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil,
+            sessionID: TokenIssuer.tiedSession(scope: request.scope, authentication.session)
         )
         try await store.createGrant(
             grant, codeHash: Secrets.sha256(code),
@@ -356,7 +357,10 @@ struct IdentityProviderRoutes {
     func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws
         -> Response
     {
-        guard let user = try await store.user(id: grant.userID), !user.disabled else {
+        // The account must be enabled, and the session a grant without offline_access came from still signed in.
+        guard let user = try await store.user(id: grant.userID), !user.disabled,
+            try await tokens.sessionLive(of: grant)
+        else {
             try await store.revokeGrant(id: grant.id, at: sesame.now)
             throw OAuthError.invalidGrant
         }

@@ -33,6 +33,8 @@ public protocol SessionStore {
     /// "Sign out everywhere": deletes every session of the user and revokes every OAuth grant of theirs (refresh
     /// and access tokens), in one transaction; returns how many sessions.
     func signOutEverywhere(userID: String, at: Date) async throws -> Int
+    /// Whether the session with this public id is signed in (a grant without `offline_access` lives as long).
+    func sessionExists(id: String, now: Date) async throws -> Bool
 }
 
 extension SQLStore: SessionStore {
@@ -125,5 +127,11 @@ extension SQLStore: SessionStore {
             try await Self.revokeGrants(userID: userID, db, at: at)
             return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
         }
+    }
+
+    public func sessionExists(id: String, now: Date) async throws -> Bool {
+        try await db.raw(
+            "SELECT id FROM sessions WHERE id = \(bind: id) AND expires_at > \(bind: now.milliseconds)"
+        ).first() != nil
     }
 }
