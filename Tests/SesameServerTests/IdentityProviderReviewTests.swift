@@ -229,4 +229,49 @@ import WebAuthn
             #expect(try await Self.refresh(client, registered, offline["refresh_token"]).status == .ok)
         }
     }
+
+    // MARK: 4. max_age and the sign-in the request caused
+
+    @Test(arguments: TestDatabase.all)
+    func maxAgeIsMetByTheSignInTheRequestCaused(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("ada", password: Self.password)
+        let registered = try await IdP.register(server)
+        try await server.app().test(.router) { client in
+            let old = try await signInWithPassword(client, "ada", Self.password)
+            for extra in [[("max_age", "0")], [("max_age", "1")], [("prompt", "login")]] {
+                server.clock.advance(5)
+                let path = Self.authorizePath(registered.client.id, scope: "openid", extra: extra)
+                let asked = try await Self.get(client, path, old)
+                #expect(asked.headers[.location]?.hasPrefix("/signin?return=") == true, "\(extra)")
+                let back = try #require(IdP.query(asked.headers[.location])["return"])
+                #expect(!back.contains("prompt="))
+
+                // The person signs in; the return arrives a few seconds later, more than max_age.
+                server.clock.advance(2)
+                let fresh = try await signInWithPassword(client, "ada", Self.password)
+                let signedInAt = Int(server.clock.now.timeIntervalSince1970)
+                server.clock.advance(3)
+                let answer = try await Self.get(client, back, fresh)
+                let code = try #require(Self.code(answer), "\(extra): \(answer.headers)")
+                let tokens = try await IdP.exchange(client, registered, code: code).object
+                let jwks = try #require(try await client.json("/oauth/jwks").object["keys"] as? [[String: Any]])
+                let claims = try IdP.verifiedClaims(try #require(tokens["id_token"] as? String), jwks: jwks)
+                #expect(claims["auth_time"] as? Int == signedInAt)
+
+                // The marker cannot be forged or moved: an earlier time, another request's state, or a session from
+                // before the request all leave max_age in force. (Without max_age, dropping `prompt=login` is the
+                // person's own choice: nothing to guard.)
+                guard extra[0].0 == "max_age" else { continue }
+                let after = try #require(
+                    FormParameters(back.split(separator: "?").last ?? "")["sesame_signed_in_after"].flatMap { Int($0) })
+                let forgedTime = Self.replacing(back, "sesame_signed_in_after", with: String(after - 3600))
+                let otherState = Self.replacing(back, "state", with: "st-2")
+                for (link, session) in [(forgedTime, fresh), (otherState, fresh), (back, old)] {
+                    let refused = try await Self.get(client, link, session)
+                    #expect(Self.code(refused) == nil, "\(extra)")
+                }
+            }
+        }
+    }
 }

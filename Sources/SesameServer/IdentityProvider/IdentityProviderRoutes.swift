@@ -16,6 +16,16 @@ struct IdentityProviderRoutes {
     var store: any Store { sesame.store }
     var registry: ClientRegistry { ClientRegistry(store: store, issuer: issuer, clock: sesame.clock) }
     var tokens: TokenIssuer { sesame.tokens }
+    var marker: ReturnMarker { ReturnMarker(serverSecret: sesame.serverSecret) }
+
+    /// Sends the person to sign in, to come back to this request with a marker that the sign-in was its own.
+    func signInFirst(_ request: AuthorizationRequest, now: Date) -> Response {
+        var target =
+            "/signin?" + FormParameters.encode([("return", request.returnPath(signedInAfter: now, marker: marker))])
+        if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
+        if request.wantsPasskey { target += "&passkey=required" }
+        return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+    }
 
     func register(on router: Router<SesameRequestContext>) {
         var consentPage: WebRoutes.DynamicPage?
@@ -155,9 +165,10 @@ struct IdentityProviderRoutes {
     func authorize(
         _ form: FormParameters, query: String, session: Authentication?, context: SesameRequestContext, pages: Pages
     ) async throws -> Response {
+        let now = sesame.now
         let request: AuthorizationRequest
         do {
-            request = try await AuthorizationRequest.parse(form, query: query, store: store)
+            request = try await AuthorizationRequest.parse(form, query: query, store: store, marker: marker, now: now)
         } catch let error as AuthorizationRequest.PageError {
             return pages.failure(error.message)
         } catch let error as AuthorizationRequest.RedirectError {
@@ -166,7 +177,6 @@ struct IdentityProviderRoutes {
         func fail(_ code: OAuthErrorCode, _ why: String) -> Response {
             redirectError(.init(code: code, description: why, redirectURI: request.redirectURI, state: request.state))
         }
-        let now = sesame.now
         // OpenID Connect Core §3.1.2.1: the hint names who should be signed in. Someone else is asked to sign in
         // as that person; if they already did so for this request and are still someone else, the client hears so.
         var someoneElse = false
@@ -185,12 +195,7 @@ struct IdentityProviderRoutes {
             || request.needsSignIn(session?.session, now: now)
         if mustSignIn {
             if request.prompts.contains("none") { return fail(.loginRequired, "the person must sign in") }
-            var target =
-                "/signin?"
-                + FormParameters.encode([("return", request.returnPath(signedInAfter: now, forceFresh: true))])
-            if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
-            if request.wantsPasskey { target += "&passkey=required" }
-            return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+            return signInFirst(request, now: now)
         }
         guard let authentication = session else { return fail(.loginRequired, "the person must sign in") }
         let consented = try await store.consentedScope(userID: authentication.user.id, clientID: request.client.id)
@@ -267,10 +272,11 @@ struct IdentityProviderRoutes {
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
         else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
         let query = form["request"] ?? ""
+        let now = sesame.now
         let authorization: AuthorizationRequest
         do {
             authorization = try await AuthorizationRequest.parse(
-                FormParameters(Substring(query)), query: query, store: store)
+                FormParameters(Substring(query)), query: query, store: store, marker: marker, now: now)
         } catch let error as AuthorizationRequest.PageError {
             return pages.failure(error.message)
         } catch let error as AuthorizationRequest.RedirectError {
