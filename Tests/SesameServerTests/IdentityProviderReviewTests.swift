@@ -274,4 +274,81 @@ import WebAuthn
             }
         }
     }
+
+    // MARK: 1a. A recent sign-in before an offline grant or a device approval
+
+    /// (a) A grant with `offline_access` (from the authorization endpoint or its consent form) and a device approval
+    /// need a sign-in within the re-authentication window: a stale session is sent to sign in and brought back.
+    @Test(arguments: TestDatabase.all)
+    func offlineGrantsAndDeviceApprovalsNeedARecentSignIn(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("ada", password: Self.password)
+        let registered = try await IdP.register(server)
+        let thirdParty = try await IdP.register(server, firstParty: false)
+        let stale = TimeInterval(server.configuration.reauthenticationWindow + 1)
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "ada", Self.password)
+            let consentPage = try await Self.get(
+                client, Self.authorizePath(thirdParty.client.id, scope: "openid offline_access"), session)
+            #expect(consentPage.status == .ok && consentPage.text.contains("consent"))
+            server.clock.advance(stale)
+
+            let offline = Self.authorizePath(registered.client.id, scope: "openid profile offline_access")
+            let asked = try await Self.get(client, offline, session)
+            #expect(asked.status == .seeOther)
+            #expect(Self.code(asked) == nil, "a stale session got an offline grant's code")
+            let signIn = try #require(asked.headers[.location])
+            #expect(signIn.hasPrefix("/signin?return=%2Foauth%2Fauthorize%3F"))
+            let none = try await Self.get(client, offline + "&prompt=none", session)
+            #expect(IdP.query(none.headers[.location])["error"] == "login_required")
+            // Without offline_access the session still serves (the grant ends with it: see (c)).
+            #expect(
+                Self.code(
+                    try await Self.get(client, Self.authorizePath(registered.client.id, scope: "openid"), session))
+                    != nil)
+
+            // The consent form answered from a stale session is sent to sign in too.
+            let request = try #require(consentPage.text.firstMatch(of: /name="request" value="([^"]*)"/))
+            var headers = IdP.formType
+            headers[.cookie] = session.cookie
+            let consent = try await client.execute(
+                uri: "/oauth/consent", method: .post, headers: headers,
+                body: IdP.form([
+                    ("request", String(request.1).replacingOccurrences(of: "&amp;", with: "&")),
+                    ("csrf_token", session.csrf), ("decision", "allow"),
+                ]))
+            #expect(consent.status == .seeOther)
+            #expect(consent.headers[.location]?.hasPrefix("/signin?return=") == true, "\(consent.headers)")
+
+            // Signing in again and following the return link gives the code, and a refresh token.
+            let back = try #require(IdP.query(signIn)["return"])
+            server.clock.advance(3)
+            let fresh = try await signInWithPassword(client, "ada", Self.password)
+            server.clock.advance(2)
+            let code = try #require(Self.code(try await Self.get(client, back, fresh)))
+            #expect(try await IdP.exchange(client, registered, code: code).object["refresh_token"] is String)
+
+            // A device approval from a stale session is not taken; the person signs in and comes back to the code.
+            server.clock.advance(stale)
+            let started = try await Device.startDevice(client, registered)
+            let userCode = try #require(started["user_code"] as? String)
+            let deviceCode = try #require(started["device_code"] as? String)
+            let page = try await Self.get(client, "/device?user_code=\(userCode)", fresh)
+            #expect(page.status == .seeOther)
+            #expect(page.headers[.location] == "/signin?return=%2Fdevice%3Fuser_code%3D\(userCode)")
+            let approval = try await Device.post(
+                client, "/device/approve", fresh,
+                [("user_code", userCode), ("csrf_token", fresh.csrf), ("decision", "allow")])
+            #expect(approval.status == .seeOther)
+            #expect(approval.headers[.location] == "/signin?return=%2Fdevice%3Fuser_code%3D\(userCode)")
+            #expect(try await Device.poll(client, registered, deviceCode).errorCode == "authorization_pending")
+            let again = try await signInWithPassword(client, "ada", Self.password)
+            let allowed = try await Device.post(
+                client, "/device/approve", again,
+                [("user_code", userCode), ("csrf_token", again.csrf), ("decision", "allow")])
+            #expect(allowed.status == .ok && allowed.text.contains("Device connected"))
+            server.clock.advance(6)
+            #expect(try await Device.poll(client, registered, deviceCode).object["refresh_token"] is String)
+        }
+    }
 }

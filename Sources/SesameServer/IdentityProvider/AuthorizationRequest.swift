@@ -17,9 +17,9 @@ struct AuthorizationRequest: Sendable {
     let maxAge: Int?
     let loginHint: String?
     let acrValues: [String]
-    /// Set by Sesame when it sends the person to sign in for this request (`prompt=login`, `max_age`): the sign-in
-    /// must be newer than this (Unix seconds), and a sign-in that is meets `max_age` however long the round trip
-    /// took. Only a genuine marker (``ReturnMarker``: MACed with a key from the server secret over the time and the
+    /// Set by Sesame when it sends the person to sign in for this request (`prompt=login`, `max_age`, a stale
+    /// session asking for `offline_access`): the sign-in must be newer than this (Unix seconds), and a sign-in that
+    /// is meets `max_age` and the need for a recent sign-in however long the round trip took. Only a genuine marker (``ReturnMarker``: MACed with a key from the server secret over the time and the
     /// rest of the request, and younger than its lifetime) sets it; anything else is ignored.
     let signedInAfter: Int?
     /// The query as received, to come back to after signing in or consenting.
@@ -107,16 +107,19 @@ struct AuthorizationRequest: Sendable {
     }
 
     /// Whether a session satisfies the request's freshness and strength, or the person must sign in again.
-    func needsSignIn(_ session: SessionRecord?, now: Date) -> Bool {
+    /// `recentWithin` (seconds) asks for a sign-in that recent as well (a grant with `offline_access`).
+    func needsSignIn(_ session: SessionRecord?, now: Date, recentWithin: Int? = nil) -> Bool {
         guard let session else { return true }
         if wantsPasskey, !IDTokenClaims.isPasskey(session.method) { return true }
         if let signedInAfter {
             // Sesame sent the person to sign in for this request: a sign-in since then is the one it asked for and
-            // meets max_age whatever the round trip took (`auth_time` tells the application when it was); an older
+            // meets max_age and recency whatever the round trip took (`auth_time` tells the application when it was); an older
             // one is not.
             return session.authenticatedAt.timeIntervalSince1970 < Double(signedInAfter)
         }
-        if let maxAge, now.timeIntervalSince(session.authenticatedAt) > Double(maxAge) { return true }
+        let age = now.timeIntervalSince(session.authenticatedAt)
+        if let maxAge, age > Double(maxAge) { return true }
+        if let recentWithin, age > Double(recentWithin) { return true }
         return false
     }
 

@@ -18,6 +18,13 @@ struct IdentityProviderRoutes {
     var tokens: TokenIssuer { sesame.tokens }
     var marker: ReturnMarker { ReturnMarker(serverSecret: sesame.serverSecret) }
 
+    /// Seconds within which a grant with `offline_access` needs the person's last sign-in: the re-authentication
+    /// window of the account page's sensitive changes. A refresh token outlives every session, so a stolen or
+    /// forgotten session must not be enough to mint one.
+    static func recency(for scopes: [String], _ configuration: ServerConfiguration) -> Int? {
+        scopes.contains("offline_access") ? configuration.reauthenticationWindow : nil
+    }
+
     /// Sends the person to sign in, to come back to this request with a marker that the sign-in was its own.
     func signInFirst(_ request: AuthorizationRequest, now: Date) -> Response {
         var target =
@@ -192,7 +199,8 @@ struct IdentityProviderRoutes {
         }
         let mustSignIn =
             request.prompts.contains("login") || request.prompts.contains("select_account") || someoneElse
-            || request.needsSignIn(session?.session, now: now)
+            || request.needsSignIn(
+                session?.session, now: now, recentWithin: Self.recency(for: request.scopes, sesame.configuration))
         if mustSignIn {
             if request.prompts.contains("none") { return fail(.loginRequired, "the person must sign in") }
             return signInFirst(request, now: now)
@@ -287,6 +295,11 @@ struct IdentityProviderRoutes {
                 .init(
                     code: .accessDenied, description: "the person did not allow access",
                     redirectURI: authorization.redirectURI, state: authorization.state))
+        }
+        // The page may have waited longer than the window: an offline grant still needs a recent sign-in.
+        let recency = Self.recency(for: authorization.scopes, sesame.configuration)
+        if recency != nil, authorization.needsSignIn(authentication.session, now: now, recentWithin: recency) {
+            return signInFirst(authorization, now: now)
         }
         try await store.recordConsent(
             userID: authentication.user.id, clientID: authorization.client.id, scope: authorization.scope,
