@@ -230,6 +230,32 @@ import WebAuthn
         }
     }
 
+    /// An app whose only grant is tied to the session (first-party: no consent kept) still hears of RP-initiated
+    /// logout, although the grant ends with the session it reports.
+    @Test(arguments: TestDatabase.all)
+    func anAppWhoseGrantEndsWithTheSessionIsStillToldOfTheLogout(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("ada", password: Self.password)
+        let registered = try await server.withStore { store in
+            var registration = ClientRegistry.Registration(name: "Wiki", redirectURIs: [IdP.redirect])
+            registration.firstParty = true
+            registration.backchannelLogoutURI = AppAccessAndLogoutTests.backchannel
+            let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
+            return IdP.Registered(client: client, secret: secret)
+        }
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "ada", Self.password)
+            let tokens = try await Self.tokens(client, registered, session, scope: "openid")
+            let hint = try #require(tokens["id_token"] as? String)
+            let logout = try await Self.get(
+                client, "/oauth/logout?" + FormParameters.encode([("id_token_hint", hint)]), session)
+            #expect(logout.status == .ok || logout.status == .seeOther)
+            #expect(try await Self.userInfo(client, tokens["access_token"]) == .unauthorized)
+            let sent = try await server.logouts.awaiting(1)
+            #expect(sent.map(\.uri) == [AppAccessAndLogoutTests.backchannel])
+        }
+    }
+
     // MARK: 4. max_age and the sign-in the request caused
 
     @Test(arguments: TestDatabase.all)
