@@ -19,8 +19,9 @@ struct AuthorizationRequest: Sendable {
     let acrValues: [String]
     /// Set by Sesame when it sends the person to sign in for this request (`prompt=login`, `max_age`, a stale
     /// session asking for `offline_access`): the sign-in must be newer than this (Unix seconds), and a sign-in that
-    /// is meets `max_age` and the need for a recent sign-in however long the round trip took. Only a genuine marker (``ReturnMarker``: MACed with a key from the server secret over the time and the
-    /// rest of the request, and younger than its lifetime) sets it; anything else is ignored.
+    /// is meets `max_age` and the need for a recent sign-in however long the round trip took. Only a genuine marker
+    /// (``ReturnMarker``: MACed with a key from the server secret over the time and the rest of the request, and
+    /// younger than its lifetime) sets it; anything else is ignored.
     let signedInAfter: Int?
     /// The query as received, to come back to after signing in or consenting.
     let query: String
@@ -113,8 +114,8 @@ struct AuthorizationRequest: Sendable {
         if wantsPasskey, !IDTokenClaims.isPasskey(session.method) { return true }
         if let signedInAfter {
             // Sesame sent the person to sign in for this request: a sign-in since then is the one it asked for and
-            // meets max_age and recency whatever the round trip took (`auth_time` tells the application when it was); an older
-            // one is not.
+            // meets max_age and recency whatever the round trip took (`auth_time` tells the application when it
+            // was); an older one is not.
             return session.authenticatedAt.timeIntervalSince1970 < Double(signedInAfter)
         }
         let age = now.timeIntervalSince(session.authenticatedAt)
