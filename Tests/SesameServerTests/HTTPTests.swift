@@ -327,7 +327,7 @@ import Testing
     func disabledAccountsCannotSignIn(_ db: TestDatabase) async throws {
         let server = TestServer(db)
         let user = try await server.seedUser("frank", password: "correct horse")
-        _ = try await server.withStore { try await $0.setDisabled(userID: user.id, true) }
+        _ = try await server.withStore { try await $0.setDisabled(userID: user.id, true, at: server.clock.now) }
         try await server.app().test(.router) { client in
             let r = try await client.json(
                 "/api/sessions/password", .post, body: #"{"username":"frank","password":"correct horse"}"#)

@@ -117,12 +117,15 @@ struct AccountRoutes {
             return EditedResponse(headers: headers, response: Status(status: "signed_out"))
         }
 
-        // Sign out everywhere, this session included.
+        // Sign out everywhere, this session included, and out of every app: the person's OAuth grants end with the
+        // sessions (a refresh token minted from a stolen session must not outlive this). The apps to tell are found
+        // first, while their grants are still live.
         account.delete("/sessions") { _, context in
-            let count = try await sesame.store.deleteSessions(userID: context.user.id, keeping: nil)
+            let apps = try await sesame.backChannelLogout.clients(of: context.user.id)
+            let count = try await sesame.store.signOutEverywhere(userID: context.user.id, at: sesame.now)
             await sesame.audit.record(
                 .sessionRevokedAll, .success, user: context.user, context: context, detail: "\(count) sessions")
-            sesame.backChannelLogout.sendToAll(userID: context.user.id)
+            sesame.backChannelLogout.send(to: apps, userID: context.user.id)
             return EditedResponse(
                 headers: [.setCookie: sesame.cookies.clear(.session)],
                 response: Status(status: "signed_out", count: count))

@@ -110,7 +110,8 @@ extension ServerConfiguration {
         Setting(
             key: "reauthenticationWindow", flag: "--reauthentication-window",
             environment: "SESAME_REAUTHENTICATION_WINDOW", defaultValue: "600",
-            help: "Seconds after sign-in or re-authentication during which sensitive account changes are allowed."
+            help:
+                "Seconds after sign-in or re-authentication during which sensitive account changes, an app's grant with offline_access and a device approval are allowed."
         ) { c, v throws(ConfigurationError) in
             c.reauthenticationWindow = try int("reauthentication-window", v, 30...86_400)
         },

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import WebAuthn
 
 /// An authorization request (OpenID Connect Core 1.0 §3.1.2.1), checked in the order the specification sets:
 /// first the client and redirect URI, whose failures are shown on Sesame's own page and never redirected (an
@@ -15,8 +17,11 @@ struct AuthorizationRequest: Sendable {
     let maxAge: Int?
     let loginHint: String?
     let acrValues: [String]
-    /// Set by Sesame when it sends the person to sign in again (`prompt=login`, `max_age`): the sign-in must be
-    /// newer than this (Unix seconds). A person can only make it stricter by editing it.
+    /// Set by Sesame when it sends the person to sign in for this request (`prompt=login`, `max_age`, a stale
+    /// session asking for `offline_access`): the sign-in must be newer than this (Unix seconds), and a sign-in that
+    /// is meets `max_age` and the need for a recent sign-in however long the round trip took. Only a genuine marker
+    /// (``ReturnMarker``: MACed with a key from the server secret over the time and the rest of the request, and
+    /// younger than its lifetime) sets it; anything else is ignored.
     let signedInAfter: Int?
     /// The query as received, to come back to after signing in or consenting.
     let query: String
@@ -37,7 +42,9 @@ struct AuthorizationRequest: Sendable {
         let state: String?
     }
 
-    static func parse(_ form: FormParameters, query: String, store: any Store) async throws -> AuthorizationRequest {
+    static func parse(_ form: FormParameters, query: String, store: any Store, marker: ReturnMarker, now: Date)
+        async throws -> AuthorizationRequest
+    {
         guard let clientID = form["client_id"], clientID.count <= 128, !form.repeated.contains("client_id"),
             let client = try await store.client(id: clientID)
         else { throw PageError(message: "This sign-in link names an application this site does not know.") }
@@ -91,7 +98,7 @@ struct AuthorizationRequest: Sendable {
             codeChallenge: challenge,
             prompts: prompts, maxAge: maxAge, loginHint: form["login_hint"].map { String($0.prefix(64)) },
             acrValues: (form["acr_values"] ?? "").split(separator: " ").map(String.init),
-            signedInAfter: form["sesame_signed_in_after"].flatMap(Int.init), query: query
+            signedInAfter: marker.verifiedTime(form, now: now), query: query
         )
     }
 
@@ -101,22 +108,77 @@ struct AuthorizationRequest: Sendable {
     }
 
     /// Whether a session satisfies the request's freshness and strength, or the person must sign in again.
-    func needsSignIn(_ session: SessionRecord?, now: Date) -> Bool {
+    /// `recentWithin` (seconds) asks for a sign-in that recent as well (a grant with `offline_access`).
+    func needsSignIn(_ session: SessionRecord?, now: Date, recentWithin: Int? = nil) -> Bool {
         guard let session else { return true }
-        if let signedInAfter, session.authenticatedAt.timeIntervalSince1970 < Double(signedInAfter) { return true }
-        if let maxAge, now.timeIntervalSince(session.authenticatedAt) > Double(maxAge) { return true }
         if wantsPasskey, !IDTokenClaims.isPasskey(session.method) { return true }
+        if let signedInAfter {
+            // Sesame sent the person to sign in for this request: a sign-in since then is the one it asked for and
+            // meets max_age and recency whatever the round trip took (`auth_time` tells the application when it
+            // was); an older one is not.
+            return session.authenticatedAt.timeIntervalSince1970 < Double(signedInAfter)
+        }
+        let age = now.timeIntervalSince(session.authenticatedAt)
+        if let maxAge, age > Double(maxAge) { return true }
+        if let recentWithin, age > Double(recentWithin) { return true }
         return false
     }
 
-    /// This request as a link to come back to after signing in again: `prompt=login` becomes "signed in after now",
-    /// so the return does not ask again.
-    func returnPath(signedInAfter now: Date, forceFresh: Bool) -> String {
+    /// This request as a link to come back to after signing in again: `prompt=login` is dropped and a marker saying
+    /// "Sesame sent the person to sign in at `now`" is added, MACed so that only Sesame can make one.
+    func returnPath(signedInAfter now: Date, marker: ReturnMarker) -> String {
         var form = FormParameters(Substring(query)).values
-        if forceFresh {
-            form["prompt"] = nil
-            form["sesame_signed_in_after"] = String(Int(now.timeIntervalSince1970))
-        }
-        return "/oauth/authorize?" + FormParameters.encode(form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        form["prompt"] = nil
+        return "/oauth/authorize?" + FormParameters.encode(marker.marked(form, time: Int(now.timeIntervalSince1970)))
+    }
+}
+
+/// The marker Sesame adds to an authorization request when it sends the person to sign in for it
+/// (`sesame_signed_in_after=T&sesame_return_mac=M`): T is when (Unix seconds) and M is
+/// `base64url(HMAC-SHA256(key, "T" ‖ 0x0A ‖ the request's other parameters, sorted and form-encoded))` with a key
+/// derived from the server secret (HKDF-SHA256, its own `info`). A person can neither make one nor move one to
+/// another request (other `state`, `nonce`, `code_challenge`, client or redirect URI); one older than `lifetime` is
+/// ignored, so a saved return link does not stand in for a fresh sign-in later.
+struct ReturnMarker: Sendable {
+    static let timeName = "sesame_signed_in_after"
+    static let macName = "sesame_return_mac"
+    /// How long after sending the person to sign in the return is taken as that sign-in's.
+    static let lifetime: TimeInterval = 15 * 60
+
+    private let key: SymmetricKey
+
+    init(serverSecret: [UInt8]) {
+        key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: serverSecret),
+            info: Data("sesame authorization return marker v1".utf8), outputByteCount: 32)
+    }
+
+    private func mac(_ rest: [String: String], time: Int) -> [UInt8] {
+        let canonical = FormParameters.encode(rest.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        return Array(HMAC<SHA256>.authenticationCode(for: Array("\(time)\n\(canonical)".utf8), using: key))
+    }
+
+    /// The request's parameters with a fresh marker for `time`, sorted.
+    func marked(_ values: [String: String], time: Int) -> [(String, String)] {
+        var rest = values
+        rest[Self.timeName] = nil
+        rest[Self.macName] = nil
+        var marked = rest
+        marked[Self.timeName] = String(time)
+        marked[Self.macName] = Base64URL.encode(mac(rest, time: time))
+        return marked.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// The time of a genuine, unexpired marker in `form`; nil when there is none, or it is forged, moved or old.
+    func verifiedTime(_ form: FormParameters, now: Date) -> Int? {
+        guard let text = form[Self.timeName], let time = Int(text), let given = form[Self.macName],
+            now.timeIntervalSince1970 - Double(time) <= Self.lifetime
+        else { return nil }
+        var rest = form.values
+        rest[Self.timeName] = nil
+        rest[Self.macName] = nil
+        let expected = Base64URL.encode(mac(rest, time: time))
+        guard Secrets.constantTimeEqual(Array(given.utf8), Array(expected.utf8)) else { return nil }
+        return time
     }
 }

@@ -7,7 +7,8 @@ import WebAuthn
 ///
 /// 1. The device asks `POST /oauth/device_authorization` (client authentication as at the token endpoint) and
 ///    shows the person a user code and `/device`.
-/// 2. On a phone or computer the person opens `/device`, signs in on Sesame's own pages if needed, types the code
+/// 2. On a phone or computer the person opens `/device`, signs in on Sesame's own pages if needed (again when the
+///    last sign-in is older than the re-authentication window: the device gets a grant of its own), types the code
 ///    (attempts count against a per-account and per-address limit: user codes are short enough to guess, §5.1), and
 ///    sees which application asks, with the code to compare (§5.4), before allowing or refusing. Both forms carry
 ///    the session's CSRF token.
@@ -72,15 +73,10 @@ struct DeviceAuthorizationRoutes {
 
         router.post("/oauth/device_authorization") { request, _ in try await start(request) }
         router.get("/device") { request, context in
-            guard let authentication = context.authentication else {
-                let back = "/device" + (request.uri.query.map { "?" + $0 } ?? "")
-                return Response(
-                    status: .seeOther,
-                    headers: [
-                        .location: "/signin?" + FormParameters.encode([("return", back)]), .cacheControl: "no-store",
-                    ])
-            }
             let typed = FormParameters.query(request)["user_code"] ?? ""
+            guard let authentication = context.authentication, recent(authentication) else {
+                return signInFirst(userCode: typed)
+            }
             return enterPage(pages, authentication, userCode: Self.normalize(typed).map(Self.display) ?? "")
         }
         router.post("/device") { request, context in try await lookUp(request, context: context, pages: pages) }
@@ -150,6 +146,23 @@ struct DeviceAuthorizationRoutes {
 
     // MARK: The person's side
 
+    /// Whether the person signed in (or re-authenticated) within the re-authentication window: approving a device
+    /// needs that, as the account page's sensitive changes do.
+    func recent(_ authentication: Authentication) -> Bool {
+        sesame.now.timeIntervalSince(authentication.session.authenticatedAt)
+            <= TimeInterval(sesame.configuration.reauthenticationWindow)
+    }
+
+    /// To the sign-in page, and back to this page with the code typed so far.
+    func signInFirst(userCode typed: String) -> Response {
+        let back =
+            Self.normalize(typed).map { "/device?" + FormParameters.encode([("user_code", Self.display($0))]) }
+            ?? "/device"
+        return Response(
+            status: .seeOther,
+            headers: [.location: "/signin?" + FormParameters.encode([("return", back)]), .cacheControl: "no-store"])
+    }
+
     func enterPage(_ pages: Pages, _ authentication: Authentication, userCode: String, message: String = "")
         -> Response
     {
@@ -176,7 +189,8 @@ struct DeviceAuthorizationRoutes {
         "That code doesn’t match a device waiting to connect. Check it, or start again on the device."
 
     /// Finds the pending request a typed code names; every lookup counts as an attempt at a guessable secret, and
-    /// a match gives the attempt back.
+    /// a match gives back that one attempt (not the wrong guesses before it: the code on the person's own device is
+    /// no proof they stopped guessing others).
     func pending(_ typed: String, _ authentication: Authentication, context: SesameRequestContext) async throws
         -> (String, DeviceAuthorization)?
     {
@@ -187,7 +201,7 @@ struct DeviceAuthorizationRoutes {
             let found = try await sesame.store.pendingDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), now: sesame.now)
         else { return nil }
-        try await sesame.rateLimiter.succeeded(key)
+        try await sesame.rateLimiter.forgive(key)
         return (normalized, found)
     }
 
@@ -221,6 +235,11 @@ struct DeviceAuthorizationRoutes {
         guard let authentication = try await formSession(request, form) else {
             return pages.base.failure(Self.expiredPage)
         }
+        // The page may have waited: a stale session signs in again before allowing counts (nothing is counted
+        // against the limit on guessing, nothing is decided). Refusing needs no proof.
+        guard recent(authentication) || form["decision"] != "allow" else {
+            return signInFirst(userCode: form["user_code"] ?? "")
+        }
         let found: (String, DeviceAuthorization)?
         do {
             found = try await pending(form["user_code"] ?? "", authentication, context: context)
@@ -239,7 +258,8 @@ struct DeviceAuthorizationRoutes {
                 scope: device.scope, nonce: nil, authTime: authentication.session.authenticatedAt,
                 method: authentication.session.method,
                 passkeyBackupEligible: authentication.session.passkeyBackupEligible, createdAt: now,
-                expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil) : nil
+                expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil,
+                sessionID: TokenIssuer.tiedSession(scope: device.scope, authentication.session)) : nil
         guard
             try await sesame.store.decideDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), grant: grant, now: now)

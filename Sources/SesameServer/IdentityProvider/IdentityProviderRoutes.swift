@@ -16,6 +16,23 @@ struct IdentityProviderRoutes {
     var store: any Store { sesame.store }
     var registry: ClientRegistry { ClientRegistry(store: store, issuer: issuer, clock: sesame.clock) }
     var tokens: TokenIssuer { sesame.tokens }
+    var marker: ReturnMarker { ReturnMarker(serverSecret: sesame.serverSecret) }
+
+    /// Seconds within which a grant with `offline_access` needs the person's last sign-in: the re-authentication
+    /// window of the account page's sensitive changes. A refresh token outlives every session, so a stolen or
+    /// forgotten session must not be enough to mint one.
+    static func recency(for scopes: [String], _ configuration: ServerConfiguration) -> Int? {
+        scopes.contains("offline_access") ? configuration.reauthenticationWindow : nil
+    }
+
+    /// Sends the person to sign in, to come back to this request with a marker that the sign-in was its own.
+    func signInFirst(_ request: AuthorizationRequest, now: Date) -> Response {
+        var target =
+            "/signin?" + FormParameters.encode([("return", request.returnPath(signedInAfter: now, marker: marker))])
+        if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
+        if request.wantsPasskey { target += "&passkey=required" }
+        return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+    }
 
     func register(on router: Router<SesameRequestContext>) {
         var consentPage: WebRoutes.DynamicPage?
@@ -155,9 +172,10 @@ struct IdentityProviderRoutes {
     func authorize(
         _ form: FormParameters, query: String, session: Authentication?, context: SesameRequestContext, pages: Pages
     ) async throws -> Response {
+        let now = sesame.now
         let request: AuthorizationRequest
         do {
-            request = try await AuthorizationRequest.parse(form, query: query, store: store)
+            request = try await AuthorizationRequest.parse(form, query: query, store: store, marker: marker, now: now)
         } catch let error as AuthorizationRequest.PageError {
             return pages.failure(error.message)
         } catch let error as AuthorizationRequest.RedirectError {
@@ -166,7 +184,6 @@ struct IdentityProviderRoutes {
         func fail(_ code: OAuthErrorCode, _ why: String) -> Response {
             redirectError(.init(code: code, description: why, redirectURI: request.redirectURI, state: request.state))
         }
-        let now = sesame.now
         // OpenID Connect Core §3.1.2.1: the hint names who should be signed in. Someone else is asked to sign in
         // as that person; if they already did so for this request and are still someone else, the client hears so.
         var someoneElse = false
@@ -182,15 +199,11 @@ struct IdentityProviderRoutes {
         }
         let mustSignIn =
             request.prompts.contains("login") || request.prompts.contains("select_account") || someoneElse
-            || request.needsSignIn(session?.session, now: now)
+            || request.needsSignIn(
+                session?.session, now: now, recentWithin: Self.recency(for: request.scopes, sesame.configuration))
         if mustSignIn {
             if request.prompts.contains("none") { return fail(.loginRequired, "the person must sign in") }
-            var target =
-                "/signin?"
-                + FormParameters.encode([("return", request.returnPath(signedInAfter: now, forceFresh: true))])
-            if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
-            if request.wantsPasskey { target += "&passkey=required" }
-            return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
+            return signInFirst(request, now: now)
         }
         guard let authentication = session else { return fail(.loginRequired, "the person must sign in") }
         let consented = try await store.consentedScope(userID: authentication.user.id, clientID: request.client.id)
@@ -240,7 +253,8 @@ struct IdentityProviderRoutes {
             scope: request.scope, nonce: request.nonce,
             authTime: authentication.session.authenticatedAt, method: authentication.session.method,
             passkeyBackupEligible: authentication.session.passkeyBackupEligible, createdAt: now,
-            expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil
+            expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil,
+            sessionID: TokenIssuer.tiedSession(scope: request.scope, authentication.session)
         )
         try await store.createGrant(
             grant, codeHash: Secrets.sha256(code),
@@ -266,10 +280,11 @@ struct IdentityProviderRoutes {
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
         else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
         let query = form["request"] ?? ""
+        let now = sesame.now
         let authorization: AuthorizationRequest
         do {
             authorization = try await AuthorizationRequest.parse(
-                FormParameters(Substring(query)), query: query, store: store)
+                FormParameters(Substring(query)), query: query, store: store, marker: marker, now: now)
         } catch let error as AuthorizationRequest.PageError {
             return pages.failure(error.message)
         } catch let error as AuthorizationRequest.RedirectError {
@@ -280,6 +295,11 @@ struct IdentityProviderRoutes {
                 .init(
                     code: .accessDenied, description: "the person did not allow access",
                     redirectURI: authorization.redirectURI, state: authorization.state))
+        }
+        // The page may have waited longer than the window: an offline grant still needs a recent sign-in.
+        let recency = Self.recency(for: authorization.scopes, sesame.configuration)
+        if recency != nil, authorization.needsSignIn(authentication.session, now: now, recentWithin: recency) {
+            return signInFirst(authorization, now: now)
         }
         try await store.recordConsent(
             userID: authentication.user.id, clientID: authorization.client.id, scope: authorization.scope,
@@ -356,7 +376,10 @@ struct IdentityProviderRoutes {
     func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws
         -> Response
     {
-        guard let user = try await store.user(id: grant.userID), !user.disabled else {
+        // The account must be enabled, and the session a grant without offline_access came from still signed in.
+        guard let user = try await store.user(id: grant.userID), !user.disabled,
+            try await tokens.sessionLive(of: grant)
+        else {
             try await store.revokeGrant(id: grant.id, at: sesame.now)
             throw OAuthError.invalidGrant
         }
@@ -428,7 +451,13 @@ struct IdentityProviderRoutes {
             throw OAuthError(.unauthorizedClient, "Only confidential clients may introspect.", status: .unauthorized)
         }
         guard let token = form["token"] else { throw OAuthError(.invalidRequest, "token is required") }
-        if let (claims, grant) = try await tokens.validAccessToken(token) {
+        // A disabled account's tokens are inactive, as at UserInfo (its grants also end when it is disabled; this
+        // covers grants made before that rule, or by a node of an earlier version).
+        func accountEnabled(_ grant: OAuthGrant) async throws -> Bool {
+            guard let user = try await store.user(id: grant.userID) else { return false }
+            return !user.disabled
+        }
+        if let (claims, grant) = try await tokens.validAccessToken(token), try await accountEnabled(grant) {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "Bearer", "scope": claims.scope, "client_id": claims.client_id,
@@ -440,7 +469,9 @@ struct IdentityProviderRoutes {
             )
         }
         // A refresh token is active only while unspent, within its idle and absolute lifetimes, and its grant live.
-        if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now) {
+        if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now),
+            try await accountEnabled(grant)
+        {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "refresh_token", "scope": grant.scope, "client_id": grant.clientID,

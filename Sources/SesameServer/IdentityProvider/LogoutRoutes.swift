@@ -143,10 +143,12 @@ struct LogoutRoutes {
         _ authentication: Authentication, _ request: Request, context: SesameRequestContext,
         pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?
     ) async throws -> Response {
+        // The apps to tell are found first: the grants without offline_access this session made end with it.
+        let apps = try await sesame.backChannelLogout.clients(of: authentication.user.id)
         _ = try await sesame.store.deleteSession(userID: authentication.user.id, id: authentication.session.id)
         await sesame.audit.record(
             .signOut, .success, user: authentication.user, context: context, detail: request.client?.id ?? "")
-        sesame.backChannelLogout.sendToAll(userID: authentication.user.id)
+        sesame.backChannelLogout.send(to: apps, userID: authentication.user.id)
         var response = finished(request, pages: pages, done: done, signedOut: true)
         response.headers[.setCookie] = sesame.cookies.clear(.session)
         return response

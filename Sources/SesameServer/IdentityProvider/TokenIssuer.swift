@@ -145,9 +145,24 @@ struct TokenIssuer: Sendable {
             claims.exp > Int(clock.now().timeIntervalSince1970),
             let grant = try await store.grant(id: claims.gid), grant.revokedAt == nil,
             grant.clientID == claims.client_id, let client = try await store.client(id: grant.clientID),
-            subjects.subject(userID: grant.userID, client: client) == claims.sub
+            subjects.subject(userID: grant.userID, client: client) == claims.sub,
+            try await sessionLive(of: grant)
         else { return nil }
         return (claims, grant)
+    }
+
+    /// The session a grant is tied to: a grant without `offline_access` lives only as long as the session that
+    /// made it (signing out of that session, or "Sign out everywhere", ends its tokens); one with `offline_access`
+    /// is the person's choice to stay connected while away and is tied to none (it ends when they sign out
+    /// everywhere, change the password, remove the app, or the account is disabled).
+    static func tiedSession(scope: String, _ session: SessionRecord) -> String? {
+        scope.split(separator: " ").contains("offline_access") ? nil : session.id
+    }
+
+    /// Whether the session a grant is tied to (if any) is still signed in.
+    func sessionLive(of grant: OAuthGrant) async throws -> Bool {
+        guard let sessionID = grant.sessionID else { return true }
+        return try await store.sessionExists(id: sessionID, now: clock.now())
     }
 
     /// The `sub` the client of `clientID` knows the account by (the account id when the client is gone).

@@ -112,21 +112,30 @@ public struct Admin: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// Disabling ends the account's sessions and its apps' grants (their refresh and access tokens), then tells
+    /// the apps that registered for back-channel logout (found first, while their grants are live).
     public func setDisabled(_ reference: String, _ disabled: Bool) async throws -> String {
         let user = try await find(reference)
-        _ = try await store.setDisabled(userID: user.id, disabled)
-        try await store.appendAudit(Self.event(disabled ? .adminDisabled : .adminEnabled, .success, user: user))
-        guard disabled else { return "\(user.username) enabled" }
-        var told = ""
+        guard disabled else {
+            _ = try await store.setDisabled(userID: user.id, false, at: Date())
+            try await store.appendAudit(Self.event(.adminEnabled, .success, user: user))
+            return "\(user.username) enabled"
+        }
+        var logout: BackChannelLogout?
         if let issuer, let sql = store as? SQLStore {
             let keyring = SigningKeyring(store: store, ciphers: sql.ciphers, clock: .system, longestTokenLifetime: 0)
             let secret = try await store.serverSecret(
                 named: ServerSecret.name, generate: ServerSecret.generate, now: Date())
-            let logout = BackChannelLogout(
+            logout = BackChannelLogout(
                 keyring: keyring, issuer: issuer, store: store, clock: .system,
                 subjects: SubjectIdentifiers(serverSecret: secret), delivery: logoutDelivery,
                 logger: Logger(label: "sesame.admin"))
-            let clients = try await logout.clients(of: user.id)
+        }
+        let clients = try await logout?.clients(of: user.id) ?? []
+        _ = try await store.setDisabled(userID: user.id, true, at: Date())
+        try await store.appendAudit(Self.event(.adminDisabled, .success, user: user))
+        var told = ""
+        if let logout {
             await logout.deliver(to: clients, userID: user.id)
             if !clients.isEmpty { told = "; back-channel logout sent to \(clients.count) app(s)" }
         }

@@ -143,8 +143,12 @@ struct PasswordRoutes {
         }
         let newPassword = body.newPassword
         let record = try await sesame.offload { try hasher.hash(newPassword) }
+        // The other sessions and every app's grant end with the old password; the apps that registered for it are
+        // told (found first, while their grants are live).
+        let apps = try await sesame.backChannelLogout.clients(of: user.id)
         let revoked = try await sesame.store.replacePassword(
             userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id)
+        sesame.backChannelLogout.send(to: apps, userID: user.id)
         await sesame.audit.record(
             existing == nil ? .passwordSet : .passwordChanged, .success, user: user, context: context,
             detail: "\(revoked) other sessions signed out"

@@ -98,6 +98,13 @@ struct RateLimiter: Sendable {
         for bucket in key.buckets.dropFirst() { try await store.forgiveFailure(bucket: bucket.name) }
     }
 
+    /// After a lookup whose right answer proves nothing about earlier guesses (a person's own device code, which
+    /// they read off the device): this attempt is given back in every bucket, and the wrong guesses before it still
+    /// count. Clearing the account's bucket here would let an account alternate guesses with its own code forever.
+    func forgive(_ key: RateLimitKey) async throws {
+        for bucket in key.buckets { try await store.forgiveFailure(bucket: bucket.name) }
+    }
+
     /// Counts one ceremony start for the address and stores its challenge (`Store.startCeremony`); 429, with no
     /// challenge stored, once the window's budget is spent.
     func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord)

@@ -423,6 +423,13 @@ enum Migrations {
                 "CREATE INDEX used_challenges_expiry ON used_challenges (expires_at)",
             ]
         ),
+        Migration(
+            version: 15,
+            name: "a grant without offline_access remembers the session it came from",
+            // Its tokens work only while that session (sessions.id, unique) is signed in. NULL: a grant with
+            // offline_access, or one from before this migration (or from a node of an earlier version), tied to none.
+            statements: ["ALTER TABLE oauth_grants ADD COLUMN session_id TEXT"]
+        ),
     ]
 
     /// The first migration whose row records its `SchemaChange` (the column comes with it).

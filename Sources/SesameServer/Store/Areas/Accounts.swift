@@ -43,8 +43,9 @@ public protocol AccountStore {
     func user(id: String) async throws -> User?
     func user(usernameKey: String) async throws -> User?
     func users() async throws -> [User]
-    /// Disabling also ends every session of the account, in the same transaction. False when there is no such user.
-    func setDisabled(userID: String, _ disabled: Bool) async throws -> Bool
+    /// Disabling also ends every session and revokes every OAuth grant of the account, in the same transaction.
+    /// False when there is no such user.
+    func setDisabled(userID: String, _ disabled: Bool, at: Date) async throws -> Bool
     /// False when there is no such user.
     func setDisplayName(userID: String, _ displayName: String) async throws -> Bool
     /// The account and everything that belongs to it, in one transaction. False when there is no such user.
@@ -150,13 +151,14 @@ extension SQLStore: AccountStore {
         try await db.raw("SELECT \(Self.userColumns) FROM users ORDER BY username_key").all().map { try Self.user($0) }
     }
 
-    public func setDisabled(userID: String, _ disabled: Bool) async throws -> Bool {
+    public func setDisabled(userID: String, _ disabled: Bool, at: Date) async throws -> Bool {
         try await engine.withTransaction { db in
             let rows = try await db.raw(
                 "UPDATE users SET disabled = \(bind: disabled.column) WHERE id = \(bind: userID) RETURNING id"
             ).all()
             if disabled, !rows.isEmpty {
                 try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID)").run()
+                try await Self.revokeGrants(userID: userID, db, at: at)
             }
             return !rows.isEmpty
         }

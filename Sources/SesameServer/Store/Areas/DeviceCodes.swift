@@ -93,7 +93,8 @@ extension SQLStore: DeviceCodeStore {
                     INSERT INTO oauth_grants (\(Self.grantColumns))
                     VALUES (\(bind: g.id), \(bind: g.clientID), \(bind: g.userID), \(bind: g.scope), NULL,
                         \(bind: g.authTime.milliseconds), \(bind: g.method), \(bind: g.createdAt.milliseconds),
-                        \(bind: g.expiresAt.milliseconds), NULL, \(bind: g.passkeyBackupEligible?.column))
+                        \(bind: g.expiresAt.milliseconds), NULL, \(bind: g.passkeyBackupEligible?.column),
+                        \(bind: g.sessionID))
                     """
                 ).run()
             }

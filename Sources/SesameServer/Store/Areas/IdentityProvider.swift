@@ -70,6 +70,9 @@ public struct OAuthGrant: Sendable, Equatable {
     /// The absolute end of the grant's refresh tokens.
     public var expiresAt: Date
     public var revokedAt: Date?
+    /// The session (its public id) a grant without `offline_access` came from: the grant's tokens work only while
+    /// that session is signed in. Nil for grants with `offline_access`, and for grants from before migration 15.
+    public var sessionID: String? = nil
 }
 
 /// An authorization code as stored (under its hash).
@@ -135,7 +138,10 @@ public protocol IdentityProviderStore {
     /// The grant of an unspent, unexpired refresh token whose grant is live.
     func liveRefreshTokenGrant(hash: [UInt8], now: Date) async throws -> OAuthGrant?
     func revokeGrant(id: String, at: Date) async throws
-    /// Grants of a user that are not revoked, newest first.
+    /// Revokes every grant of the user (their refresh and access tokens stop working).
+    func revokeGrants(userID: String, at: Date) async throws
+    /// Grants of a user that are not revoked, not expired, and (when tied to a session) whose session is signed in,
+    /// newest first.
     func grants(userID: String, now: Date) async throws -> [OAuthGrant]
 
     func consentedScope(userID: String, clientID: String) async throws -> String?
@@ -296,6 +302,7 @@ extension SQLStore: IdentityProviderStore {
         let expiresAt: Int64
         let revokedAt: Int64?
         let passkeyBackupEligible: Int64?
+        let sessionId: String?
 
         var grant: OAuthGrant {
             OAuthGrant(
@@ -303,13 +310,13 @@ extension SQLStore: IdentityProviderStore {
                 authTime: Date(milliseconds: authTime), method: method,
                 passkeyBackupEligible: passkeyBackupEligible.map { $0 != 0 },
                 createdAt: Date(milliseconds: createdAt), expiresAt: Date(milliseconds: expiresAt),
-                revokedAt: revokedAt.map(Date.init(milliseconds:))
+                revokedAt: revokedAt.map(Date.init(milliseconds:)), sessionID: sessionId
             )
         }
     }
 
     static let grantColumns: SQLQueryString =
-        "id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at, passkey_backup_eligible"
+        "id, client_id, user_id, scope, nonce, auth_time, method, created_at, expires_at, revoked_at, passkey_backup_eligible, session_id"
 
     static func grant(_ row: any SQLRow) throws -> OAuthGrant {
         try row.decode(model: GrantRow.self, keyDecodingStrategy: .convertFromSnakeCase).grant
@@ -321,7 +328,7 @@ extension SQLStore: IdentityProviderStore {
                 """
                 INSERT INTO oauth_grants (\(Self.grantColumns)) VALUES (\(bind: g.id), \(bind: g.clientID), \(bind: g.userID), \(bind: g.scope),
                     \(bind: g.nonce), \(bind: g.authTime.milliseconds), \(bind: g.method), \(bind: g.createdAt.milliseconds),
-                    \(bind: g.expiresAt.milliseconds), NULL, \(bind: g.passkeyBackupEligible?.column))
+                    \(bind: g.expiresAt.milliseconds), NULL, \(bind: g.passkeyBackupEligible?.column), \(bind: g.sessionID))
                 """
             ).run()
             try await db.raw(
@@ -432,6 +439,21 @@ extension SQLStore: IdentityProviderStore {
         ).run()
     }
 
+    public func revokeGrants(userID: String, at: Date) async throws {
+        try await Self.revokeGrants(userID: userID, db, at: at)
+    }
+
+    /// Revokes every grant of the user, inside the caller's transaction (signing out everywhere, a new password,
+    /// disabling the account).
+    static func revokeGrants(userID: String, _ db: any SQLDatabase, at: Date) async throws {
+        try await db.raw(
+            """
+            UPDATE oauth_grants SET revoked_at = \(bind: at.milliseconds)
+            WHERE user_id = \(bind: userID) AND revoked_at IS NULL
+            """
+        ).run()
+    }
+
     /// Revokes the grant whose id `found` (a query for one `grant_id`) returns; false when it returns none.
     static func revokeGrant(found: SQLQueryString, _ db: any SQLDatabase, at: Date) async throws -> Bool {
         guard let row = try await db.raw(found).first() else { return false }
@@ -443,7 +465,10 @@ extension SQLStore: IdentityProviderStore {
         try await db.raw(
             """
             SELECT \(Self.grantColumns) FROM oauth_grants WHERE user_id = \(bind: userID) AND revoked_at IS NULL
-            AND expires_at > \(bind: now.milliseconds) ORDER BY created_at DESC
+            AND expires_at > \(bind: now.milliseconds)
+            AND (session_id IS NULL OR EXISTS (
+                SELECT 1 FROM sessions WHERE sessions.id = oauth_grants.session_id AND sessions.expires_at > \(bind: now.milliseconds)))
+            ORDER BY created_at DESC
             """
         ).all().map(Self.grant)
     }

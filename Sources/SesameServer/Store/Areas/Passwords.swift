@@ -14,8 +14,8 @@ public struct PasswordRecord: Sendable, Equatable {
 public protocol PasswordStore {
     func password(userID: String) async throws -> PasswordRecord?
     func setPassword(userID: String, _ record: PasswordRecord, at: Date) async throws
-    /// Sets or changes the password and ends the account's other sessions (all but `keepingSession`), in one
-    /// transaction; returns how many sessions ended.
+    /// Sets or changes the password, ends the account's other sessions (all but `keepingSession`) and revokes every
+    /// OAuth grant of the account, in one transaction; returns how many sessions ended.
     func replacePassword(userID: String, _ record: PasswordRecord, at: Date, keepingSession: String) async throws -> Int
     /// Refused (`lastWayIn`) when the account has no passkey.
     func deletePassword(userID: String) async throws -> RemovalOutcome
@@ -65,6 +65,8 @@ extension SQLStore: PasswordStore {
     {
         try await engine.withTransaction { db in
             try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
+            // Whoever knew the old password may hold an app's tokens too: those end with the other sessions.
+            try await Self.revokeGrants(userID: userID, db, at: at)
             return try await db.raw(
                 "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keepingSession) RETURNING id"
             ).all().count

@@ -30,8 +30,11 @@ public protocol SessionStore {
         -> Bool
     func sessions(userID: String, now: Date) async throws -> [SessionRecord]
     func deleteSession(userID: String, id: String) async throws -> Bool
-    /// Deletes the user's sessions except `keeping` (a session id); returns how many.
-    func deleteSessions(userID: String, keeping: String?) async throws -> Int
+    /// "Sign out everywhere": deletes every session of the user and revokes every OAuth grant of theirs (refresh
+    /// and access tokens), in one transaction; returns how many sessions.
+    func signOutEverywhere(userID: String, at: Date) async throws -> Int
+    /// Whether the session with this public id is signed in (a grant without `offline_access` lives as long).
+    func sessionExists(id: String, now: Date) async throws -> Bool
 }
 
 extension SQLStore: SessionStore {
@@ -119,12 +122,16 @@ extension SQLStore: SessionStore {
             .all()).isEmpty
     }
 
-    public func deleteSessions(userID: String, keeping: String?) async throws -> Int {
-        if let keeping {
-            return try await db.raw(
-                "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keeping) RETURNING id"
-            ).all().count
+    public func signOutEverywhere(userID: String, at: Date) async throws -> Int {
+        try await engine.withTransaction { db in
+            try await Self.revokeGrants(userID: userID, db, at: at)
+            return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
         }
-        return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
+    }
+
+    public func sessionExists(id: String, now: Date) async throws -> Bool {
+        try await db.raw(
+            "SELECT id FROM sessions WHERE id = \(bind: id) AND expires_at > \(bind: now.milliseconds)"
+        ).first() != nil
     }
 }
