@@ -36,7 +36,8 @@ public final class SQLEngine: Sendable {
     private let gate: SQLiteGate?
     let location: DatabaseLocation
     private let close: @Sendable () async throws -> Void
-    private let postgresConfiguration: SQLPostgresConfiguration?
+    /// PostgreSQL: what the pool connects with (its connect timeout is the deadline's).
+    let postgresConfiguration: SQLPostgresConfiguration?
     let postgresPool: PoolBox?
     /// PostgreSQL: the pool's connections at most, over all event loops.
     let postgresPoolSize: Int
