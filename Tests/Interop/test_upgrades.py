@@ -150,6 +150,16 @@ class CrossTraffic:
         with self.lock:
             self.failures.append(what)
 
+    def wait_for(self, count, seconds=120):
+        """Waits until `count` sign-up + sign-in pairs have completed in all (or a failure stops the wait)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.done >= count or self.failures:
+                    return self.done
+            self.stopping.wait(0.05)
+        raise AssertionError(f"only {self.done} of {count} sign-up + sign-in pairs completed in {seconds} s")
+
     def __enter__(self):
         for thread in self.threads:
             thread.start()
@@ -177,13 +187,14 @@ def test_previous_release_and_this_one_share_postgres_during_the_migration(sesam
         faults.prepare_recovery(old.port, bob)
         # The new node migrates while the old one serves: traffic on the old node before, during and after.
         with CrossTraffic([old.port, old.port]) as alone:
-            time.sleep(1)
+            started = alone.wait_for(4)
             new.start()
-            time.sleep(1)
+            alone.wait_for(started + 4)
         after = int(postgres.query("SELECT max(version) FROM sesame_migrations"))
         assert after > before, "the new node applied no migration: nothing was tested"
+        # Every thread alternates which node begins and which finishes: 40 pairs cross the two nodes both ways.
         with CrossTraffic([old.port, new.port]) as together:
-            time.sleep(6)
+            together.wait_for(40)
         assert alone.failures == [] and together.failures == [], alone.failures + together.failures
         assert alone.done > 0 and together.done > 0
         print(f"schema {before} -> {after}; sign-up + sign-in pairs: {alone.done} on the old node while the new one "
