@@ -132,6 +132,27 @@ def test_unit_environment_names_real_settings(run_sesame):
 
 # --- SIGTERM -------------------------------------------------------------------------------------------------------
 
+def established_connections(port):
+    """Established TCP connections whose local end is `port` (the server's side), from /proc/net/tcp."""
+    count = 0
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = pathlib.Path(path).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                count += 1
+    return count
+
+
+def cpu_ticks(pid):
+    """User and system CPU time of process `pid` so far, in clock ticks (1/100 s), from /proc/PID/stat."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def test_sigterm_lets_requests_in_flight_finish_then_exits_zero(sesame_bin, tmp_path):
     # scrypt with N = 2^17 makes a password sign-in take a noticeable time, so the signal lands during it.
     server = Server(sesame_bin, tmp_path, "sqlite", extra=("--password-scrypt-log-n", "17"))
@@ -145,9 +166,16 @@ def test_sigterm_lets_requests_in_flight_finish_then_exits_zero(sesame_bin, tmp_
         results[index] = (status, body, sent, time.monotonic())
 
     threads = [threading.Thread(target=sign_in, args=(i,)) for i in range(2)]
+    idle_cpu = cpu_ticks(server.process.pid)
     for thread in threads:
         thread.start()
-    time.sleep(0.05)
+    # Both requests are in flight once the server holds both connections (the kernel's table) and has read them:
+    # its scrypt is at work, so the process has used 50 ms of CPU time more than before (an idle server uses none).
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (established_connections(server.port) < 2
+                                           or cpu_ticks(server.process.pid) - idle_cpu < 5):
+        threading.Event().wait(0.01)
+    assert established_connections(server.port) >= 2, "the two sign-ins never reached the server"
     signalled = time.monotonic()
     server.process.send_signal(signal.SIGTERM)
     for thread in threads:
