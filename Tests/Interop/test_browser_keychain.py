@@ -18,7 +18,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site, server  # noqa: F401 (fixtures)
-from conftest import b64url
+from conftest import b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
 
@@ -244,6 +244,91 @@ def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, s
         "getter": "function get rawId() { [native code] }", "get": "function get() { [native code] }",
         "jsonKeys": ["id", "rawId", "response", "authenticatorAttachment", "clientExtensionResults", "type"],
     }
+
+
+PRF_CALL = """
+  const [kind, username, done] = arguments;
+  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                                          body: JSON.stringify(body || {})})).json();
+  const salt = (text) => new TextEncoder().encode(text);
+  const b64 = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)))
+    .replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+  window.prfResult = null;
+  if (window.conditional) window.conditional.abort();
+  (async () => {
+    const prf = {eval: {first: salt("first"), second: salt("second")}};
+    let credential;
+    if (kind === "create") {
+      const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username}));
+      credential = await navigator.credentials.create({publicKey: {...options, extensions: {prf}}});
+      await post("/register/verify", credential.toJSON());
+    } else {
+      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
+      credential = await navigator.credentials.get({publicKey: {...options, extensions: {prf}}});
+      await post("/signin/verify", credential.toJSON());
+    }
+    const out = credential.getClientExtensionResults().prf;
+    const results = out.results;
+    return {id: credential.id, enabled: out.enabled, buffers: !!results && results.first instanceof ArrayBuffer
+                                           && results.second instanceof ArrayBuffer,
+            first: results && b64(results.first), second: results && b64(results.second),
+            json: credential.toJSON().clientExtensionResults.prf};
+  })().then((v) => { window.prfResult = v; }, (e) => { window.prfResult = {error: e.name}; });
+  done("started");
+"""
+
+
+def prf_ceremony(driver, kind, username=""):
+    assert driver.execute_async_script(PRF_CALL, kind, username) == "started"
+    wait_prompt(driver)
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: d.execute_script("return window.prfResult"), what=f"the PRF {kind}")
+    return driver.execute_script("return window.prfResult")
+
+
+def test_prf_outputs_agree_across_sign_ins_and_with_python_fido2(keychain_browser, second_site, tmp_path):
+    import hashlib
+    import hmac
+    from fido2.ctap2.extensions import _prf_salt  # python-fido2's own salt derivation (WebAuthn L3 §10.1.4)
+
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    assert driver.execute_async_script(
+        "PublicKeyCredential.getClientCapabilities().then((c) => arguments[0](c['extension:prf']))") is True
+    made = prf_ceremony(driver, "create", "pia")
+    assert made["enabled"] is True and made["buffers"] is True, made
+    first = prf_ceremony(driver, "get")
+    second = prf_ceremony(driver, "get")
+    assert first["buffers"] is True and "enabled" not in first["json"], first
+    assert (first["first"], first["second"]) == (second["first"], second["second"]) == (made["first"], made["second"])
+    assert first["first"] != first["second"]
+    assert first["json"]["results"] == {"first": first["first"], "second": first["second"]}
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+    # The same values from the passkey's secret as CXF carries it (hmacCredentials.credWithUV), with python-fido2's
+    # salt derivation.
+    vault.ok("export", "--cxf", tmp_path / "out.cxf", passphrase="correct horse battery staple")
+    document = json.loads((tmp_path / "out.cxf").read_text())
+    [passkey] = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"]
+                 if c["type"] == "passkey"]
+    secret = b64url_decode(passkey["fido2Extensions"]["hmacCredentials"]["credWithUV"])
+    for name in ("first", "second"):
+        expected = hmac.new(secret, _prf_salt(name.encode()), hashlib.sha256).digest()
+        assert b64url_decode(first[name]) == expected, name
+
+    # evalByCredential without allowCredentials is NotSupportedError; a key that is not in allowCredentials is
+    # SyntaxError; both before any prompt.
+    refused = driver.execute_async_script("""
+      const [id, done] = arguments;
+      const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+      const ask = (allow, key) => navigator.credentials.get({publicKey: {
+          challenge: new Uint8Array(32), allowCredentials: allow.map((a) => ({type: "public-key", id: decode(a)})),
+          extensions: {prf: {evalByCredential: {[key]: {first: new Uint8Array([1])}}}}}})
+        .then(() => "resolved", (e) => e.name);
+      Promise.all([ask([], id), ask([id], "AQ")]).then(done);
+    """, made["id"])
+    assert refused == ["NotSupportedError", "SyntaxError"]
+    assert not prompt_shown(driver)
 
 
 CALL = """

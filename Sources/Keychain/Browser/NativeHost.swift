@@ -221,7 +221,8 @@ public struct NativeHost: Sendable {
         switch code {
         case .invalidOrigin, .rpIdNotAllowed: "SecurityError"
         case .invalidOptions: "TypeError"
-        case .algorithmNotSupported: "NotSupportedError"
+        case .algorithmNotSupported, .extensionNotSupported: "NotSupportedError"
+        case .invalidExtensionInput: "SyntaxError"
         case .credentialExcluded: "InvalidStateError"
         default: "NotAllowedError"
         }
