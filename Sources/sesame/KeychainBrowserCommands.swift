@@ -21,8 +21,8 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
             Reads native messages on standard input (a 4-byte native-endian length, then JSON) and answers each \
             on standard output; at most 1 MiB each way. Requests carry the page's origin as the browser reported \
             it; the RP ID is checked against it with the public suffix list, and only that site's passkeys are \
-            listed or used. The vault must be unlocked (`sesame keychain unlock`): the host never asks for the \
-            passphrase. The arguments the browser adds (the caller's origin, Firefox's manifest path and add-on \
+            listed or used. The vault must be unlocked (`sesame keychain unlock`, or the extension's toolbar \
+            window, which passes on the passphrase typed there): the host never asks for the passphrase. The arguments the browser adds (the caller's origin, Firefox's manifest path and add-on \
             ID) are accepted and not used: the host manifest already limits which extension may start the host.
             """
     )
@@ -66,9 +66,9 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
     }
 
     /// The host opens the vault with the unlock session (or a passphrase given by file or environment) for each
-    /// request, and never asks on a terminal.
+    /// request, and never asks on a terminal; the toolbar window's `unlock` and `lock` start and end that session.
     private static func host(directory: VaultDirectory, passphrase: String?, suffixes: PublicSuffixList) -> NativeHost {
-        NativeHost(suffixes: suffixes) { () throws(KeychainError) -> Keychain in
+        NativeHost(suffixes: suffixes, session: .directory(directory)) { () throws(KeychainError) -> Keychain in
             try Keychain.open(directory, passphrase: passphrase)
         }
     }

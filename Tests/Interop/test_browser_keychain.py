@@ -18,7 +18,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site, server  # noqa: F401 (fixtures)
-from conftest import b64url, b64url_decode
+from conftest import ROOT, b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
 
@@ -819,3 +819,147 @@ def test_clickjacking_a_removed_prompt_cancels_the_request(keychain_browser, sec
     driver.execute_script("for (const host of document.querySelectorAll('sesame-keychain')) host.remove()")
     driver.execute_script(START_CREATE, "shown")
     click_when_settled(driver, vault)
+
+
+# --- The toolbar window (popup.html) -------------------------------------------------------------------------------
+
+EXTENSION_ID = "dpeiojhnbjhjooimcpbchnhkmedcmnha"
+WINDOW = f"chrome-extension://{EXTENSION_ID}/popup.html"
+IMAGES = ROOT / "docs" / "images"
+TOTP_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+
+
+def open_window(driver, site_origin):
+    """The window in a tab of its own, for the tab showing `site_origin` (`popup.html?tab=ID`): what the toolbar
+    button opens, where a test can reach it."""
+    driver.switch_to.new_window("tab")
+    driver.get(WINDOW)
+    tabs = driver.execute_async_script("chrome.tabs.query({}, (tabs) => arguments[0](tabs.map((t) => [t.id, t.url])))")
+    [tab_id] = [i for i, url in tabs if url and url.startswith(site_origin)]
+    driver.get(f"{WINDOW}?tab={tab_id}")
+
+
+def visible(driver, element_id):
+    return driver.find_element(By.ID, element_id).is_displayed()
+
+
+def text_of(driver, element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def window_items(driver, list_id):
+    """The labels of a list's items, read in one step (the list is redrawn as a search answers)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((b) => b.getAttribute('aria-label'))",
+        f"#{list_id} button")
+
+
+def test_window_unlocks_searches_shows_an_item_and_locks(keychain_browser, second_site, tmp_path):
+    import pyotp
+
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    vault.add_password(second_site.rp_id, "lin", "kitten-orbit-velvet-42", "--notes", "the team's shared login")
+    vault.add_password("example.org", "bob", "unrelated-password-9", "--notes", "nothing to do with it")
+    vault.add_code(f"otpauth://totp/Second:lin?secret={TOTP_SECRET}&issuer=Second", "--site", second_site.rp_id)
+    options = {"rp": {"id": second_site.rp_id, "name": "Second"}, "challenge": b64url(b"c" * 32),
+               "user": {"id": b64url(b"u" * 16), "name": "lin", "displayName": "Lin Second"},
+               "pubKeyCredParams": [{"type": "public-key", "alg": -7}]}
+    (tmp_path / "options.json").write_text(json.dumps(options))
+    vault.ok("webauthn", "create", "--origin", second_site.origin, "--options", str(tmp_path / "options.json"))
+    vault.ok("lock")
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)
+
+    # Locked: the passphrase, typed here. A wrong one says so and leaves it locked.
+    wait(driver, lambda d: visible(d, "unlock-view") and d.switch_to.active_element.get_attribute("id") == "passphrase",
+         what="the unlock form with the focus")
+    press(driver, "not the passphrase", Keys.ENTER)
+    wait(driver, lambda d: "does not open" in text_of(d, "unlock-error"), what="the wrong passphrase refused")
+    assert vault.run("list").returncode != 0, "still locked"
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    press(driver, "correct horse battery staple", Keys.ENTER)
+    wait(driver, lambda d: visible(d, "list-view") and window_items(d, "site-items"), what="the list after unlocking")
+    assert driver.find_element(By.ID, "passphrase").get_attribute("value") == ""
+    assert vault.ok("list")  # the session the window started is the CLI's too
+
+    # The site's items first, then the others.
+    assert text_of(driver, "site-heading") == f"This site: {second_site.rp_id}"
+    site_items = window_items(driver, "site-items")
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert sorted(site_items) == sorted([f"Code: {second_site.rp_id}, Second, lin",
+                                         f"Passkey: {second_site.rp_id}, lin · created {today}",
+                                         f"Password: {second_site.rp_id}, lin"]), site_items
+    assert window_items(driver, "other-items") == ["Password: example.org, bob"]
+    driver.find_element(By.TAG_NAME, "main").screenshot(str(IMAGES / "keychain-window.png"))
+
+    # Search, from the keyboard: notes, user names and sites; Escape clears.
+    assert driver.switch_to.active_element.get_attribute("id") == "search"
+    press(driver, "TEAM")
+    wait(driver, lambda d: window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin"]
+         and window_items(d, "other-items") == [], what="a search over notes")
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: len(window_items(d, "site-items")) == 3, what="the search cleared")
+    press(driver, "bob")
+    wait(driver, lambda d: window_items(d, "other-items") == ["Password: example.org, bob"]
+         and window_items(d, "site-items") == [], what="a search over user names")
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: len(window_items(d, "site-items")) == 3, what="the search cleared")
+
+    # The password's page: arrow down to it, Enter.
+    labels = window_items(driver, "site-items")
+    steps = labels.index(f"Password: {second_site.rp_id}, lin") + 1
+    press(driver, *([Keys.ARROW_DOWN] * steps), Keys.ENTER)
+    wait(driver, lambda d: visible(d, "item-view") and text_of(d, "username-value") == "lin", what="the item's page")
+    assert text_of(driver, "password-value") == "••••••••"
+    assert "kitten" not in driver.find_element(By.ID, "item-view").get_attribute("innerText")
+    find(driver, "toggle-password").click()
+    wait(driver, lambda d: text_of(d, "password-value") == "kitten-orbit-velvet-42", what="the password shown")
+    assert find(driver, "toggle-password").get_attribute("aria-pressed") == "true"
+    find(driver, "toggle-password").click()
+    wait(driver, lambda d: text_of(d, "password-value") == "••••••••", what="the password hidden again")
+    passkey_lines = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#item-passkeys li")]
+    assert len(passkey_lines) == 1 and passkey_lines[0].startswith("lin (Lin Second), created 20"), passkey_lines
+    assert text_of(driver, "notes-value") == "the team's shared login"
+    driver.find_element(By.TAG_NAME, "main").screenshot(str(IMAGES / "keychain-window-item.png"))
+
+    # Copy: the clipboard holds the password, and a clearing is scheduled in the worker.
+    driver.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": f"chrome-extension://{EXTENSION_ID}",
+        "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    find(driver, "copy-password").click()
+    wait(driver, lambda d: "clipboard is cleared in 30 s" in text_of(d, "status"), what="the copy confirmed")
+    copied = driver.execute_async_script(
+        "navigator.clipboard.readText().then(arguments[0], (e) => arguments[0]('error ' + e.name))")
+    assert copied == "kitten-orbit-velvet-42"
+    alarm = driver.execute_async_script("chrome.alarms.get('clear clipboard', (a) => arguments[0](a || null))")
+    assert alarm and 25_000 <= alarm["scheduledTime"] - time.time() * 1000 <= 31_000, alarm
+
+    # Back (Escape), then the code generator's page: the code pyotp computes, with its countdown, rolling over.
+    press(driver, Keys.ESCAPE)
+    wait(driver, lambda d: visible(d, "list-view"), what="the list again")
+    driver.execute_script(
+        "[...document.querySelectorAll('#site-items button')].find((b) => b.ariaLabel.startsWith('Code:')).focus()")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: len(text_of(d, "code-value")) == 6 and "changes in" in text_of(d, "code-countdown"),
+         what="the code and its countdown")
+    totp = pyotp.TOTP(TOTP_SECRET)
+    now = time.time()
+    first = text_of(driver, "code-value")
+    assert first in {totp.at(now), totp.at(now - 30)}
+    left = int(text_of(driver, "code-countdown").split()[2])
+    assert 0 <= left <= 30
+    wait_long = WebDriverWait(driver, 40, poll_frequency=0.2)
+    wait_long.until(lambda d: text_of(d, "code-value") not in ("", first), "the next code after the countdown")
+    assert text_of(driver, "code-value") in {totp.at(time.time()), totp.at(time.time() - 30)}
+
+    # The copied password is gone from the clipboard once its 30 s are up (the worker's alarm, Chromium's
+    # offscreen document).
+    read_clipboard = "navigator.clipboard.readText().then(arguments[0], (e) => arguments[0]('error ' + e.name))"
+    WebDriverWait(driver, 45, poll_frequency=0.5).until(
+        lambda d: d.execute_async_script(read_clipboard) == "", "the clipboard cleared")
+
+    # Lock now: the window asks for the passphrase again, and the vault is locked for the CLI too.
+    find(driver, "lock").click()
+    wait(driver, lambda d: visible(d, "unlock-view"), what="the unlock form after locking")
+    assert vault.run("list").returncode != 0
+

@@ -6,8 +6,10 @@ import WebAuthn
 ///     request = {
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
 ///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
-///               / "passwords" / "password" / "savePassword",
-///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
+///               / "passwords" / "password" / "savePassword"
+///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode",   ; the toolbar window's
+///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
+///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
 ///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
 ///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
@@ -16,12 +18,18 @@ import WebAuthn
 ///       ? "username": tstr, ? "password": tstr,      ; savePassword: what the person typed and agreed to save
 ///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
+///       ? "passphrase": tstr,                        ; unlock: typed in the toolbar window, never stored
+///       ? "query": tstr,                             ; items: search text (at most 256 bytes; absent: everything)
 ///     }
 ///
+/// `item` and `itemCode` take `itemId`. The window's kinds are sent only for the extension's own window (the
+/// service worker checks the sender); they reach every item, not one site's.
+///
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
-public struct NativeHostRequest: Sendable, Equatable {
+public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
+        case status, unlock, lock, items, item, itemCode
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -44,6 +52,13 @@ public struct NativeHostRequest: Sendable, Equatable {
     public let password: String?
     public let signal: Signal?
     public let payload: SignalPayload?
+    /// `unlock`: the passphrase as typed. Never logged or echoed (``description`` leaves it out).
+    public let passphrase: String?
+    /// `items`: the search text.
+    public let query: String?
+
+    /// The longest search text.
+    static let maximumQueryBytes = 256
 
     /// The members of a Signal API call (WebAuthn L3 §5.1.10); which are required depends on the signal.
     public struct SignalPayload: Sendable, Equatable, Codable {
@@ -68,6 +83,8 @@ public struct NativeHostRequest: Sendable, Equatable {
         let password: String?
         let signal: Signal?
         let payload: SignalPayload?
+        let passphrase: String?
+        let query: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -106,8 +123,26 @@ public struct NativeHostRequest: Sendable, Equatable {
             if kind == .prepare && envelope.ceremony == nil {
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
-        case .signal, .remove, .codes, .code, .passwords, .password, .savePassword:
+        case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
+            .item, .itemCode:
             self.options = nil
+        }
+        if kind == .unlock {
+            guard let passphrase = envelope.passphrase, !passphrase.isEmpty, passphrase.utf8.count <= 4096 else {
+                throw KeychainError(.malformedNativeMessage, reason: "an unlock request needs 'passphrase'")
+            }
+            self.passphrase = passphrase
+        } else {
+            passphrase = nil
+        }
+        if kind == .items, let query = envelope.query {
+            guard query.utf8.count <= Self.maximumQueryBytes else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "'query' is longer than \(Self.maximumQueryBytes) bytes")
+            }
+            self.query = query
+        } else {
+            query = nil
         }
         if kind == .savePassword {
             guard let username = envelope.username, let password = envelope.password, !password.isEmpty else {
@@ -120,7 +155,7 @@ public struct NativeHostRequest: Sendable, Equatable {
             username = nil
             password = nil
         }
-        if kind == .code || kind == .password {
+        if [.code, .password, .item, .itemCode].contains(kind) {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
                 throw KeychainError(.malformedNativeMessage, reason: "a \(kind) request needs 'itemId'")
             }
@@ -152,4 +187,8 @@ public struct NativeHostRequest: Sendable, Equatable {
             payload = nil
         }
     }
+
+    /// The kind and id only: a request may carry a passphrase or a password.
+    public var description: String { "NativeHostRequest(\(id), \(kind))" }
+    public var debugDescription: String { description }
 }

@@ -1,0 +1,336 @@
+// Sesame Keychain: the toolbar window (action popup). It talks to the native host through the service worker, which
+// serves these requests only to this page. The passphrase typed here goes to the host once and is not kept; the
+// host's unlock session (and its idle lock) is the only state. Nothing here is written to storage.
+//
+// Opened as the action popup, "the current site" is the active tab's; opened in a tab (tests, or a person who
+// prefers it), `popup.html?tab=ID` names the tab whose site comes first.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const CLEAR_SECONDS = 30; // the clipboard is cleared after this long (where the browser allows it)
+
+const state = { origin: "", item: null, password: null, shown: false, codeTimer: null, listSeq: 0, view: null };
+
+function send(message) {
+  return new Promise((resolve) => {
+    try {
+      chrome.runtime.sendMessage(message, (answer) => {
+        void chrome.runtime.lastError;
+        resolve(answer || { error: { name: "NotAllowedError", code: "hostUnavailable" } });
+      });
+    } catch {
+      resolve({ error: { name: "NotAllowedError", code: "hostUnavailable" } });
+    }
+  });
+}
+
+function say(text) {
+  $("status").textContent = text;
+}
+
+const MESSAGES = {
+  wrongPassphrase: "That passphrase does not open this keychain.",
+  locked: "The keychain is locked.",
+  hostUnavailable: "The keychain's native host is not reachable. Run `sesame keychain install-browser`.",
+  vaultNotFound: "There is no keychain on this computer yet. Run `sesame keychain init`.",
+  itemNotFound: "That item is no longer in the keychain.",
+};
+function explain(error) {
+  return MESSAGES[error && error.code] || `The keychain refused (${(error && error.code) || "unknown"}).`;
+}
+
+// --- Which site ----------------------------------------------------------------------------------------------------
+
+function originOf(url) {
+  try {
+    const u = new URL(url);
+    const local = u.hostname === "localhost" || u.hostname.endsWith(".localhost");
+    if (u.protocol === "https:" || (u.protocol === "http:" && local)) return u.origin;
+  } catch { /* not a URL */ }
+  return "";
+}
+
+async function currentOrigin() {
+  const tabId = new URLSearchParams(location.search).get("tab");
+  let tab;
+  try {
+    if (tabId !== null) tab = await chrome.tabs.get(Number(tabId));
+    else [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  } catch { tab = undefined; }
+  return tab && tab.url ? originOf(tab.url) : "";
+}
+
+// --- Views ---------------------------------------------------------------------------------------------------------
+
+function show(view) {
+  state.view = view;
+  for (const name of ["unlock", "list", "item"]) $(`${name}-view`).hidden = name !== view;
+  $("lock").hidden = view === "unlock";
+  if (view !== "item") forgetItem();
+}
+
+function forgetItem() {
+  if (state.codeTimer) clearInterval(state.codeTimer);
+  state.codeTimer = null;
+  state.item = null;
+  state.password = null;
+  state.shown = false;
+  $("password-value").textContent = "••••••••";
+  $("code-value").textContent = "";
+}
+
+function showUnlock(message) {
+  show("unlock");
+  $("unlock-error").textContent = message || "";
+  $("passphrase").value = "";
+  $("passphrase").focus();
+}
+
+async function start() {
+  state.origin = await currentOrigin();
+  const answer = await send({ kind: "status" });
+  if (answer.error) {
+    showUnlock(answer.error.code === "locked" ? "" : explain(answer.error));
+  } else if (answer.result.unlocked) {
+    await showList();
+  } else {
+    showUnlock();
+  }
+}
+
+$("unlock-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const passphrase = $("passphrase").value;
+  $("passphrase").value = "";
+  if (!passphrase) return;
+  $("unlock").disabled = true;
+  $("unlock-error").textContent = "";
+  say("Unlocking…");
+  const answer = await send({ kind: "unlock", passphrase });
+  $("unlock").disabled = false;
+  if (answer.error) {
+    say("");
+    showUnlock(explain(answer.error));
+    return;
+  }
+  say("Unlocked.");
+  await showList();
+});
+
+$("lock").addEventListener("click", async () => {
+  const answer = await send({ kind: "lock" });
+  if (answer.error) { say(explain(answer.error)); return; }
+  say("Locked.");
+  showUnlock();
+});
+
+// --- The list ------------------------------------------------------------------------------------------------------
+
+const KIND_NAMES = { passkey: "Passkey", password: "Password", code: "Code" };
+
+function itemButton(item) {
+  const li = document.createElement("li");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.dataset.itemId = item.itemId;
+  const title = document.createElement("span");
+  title.textContent = item.sites.length ? item.sites.join(", ") : item.title;
+  const kind = document.createElement("span");
+  kind.className = "kind";
+  kind.textContent = KIND_NAMES[item.kind] || item.kind;
+  const sub = document.createElement("span");
+  sub.className = "sub";
+  sub.textContent = item.kind === "passkey"
+    ? `${item.username || "—"} · created ${date(item.created)}` : (item.username || "—");
+  button.append(title, kind, sub);
+  button.setAttribute("aria-label", `${KIND_NAMES[item.kind] || item.kind}: ${title.textContent}, ${sub.textContent}`);
+  button.addEventListener("click", () => openItem(item.itemId));
+  li.append(button);
+  return li;
+}
+
+async function showList() {
+  show("list");
+  await loadList();
+  $("search").focus();
+}
+
+async function loadList() {
+  const seq = ++state.listSeq;
+  const query = $("search").value;
+  let answer = await send({ kind: "items", origin: state.origin, query });
+  if (answer.error && answer.error.code === "invalidOrigin" && state.origin) {
+    state.origin = "";
+    answer = await send({ kind: "items", origin: "", query });
+  }
+  if (seq !== state.listSeq) return; // a newer search answered first
+  if (answer.error) {
+    if (answer.error.code === "locked") showUnlock(explain(answer.error));
+    else say(explain(answer.error));
+    return;
+  }
+  const { items, site, more } = answer.result;
+  const mine = items.filter((i) => i.forSite);
+  const others = items.filter((i) => !i.forSite);
+  $("site-heading").hidden = !site;
+  $("site-heading").textContent = site ? `This site: ${site}` : "";
+  $("site-items").replaceChildren(...mine.map(itemButton));
+  if (site && mine.length === 0 && !query) {
+    const none = document.createElement("li");
+    none.className = "hint";
+    none.textContent = "Nothing saved for this site.";
+    $("site-items").replaceChildren(none);
+  }
+  $("other-heading").textContent = query ? (site ? "Other matches" : "Matches") : (site ? "Other items" : "All items");
+  $("other-heading").hidden = others.length === 0;
+  $("other-items").replaceChildren(...others.map(itemButton));
+  $("empty").hidden = items.length > 0;
+  say(more ? "Showing the first 200; search to narrow." : "");
+}
+
+$("search").addEventListener("input", () => { loadList(); });
+
+function listButtons() {
+  return [...document.querySelectorAll("#list-view .items button")];
+}
+
+$("list-view").addEventListener("keydown", (event) => {
+  const buttons = listButtons();
+  const at = buttons.indexOf(document.activeElement);
+  if (event.key === "ArrowDown") {
+    event.preventDefault();
+    if (buttons.length) buttons[Math.min(at + 1, buttons.length - 1)].focus();
+  } else if (event.key === "ArrowUp") {
+    event.preventDefault();
+    if (at <= 0) $("search").focus();
+    else buttons[at - 1].focus();
+  } else if (event.key === "Enter" && document.activeElement === $("search") && buttons.length) {
+    event.preventDefault();
+    buttons[0].click();
+  } else if (event.key === "Escape" && $("search").value) {
+    event.preventDefault();
+    $("search").value = "";
+    $("search").focus();
+    loadList();
+  }
+});
+
+// --- An item -------------------------------------------------------------------------------------------------------
+
+function date(ms) {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function row(id, value) {
+  $(`${id}-row`).hidden = value === undefined || value === null || value === "";
+  return !$(`${id}-row`).hidden;
+}
+
+async function openItem(itemId) {
+  const answer = await send({ kind: "item", itemId });
+  if (answer.error) {
+    if (answer.error.code === "locked") showUnlock(explain(answer.error));
+    else say(explain(answer.error));
+    return;
+  }
+  const item = answer.result.item;
+  show("item");
+  state.item = item;
+  state.password = item.kind === "password" ? item.password : null;
+  state.shown = false;
+  $("item-title").textContent = item.sites.length ? item.sites.join(", ") : item.title;
+  $("item-kind").textContent = KIND_NAMES[item.kind] || item.kind;
+  if (row("username", item.username)) $("username-value").textContent = item.username;
+  row("password", state.password);
+  renderPassword();
+  if (row("sites", item.kind === "password" && item.sites.length > 1 ? "yes" : "")) {
+    $("sites-value").textContent = item.sites.join(", ");
+  }
+  if (row("display", item.kind === "passkey" ? item.displayName : "")) $("display-value").textContent = item.displayName;
+  if (row("notes", item.notes)) $("notes-value").textContent = item.notes;
+  $("created-value").textContent = date(item.created);
+  if (row("used", item.lastUsed)) $("used-value").textContent = date(item.lastUsed);
+  row("code", item.kind === "code" ? "yes" : "");
+  $("show-code").hidden = item.codeType !== "hotp";
+  $("copy-code").hidden = item.codeType === "hotp";
+  $("code-countdown").textContent = "";
+  if (item.codeType === "totp") await refreshCode();
+  const passkeys = item.passkeys.map((p) => {
+    const li = document.createElement("li");
+    const name = p.displayName && p.displayName !== p.userName ? `${p.userName} (${p.displayName})` : p.userName;
+    li.textContent = `${name || "—"}, created ${date(p.created)}`;
+    return li;
+  });
+  $("passkeys-heading").hidden = passkeys.length === 0;
+  $("item-passkeys").replaceChildren(...passkeys);
+  $("back").focus();
+}
+
+function renderPassword() {
+  const value = $("password-value");
+  if (state.shown && state.password !== null) {
+    value.textContent = state.password;
+    value.setAttribute("aria-label", "Password");
+  } else {
+    value.textContent = "••••••••";
+    value.setAttribute("aria-label", "Password, hidden");
+  }
+  $("toggle-password").textContent = state.shown ? "Hide" : "Show";
+  $("toggle-password").setAttribute("aria-pressed", String(state.shown));
+  $("toggle-password").setAttribute("aria-label", state.shown ? "Hide password" : "Show password");
+}
+
+$("toggle-password").addEventListener("click", () => {
+  state.shown = !state.shown;
+  renderPassword();
+});
+
+async function refreshCode() {
+  if (!state.item || state.item.kind !== "code") return;
+  const itemId = state.item.itemId;
+  const answer = await send({ kind: "itemCode", itemId });
+  if (!state.item || state.item.itemId !== itemId) return;
+  if (answer.error) { say(explain(answer.error)); return; }
+  const { code, secondsLeft } = answer.result;
+  $("code-value").textContent = code;
+  if (state.codeTimer) clearInterval(state.codeTimer);
+  state.codeTimer = null;
+  if (typeof secondsLeft !== "number") return;
+  // The countdown runs on the browser's clock, from the host's seconds left; at zero the next code is asked for.
+  const ends = Date.now() + secondsLeft * 1000;
+  const tick = () => {
+    const left = Math.max(0, Math.ceil((ends - Date.now()) / 1000));
+    $("code-countdown").textContent = `changes in ${left} s`;
+    if (left === 0) refreshCode();
+  };
+  tick();
+  state.codeTimer = setInterval(tick, 250);
+}
+
+$("show-code").addEventListener("click", refreshCode);
+
+async function copy(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    say(`The browser did not let the keychain copy the ${what}.`);
+    return;
+  }
+  await send({ kind: "clearClipboardLater", seconds: CLEAR_SECONDS });
+  say(`Copied the ${what}; the clipboard is cleared in ${CLEAR_SECONDS} s.`);
+}
+
+$("copy-username").addEventListener("click", () => state.item && copy(state.item.username, "user name"));
+$("copy-password").addEventListener("click", () => state.password !== null && copy(state.password, "password"));
+$("copy-code").addEventListener("click", () => copy($("code-value").textContent, "code"));
+
+$("back").addEventListener("click", () => { showList(); });
+
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && state.view === "item") {
+    event.preventDefault();
+    showList();
+  }
+});
+
+start();

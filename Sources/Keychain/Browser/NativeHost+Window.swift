@@ -1,0 +1,183 @@
+import Foundation
+import OneTimeCode
+import WebAuthn
+
+/// The toolbar window's requests (Extensions/browser/popup.js): the session, the item list and search, an item's
+/// page and a generator's code. The service worker sends these only for the extension's own window.
+///
+///     window-result = { "unlocked": bool, ? "expires": uint, ? "userVerified": bool }   ; status, unlock, lock
+///                   / { ? "site": tstr, "items": [* summary], "more": bool }          ; items
+///                   / { "item": detail }                                              ; item
+///                   / { "code": tstr, ? "secondsLeft": uint, ? "period": uint }       ; itemCode
+///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
+///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
+///     detail  = summary + { "modified": uint, ? "notes": tstr,
+///                 ? "password": tstr,                                                 ; password
+///                 ? "displayName": tstr, ? "lastUsed": uint,                          ; passkey
+///                 ? "issuer": tstr, ? "codeType": "totp" / "hotp", ? "period": uint,  ; code
+///                 "passkeys": [* { "itemId": tstr, "userName": tstr, "displayName": tstr, "created": uint }] }
+///
+/// `items` lists the site's items first (`forSite`: its passkeys, passwords and generators, by the rules the
+/// page's requests use), then the others; with a `query`, only items whose title, sites, user names or notes
+/// contain it (case-insensitive). `detail.passkeys` are the passkeys for the item's sites. No list carries a
+/// secret; `item` gives a password's password (the window shows it on request and copies it).
+extension NativeHost {
+    /// How the host starts, ends and reads the unlock session for the window.
+    public struct SessionControl: Sendable {
+        public let status: @Sendable () throws(KeychainError) -> SessionStatus?
+        public let unlock: @Sendable (String) throws(KeychainError) -> SessionStatus
+        public let lock: @Sendable () throws(KeychainError) -> Void
+
+        public init(
+            status: @escaping @Sendable () throws(KeychainError) -> SessionStatus?,
+            unlock: @escaping @Sendable (String) throws(KeychainError) -> SessionStatus,
+            lock: @escaping @Sendable () throws(KeychainError) -> Void
+        ) {
+            self.status = status
+            self.unlock = unlock
+            self.lock = lock
+        }
+
+        /// The session of the vault in `directory`, as `sesame keychain unlock` and `lock` keep it (default idle
+        /// time and verification window).
+        public static func directory(_ directory: VaultDirectory, policy: KDFPolicy = .standard) -> SessionControl {
+            SessionControl(
+                status: { () throws(KeychainError) -> SessionStatus? in try Keychain.sessionStatus(directory) },
+                unlock: { (passphrase: String) throws(KeychainError) -> SessionStatus in
+                    try Keychain.unlock(directory, passphrase: passphrase, policy: policy)
+                },
+                lock: { () throws(KeychainError) -> Void in try Keychain.lock(directory) })
+        }
+    }
+
+    /// The most items one `items` reply lists.
+    static let maximumListedItems = 200
+
+    func answerWindow(_ request: NativeHostRequest) throws(KeychainError) -> BrowserJSON {
+        switch request.kind {
+        case .status, .unlock, .lock:
+            guard let session else {
+                throw KeychainError(.locked, reason: "this host does not manage the unlock session")
+            }
+            switch request.kind {
+            case .unlock: return Self.sessionJSON(try session.unlock(request.passphrase ?? ""))
+            case .lock:
+                try session.lock()
+                return Self.sessionJSON(nil)
+            default: return Self.sessionJSON(try session.status())
+            }
+        case .items:
+            let keychain = try open()
+            let origin = try request.origin.isEmpty ? nil : WebOrigin(request.origin)
+            let needle = (request.query ?? "").lowercased().trimmingCharacters(in: .whitespaces)
+            var site: [BrowserJSON] = []
+            var others: [BrowserJSON] = []
+            for item in keychain.items.sorted(by: { $0.title.lowercased() < $1.title.lowercased() }) {
+                guard needle.isEmpty || Self.searchText(item).contains(needle) else { continue }
+                let forSite = origin.map { serves(item, $0) } ?? false
+                let summary = BrowserJSON.object(Self.summary(item, forSite: forSite))
+                if forSite { site.append(summary) } else { others.append(summary) }
+            }
+            let all = site + others
+            var result: [String: BrowserJSON] = [
+                "items": .array(Array(all.prefix(Self.maximumListedItems))),
+                "more": .bool(all.count > Self.maximumListedItems),
+            ]
+            if let origin { result["site"] = .string(origin.host) }
+            return .object(result)
+        case .item:
+            let keychain = try open()
+            guard let id = request.itemId, let item = keychain.item(id: id) else {
+                throw KeychainError(.itemNotFound, reason: "no item with that ID")
+            }
+            var detail = Self.summary(item, forSite: false)
+            detail.removeValue(forKey: "forSite")
+            detail["modified"] = .integer(Int(ItemTime.milliseconds(item.modified)))
+            if let notes = item.notes { detail["notes"] = .string(notes) }
+            switch item.content {
+            case .password(let p): detail["password"] = .string(p.password)
+            case .passkey(let p):
+                detail["displayName"] = .string(p.displayName)
+                if let used = p.lastUsed { detail["lastUsed"] = .integer(Int(ItemTime.milliseconds(used))) }
+            case .codeGenerator(let c):
+                if let issuer = c.key.issuer { detail["issuer"] = .string(issuer) }
+                switch c.key.generator {
+                case .totp(let totp):
+                    detail["codeType"] = .string("totp")
+                    detail["period"] = .integer(totp.period)
+                case .hotp: detail["codeType"] = .string("hotp")
+                }
+            }
+            let passkeys: [BrowserJSON] = keychain.items.compactMap { other in
+                guard case .passkey(let p) = other.content,
+                    item.sites.contains(where: { $0.lowercased() == p.rpId || Self.isParent(p.rpId, of: $0) })
+                else { return nil }
+                return .object([
+                    "itemId": .string(other.id.text), "userName": .string(p.userName),
+                    "displayName": .string(p.displayName),
+                    "created": .integer(Int(ItemTime.milliseconds(other.created))),
+                ])
+            }
+            detail["passkeys"] = .array(passkeys)
+            return .object(["item": .object(detail)])
+        case .itemCode:
+            let keychain = try open()
+            guard let id = request.itemId, let item = keychain.item(id: id) else {
+                throw KeychainError(.itemNotFound, reason: "no item with that ID")
+            }
+            let code = try keychain.code(for: id)
+            try keychain.save()  // an HOTP counter moved on
+            var result: [String: BrowserJSON] = ["code": .string(code.code)]
+            if let left = code.secondsLeft { result["secondsLeft"] = .integer(left) }
+            if case .codeGenerator(let c) = item.content, case .totp(let totp) = c.key.generator {
+                result["period"] = .integer(totp.period)
+            }
+            return .object(result)
+        default:
+            throw KeychainError(.malformedNativeMessage, reason: "not a request of the toolbar window")
+        }
+    }
+
+    /// Whether `item` belongs to the page at `origin`: a password or generator whose site serves it, or a passkey
+    /// whose RP ID does (its host, or a parent domain that is not a public suffix).
+    func serves(_ item: KeychainItem, _ origin: WebOrigin) -> Bool {
+        item.sites.contains { Keychain.site($0, serves: origin, suffixes: suffixes) }
+    }
+
+    /// Whether `parent` is a parent domain of `site` (a passkey for `example.com` serves `login.example.com`).
+    static func isParent(_ parent: String, of site: String) -> Bool {
+        site.lowercased().hasSuffix("." + parent)
+    }
+
+    static func sessionJSON(_ status: SessionStatus?) -> BrowserJSON {
+        guard let status else { return .object(["unlocked": .bool(false)]) }
+        return .object([
+            "unlocked": .bool(true), "expires": .integer(Int(ItemTime.milliseconds(status.expires))),
+            "userVerified": .bool(status.userVerified),
+        ])
+    }
+
+    static func username(_ item: KeychainItem) -> String {
+        switch item.content {
+        case .passkey(let p): p.userName
+        case .password(let p): p.username
+        case .codeGenerator(let c): c.key.account
+        }
+    }
+
+    /// What a search looks in: title, sites, user names and notes, lower-cased. Never a secret.
+    static func searchText(_ item: KeychainItem) -> String {
+        var parts = [item.title, username(item)] + item.sites
+        if case .passkey(let p) = item.content { parts.append(p.displayName) }
+        if let notes = item.notes { parts.append(notes) }
+        return parts.joined(separator: "\n").lowercased()
+    }
+
+    static func summary(_ item: KeychainItem, forSite: Bool) -> [String: BrowserJSON] {
+        [
+            "itemId": .string(item.id.text), "kind": .string(item.kind.rawValue), "title": .string(item.title),
+            "username": .string(username(item)), "sites": .array(item.sites.map { .string($0) }),
+            "forSite": .bool(forSite), "created": .integer(Int(ItemTime.milliseconds(item.created))),
+        ]
+    }
+}
