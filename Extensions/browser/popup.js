@@ -24,8 +24,16 @@ function send(message) {
   });
 }
 
-function say(text) {
-  $("status").textContent = text;
+let undoTimer = null;
+function say(text, undo) {
+  $("status-text").textContent = text;
+  if (undoTimer) clearTimeout(undoTimer);
+  undoTimer = null;
+  $("undo").hidden = !undo;
+  if (undo) {
+    $("undo").onclick = () => { $("undo").hidden = true; undo.run(); };
+    undoTimer = setTimeout(() => { $("undo").hidden = true; }, undo.seconds * 1000);
+  }
 }
 
 const MESSAGES = {
@@ -64,9 +72,10 @@ async function currentOrigin() {
 
 function show(view) {
   state.view = view;
-  for (const name of ["unlock", "list", "item"]) $(`${name}-view`).hidden = name !== view;
+  for (const name of ["unlock", "list", "item", "edit"]) $(`${name}-view`).hidden = name !== view;
   $("lock").hidden = view === "unlock";
-  if (view !== "item") forgetItem();
+  if (view !== "item" && view !== "edit") forgetItem();
+  if (view !== "edit") $("edit-password").value = "";
 }
 
 function forgetItem() {
@@ -233,7 +242,10 @@ async function openItem(itemId) {
     else say(explain(answer.error));
     return;
   }
-  const item = answer.result.item;
+  showItem(answer.result.item);
+}
+
+async function showItem(item) {
   show("item");
   state.item = item;
   state.password = item.kind === "password" ? item.password : null;
@@ -326,10 +338,100 @@ $("copy-code").addEventListener("click", () => copy($("code-value").textContent,
 
 $("back").addEventListener("click", () => { showList(); });
 
+// --- Editing, deleting, generating ---------------------------------------------------------------------------------
+
+$("edit").addEventListener("click", () => {
+  const item = state.item;
+  if (!item) return;
+  show("edit");
+  $("edit-title").textContent = `Edit ${$("item-title").textContent}`;
+  $("edit-username-field").hidden = item.kind === "code";
+  $("edit-display-field").hidden = item.kind !== "passkey";
+  $("edit-password-field").hidden = item.kind !== "password";
+  $("edit-username").value = item.username || "";
+  $("edit-display").value = item.displayName || "";
+  $("edit-password").value = item.kind === "password" ? state.password : "";
+  $("edit-notes").value = item.notes || "";
+  $("strength").textContent = "";
+  $("edit-error").textContent = "";
+  (item.kind === "code" ? $("edit-notes") : $("edit-username")).focus();
+});
+
+$("edit-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const item = state.item;
+  if (!item) return;
+  const change = { kind: "updateItem", itemId: item.itemId, notes: $("edit-notes").value };
+  if (item.kind !== "code") change.username = $("edit-username").value;
+  if (item.kind === "passkey") change.displayName = $("edit-display").value;
+  if (item.kind === "password") change.password = $("edit-password").value;
+  const answer = await send(change);
+  if (answer.error) {
+    $("edit-error").textContent = answer.error.code === "invalidItem"
+      ? "The keychain refused this: a field is empty, too long, or has characters it does not keep."
+      : explain(answer.error);
+    return;
+  }
+  await showItem(answer.result.item);
+  say("Saved.");
+});
+
+$("cancel-edit").addEventListener("click", () => { if (state.item) showItem(state.item); });
+
+$("delete").addEventListener("click", async () => {
+  const item = state.item;
+  if (!item) return;
+  const name = $("item-title").textContent;
+  const answer = await send({ kind: "deleteItem", itemId: item.itemId });
+  if (answer.error) { say(explain(answer.error)); return; }
+  await showList();
+  say(`Deleted ${name}.`, {
+    seconds: answer.result.undoSeconds,
+    run: async () => {
+      const undone = await send({ kind: "undoDelete", itemId: item.itemId });
+      if (undone.error) { say("It can no longer be undone."); return; }
+      await loadList();
+      say(`Restored ${name}.`);
+    },
+  });
+  $("undo").focus();
+});
+
+// The generator: each character drawn uniformly from the chosen classes with crypto.getRandomValues (rejection
+// sampling, so no character is likelier than another); strength is length × log2(alphabet size) bits.
+const CLASSES = {
+  "gen-lower": "abcdefghijkmnopqrstuvwxyz",
+  "gen-upper": "ABCDEFGHJKLMNPQRSTUVWXYZ",
+  "gen-digits": "23456789",
+  "gen-symbols": "!#$%&*+-=?@^_~",
+};
+
+function generatePassword() {
+  const alphabet = Object.keys(CLASSES).filter((id) => $(id).checked).map((id) => CLASSES[id]).join("");
+  const length = Math.max(8, Math.min(128, Number($("gen-length").value) || 20));
+  if (!alphabet) { $("strength").textContent = "Choose at least one kind of character."; return; }
+  const limit = 256 - (256 % alphabet.length);
+  let out = "";
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (byte < limit && out.length < length) out += alphabet[byte % alphabet.length];
+    }
+  }
+  $("edit-password").value = out;
+  const bits = Math.floor(length * Math.log2(alphabet.length));
+  $("strength").textContent = `About ${bits} bits of entropy (${length} characters from ${alphabet.length}).`;
+}
+
+$("generate").addEventListener("click", generatePassword);
+$("edit-password").addEventListener("input", () => { $("strength").textContent = ""; });
+
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && state.view === "item") {
     event.preventDefault();
     showList();
+  } else if (event.key === "Escape" && state.view === "edit") {
+    event.preventDefault();
+    if (state.item) showItem(state.item);
   }
 });
 

@@ -76,7 +76,9 @@ function ask(request) {
 
 // The toolbar window (popup.html, also opened in a tab by the tests) reaches every item, so its requests are served
 // only to that page of this extension: a content script's sender.url is its page's, never ours.
-const WINDOW_KINDS = new Set(["status", "unlock", "lock", "items", "item", "itemCode"]);
+const WINDOW_KINDS = new Set([
+  "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
+]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
 function fromWindow(sender) {
@@ -90,8 +92,14 @@ function forwardWindow(message, sendResponse) {
   const request = { kind: message.kind, origin: typeof message.origin === "string" ? message.origin : "" };
   if (message.kind === "unlock") request.passphrase = String(message.passphrase || "");
   if (message.kind === "items" && typeof message.query === "string") request.query = message.query;
-  if ((message.kind === "item" || message.kind === "itemCode") && typeof message.itemId === "string") {
+  if (["item", "itemCode", "updateItem", "deleteItem", "undoDelete"].includes(message.kind)
+      && typeof message.itemId === "string") {
     request.itemId = message.itemId;
+  }
+  if (message.kind === "updateItem") {
+    for (const member of ["username", "password", "notes", "displayName"]) {
+      if (typeof message[member] === "string") request[member] = message[member];
+    }
   }
   ask(request).then((answer) => {
     sendResponse(answer.ok ? { result: answer.result } : { error: answer.error || { name: "NotAllowedError" } });

@@ -963,3 +963,47 @@ def test_window_unlocks_searches_shows_an_item_and_locks(keychain_browser, secon
     wait(driver, lambda d: visible(d, "unlock-view"), what="the unlock form after locking")
     assert vault.run("list").returncode != 0
 
+
+
+def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, second_site):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    item_id = vault.add_password(second_site.rp_id, "lin", "old-password-1", "--notes", "first note")
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)  # the fixture's vault is unlocked: straight to the list
+    wait(driver, lambda d: window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin"], what="the list")
+    press(driver, Keys.ENTER)  # from the search field, Enter opens the first item
+    wait(driver, lambda d: visible(d, "item-view") and text_of(d, "username-value") == "lin", what="the item")
+
+    # Edit: a new user name, a generated password (its strength in bits), notes; saved through the host.
+    find(driver, "edit").click()
+    wait(driver, lambda d: visible(d, "edit-view")
+         and d.switch_to.active_element.get_attribute("id") == "edit-username", what="the edit form")
+    username = find(driver, "edit-username")
+    username.clear()
+    username.send_keys("lin2")
+    find(driver, "generate").click()
+    wait(driver, lambda d: "bits of entropy" in text_of(d, "strength"), what="a generated password")
+    generated = find(driver, "edit-password").get_attribute("value")
+    assert len(generated) == 20 and generated != "old-password-1"
+    assert text_of(driver, "strength") == "About 122 bits of entropy (20 characters from 71)."
+    notes = find(driver, "edit-notes")
+    notes.clear()
+    notes.send_keys("changed in the window")
+    driver.find_element(By.TAG_NAME, "main").screenshot(str(IMAGES / "keychain-window-edit.png"))
+    find(driver, "save").click()
+    wait(driver, lambda d: visible(d, "item-view") and text_of(d, "username-value") == "lin2"
+         and "Saved" in text_of(d, "status-text"), what="the saved item")
+    shown = vault.show(item_id, reveal=True)
+    assert shown["username"] == "lin2" and shown["password"] == generated, shown
+    assert shown["notes"] == "changed in the window"
+
+    # Delete, then Undo (focused after deleting): the item is back under its own ID.
+    find(driver, "delete").click()
+    wait(driver, lambda d: visible(d, "list-view") and "Deleted" in text_of(d, "status-text")
+         and d.switch_to.active_element.get_attribute("id") == "undo", what="the deletion with its undo")
+    assert vault.items() == []
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: "Restored" in text_of(d, "status-text")
+         and window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin2"], what="the undone deletion")
+    assert [item["id"] for item in vault.items()] == [item_id]
+    assert vault.show(item_id, reveal=True)["password"] == generated

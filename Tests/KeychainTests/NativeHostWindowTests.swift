@@ -148,6 +148,80 @@ import WebAuthn
                 == "itemNotFound")
     }
 
+    @Test func editsGoThroughTheLibraryAndDeletionsCanBeUndone() throws {
+        let dir = TemporaryDirectory()
+        let ids = try filledVault(dir)
+        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, policy: fastPolicy)
+        let host = host(dir.vault)
+        let edited =
+            result(
+                ask(
+                    host,
+                    [
+                        "id": 1, "kind": "updateItem", "origin": "", "itemId": ids.password, "username": "alice2",
+                        "password": "a-new-password-77", "notes": "changed in the window",
+                    ]))?["item"] as? [String: Any]
+        #expect(edited?["username"] as? String == "alice2")
+        #expect(edited?["password"] as? String == "a-new-password-77")
+        #expect(edited?["notes"] as? String == "changed in the window")
+        do {
+            let keychain = try open(dir.vault, passphrase: nil, clock: SystemKeychainClock())
+            guard case .password(let p) = keychain.item(id: ItemID(text: ids.password)!)?.content else {
+                Issue.record("not a password")
+                return
+            }
+            #expect(p.username == "alice2" && p.password == "a-new-password-77")
+            #expect(keychain.vaultStatus?.pendingChanges ?? 0 > 0)
+        }
+        // "" clears notes; absent members stay; the item rules refuse what they refuse for the CLI.
+        let cleared =
+            result(ask(host, ["id": 2, "kind": "updateItem", "origin": "", "itemId": ids.password, "notes": ""]))?[
+                "item"] as? [String: Any]
+        #expect(cleared?["notes"] == nil && cleared?["username"] as? String == "alice2")
+        let refused = ask(
+            host, ["id": 3, "kind": "updateItem", "origin": "", "itemId": ids.password, "username": "bad\u{202E}name"])
+        #expect(error(refused)?.code == "invalidItem")
+        #expect(
+            error(ask(host, ["id": 4, "kind": "updateItem", "origin": "", "itemId": ids.password, "password": ""]))?
+                .code == "invalidItem")
+        // A passkey is renamed.
+        let renamed =
+            result(
+                ask(host, ["id": 5, "kind": "updateItem", "origin": "", "itemId": ids.passkey, "displayName": "Work"]))?[
+                "item"] as? [String: Any]
+        #expect(renamed?["displayName"] as? String == "Work")
+
+        // Delete, then undo: the item is back under its own ID with its content.
+        let deleted = result(ask(host, ["id": 6, "kind": "deleteItem", "origin": "", "itemId": ids.passkey]))
+        #expect(deleted?["deleted"] as? String == ids.passkey)
+        #expect(
+            error(ask(host, ["id": 7, "kind": "item", "origin": "", "itemId": ids.passkey]))?.code == "itemNotFound")
+        let undone = result(ask(host, ["id": 8, "kind": "undoDelete", "origin": "", "itemId": ids.passkey]))
+        #expect((undone?["item"] as? [String: Any])?["itemId"] as? String == ids.passkey)
+        let back =
+            result(ask(host, ["id": 9, "kind": "item", "origin": "", "itemId": ids.passkey]))?["item"]
+            as? [String: Any]
+        #expect(back?["displayName"] as? String == "Work")
+        // Once only; and another host process has nothing to undo.
+        #expect(
+            error(ask(host, ["id": 10, "kind": "undoDelete", "origin": "", "itemId": ids.passkey]))?.code
+                == "itemNotFound")
+        _ = ask(host, ["id": 11, "kind": "deleteItem", "origin": "", "itemId": ids.code])
+        #expect(
+            error(ask(self.host(dir.vault), ["id": 12, "kind": "undoDelete", "origin": "", "itemId": ids.code]))?.code
+                == "itemNotFound")
+    }
+
+    @Test func undoIsKeptForItsTimeOnly() throws {
+        let kept = RecentlyDeleted()
+        let item = try KeychainItem(content: samplePassword(), created: Date(timeIntervalSince1970: 0))
+        let now = Date()
+        kept.keep(item, now: now)
+        #expect(kept.take(item.id, now: now.addingTimeInterval(Double(RecentlyDeleted.undoSeconds) + 1)) == nil)
+        kept.keep(item, now: now)
+        #expect(kept.take(item.id, now: now.addingTimeInterval(1)) == item)
+    }
+
     @Test func withoutSessionControlTheSessionRequestsAreRefused() throws {
         let dir = TemporaryDirectory()
         _ = try filledVault(dir)
@@ -164,7 +238,10 @@ extension NativeHostWindowTests {
     @Test func windowSeedsParse() throws {
         let seeds = KeychainFuzzCorpusTests.inputs("FuzzNativeMessage")
         let kinds = Set(seeds.compactMap { try? NativeHostRequest(json: $0).kind })
-        #expect(kinds.isSuperset(of: [.status, .unlock, .lock, .items, .item, .itemCode, .get]))
+        #expect(
+            kinds.isSuperset(of: [
+                .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .get,
+            ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import OneTimeCode
+import Synchronization
 import WebAuthn
 
 /// The toolbar window's requests (Extensions/browser/popup.js): the session, the item list and search, an item's
@@ -9,6 +10,9 @@ import WebAuthn
 ///                   / { ? "site": tstr, "items": [* summary], "more": bool }          ; items
 ///                   / { "item": detail }                                              ; item
 ///                   / { "code": tstr, ? "secondsLeft": uint, ? "period": uint }       ; itemCode
+///                   / { "item": detail }                                              ; updateItem
+///                   / { "deleted": tstr, "undoSeconds": uint }                        ; deleteItem
+///                   / { "item": summary }                                             ; undoDelete
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
 ///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
 ///     detail  = summary + { "modified": uint, ? "notes": tstr,
@@ -21,6 +25,12 @@ import WebAuthn
 /// page's requests use), then the others; with a `query`, only items whose title, sites, user names or notes
 /// contain it (case-insensitive). `detail.passkeys` are the passkeys for the item's sites. No list carries a
 /// secret; `item` gives a password's password (the window shows it on request and copies it).
+///
+/// `updateItem` changes what the window's edit form shows: a password's user name, password and notes, a
+/// passkey's user name and display name and notes, a generator's notes, through ``Keychain/update(_:)`` as
+/// `sesame keychain edit` does (so it syncs, and the item rules refuse what they refuse there). `deleteItem`
+/// deletes as `sesame keychain delete` does and keeps the item in this process's memory for
+/// ``RecentlyDeleted/undoSeconds``; `undoDelete` puts it back under its own ID (``Keychain/restore(_:)``).
 extension NativeHost {
     /// How the host starts, ends and reads the unlock session for the window.
     public struct SessionControl: Sendable {
@@ -90,36 +100,47 @@ extension NativeHost {
             guard let id = request.itemId, let item = keychain.item(id: id) else {
                 throw KeychainError(.itemNotFound, reason: "no item with that ID")
             }
-            var detail = Self.summary(item, forSite: false)
-            detail.removeValue(forKey: "forSite")
-            detail["modified"] = .integer(Int(ItemTime.milliseconds(item.modified)))
-            if let notes = item.notes { detail["notes"] = .string(notes) }
+            return .object(["item": .object(Self.detail(of: item, in: keychain))])
+        case .updateItem:
+            let keychain = try open()
+            guard let id = request.itemId, var item = keychain.item(id: id) else {
+                throw KeychainError(.itemNotFound, reason: "no item with that ID")
+            }
+            if let notes = request.notes { item.notes = notes.isEmpty ? nil : notes }
             switch item.content {
-            case .password(let p): detail["password"] = .string(p.password)
-            case .passkey(let p):
-                detail["displayName"] = .string(p.displayName)
-                if let used = p.lastUsed { detail["lastUsed"] = .integer(Int(ItemTime.milliseconds(used))) }
-            case .codeGenerator(let c):
-                if let issuer = c.key.issuer { detail["issuer"] = .string(issuer) }
-                switch c.key.generator {
-                case .totp(let totp):
-                    detail["codeType"] = .string("totp")
-                    detail["period"] = .integer(totp.period)
-                case .hotp: detail["codeType"] = .string("hotp")
+            case .password(var p):
+                if let username = request.username { p.username = username }
+                if let password = request.password {
+                    guard !password.isEmpty else { throw KeychainError(.invalidItem, reason: "an empty password") }
+                    p.password = password
                 }
+                item.content = .password(p)
+            case .passkey(var p):
+                if let username = request.username { p.userName = username }
+                if let displayName = request.displayName { p.displayName = displayName }
+                item.content = .passkey(p)
+            case .codeGenerator: break
             }
-            let passkeys: [BrowserJSON] = keychain.items.compactMap { other in
-                guard case .passkey(let p) = other.content,
-                    item.sites.contains(where: { $0.lowercased() == p.rpId || Self.isParent(p.rpId, of: $0) })
-                else { return nil }
-                return .object([
-                    "itemId": .string(other.id.text), "userName": .string(p.userName),
-                    "displayName": .string(p.displayName),
-                    "created": .integer(Int(ItemTime.milliseconds(other.created))),
-                ])
+            try keychain.update(item)
+            try keychain.save()
+            return .object(["item": .object(Self.detail(of: keychain.item(id: id) ?? item, in: keychain))])
+        case .deleteItem:
+            let keychain = try open()
+            guard let id = request.itemId, let item = keychain.item(id: id) else {
+                throw KeychainError(.itemNotFound, reason: "no item with that ID")
             }
-            detail["passkeys"] = .array(passkeys)
-            return .object(["item": .object(detail)])
+            try keychain.delete(id)
+            try keychain.save()
+            recentlyDeleted.keep(item, now: Date())
+            return .object(["deleted": .string(id.text), "undoSeconds": .integer(RecentlyDeleted.undoSeconds)])
+        case .undoDelete:
+            guard let id = request.itemId, let item = recentlyDeleted.take(id, now: Date()) else {
+                throw KeychainError(.itemNotFound, reason: "nothing to undo for that ID")
+            }
+            let keychain = try open()
+            try keychain.restore(item)
+            try keychain.save()
+            return .object(["item": .object(Self.summary(keychain.item(id: id) ?? item, forSite: false))])
         case .itemCode:
             let keychain = try open()
             guard let id = request.itemId, let item = keychain.item(id: id) else {
@@ -136,6 +157,40 @@ extension NativeHost {
         default:
             throw KeychainError(.malformedNativeMessage, reason: "not a request of the toolbar window")
         }
+    }
+
+    /// An item's page: its summary with the fields the window shows, and the passkeys for its sites.
+    static func detail(of item: KeychainItem, in keychain: Keychain) -> [String: BrowserJSON] {
+        var detail = Self.summary(item, forSite: false)
+        detail.removeValue(forKey: "forSite")
+        detail["modified"] = .integer(Int(ItemTime.milliseconds(item.modified)))
+        if let notes = item.notes { detail["notes"] = .string(notes) }
+        switch item.content {
+        case .password(let p): detail["password"] = .string(p.password)
+        case .passkey(let p):
+            detail["displayName"] = .string(p.displayName)
+            if let used = p.lastUsed { detail["lastUsed"] = .integer(Int(ItemTime.milliseconds(used))) }
+        case .codeGenerator(let c):
+            if let issuer = c.key.issuer { detail["issuer"] = .string(issuer) }
+            switch c.key.generator {
+            case .totp(let totp):
+                detail["codeType"] = .string("totp")
+                detail["period"] = .integer(totp.period)
+            case .hotp: detail["codeType"] = .string("hotp")
+            }
+        }
+        let passkeys: [BrowserJSON] = keychain.items.compactMap { other in
+            guard case .passkey(let p) = other.content,
+                item.sites.contains(where: { $0.lowercased() == p.rpId || Self.isParent(p.rpId, of: $0) })
+            else { return nil }
+            return .object([
+                "itemId": .string(other.id.text), "userName": .string(p.userName),
+                "displayName": .string(p.displayName),
+                "created": .integer(Int(ItemTime.milliseconds(other.created))),
+            ])
+        }
+        detail["passkeys"] = .array(passkeys)
+        return detail
     }
 
     /// Whether `item` belongs to the page at `origin`: a password or generator whose site serves it, or a passkey
@@ -179,5 +234,29 @@ extension NativeHost {
             "username": .string(username(item)), "sites": .array(item.sites.map { .string($0) }),
             "forSite": .bool(forSite), "created": .integer(Int(ItemTime.milliseconds(item.created))),
         ]
+    }
+}
+
+/// Items the window deleted, for its "Undo": in this host process's memory only (never written), each for
+/// ``undoSeconds``, at most ``capacity`` at a time.
+final class RecentlyDeleted: Sendable {
+    static let undoSeconds = 30
+    static let capacity = 16
+    private let items = Mutex<[(item: KeychainItem, at: Date)]>([])
+
+    func keep(_ item: KeychainItem, now: Date) {
+        items.withLock { list in
+            list.removeAll { now.timeIntervalSince($0.at) > Double(Self.undoSeconds) || $0.item.id == item.id }
+            list.append((item, now))
+            if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
+        }
+    }
+
+    func take(_ id: ItemID, now: Date) -> KeychainItem? {
+        items.withLock { list in
+            list.removeAll { now.timeIntervalSince($0.at) > Double(Self.undoSeconds) }
+            guard let index = list.firstIndex(where: { $0.item.id == id }) else { return nil }
+            return list.remove(at: index).item
+        }
     }
 }

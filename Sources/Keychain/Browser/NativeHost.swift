@@ -35,6 +35,8 @@ public struct NativeHost: Sendable {
     let suffixes: PublicSuffixList
     let open: Opener
     let session: SessionControl?
+    /// Items the window deleted, kept in this process's memory for a short while so that "Undo" can put them back.
+    let recentlyDeleted = RecentlyDeleted()
 
     /// `open` opens the vault for each request (so changes synced in between are seen) and must not prompt.
     /// `session` starts and ends unlock sessions for the toolbar window; without it, `unlock`, `lock` and `status`
@@ -134,7 +136,7 @@ public struct NativeHost: Sendable {
                 username: request.username ?? "", password: request.password ?? "", for: try WebOrigin(request.origin))
             try keychain.save()
             return .object([:])
-        case .status, .unlock, .lock, .items, .item, .itemCode:
+        case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

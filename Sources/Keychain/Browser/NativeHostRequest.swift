@@ -7,7 +7,8 @@ import WebAuthn
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
 ///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
 ///               / "passwords" / "password" / "savePassword"
-///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode",   ; the toolbar window's
+///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
+///               / "updateItem" / "deleteItem" / "undoDelete",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -20,16 +21,18 @@ import WebAuthn
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
 ///       ? "passphrase": tstr,                        ; unlock: typed in the toolbar window, never stored
 ///       ? "query": tstr,                             ; items: search text (at most 256 bytes; absent: everything)
+///       ? "notes": tstr, ? "displayName": tstr,      ; updateItem: the new values ("username" and "password"
+///                                                    ; too); absent members stay as they are, "" clears notes
 ///     }
 ///
-/// `item` and `itemCode` take `itemId`. The window's kinds are sent only for the extension's own window (the
+/// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
 /// service worker checks the sender); they reach every item, not one site's.
 ///
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
 public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
-        case status, unlock, lock, items, item, itemCode
+        case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -56,6 +59,9 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let passphrase: String?
     /// `items`: the search text.
     public let query: String?
+    /// `updateItem`: new notes ("" removes them) and a passkey's new display name.
+    public let notes: String?
+    public let displayName: String?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -85,6 +91,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let payload: SignalPayload?
         let passphrase: String?
         let query: String?
+        let notes: String?
+        let displayName: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -124,7 +132,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
-            .item, .itemCode:
+            .item, .itemCode, .updateItem, .deleteItem, .undoDelete:
             self.options = nil
         }
         if kind == .unlock {
@@ -151,11 +159,17 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
             self.username = username
             self.password = password
+        } else if kind == .updateItem {
+            // Lengths and characters are the item rules', checked when the item is validated.
+            username = envelope.username
+            password = envelope.password
         } else {
             username = nil
             password = nil
         }
-        if [.code, .password, .item, .itemCode].contains(kind) {
+        notes = kind == .updateItem ? envelope.notes : nil
+        displayName = kind == .updateItem ? envelope.displayName : nil
+        if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
                 throw KeychainError(.malformedNativeMessage, reason: "a \(kind) request needs 'itemId'")
             }
