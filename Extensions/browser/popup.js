@@ -397,6 +397,68 @@ $("delete").addEventListener("click", async () => {
   $("undo").focus();
 });
 
+// --- Import and export (CXF) --------------------------------------------------------------------------------------
+
+function countsText(counts) {
+  return `${counts.password} passwords, ${counts.passkey} passkeys, ${counts.code} code generators`;
+}
+
+$("import-file").addEventListener("change", async () => {
+  const file = $("import-file").files[0];
+  if (!file) return;
+  let cxf;
+  try {
+    cxf = JSON.parse(await file.text());
+  } catch {
+    say("That file is not a CXF document (not JSON).");
+    return;
+  } finally {
+    $("import-file").value = "";
+  }
+  const answer = await send({ kind: "importCXF", document: cxf });
+  if (answer.error) {
+    say(answer.error.code === "invalidCXF" || answer.error.code === "unsupportedCXFVersion"
+      ? "That file is not a CXF document this keychain reads." : explain(answer.error));
+    return;
+  }
+  const r = answer.result;
+  const skipped = Object.values(r.skippedTypes).reduce((a, b) => a + b, 0);
+  await loadList();
+  say(`Imported ${countsText(r.imported)}; ${r.duplicates} already here` +
+      (skipped ? `; ${skipped} of kinds the keychain does not keep` : "") +
+      (r.failures.length ? `; ${r.failures.length} could not be read` : "") + ".");
+});
+
+async function exportCXF() {
+  const answer = await send({ kind: "exportCXF" });
+  if (answer.error && answer.error.code === "userVerificationRequired") {
+    $("verify-form").hidden = false;
+    $("verify-passphrase").focus();
+    say("Type the passphrase again to export.");
+    return;
+  }
+  if (answer.error) { say(explain(answer.error)); return; }
+  const blob = new Blob([JSON.stringify(answer.result.document, null, 2)], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = `sesame-keychain-${new Date().toISOString().slice(0, 10)}.cxf.json`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60 * 1000);
+  say(`Exported ${countsText(answer.result.exported)} to ${link.download}; it holds secrets in clear.`);
+}
+
+$("export").addEventListener("click", exportCXF);
+
+$("verify-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const passphrase = $("verify-passphrase").value;
+  $("verify-passphrase").value = "";
+  const answer = await send({ kind: "unlock", passphrase });
+  if (answer.error) { say(explain(answer.error)); return; }
+  $("verify-form").hidden = true;
+  await exportCXF();
+});
+
 // The generator: each character drawn uniformly from the chosen classes with crypto.getRandomValues (rejection
 // sampling, so no character is likelier than another); strength is length × log2(alphabet size) bits.
 const CLASSES = {

@@ -78,6 +78,7 @@ function ask(request) {
 // only to that page of this extension: a content script's sender.url is its page's, never ours.
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
+  "exportCXF", "importCXF",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -96,6 +97,7 @@ function forwardWindow(message, sendResponse) {
       && typeof message.itemId === "string") {
     request.itemId = message.itemId;
   }
+  if (message.kind === "importCXF") request.document = message.document;
   if (message.kind === "updateItem") {
     for (const member of ["username", "password", "notes", "displayName"]) {
       if (typeof message[member] === "string") request[member] = message[member];

@@ -1007,3 +1007,47 @@ def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, se
          and window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin2"], what="the undone deletion")
     assert [item["id"] for item in vault.items()] == [item_id]
     assert vault.show(item_id, reveal=True)["password"] == generated
+
+
+def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bin, tmp_path):
+    from test_keychain_cli import Vault
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    # A CXF file from another keychain, written by the CLI.
+    other = Vault(sesame_bin, tmp_path / "other")
+    other.init(name="other")
+    other.add_password("imported.example", "ivy", "imported-password-5")
+    other.add_code(f"otpauth://totp/imported.example:ivy?secret={TOTP_SECRET}&issuer=imported.example")
+    other.ok("export", "--cxf", tmp_path / "in.cxf", passphrase="correct horse battery staple")
+
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: visible(d, "list-view"), what="the list")
+    driver.find_element(By.CSS_SELECTOR, "#transfer summary").click()
+    driver.find_element(By.ID, "import-file").send_keys(str(tmp_path / "in.cxf"))
+    wait(driver, lambda d: "Imported 1 passwords, 0 passkeys, 1 code generators; 0 already here."
+         == text_of(d, "status-text"), what="the import's report")
+    wait(driver, lambda d: "Password: imported.example, ivy" in window_items(d, "other-items"), what="the list")
+    assert sorted(i["kind"] for i in vault.items()) == ["code", "password"]
+    # The same file again: already here.
+    driver.find_element(By.ID, "import-file").send_keys(str(tmp_path / "in.cxf"))
+    wait(driver, lambda d: "0 passwords, 0 passkeys, 0 code generators; 2 already here" in text_of(d, "status-text"),
+         what="the duplicates counted")
+
+    # Export: a download the CLI imports into a fresh keychain, every item there.
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    find(driver, "export").click()
+    wait(driver, lambda d: "holds secrets in clear" in text_of(d, "status-text"), what="the export")
+
+    def exported():
+        files = [f for f in downloads.iterdir() if f.name.endswith(".cxf.json")]
+        try:
+            return files and json.loads(files[0].read_text()) and files[0]
+        except ValueError:
+            return False  # still being written
+    wait(driver, lambda d: exported(), what="the exported file")
+    fresh = Vault(sesame_bin, tmp_path / "fresh")
+    fresh.init(name="fresh")
+    fresh.ok("import", "--cxf", exported())
+    assert sorted(i["kind"] for i in fresh.items()) == ["code", "password"]

@@ -212,6 +212,49 @@ import WebAuthn
                 == "itemNotFound")
     }
 
+    @Test func exportNeedsVerificationAndImportAddsWhatIsNew() throws {
+        let dir = TemporaryDirectory()
+        _ = try filledVault(dir)
+        let clock = ManualClock(Date())
+        _ = try Keychain.unlock(
+            dir.vault, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: clock)
+        let host = host(dir.vault)
+        let exported = result(ask(host, ["id": 1, "kind": "exportCXF", "origin": ""]))
+        let counts = exported?["exported"] as? [String: Int]
+        #expect(counts == ["passkey": 1, "password": 2, "code": 1])
+        let document = exported?["document"] as? [String: Any]
+        #expect((document?["accounts"] as? [Any])?.count == 1)
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: document ?? [:]), as: UTF8.self)
+        #expect(text.contains("hunter2-hunter2") && text.contains("hmacCredentials"))
+
+        // Into another vault: everything is added; a second time, everything is already there.
+        let other = TemporaryDirectory()
+        _ = try makeVault(other.vault)
+        _ = try Keychain.unlock(other.vault, passphrase: passphrase, policy: fastPolicy)
+        let target = self.host(other.vault)
+        let imported = result(ask(target, ["id": 2, "kind": "importCXF", "origin": "", "document": document ?? [:]]))
+        #expect(imported?["imported"] as? [String: Int] == ["passkey": 1, "password": 2, "code": 1])
+        #expect((imported?["failures"] as? [Any])?.isEmpty == true)
+        let again = result(ask(target, ["id": 3, "kind": "importCXF", "origin": "", "document": document ?? [:]]))
+        #expect(again?["duplicates"] as? Int == 4)
+        #expect(
+            error(ask(target, ["id": 4, "kind": "importCXF", "origin": "", "document": ["not": "cxf"]]))?.code
+                == "invalidCXF")
+        #expect(error(ask(target, ["id": 5, "kind": "importCXF", "origin": ""]))?.code == "malformedNativeMessage")
+    }
+
+    @Test func exportIsRefusedOutsideTheVerificationWindow() throws {
+        let dir = TemporaryDirectory()
+        _ = try filledVault(dir)
+        let past = Date().addingTimeInterval(-120)
+        _ = try Keychain.unlock(
+            dir.vault, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: ManualClock(past)
+        )
+        let refused = ask(host(dir.vault), ["id": 1, "kind": "exportCXF", "origin": ""])
+        #expect(error(refused)?.code == "userVerificationRequired")
+        #expect(error(refused)?.name == "NotAllowedError")
+    }
+
     @Test func undoIsKeptForItsTimeOnly() throws {
         let kept = RecentlyDeleted()
         let item = try KeychainItem(content: samplePassword(), created: Date(timeIntervalSince1970: 0))
@@ -240,7 +283,8 @@ extension NativeHostWindowTests {
         let kinds = Set(seeds.compactMap { try? NativeHostRequest(json: $0).kind })
         #expect(
             kinds.isSuperset(of: [
-                .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .get,
+                .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
+                .importCXF, .get,
             ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }

@@ -13,6 +13,10 @@ import WebAuthn
 ///                   / { "item": detail }                                              ; updateItem
 ///                   / { "deleted": tstr, "undoSeconds": uint }                        ; deleteItem
 ///                   / { "item": summary }                                             ; undoDelete
+///                   / { "document": cxf, "exported": counts, "skipped": [* tstr] }    ; exportCXF
+///                   / { "imported": counts, "duplicates": uint,                       ; importCXF
+///                       "skippedTypes": { * tstr => uint }, "failures": [* tstr] }
+///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
 ///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
 ///     detail  = summary + { "modified": uint, ? "notes": tstr,
@@ -31,6 +35,10 @@ import WebAuthn
 /// `sesame keychain edit` does (so it syncs, and the item rules refuse what they refuse there). `deleteItem`
 /// deletes as `sesame keychain delete` does and keeps the item in this process's memory for
 /// ``RecentlyDeleted/undoSeconds``; `undoDelete` puts it back under its own ID (``Keychain/restore(_:)``).
+///
+/// `exportCXF` and `importCXF` are `sesame keychain export --cxf` and `import --cxf` for the window: the export
+/// needs the person verified (a passphrase typed within the verification window), as the CLI's does, and holds
+/// every secret in clear; both are bounded by the native messaging limit of 1 MiB per message.
 extension NativeHost {
     /// How the host starts, ends and reads the unlock session for the window.
     public struct SessionControl: Sendable {
@@ -141,6 +149,26 @@ extension NativeHost {
             try keychain.restore(item)
             try keychain.save()
             return .object(["item": .object(Self.summary(keychain.item(id: id) ?? item, forSite: false))])
+        case .exportCXF:
+            let keychain = try open()
+            guard keychain.userVerified else {
+                throw KeychainError(
+                    .userVerificationRequired, reason: "exporting needs the passphrase: unlock again in the window")
+            }
+            let (json, report) = keychain.exportCXF(exporterRpId: "localhost")
+            return .object([
+                "document": try BrowserJSON.decoded(json),
+                "exported": Self.counts(report.exported), "skipped": .array(report.skipped.map { .string($0) }),
+            ])
+        case .importCXF:
+            let keychain = try open()
+            let report = try keychain.importCXF(request.document ?? [])
+            try keychain.save()
+            return .object([
+                "imported": Self.counts(report.imported), "duplicates": .integer(report.duplicates),
+                "skippedTypes": .object(report.skippedTypes.mapValues { .integer($0) }),
+                "failures": .array(report.failures.map { .string($0) }),
+            ])
         case .itemCode:
             let keychain = try open()
             guard let id = request.itemId, let item = keychain.item(id: id) else {
@@ -202,6 +230,10 @@ extension NativeHost {
     /// Whether `parent` is a parent domain of `site` (a passkey for `example.com` serves `login.example.com`).
     static func isParent(_ parent: String, of site: String) -> Bool {
         site.lowercased().hasSuffix("." + parent)
+    }
+
+    static func counts(_ counts: [ItemKind: Int]) -> BrowserJSON {
+        .object(Dictionary(uniqueKeysWithValues: ItemKind.allCases.map { ($0.rawValue, .integer(counts[$0] ?? 0)) }))
     }
 
     static func sessionJSON(_ status: SessionStatus?) -> BrowserJSON {

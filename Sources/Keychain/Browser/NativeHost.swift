@@ -136,7 +136,8 @@ public struct NativeHost: Sendable {
                 username: request.username ?? "", password: request.password ?? "", for: try WebOrigin(request.origin))
             try keychain.save()
             return .object([:])
-        case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete:
+        case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
+            .importCXF:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

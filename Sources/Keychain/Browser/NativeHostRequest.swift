@@ -8,7 +8,7 @@ import WebAuthn
 ///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
 ///               / "passwords" / "password" / "savePassword"
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
-///               / "updateItem" / "deleteItem" / "undoDelete",
+///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -23,6 +23,7 @@ import WebAuthn
 ///       ? "query": tstr,                             ; items: search text (at most 256 bytes; absent: everything)
 ///       ? "notes": tstr, ? "displayName": tstr,      ; updateItem: the new values ("username" and "password"
 ///                                                    ; too); absent members stay as they are, "" clears notes
+///       ? "document": { * tstr => any },             ; importCXF: a CXF document (header or account)
 ///     }
 ///
 /// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
@@ -32,7 +33,7 @@ import WebAuthn
 public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
-        case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete
+        case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -62,6 +63,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     /// `updateItem`: new notes ("" removes them) and a passkey's new display name.
     public let notes: String?
     public let displayName: String?
+    /// `importCXF`: the document as JSON text, for ``Keychain/importCXF(_:)``.
+    public let document: [UInt8]?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -93,6 +96,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let query: String?
         let notes: String?
         let displayName: String?
+        let document: BrowserJSON?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -132,8 +136,17 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
-            .item, .itemCode, .updateItem, .deleteItem, .undoDelete:
+            .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF:
             self.options = nil
+        }
+        if kind == .importCXF {
+            guard case .object = envelope.document, let document = envelope.document else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "an importCXF request needs 'document' as an object")
+            }
+            self.document = try BrowserJSON.encoded(document)
+        } else {
+            document = nil
         }
         if kind == .unlock {
             guard let passphrase = envelope.passphrase, !passphrase.isEmpty, passphrase.utf8.count <= 4096 else {
