@@ -397,6 +397,55 @@ $("delete").addEventListener("click", async () => {
   $("undo").focus();
 });
 
+// --- Sync and devices ----------------------------------------------------------------------------------------------
+
+async function loadSync() {
+  const answer = await send({ kind: "syncStatus" });
+  if (answer.error) { $("sync-state").textContent = explain(answer.error); return; }
+  const r = answer.result;
+  $("sync-state").textContent = `Vault version ${r.version}; ${r.pendingChanges} change${
+    r.pendingChanges === 1 ? "" : "s"} not yet synced.` + (r.configured ? "" : " No sync folder or server is set up.");
+  $("sync-now").disabled = !r.configured;
+  $("approve").disabled = !r.configured;
+  $("devices").replaceChildren(...r.devices.map((d) => {
+    const li = document.createElement("li");
+    li.textContent = `${d.name}${d.thisDevice ? " (this device)" : ""}, key ${d.fingerprint}, added ${date(d.added)}`;
+    return li;
+  }));
+}
+
+$("sync").addEventListener("toggle", () => { if ($("sync").open) loadSync(); });
+
+$("sync-now").addEventListener("click", async () => {
+  $("sync-now").disabled = true;
+  say("Syncing…");
+  const answer = await send({ kind: "syncNow" });
+  $("sync-now").disabled = false;
+  if (answer.error) { say(explain(answer.error)); return; }
+  const r = answer.result;
+  await loadList();
+  await loadSync();
+  say(`Synced: vault version ${r.version}, ${r.received} received, ${r.sent} sent` +
+      (r.conflictCopies ? `, ${r.conflictCopies} conflict copies kept` : "") + ".");
+});
+
+$("approve-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const pairingCode = $("pairing-code").value.trim();
+  if (!pairingCode) return;
+  say("Approving…");
+  const answer = await send({ kind: "approveDevice", pairingCode, deviceName: $("device-name").value.trim() });
+  if (answer.error) {
+    say(answer.error.code === "pairingCodeMalformed" ? "That is not a device's code: check what it shows."
+      : answer.error.code === "pairingCodeMismatch" ? "No device waiting to join shows that code."
+        : explain(answer.error));
+    return;
+  }
+  $("pairing-code").value = "";
+  await loadSync();
+  say(`Approved ${answer.result.name} (key ${answer.result.fingerprint}).`);
+});
+
 // --- Import and export (CXF) --------------------------------------------------------------------------------------
 
 function countsText(counts) {

@@ -17,7 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_keychain_fixtures import HOST_ELEMENT, keychain_browser, second_site, server  # noqa: F401 (fixtures)
+from browser_keychain_fixtures import HOST_ELEMENT, KeychainBrowser, keychain_browser, second_site, server  # noqa: F401
 from conftest import ROOT, b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
@@ -1051,3 +1051,61 @@ def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bi
     fresh.init(name="fresh")
     fresh.ok("import", "--cxf", exported())
     assert sorted(i["kind"] for i in fresh.items()) == ["code", "password"]
+
+
+def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
+    """A vault with a sync folder (install-browser passes it to the host): the window lists the devices, syncs
+    what another device pushed, and lets a third device in with the code it shows, which then holds the items."""
+    import re
+    from test_keychain_cli import PASSPHRASE, Vault
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="laptop")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE), re.M).group(1)
+    a.ok("approve", code, "--name", "phone")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+    b.add_password(second_site.rp_id, "lin", "from-the-phone-1")
+    b.ok("sync")
+
+    browser = KeychainBrowser(sesame_bin, tmp_path, vault=a)
+    try:
+        driver = browser.driver
+        driver.get(second_site.origin + "/")
+        open_window(driver, second_site.origin)
+        wait(driver, lambda d: visible(d, "list-view"), what="the list")
+        assert window_items(driver, "site-items") == []
+        driver.find_element(By.CSS_SELECTOR, "#sync summary").click()
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#devices li")) == 2, what="the devices")
+        devices = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#devices li")]
+        assert any(t.startswith("laptop (this device), key ") for t in devices), devices
+        assert any(t.startswith("phone, key ") for t in devices), devices
+
+        # Sync now: the phone's password arrives and shows for the site.
+        find(driver, "sync-now").click()
+        wait(driver, lambda d: text_of(d, "status-text").startswith("Synced: vault version")
+             and window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin"], what="the sync")
+        assert "1 received" in text_of(driver, "status-text")
+
+        # A third device asks to join; the window approves it with the code it shows.
+        c = Vault(sesame_bin, tmp_path / "c", sync=sync)
+        shown = re.search(r"^Pairing code: (\S+)$", c.ok("join", "--device-name", "C", passphrase=PASSPHRASE),
+                          re.M).group(1)
+        find(driver, "pairing-code").send_keys("00000-00000-00000-00000")
+        find(driver, "approve").click()
+        wait(driver, lambda d: "No device waiting to join shows that code" in text_of(d, "status-text")
+             or "not a device's code" in text_of(d, "status-text"), what="a wrong code refused")
+        code_field = find(driver, "pairing-code")
+        code_field.clear()
+        code_field.send_keys(shown)
+        name = find(driver, "device-name")
+        name.clear()
+        name.send_keys("tablet")
+        find(driver, "approve").click()
+        wait(driver, lambda d: text_of(d, "status-text").startswith("Approved tablet")
+             and len(d.find_elements(By.CSS_SELECTOR, "#devices li")) == 3, what="the approval")
+        assert "Joined: 1 items" in c.ok("join", passphrase=PASSPHRASE)
+    finally:
+        browser.stop()

@@ -284,7 +284,7 @@ extension NativeHostWindowTests {
         #expect(
             kinds.isSuperset(of: [
                 .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-                .importCXF, .get,
+                .importCXF, .syncStatus, .syncNow, .approveDevice, .get,
             ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }

@@ -16,6 +16,11 @@ import WebAuthn
 ///                   / { "document": cxf, "exported": counts, "skipped": [* tstr] }    ; exportCXF
 ///                   / { "imported": counts, "duplicates": uint,                       ; importCXF
 ///                       "skippedTypes": { * tstr => uint }, "failures": [* tstr] }
+///                   / { "configured": bool, "version": uint, "pendingChanges": uint,   ; syncStatus
+///                       "devices": [* { "name": tstr, "fingerprint": tstr, "added": uint, "thisDevice": bool }] }
+///                   / { "version": uint, "received": uint, "sent": uint,              ; syncNow
+///                       "conflictCopies": uint, "unknownServerDevices": uint }
+///                   / { "name": tstr, "fingerprint": tstr, "version": uint }          ; approveDevice
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
 ///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
@@ -40,6 +45,58 @@ import WebAuthn
 /// needs the person verified (a passphrase typed within the verification window), as the CLI's does, and holds
 /// every secret in clear; both are bounded by the native messaging limit of 1 MiB per message.
 extension NativeHost {
+    /// Where the vault syncs (the sync folder or the enrolled server), for `syncNow` and `approveDevice`.
+    public struct SyncControl: Sendable {
+        public let transport: @Sendable () throws(KeychainError) -> any SyncTransport
+        public init(transport: @escaping @Sendable () throws(KeychainError) -> any SyncTransport) {
+            self.transport = transport
+        }
+    }
+
+    /// ``reply(to:)``, and the window's requests that talk to the sync server (`syncNow`: pull, check, merge and
+    /// push as `sesame keychain sync` does; `approveDevice`: let a joining device in with the code it shows, as
+    /// `sesame keychain approve` does, then sync). `sesame keychain native-host` answers every message with this.
+    public func replyWithSync(to message: [UInt8]) async -> [UInt8] {
+        guard let request = try? NativeHostRequest(json: message),
+            request.kind == .syncNow || request.kind == .approveDevice
+        else { return reply(to: message) }
+        do throws(KeychainError) {
+            return Self.success(id: request.id, try await answerSync(request))
+        } catch {
+            return Self.failure(id: request.id, error)
+        }
+    }
+
+    func answerSync(_ request: NativeHostRequest) async throws(KeychainError) -> BrowserJSON {
+        guard let syncControl else {
+            throw KeychainError(.syncNotConfigured, reason: "this host has no sync folder or server")
+        }
+        switch request.kind {
+        case .approveDevice:
+            let code = try PairingCode(text: request.pairingCode ?? "")
+            let keychain = try open()
+            let transport = try syncControl.transport()
+            let entry = try await keychain.approveJoin(
+                code: code, name: request.deviceName.flatMap { $0.isEmpty ? nil : $0 } ?? "new device",
+                transport: transport)
+            let report = try await keychain.sync(with: transport)
+            try keychain.save()
+            return .object([
+                "name": .string(entry.name), "fingerprint": .string(entry.fingerprint.description),
+                "version": .integer(Int(report.version)),
+            ])
+        default:
+            let keychain = try open()
+            let report = try await keychain.sync(with: try syncControl.transport())
+            try keychain.save()
+            return .object([
+                "version": .integer(Int(report.version)), "received": .integer(report.received),
+                "sent": .integer(report.sent), "conflictCopies": .integer(report.conflictCopies),
+                "unknownServerDevices": .integer(report.unknownServerDevices.count),
+            ])
+        }
+    }
+
     /// How the host starts, ends and reads the unlock session for the window.
     public struct SessionControl: Sendable {
         public let status: @Sendable () throws(KeychainError) -> SessionStatus?
@@ -149,6 +206,25 @@ extension NativeHost {
             try keychain.restore(item)
             try keychain.save()
             return .object(["item": .object(Self.summary(keychain.item(id: id) ?? item, forSite: false))])
+        case .syncStatus:
+            let keychain = try open()
+            guard let status = keychain.vaultStatus else {
+                throw KeychainError(.joinInProgress, reason: "this directory holds a join in progress")
+            }
+            return .object([
+                "configured": .bool(syncControl != nil), "version": .integer(Int(status.syncedVersion)),
+                "pendingChanges": .integer(status.pendingChanges),
+                "devices": .array(
+                    status.devices.map { device in
+                        .object([
+                            "name": .string(device.name), "fingerprint": .string(device.fingerprint.description),
+                            "added": .integer(Int(ItemTime.milliseconds(device.added))),
+                            "thisDevice": .bool(device.id == keychain.deviceId),
+                        ])
+                    }),
+            ])
+        case .syncNow, .approveDevice:
+            throw KeychainError(.syncNotConfigured, reason: "sync requests are answered by replyWithSync(to:)")
         case .exportCXF:
             let keychain = try open()
             guard keychain.userVerified else {

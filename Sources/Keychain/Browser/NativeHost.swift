@@ -35,15 +35,22 @@ public struct NativeHost: Sendable {
     let suffixes: PublicSuffixList
     let open: Opener
     let session: SessionControl?
+    let syncControl: SyncControl?
     /// Items the window deleted, kept in this process's memory for a short while so that "Undo" can put them back.
     let recentlyDeleted = RecentlyDeleted()
 
     /// `open` opens the vault for each request (so changes synced in between are seen) and must not prompt.
     /// `session` starts and ends unlock sessions for the toolbar window; without it, `unlock`, `lock` and `status`
     /// are refused.
-    public init(suffixes: PublicSuffixList, session: SessionControl? = nil, open: @escaping Opener) {
+    /// `sync` reaches the vault's sync server for the window's `syncNow` and `approveDevice`, which only
+    /// ``replyWithSync(to:)`` answers.
+    public init(
+        suffixes: PublicSuffixList, session: SessionControl? = nil, sync: SyncControl? = nil,
+        open: @escaping Opener
+    ) {
         self.suffixes = suffixes
         self.session = session
+        self.syncControl = sync
         self.open = open
     }
 
@@ -137,7 +144,7 @@ public struct NativeHost: Sendable {
             try keychain.save()
             return .object([:])
         case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-            .importCXF:
+            .importCXF, .syncStatus, .syncNow, .approveDevice:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

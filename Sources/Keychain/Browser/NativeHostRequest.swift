@@ -8,7 +8,8 @@ import WebAuthn
 ///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
 ///               / "passwords" / "password" / "savePassword"
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
-///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF",
+///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
+///               / "syncStatus" / "syncNow" / "approveDevice",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -24,6 +25,7 @@ import WebAuthn
 ///       ? "notes": tstr, ? "displayName": tstr,      ; updateItem: the new values ("username" and "password"
 ///                                                    ; too); absent members stay as they are, "" clears notes
 ///       ? "document": { * tstr => any },             ; importCXF: a CXF document (header or account)
+///       ? "pairingCode": tstr, ? "deviceName": tstr, ; approveDevice: the code the new device shows, and a name
 ///     }
 ///
 /// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
@@ -34,6 +36,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
+        case syncStatus, syncNow, approveDevice
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -65,6 +68,10 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let displayName: String?
     /// `importCXF`: the document as JSON text, for ``Keychain/importCXF(_:)``.
     public let document: [UInt8]?
+    /// `approveDevice`: the code the joining device shows (its text; checked by ``PairingCode``), never logged.
+    public let pairingCode: String?
+    /// `approveDevice`: the name the vault's device list will give it.
+    public let deviceName: String?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -97,6 +104,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let notes: String?
         let displayName: String?
         let document: BrowserJSON?
+        let pairingCode: String?
+        let deviceName: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -136,8 +145,19 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
-            .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF:
+            .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
+            .approveDevice:
             self.options = nil
+        }
+        if kind == .approveDevice {
+            guard let code = envelope.pairingCode, !code.isEmpty, code.utf8.count <= 1024 else {
+                throw KeychainError(.malformedNativeMessage, reason: "an approveDevice request needs 'pairingCode'")
+            }
+            pairingCode = code
+            deviceName = envelope.deviceName
+        } else {
+            pairingCode = nil
+            deviceName = nil
         }
         if kind == .importCXF {
             guard case .object = envelope.document, let document = envelope.document else {
