@@ -145,16 +145,26 @@
       }
       out.prf = defined({ eval: prfValues(prf.eval, "prf.eval"), evalByCredential: byCredential });
     }
+    // largeBlob (WebAuthn L3 §10.1.5): the keychain checks which members the ceremony allows.
+    if (ext.largeBlob !== undefined && ext.largeBlob !== null) {
+      const blob = ext.largeBlob;
+      out.largeBlob = defined({
+        support: blob.support === undefined ? undefined : String(blob.support),
+        read: blob.read === undefined ? undefined : Boolean(blob.read),
+        write: blob.write === undefined ? undefined : b64url(blob.write, "largeBlob.write"),
+      });
+    }
     return Object.keys(out).length > 0 ? out : undefined;
   }
-  // getClientExtensionResults(): a fresh copy each call, with the PRF's values as ArrayBuffers, as a browser gives
-  // them (toJSON keeps them base64url).
+  // getClientExtensionResults(): a fresh copy each call, with the PRF's values and a large blob as ArrayBuffers, as
+  // a browser gives them (toJSON keeps them base64url).
   function extensionResults(json) {
     const out = JSON.parse(JSON.stringify(json || {}));
     if (out.prf && out.prf.results) {
       const r = out.prf.results;
       out.prf.results = defined({ first: buffer(r.first), second: r.second === undefined ? undefined : buffer(r.second) });
     }
+    if (out.largeBlob && out.largeBlob.blob !== undefined) out.largeBlob.blob = buffer(out.largeBlob.blob);
     return out;
   }
   function required(value, what) {
@@ -343,13 +353,15 @@
         try { caps = await nativeStatics.getClientCapabilities.call(PKC); } catch { caps = {}; }
       }
       // What the keychain answers; the browser's own answer stays for the rest (hybrid transport, related
-      // origins). Extensions other than credProps and prf are dropped before the keychain sees a request, so say so.
+      // origins). Extensions other than credProps, prf and largeBlob are dropped before the keychain sees a request,
+      // so say so.
       caps = { ...caps };
       for (const key of Object.keys(caps)) if (key.startsWith("extension:")) caps[key] = false;
       return { ...caps, conditionalGet: true, conditionalCreate: true, immediateGet: true,
                passkeyPlatformAuthenticator: true, userVerifyingPlatformAuthenticator: true,
                signalAllAcceptedCredentials: true, signalCurrentUserDetails: true, signalUnknownCredential: true,
-               "extension:credProps": true, "extension:prf": true };
+               "extension:credProps": true, "extension:prf": true,
+               "extension:largeBlob": true };
     },
   }.getClientCapabilities);
 

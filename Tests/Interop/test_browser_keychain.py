@@ -246,6 +246,64 @@ def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, s
     }
 
 
+LARGE_BLOB_CALL = """
+  const [kind, largeBlob, allow, done] = arguments;
+  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                                          body: JSON.stringify(body || {})})).json();
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  window.blobResult = null;
+  if (window.conditional) window.conditional.abort();
+  (async () => {
+    const ext = {largeBlob: {...largeBlob}};
+    if (ext.largeBlob.write !== undefined) ext.largeBlob.write = new TextEncoder().encode(ext.largeBlob.write);
+    let credential;
+    if (kind === "create") {
+      const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username: "bea"}));
+      credential = await navigator.credentials.create({publicKey: {...options, extensions: ext}});
+      await post("/register/verify", credential.toJSON());
+    } else {
+      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
+      const allowCredentials = allow.map((id) => ({type: "public-key", id: decode(id)}));
+      credential = await navigator.credentials.get({publicKey: {...options, allowCredentials, extensions: ext}});
+      await post("/signin/verify", credential.toJSON());
+    }
+    const out = credential.getClientExtensionResults().largeBlob;
+    return {id: credential.id, supported: out.supported, written: out.written,
+            blobIsBuffer: out.blob instanceof ArrayBuffer,
+            blob: out.blob ? new TextDecoder().decode(out.blob) : null};
+  })().then((v) => { window.blobResult = v; }, (e) => { window.blobResult = {error: e.name}; });
+  done("started");
+"""
+
+
+def test_large_blob_written_and_read_back(keychain_browser, second_site):
+    driver = keychain_browser.driver
+    driver.get(second_site.origin + "/")
+    assert driver.execute_async_script(
+        "PublicKeyCredential.getClientCapabilities().then((c) => arguments[0](c['extension:largeBlob']))") is True
+
+    def ceremony(kind, largeBlob, allow=()):
+        assert driver.execute_async_script(LARGE_BLOB_CALL, kind, largeBlob, list(allow)) == "started"
+        wait_prompt(driver)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: d.execute_script("return window.blobResult"), what=f"the largeBlob {kind}")
+        return driver.execute_script("return window.blobResult")
+
+    made = ceremony("create", {"support": "required"})
+    assert made["supported"] is True, made
+    assert ceremony("get", {"write": "the site's blob"}, [made["id"]])["written"] is True
+    read = ceremony("get", {"read": True})
+    assert read["blobIsBuffer"] is True and read["blob"] == "the site's blob", read
+    # A write without exactly one allowed credential is NotSupportedError, before any prompt.
+    refused = driver.execute_async_script("""
+      navigator.credentials.get({publicKey: {challenge: new Uint8Array(32),
+                                             extensions: {largeBlob: {write: new Uint8Array([1])}}}})
+        .then(() => arguments[0]("resolved"), (e) => arguments[0](e.name));
+    """)
+    assert refused == "NotSupportedError"
+    assert not prompt_shown(driver)
+
+
 PRF_CALL = """
   const [kind, username, done] = arguments;
   const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},

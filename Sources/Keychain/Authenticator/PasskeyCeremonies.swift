@@ -91,7 +91,8 @@ extension Keychain {
                 publicKeyAlgorithm: COSEAlgorithm(algorithm.rawValue)),
             authenticatorAttachment: .platform,
             clientExtensionResults: AuthenticationExtensionsClientOutputsJSON(
-                credProps: options.extensions?.credProps == true ? .init(rk: true) : nil, prf: prf))
+                credProps: options.extensions?.credProps == true ? .init(rk: true) : nil, prf: prf,
+                largeBlob: LargeBlobExtension.creationOutput(options.extensions?.largeBlob)))
         return PasskeyRegistration(responseJSON: try Self.encode(response), item: item)
     }
 
@@ -108,6 +109,7 @@ extension Keychain {
         let rpId = try origin.relyingPartyId(options.rpId, suffixes: suffixes)
         guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
         try PRFExtension.checkRequest(options.extensions?.prf, allowCredentials: options.allowCredentials)
+        try LargeBlobExtension.checkRequest(options.extensions?.largeBlob, allowCredentials: options.allowCredentials)
         var verified = try userVerification(options.userVerification?.rawValue ?? "preferred")
 
         // §6.3.3 steps 5-7: the usable passkeys, in allowCredentials order when there is a list.
@@ -139,8 +141,11 @@ extension Keychain {
         // §6.3.3 step 11: the signature covers authenticatorData || SHA-256(clientDataJSON).
         let signature = try key.sign(authData + Array(SHA256.hash(data: clientData)))
 
+        // `largeBlob` (§10.1.5): read from the passkey item, or written into it (saved and synced with it).
+        let (largeBlob, written) = LargeBlobExtension.authenticate(options.extensions?.largeBlob, passkey: passkey)
+
         var used = item
-        var updated = passkey
+        var updated = written ?? passkey
         updated.lastUsed = ItemTime.truncate(clock.now)
         used.content = .passkey(updated)
         try update(used)
@@ -151,7 +156,7 @@ extension Keychain {
                 clientDataJSON: clientData, authenticatorData: authData, signature: signature,
                 userHandle: passkey.userHandle),
             authenticatorAttachment: .platform,
-            clientExtensionResults: AuthenticationExtensionsClientOutputsJSON(prf: prf))
+            clientExtensionResults: AuthenticationExtensionsClientOutputsJSON(prf: prf, largeBlob: largeBlob))
         return PasskeyAssertion(
             responseJSON: try Self.encode(response), item: self.item(id: item.id) ?? used, userVerified: verified)
     }
@@ -180,6 +185,7 @@ extension Keychain {
         }
         guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
         try PRFExtension.checkCreation(options.extensions?.prf)
+        try LargeBlobExtension.checkCreation(options.extensions?.largeBlob)
         let uvRequirement = options.authenticatorSelection?.userVerification?.rawValue ?? "preferred"
         let verified = try userVerification(uvRequirement)
 
@@ -210,6 +216,7 @@ extension Keychain {
         let rpId = try origin.relyingPartyId(options.rpId, suffixes: suffixes)
         // Extension inputs are checked before the person is asked anything, as a browser checks them.
         try PRFExtension.checkRequest(options.extensions?.prf, allowCredentials: options.allowCredentials)
+        try LargeBlobExtension.checkRequest(options.extensions?.largeBlob, allowCredentials: options.allowCredentials)
         return (rpId, Self.candidates(in: items, rpId: rpId, allowCredentials: options.allowCredentials).map(\.0))
     }
 

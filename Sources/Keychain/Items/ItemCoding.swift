@@ -17,6 +17,7 @@ import OneTimeCode
 ///   ? "hidden": true,                  ; left out of the site's signalAllAcceptedCredentials (absent: shown)
 ///   ? "hmac": [bstr .size 32, bstr .size 32],   ; the credential's HMAC secrets, with UV (used by prf) and
 ///                                               ; without UV; absent on passkeys made before prf was answered
+///   ? "blob": bstr .size (0..2048),    ; what the site stored with the largeBlob extension
 ///   ; kind "password":
 ///   "sites": [+ tstr], "username": tstr, "password": tstr,
 ///   ; kind "code":
@@ -55,6 +56,7 @@ enum ItemCoding {
             if let h = p.hmacSecret {
                 entries.append(CBORMapEntry("hmac", .array([.byteString(h.withUV), .byteString(h.withoutUV)])))
             }
+            if let blob = p.largeBlob { entries.append(CBORMapEntry("blob", .byteString(blob))) }
         case .password(let p):
             entries += [
                 CBORMapEntry("sites", .array(p.sites.map { .textString($0) })),
@@ -117,7 +119,8 @@ enum ItemCoding {
                     userName: try f.text("name", maximum: ItemLimits.nameBytes),
                     displayName: try f.text("display", maximum: ItemLimits.nameBytes), algorithm: algorithm,
                     privateKey: try f.bytes("key", count: 32...32), lastUsed: lastUsed, hidden: hidden == true,
-                    hmacSecret: hmacSecret))
+                    hmacSecret: hmacSecret,
+                    largeBlob: try f.optionalBytes("blob", count: 0...Passkey.largeBlobMaximum)))
         case .password:
             content = .password(
                 Password(

@@ -23,11 +23,16 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
     /// The credential's HMAC secrets for the `prf` extension (WebAuthn L3 §10.1.4) and CTAP2.1 hmac-secret; nil
     /// for passkeys made before the keychain answered `prf`, which then report it unavailable.
     public var hmacSecret: HMACSecret?
+    /// The blob a relying party stored with the `largeBlob` extension (WebAuthn L3 §10.1.5); nil when none.
+    public var largeBlob: [UInt8]?
+
+    /// The largest blob kept per passkey.
+    public static let largeBlobMaximum = 2048
 
     public init(
         rpId: String, credentialId: [UInt8], userHandle: [UInt8], userName: String, displayName: String,
         algorithm: PasskeyAlgorithm, privateKey: [UInt8], lastUsed: Date? = nil, hidden: Bool = false,
-        hmacSecret: HMACSecret? = nil
+        hmacSecret: HMACSecret? = nil, largeBlob: [UInt8]? = nil
     ) {
         self.rpId = rpId
         self.credentialId = credentialId
@@ -39,6 +44,7 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
         self.lastUsed = lastUsed.map(ItemTime.truncate)
         self.hidden = hidden
         self.hmacSecret = hmacSecret
+        self.largeBlob = largeBlob
     }
 
     public var description: String {
@@ -59,6 +65,9 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
         try ItemLimits.checkText(userName, field: "user name", allowEmpty: true)
         try ItemLimits.checkText(displayName, field: "display name", allowEmpty: true)
         _ = try CredentialKey(algorithm: algorithm, privateKey: privateKey)
+        if let largeBlob, largeBlob.count > Self.largeBlobMaximum {
+            throw KeychainError(.invalidItem, reason: "a passkey's large blob is over \(Self.largeBlobMaximum) bytes")
+        }
         if let hmacSecret {
             guard hmacSecret.withUV.count == HMACSecret.length, hmacSecret.withoutUV.count == HMACSecret.length else {
                 throw KeychainError(.invalidItem, reason: "passkey HMAC secrets must be 32 bytes each")

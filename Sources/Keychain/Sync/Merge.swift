@@ -51,6 +51,7 @@ enum Merge {
             m.displayName = resolve(bp?.displayName, l.displayName, r.displayName)
             m.lastUsed = [l.lastUsed, r.lastUsed].compactMap { $0 }.max()
             m.hidden = resolve(bp?.hidden, l.hidden, r.hidden)
+            m.largeBlob = resolve(bp?.largeBlob, l.largeBlob, r.largeBlob)
             content = .passkey(m)
         case (let b, .password(let l), .password(let r)):
             let bp: Password? = if case .password(let p)? = b { p } else { nil }
