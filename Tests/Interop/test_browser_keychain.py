@@ -1205,3 +1205,36 @@ def test_window_passes_axe_core(keychain_browser, second_site):
     find(driver, "lock").click()
     wait(driver, lambda d: visible(d, "unlock-view"), what="the unlock form")
     violations("the unlock form")
+
+
+def test_a_passkey_renamed_in_the_window_shows_renamed_at_sign_in(keychain_browser, second_site, tmp_path):
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    options = {"rp": {"id": second_site.rp_id, "name": "Second"}, "challenge": b64url(b"c" * 32),
+               "user": {"id": b64url(b"u" * 16), "name": "lin", "displayName": "Lin"},
+               "pubKeyCredParams": [{"type": "public-key", "alg": -7}]}
+    (tmp_path / "options.json").write_text(json.dumps(options))
+    vault.ok("webauthn", "create", "--origin", second_site.origin, "--options", str(tmp_path / "options.json"))
+    driver.get(second_site.origin + "/")
+    site_tab = driver.current_window_handle
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: window_items(d, "site-items") == [
+        f"Passkey: {second_site.rp_id}, lin · created {time.strftime('%Y-%m-%d', time.gmtime())}"], what="the list")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: visible(d, "item-view"), what="the passkey's page")
+    find(driver, "edit").click()
+    wait(driver, lambda d: visible(d, "edit-view"), what="the edit form")
+    for field, value in (("edit-username", "lin@work"), ("edit-display", "Lin at work")):
+        element = find(driver, field)
+        element.clear()
+        element.send_keys(value)
+    find(driver, "save").click()
+    wait(driver, lambda d: visible(d, "item-view") and text_of(d, "username-value") == "lin@work", what="the rename")
+
+    # The site's own sign-in: the keychain's account chooser shows the new name.
+    driver.switch_to.window(site_tab)
+    driver.get(second_site.origin + "/")
+    find(driver, "signin").click()
+    wait_prompt(driver)
+    texts = " ".join(p["text"] for p in prompt_parts(driver))
+    assert "lin@work" in texts and "Lin at work" in texts, texts
+    press(driver, Keys.ESCAPE)
