@@ -9,7 +9,10 @@
 const $ = (id) => document.getElementById(id);
 const CLEAR_SECONDS = 30; // the clipboard is cleared after this long (where the browser allows it)
 
-const state = { origin: "", item: null, password: null, shown: false, codeTimer: null, listSeq: 0, view: null };
+const state = {
+  origin: "", tabId: null, item: null, password: null, shown: false, codeTimer: null, listSeq: 0, view: null,
+  creating: false,
+};
 
 function send(message) {
   return new Promise((resolve) => {
@@ -65,6 +68,7 @@ async function currentOrigin() {
     if (tabId !== null) tab = await chrome.tabs.get(Number(tabId));
     else [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
   } catch { tab = undefined; }
+  state.tabId = tab && typeof tab.id === "number" ? tab.id : null;
   return tab && tab.url ? originOf(tab.url) : "";
 }
 
@@ -340,10 +344,61 @@ $("back").addEventListener("click", () => { showList(); });
 
 // --- Editing, deleting, generating ---------------------------------------------------------------------------------
 
+$("new-password").addEventListener("click", () => {
+  state.creating = true;
+  show("edit");
+  $("edit-title").textContent = "New password";
+  $("edit-site-field").hidden = false;
+  $("edit-site").value = state.origin ? new URL(state.origin).hostname : "";
+  $("edit-username-field").hidden = false;
+  $("edit-display-field").hidden = true;
+  $("edit-password-field").hidden = false;
+  $("edit-username").value = "";
+  $("edit-password").value = "";
+  $("edit-notes").value = "";
+  $("strength").textContent = "";
+  $("edit-error").textContent = "";
+  $("fill-and-save").hidden = state.tabId === null || !state.origin;
+  generatePassword();
+  ($("edit-site").value ? $("edit-username") : $("edit-site")).focus();
+});
+
+// A new password: saved as `sesame keychain add-password` does, and with "Fill and save" also typed into the
+// current tab's sign-up form (its user name and new-password fields), by the extension's script in that page.
+async function addPassword(fill) {
+  const username = $("edit-username").value;
+  const password = $("edit-password").value;
+  const answer = await send({ kind: "addPassword", site: $("edit-site").value, username, password,
+                              notes: $("edit-notes").value });
+  if (answer.error) {
+    $("edit-error").textContent = answer.error.code === "invalidItem"
+      ? "The keychain refused this: the site is not a host name, or a field is too long or empty."
+      : answer.error.code === "malformedNativeMessage" ? "A password is needed." : explain(answer.error);
+    return;
+  }
+  state.creating = false;
+  let filled = "";
+  if (fill && state.tabId !== null) {
+    try {
+      const reply = await chrome.tabs.sendMessage(state.tabId, { kind: "fillNewPassword", username, password });
+      filled = reply && reply.filled ? " and filled in the page" : "; the page has no field to fill";
+    } catch {
+      filled = "; the page could not be filled";
+    }
+  }
+  await showItem(answer.result.item);
+  say(`Saved${filled}.`);
+}
+
+$("fill-and-save").addEventListener("click", () => addPassword(true));
+
 $("edit").addEventListener("click", () => {
   const item = state.item;
   if (!item) return;
+  state.creating = false;
   show("edit");
+  $("edit-site-field").hidden = true;
+  $("fill-and-save").hidden = true;
   $("edit-title").textContent = `Edit ${$("item-title").textContent}`;
   $("edit-username-field").hidden = item.kind === "code";
   $("edit-display-field").hidden = item.kind !== "passkey";
@@ -359,6 +414,7 @@ $("edit").addEventListener("click", () => {
 
 $("edit-form").addEventListener("submit", async (event) => {
   event.preventDefault();
+  if (state.creating) { await addPassword(false); return; }
   const item = state.item;
   if (!item) return;
   const change = { kind: "updateItem", itemId: item.itemId, notes: $("edit-notes").value };
@@ -376,7 +432,11 @@ $("edit-form").addEventListener("submit", async (event) => {
   say("Saved.");
 });
 
-$("cancel-edit").addEventListener("click", () => { if (state.item) showItem(state.item); });
+function leaveEdit() {
+  if (state.creating) { state.creating = false; showList(); } else if (state.item) showItem(state.item);
+}
+
+$("cancel-edit").addEventListener("click", leaveEdit);
 
 $("delete").addEventListener("click", async () => {
   const item = state.item;
@@ -542,7 +602,7 @@ document.addEventListener("keydown", (event) => {
     showList();
   } else if (event.key === "Escape" && state.view === "edit") {
     event.preventDefault();
-    if (state.item) showItem(state.item);
+    leaveEdit();
   }
 });
 

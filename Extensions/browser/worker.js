@@ -78,7 +78,7 @@ function ask(request) {
 // only to that page of this extension: a content script's sender.url is its page's, never ours.
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
-  "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice",
+  "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -102,8 +102,8 @@ function forwardWindow(message, sendResponse) {
     request.pairingCode = String(message.pairingCode || "");
     request.deviceName = String(message.deviceName || "");
   }
-  if (message.kind === "updateItem") {
-    for (const member of ["username", "password", "notes", "displayName"]) {
+  if (message.kind === "updateItem" || message.kind === "addPassword") {
+    for (const member of ["site", "username", "password", "notes", "displayName"]) {
       if (typeof message[member] === "string") request[member] = message[member];
     }
   }

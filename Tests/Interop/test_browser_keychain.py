@@ -1238,3 +1238,36 @@ def test_a_passkey_renamed_in_the_window_shows_renamed_at_sign_in(keychain_brows
     texts = " ".join(p["text"] for p in prompt_parts(driver))
     assert "lin@work" in texts and "Lin at work" in texts, texts
     press(driver, Keys.ESCAPE)
+
+
+def test_window_new_password_fill_and_save(keychain_browser, second_site):
+    """A new password from the window: the site prefilled from the tab, a generated password, and "Fill and save"
+    types it into the page's sign-up form and keeps it, as `add-password` would."""
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    driver.execute_script("""
+      const form = document.createElement("form");
+      form.innerHTML = '<input id="new-user" autocomplete="username">' +
+                       '<input id="new-secret" type="password" autocomplete="new-password">';
+      document.body.appendChild(form);
+    """)
+    site_tab = driver.current_window_handle
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: visible(d, "list-view"), what="the list")
+    find(driver, "new-password").click()
+    wait(driver, lambda d: visible(d, "edit-view") and "bits of entropy" in text_of(d, "strength")
+         and d.switch_to.active_element.get_attribute("id") == "edit-username", what="the new password form")
+    assert find(driver, "edit-site").get_attribute("value") == second_site.rp_id
+    generated = find(driver, "edit-password").get_attribute("value")
+    assert len(generated) == 20
+    press(driver, "newbie")
+    find(driver, "fill-and-save").click()
+    wait(driver, lambda d: visible(d, "item-view") and text_of(d, "status-text") == "Saved and filled in the page.",
+         what="the new password saved and filled")
+    [saved] = vault.items()
+    shown = vault.show(saved["id"], reveal=True)
+    assert (shown["username"], shown["password"]) == ("newbie", generated), shown
+    driver.switch_to.window(site_tab)
+    assert driver.execute_script(
+        "return [document.getElementById('new-user').value, document.getElementById('new-secret').value]") \
+        == ["newbie", generated]

@@ -255,6 +255,37 @@ import WebAuthn
         #expect(error(refused)?.name == "NotAllowedError")
     }
 
+    @Test func aNewPasswordIsAddedForItsSite() throws {
+        let dir = TemporaryDirectory()
+        _ = try filledVault(dir)
+        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, policy: fastPolicy)
+        let host = host(dir.vault)
+        let added =
+            result(
+                ask(
+                    host,
+                    [
+                        "id": 1, "kind": "addPassword", "origin": "", "site": "https://Shop.Example.net/signup",
+                        "username": "carol", "password": "generated-pw-123", "notes": "made in the window",
+                    ]))?["item"] as? [String: Any]
+        #expect(added?["sites"] as? [String] == ["shop.example.net"])
+        #expect(added?["password"] as? String == "generated-pw-123")
+        #expect(added?["notes"] as? String == "made in the window")
+        let listed = result(ask(host, ["id": 2, "kind": "items", "origin": "https://shop.example.net"]))
+        #expect((listed?["items"] as? [[String: Any]])?.first?["username"] as? String == "carol")
+        #expect(
+            error(
+                ask(
+                    host,
+                    [
+                        "id": 3, "kind": "addPassword", "origin": "", "site": "not a site", "username": "c",
+                        "password": "p",
+                    ]))?.code == "invalidItem")
+        #expect(
+            error(ask(host, ["id": 4, "kind": "addPassword", "origin": "", "site": "example.com", "username": "c"]))?
+                .code == "malformedNativeMessage")
+    }
+
     @Test func undoIsKeptForItsTimeOnly() throws {
         let kept = RecentlyDeleted()
         let item = try KeychainItem(content: samplePassword(), created: Date(timeIntervalSince1970: 0))
@@ -284,7 +315,7 @@ extension NativeHostWindowTests {
         #expect(
             kinds.isSuperset(of: [
                 .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-                .importCXF, .syncStatus, .syncNow, .approveDevice, .get,
+                .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword, .get,
             ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }

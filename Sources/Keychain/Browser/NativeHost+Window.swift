@@ -21,6 +21,7 @@ import WebAuthn
 ///                   / { "version": uint, "received": uint, "sent": uint,              ; syncNow
 ///                       "conflictCopies": uint, "unknownServerDevices": uint }
 ///                   / { "name": tstr, "fingerprint": tstr, "version": uint }          ; approveDevice
+///                   / { "item": detail }                                              ; addPassword
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
 ///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
@@ -189,6 +190,18 @@ extension NativeHost {
             try keychain.update(item)
             try keychain.save()
             return .object(["item": .object(Self.detail(of: keychain.item(id: id) ?? item, in: keychain))])
+        case .addPassword:
+            // As `sesame keychain add-password`: the site normalised to its host name, the item rules applied.
+            guard let site = SiteName.normalise(request.site ?? "") else {
+                throw KeychainError(.invalidItem, reason: "the site is not a host name or a URL with one")
+            }
+            let keychain = try open()
+            let notes = request.notes.flatMap { $0.isEmpty ? nil : $0 }
+            let item = try keychain.add(
+                .password(Password(sites: [site], username: request.username ?? "", password: request.password ?? "")),
+                notes: notes)
+            try keychain.save()
+            return .object(["item": .object(Self.detail(of: item, in: keychain))])
         case .deleteItem:
             let keychain = try open()
             guard let id = request.itemId, let item = keychain.item(id: id) else {

@@ -144,7 +144,7 @@ public struct NativeHost: Sendable {
             try keychain.save()
             return .object([:])
         case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-            .importCXF, .syncStatus, .syncNow, .approveDevice:
+            .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

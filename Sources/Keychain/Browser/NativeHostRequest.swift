@@ -9,7 +9,7 @@ import WebAuthn
 ///               / "passwords" / "password" / "savePassword"
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
-///               / "syncStatus" / "syncNow" / "approveDevice",
+///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -26,6 +26,7 @@ import WebAuthn
 ///                                                    ; too); absent members stay as they are, "" clears notes
 ///       ? "document": { * tstr => any },             ; importCXF: a CXF document (header or account)
 ///       ? "pairingCode": tstr, ? "deviceName": tstr, ; approveDevice: the code the new device shows, and a name
+///       ? "site": tstr,                              ; addPassword: the site ("username", "password", "notes" too)
 ///     }
 ///
 /// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
@@ -36,7 +37,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
-        case syncStatus, syncNow, approveDevice
+        case syncStatus, syncNow, approveDevice, addPassword
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -72,6 +73,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let pairingCode: String?
     /// `approveDevice`: the name the vault's device list will give it.
     public let deviceName: String?
+    /// `addPassword`: the site the new password is for, as typed (a name or a URL).
+    public let site: String?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -106,6 +109,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let document: BrowserJSON?
         let pairingCode: String?
         let deviceName: String?
+        let site: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -146,7 +150,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
-            .approveDevice:
+            .approveDevice, .addPassword:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -192,6 +196,15 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
             self.username = username
             self.password = password
+        } else if kind == .addPassword {
+            guard let username = envelope.username, let password = envelope.password, !password.isEmpty,
+                envelope.site != nil
+            else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "an addPassword request needs 'site', 'username' and 'password'")
+            }
+            self.username = username
+            self.password = password
         } else if kind == .updateItem {
             // Lengths and characters are the item rules', checked when the item is validated.
             username = envelope.username
@@ -200,7 +213,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             username = nil
             password = nil
         }
-        notes = kind == .updateItem ? envelope.notes : nil
+        notes = kind == .updateItem || kind == .addPassword ? envelope.notes : nil
+        site = kind == .addPassword ? envelope.site : nil
         displayName = kind == .updateItem ? envelope.displayName : nil
         if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
