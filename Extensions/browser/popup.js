@@ -470,8 +470,33 @@ async function loadSync() {
   $("devices").replaceChildren(...r.devices.map((d) => {
     const li = document.createElement("li");
     li.textContent = `${d.name}${d.thisDevice ? " (this device)" : ""}, key ${d.fingerprint}, added ${date(d.added)}`;
+    if (!d.thisDevice) li.append(" ", removeButton(d));
     return li;
   }));
+}
+
+// Removing a device takes two presses of its button (the first asks), since it cannot be undone: the device is
+// out of the vault's list and the vault key rotates at the sync that follows.
+function removeButton(device) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = "Remove";
+  button.setAttribute("aria-label", `Remove ${device.name}`);
+  let asked = false;
+  button.addEventListener("click", async () => {
+    if (!asked) {
+      asked = true;
+      button.textContent = "Remove it for good?";
+      button.setAttribute("aria-label", `Press again to remove ${device.name} for good`);
+      return;
+    }
+    const answer = await send({ kind: "removeDevice", deviceId: device.deviceId });
+    if (answer.error) { say(explain(answer.error)); return; }
+    await loadSync();
+    say(`Removed ${answer.result.removed}; the vault key ` +
+        (answer.result.version === undefined ? "rotates at the next sync." : "rotated."));
+  });
+  return button;
 }
 
 $("sync").addEventListener("toggle", () => { if ($("sync").open) loadSync(); });

@@ -78,7 +78,7 @@ function ask(request) {
 // only to that page of this extension: a content script's sender.url is its page's, never ours.
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
-  "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword",
+  "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -98,6 +98,7 @@ function forwardWindow(message, sendResponse) {
     request.itemId = message.itemId;
   }
   if (message.kind === "importCXF") request.document = message.document;
+  if (message.kind === "removeDevice") request.deviceId = String(message.deviceId || "");
   if (message.kind === "approveDevice") {
     request.pairingCode = String(message.pairingCode || "");
     request.deviceName = String(message.deviceName || "");

@@ -1166,6 +1166,17 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
         wait(driver, lambda d: text_of(d, "status-text").startswith("Approved tablet")
              and len(d.find_elements(By.CSS_SELECTOR, "#devices li")) == 3, what="the approval")
         assert "Joined: 1 items" in c.ok("join", passphrase=PASSPHRASE)
+
+        # Removing it again: two presses (the first asks), then it is out of the list and can no longer sync.
+        remove = driver.find_element(By.CSS_SELECTOR, "#devices button[aria-label='Remove tablet']")
+        remove.click()
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#devices li:nth-child(3) button").text
+             == "Remove it for good?", what="the removal asked")
+        driver.find_element(By.CSS_SELECTOR, "#devices li:nth-child(3) button").click()
+        wait(driver, lambda d: text_of(d, "status-text") == "Removed tablet; the vault key rotated."
+             and len(d.find_elements(By.CSS_SELECTOR, "#devices li")) == 2, what="the removal")
+        c.ok("unlock", passphrase=PASSPHRASE)
+        assert "deviceRemoved" in c.run("sync").stderr
     finally:
         browser.stop()
 

@@ -60,6 +60,24 @@ import Testing
         try await using(c) { keychain in _ = try await keychain.completeJoin(transport: server) }
         #expect(try itemTitles(c) == ["example.com — alice"])
 
+        // Removing it from the window: out of the list, the key rotated at the sync that follows; this device
+        // cannot remove itself.
+        let listed =
+            result(await ask(hostA, ["id": 6, "kind": "syncStatus", "origin": ""]))?["devices"]
+            as? [[String: Any]] ?? []
+        let tablet = listed.first { $0["name"] as? String == "tablet" }?["deviceId"] as? String
+        let mine = listed.first { $0["thisDevice"] as? Bool == true }?["deviceId"] as? String
+        let removed = result(
+            await ask(hostA, ["id": 7, "kind": "removeDevice", "origin": "", "deviceId": tablet ?? ""]))
+        #expect(removed?["removed"] as? String == "tablet")
+        #expect(removed?["version"] as? Int != nil)
+        let after = result(await ask(hostA, ["id": 8, "kind": "syncStatus", "origin": ""]))?["devices"] as? [Any]
+        #expect(after?.count == 2)
+        #expect(
+            code(await ask(hostA, ["id": 9, "kind": "removeDevice", "origin": "", "deviceId": mine ?? ""]))
+                == "invalidDeviceRemoval")
+        #expect(await errorCode { _ = try await sync(c, server) } == .deviceRemoved)
+
         // A code that is not one, and one no device shows.
         let malformed = await ask(hostA, ["id": 5, "kind": "approveDevice", "origin": "", "pairingCode": "nope"])
         #expect(code(malformed) == "pairingCodeMalformed")

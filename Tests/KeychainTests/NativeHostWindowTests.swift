@@ -315,7 +315,7 @@ extension NativeHostWindowTests {
         #expect(
             kinds.isSuperset(of: [
                 .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-                .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword, .get,
+                .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword, .removeDevice, .get,
             ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }

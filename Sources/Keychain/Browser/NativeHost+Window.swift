@@ -17,10 +17,12 @@ import WebAuthn
 ///                   / { "imported": counts, "duplicates": uint,                       ; importCXF
 ///                       "skippedTypes": { * tstr => uint }, "failures": [* tstr] }
 ///                   / { "configured": bool, "version": uint, "pendingChanges": uint,   ; syncStatus
-///                       "devices": [* { "name": tstr, "fingerprint": tstr, "added": uint, "thisDevice": bool }] }
+///                       "devices": [* { "deviceId": tstr, "name": tstr, "fingerprint": tstr, "added": uint,
+///                                       "thisDevice": bool }] }
 ///                   / { "version": uint, "received": uint, "sent": uint,              ; syncNow
 ///                       "conflictCopies": uint, "unknownServerDevices": uint }
 ///                   / { "name": tstr, "fingerprint": tstr, "version": uint }          ; approveDevice
+///                   / { "removed": tstr, ? "version": uint }                          ; removeDevice
 ///                   / { "item": detail }                                              ; addPassword
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
@@ -59,7 +61,7 @@ extension NativeHost {
     /// `sesame keychain approve` does, then sync). `sesame keychain native-host` answers every message with this.
     public func replyWithSync(to message: [UInt8]) async -> [UInt8] {
         guard let request = try? NativeHostRequest(json: message),
-            request.kind == .syncNow || request.kind == .approveDevice
+            [.syncNow, .approveDevice, .removeDevice].contains(request.kind)
         else { return reply(to: message) }
         do throws(KeychainError) {
             return Self.success(id: request.id, try await answerSync(request))
@@ -69,6 +71,23 @@ extension NativeHost {
     }
 
     func answerSync(_ request: NativeHostRequest) async throws(KeychainError) -> BrowserJSON {
+        if request.kind == .removeDevice {
+            // As `sesame keychain devices --remove`: out of the vault's device list at once, the vault key rotated
+            // at the sync that follows (now, when there is a sync place; else the next one).
+            let keychain = try open()
+            let id = request.deviceId ?? []
+            guard let device = keychain.devices.first(where: { $0.id == id }) else {
+                throw KeychainError(.invalidDeviceRemoval, reason: "no such device in this vault")
+            }
+            try keychain.removeDevice(id)
+            var result: [String: BrowserJSON] = ["removed": .string(device.name)]
+            if let syncControl {
+                let report = try await keychain.sync(with: try syncControl.transport())
+                result["version"] = .integer(Int(report.version))
+            }
+            try keychain.save()
+            return .object(result)
+        }
         guard let syncControl else {
             throw KeychainError(.syncNotConfigured, reason: "this host has no sync folder or server")
         }
@@ -230,13 +249,14 @@ extension NativeHost {
                 "devices": .array(
                     status.devices.map { device in
                         .object([
-                            "name": .string(device.name), "fingerprint": .string(device.fingerprint.description),
+                            "deviceId": .string(Base64URL.encode(device.id)), "name": .string(device.name),
+                            "fingerprint": .string(device.fingerprint.description),
                             "added": .integer(Int(ItemTime.milliseconds(device.added))),
                             "thisDevice": .bool(device.id == keychain.deviceId),
                         ])
                     }),
             ])
-        case .syncNow, .approveDevice:
+        case .syncNow, .approveDevice, .removeDevice:
             throw KeychainError(.syncNotConfigured, reason: "sync requests are answered by replyWithSync(to:)")
         case .exportCXF:
             let keychain = try open()

@@ -144,7 +144,8 @@ public struct NativeHost: Sendable {
             try keychain.save()
             return .object([:])
         case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-            .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword:
+            .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword,
+            .removeDevice:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

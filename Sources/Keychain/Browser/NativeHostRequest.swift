@@ -9,7 +9,7 @@ import WebAuthn
 ///               / "passwords" / "password" / "savePassword"
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
-///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword",
+///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -27,6 +27,7 @@ import WebAuthn
 ///       ? "document": { * tstr => any },             ; importCXF: a CXF document (header or account)
 ///       ? "pairingCode": tstr, ? "deviceName": tstr, ; approveDevice: the code the new device shows, and a name
 ///       ? "site": tstr,                              ; addPassword: the site ("username", "password", "notes" too)
+///       ? "deviceId": tstr,                          ; removeDevice: base64url, as syncStatus lists it
 ///     }
 ///
 /// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
@@ -37,7 +38,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
-        case syncStatus, syncNow, approveDevice, addPassword
+        case syncStatus, syncNow, approveDevice, addPassword, removeDevice
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -75,6 +76,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let deviceName: String?
     /// `addPassword`: the site the new password is for, as typed (a name or a URL).
     public let site: String?
+    /// `removeDevice`: the device's ID.
+    public let deviceId: [UInt8]?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -110,6 +113,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let pairingCode: String?
         let deviceName: String?
         let site: String?
+        let deviceId: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -150,7 +154,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
-            .approveDevice, .addPassword:
+            .approveDevice, .addPassword, .removeDevice:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -215,6 +219,14 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         }
         notes = kind == .updateItem || kind == .addPassword ? envelope.notes : nil
         site = kind == .addPassword ? envelope.site : nil
+        if kind == .removeDevice {
+            guard let text = envelope.deviceId, let id = try? Base64URL.decode(text), (1...64).contains(id.count) else {
+                throw KeychainError(.malformedNativeMessage, reason: "a removeDevice request needs 'deviceId'")
+            }
+            deviceId = id
+        } else {
+            deviceId = nil
+        }
         displayName = kind == .updateItem ? envelope.displayName : nil
         if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
