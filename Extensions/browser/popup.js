@@ -457,6 +457,25 @@ $("delete").addEventListener("click", async () => {
   $("undo").focus();
 });
 
+// --- A code generator from its link ---------------------------------------------------------------------------------
+
+$("add-code-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const uri = $("code-uri").value.trim();
+  if (!uri) return;
+  const answer = await send({ kind: "addCode", uri, site: $("code-site").value });
+  if (answer.error) {
+    say(answer.error.code === "invalidItem" ? "That is not an otpauth:// link the keychain reads, or the site is not"
+      + " a host name." : explain(answer.error));
+    return;
+  }
+  $("code-uri").value = "";
+  $("code-site").value = "";
+  $("add-code").open = false;
+  await showItem(answer.result.item);
+  say("Added the code generator.");
+});
+
 // --- Sync and devices ----------------------------------------------------------------------------------------------
 
 async function loadSync() {

@@ -79,6 +79,7 @@ function ask(request) {
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
   "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
+  "addCode",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -99,6 +100,10 @@ function forwardWindow(message, sendResponse) {
   }
   if (message.kind === "importCXF") request.document = message.document;
   if (message.kind === "removeDevice") request.deviceId = String(message.deviceId || "");
+  if (message.kind === "addCode") {
+    request.uri = String(message.uri || "");
+    request.site = String(message.site || "");
+  }
   if (message.kind === "approveDevice") {
     request.pairingCode = String(message.pairingCode || "");
     request.deviceName = String(message.deviceName || "");

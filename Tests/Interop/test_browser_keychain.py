@@ -1282,3 +1282,25 @@ def test_window_new_password_fill_and_save(keychain_browser, second_site):
     assert driver.execute_script(
         "return [document.getElementById('new-user').value, document.getElementById('new-secret').value]") \
         == ["newbie", generated]
+
+
+def test_window_adds_a_code_generator_from_its_link(keychain_browser, second_site):
+    import pyotp
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: visible(d, "list-view"), what="the list")
+    driver.find_element(By.CSS_SELECTOR, "#add-code summary").click()
+    find(driver, "code-uri").send_keys("otpauth://totp/Nope:lin?secret=notbase32!")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: "not an otpauth:// link" in text_of(d, "status-text"), what="a bad link refused")
+    uri = find(driver, "code-uri")
+    uri.clear()
+    uri.send_keys(f"otpauth://totp/Second:lin?secret={TOTP_SECRET}&issuer=Second")
+    find(driver, "code-site").send_keys(second_site.origin + "/login")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: visible(d, "item-view") and len(text_of(d, "code-value")) == 6, what="the new generator")
+    now = time.time()
+    assert text_of(driver, "code-value") in {pyotp.TOTP(TOTP_SECRET).at(now), pyotp.TOTP(TOTP_SECRET).at(now - 30)}
+    [item] = vault.items()
+    assert second_site.rp_id in json.dumps(item)

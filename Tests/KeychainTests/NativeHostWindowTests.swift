@@ -286,6 +286,34 @@ import WebAuthn
                 .code == "malformedNativeMessage")
     }
 
+    @Test func aCodeGeneratorIsAddedFromItsLink() throws {
+        let dir = TemporaryDirectory()
+        _ = try filledVault(dir)
+        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, policy: fastPolicy)
+        let host = host(dir.vault)
+        let uri =
+            "otpauth://totp/shop.example.net:carol?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=shop.example.net"
+        let added =
+            result(ask(host, ["id": 1, "kind": "addCode", "origin": "", "uri": uri]))?["item"]
+            as? [String: Any]
+        #expect(added?["codeType"] as? String == "totp")
+        #expect(added?["sites"] as? [String] == ["shop.example.net"])  // the issuer, a domain
+        let other =
+            result(
+                ask(
+                    host,
+                    ["id": 2, "kind": "addCode", "origin": "", "uri": Self.codeURI, "site": "https://a.example.org/x"]))?[
+                "item"] as? [String: Any]
+        #expect((other?["sites"] as? [String])?.first == "a.example.org")  // then the issuer's name, for search
+        #expect(
+            error(ask(host, ["id": 3, "kind": "addCode", "origin": "", "uri": "otpauth://nope"]))?.code == "invalidItem"
+        )
+        #expect(error(ask(host, ["id": 4, "kind": "addCode", "origin": ""]))?.code == "malformedNativeMessage")
+        let request = try NativeHostRequest(
+            json: Array(#"{"id": 5, "kind": "addCode", "origin": "", "uri": "\#(uri)"}"#.utf8))
+        #expect(!"\(request)".contains("GEZDGNBV"))
+    }
+
     @Test func undoIsKeptForItsTimeOnly() throws {
         let kept = RecentlyDeleted()
         let item = try KeychainItem(content: samplePassword(), created: Date(timeIntervalSince1970: 0))
@@ -315,7 +343,8 @@ extension NativeHostWindowTests {
         #expect(
             kinds.isSuperset(of: [
                 .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
-                .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword, .removeDevice, .get,
+                .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword, .removeDevice, .addCode,
+                .get,
             ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }

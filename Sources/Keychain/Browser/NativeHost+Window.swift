@@ -23,7 +23,7 @@ import WebAuthn
 ///                       "conflictCopies": uint, "unknownServerDevices": uint }
 ///                   / { "name": tstr, "fingerprint": tstr, "version": uint }          ; approveDevice
 ///                   / { "removed": tstr, ? "version": uint }                          ; removeDevice
-///                   / { "item": detail }                                              ; addPassword
+///                   / { "item": detail }                                              ; addPassword, addCode
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
 ///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
@@ -219,6 +219,22 @@ extension NativeHost {
             let item = try keychain.add(
                 .password(Password(sites: [site], username: request.username ?? "", password: request.password ?? "")),
                 notes: notes)
+            try keychain.save()
+            return .object(["item": .object(Self.detail(of: item, in: keychain))])
+        case .addCode:
+            // As `sesame keychain add-code LINK [--site SITE]`: the site defaults to the issuer when it is a domain.
+            var sites: [String] = []
+            if let typed = request.site, !typed.trimmingCharacters(in: .whitespaces).isEmpty {
+                guard let site = SiteName.normalise(typed) else {
+                    throw KeychainError(.invalidItem, reason: "the site is not a host name or a URL with one")
+                }
+                sites = [site]
+            }
+            let generator = try CodeGenerator(
+                parsing: (request.uri ?? "").trimmingCharacters(in: .whitespacesAndNewlines), sites: sites)
+            let keychain = try open()
+            let item = try keychain.add(
+                .codeGenerator(generator), notes: request.notes.flatMap { $0.isEmpty ? nil : $0 })
             try keychain.save()
             return .object(["item": .object(Self.detail(of: item, in: keychain))])
         case .deleteItem:

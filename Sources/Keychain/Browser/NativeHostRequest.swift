@@ -9,7 +9,7 @@ import WebAuthn
 ///               / "passwords" / "password" / "savePassword"
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
-///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice",
+///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -28,6 +28,8 @@ import WebAuthn
 ///       ? "pairingCode": tstr, ? "deviceName": tstr, ; approveDevice: the code the new device shows, and a name
 ///       ? "site": tstr,                              ; addPassword: the site ("username", "password", "notes" too)
 ///       ? "deviceId": tstr,                          ; removeDevice: base64url, as syncStatus lists it
+///       ? "uri": tstr,                               ; addCode: the otpauth:// link (holds the secret; never logged),
+///                                                    ; with "site" when given and "notes"
 ///     }
 ///
 /// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
@@ -38,7 +40,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
-        case syncStatus, syncNow, approveDevice, addPassword, removeDevice
+        case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -78,6 +80,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let site: String?
     /// `removeDevice`: the device's ID.
     public let deviceId: [UInt8]?
+    /// `addCode`: the otpauth:// or apple-otpauth:// link.
+    public let uri: String?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -114,6 +118,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let deviceName: String?
         let site: String?
         let deviceId: String?
+        let uri: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -154,7 +159,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
-            .approveDevice, .addPassword, .removeDevice:
+            .approveDevice, .addPassword, .removeDevice, .addCode:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -217,8 +222,16 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             username = nil
             password = nil
         }
-        notes = kind == .updateItem || kind == .addPassword ? envelope.notes : nil
-        site = kind == .addPassword ? envelope.site : nil
+        notes = [.updateItem, .addPassword, .addCode].contains(kind) ? envelope.notes : nil
+        site = kind == .addPassword || kind == .addCode ? envelope.site : nil
+        if kind == .addCode {
+            guard let uri = envelope.uri, !uri.isEmpty, uri.utf8.count <= 4096 else {
+                throw KeychainError(.malformedNativeMessage, reason: "an addCode request needs 'uri'")
+            }
+            self.uri = uri
+        } else {
+            uri = nil
+        }
         if kind == .removeDevice {
             guard let text = envelope.deviceId, let id = try? Base64URL.decode(text), (1...64).contains(id.count) else {
                 throw KeychainError(.malformedNativeMessage, reason: "a removeDevice request needs 'deviceId'")
