@@ -121,9 +121,51 @@
                                              transports: d.transports ? Array.from(d.transports, String) : undefined }));
   }
   // Only extensions the keychain answers are passed on; a browser ignores the ones it does not know too.
+  // prf (WebAuthn L3 §10.1.4): its salts go as base64url; the keychain checks evalByCredential against
+  // allowCredentials and refuses as a browser does (NotSupportedError, SyntaxError).
+  function prfValues(values, what) {
+    if (values === undefined || values === null) return undefined;
+    return defined({
+      first: b64url(required(values.first, `${what}.first`), `${what}.first`),
+      second: values.second === undefined ? undefined : b64url(values.second, `${what}.second`),
+    });
+  }
   function extensions(ext) {
     if (!ext || typeof ext !== "object") return undefined;
-    return ext.credProps === true ? { credProps: true } : undefined;
+    const out = {};
+    if (ext.credProps === true) out.credProps = true;
+    if (ext.prf !== undefined && ext.prf !== null) {
+      const prf = ext.prf;
+      let byCredential;
+      if (prf.evalByCredential !== undefined && prf.evalByCredential !== null) {
+        byCredential = {};
+        for (const key of Object.keys(prf.evalByCredential)) {
+          byCredential[String(key)] = prfValues(prf.evalByCredential[key], `prf.evalByCredential.${key}`);
+        }
+      }
+      out.prf = defined({ eval: prfValues(prf.eval, "prf.eval"), evalByCredential: byCredential });
+    }
+    // largeBlob (WebAuthn L3 §10.1.5): the keychain checks which members the ceremony allows.
+    if (ext.largeBlob !== undefined && ext.largeBlob !== null) {
+      const blob = ext.largeBlob;
+      out.largeBlob = defined({
+        support: blob.support === undefined ? undefined : String(blob.support),
+        read: blob.read === undefined ? undefined : Boolean(blob.read),
+        write: blob.write === undefined ? undefined : b64url(blob.write, "largeBlob.write"),
+      });
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
+  // getClientExtensionResults(): a fresh copy each call, with the PRF's values and a large blob as ArrayBuffers, as
+  // a browser gives them (toJSON keeps them base64url).
+  function extensionResults(json) {
+    const out = JSON.parse(JSON.stringify(json || {}));
+    if (out.prf && out.prf.results) {
+      const r = out.prf.results;
+      out.prf.results = defined({ first: buffer(r.first), second: r.second === undefined ? undefined : buffer(r.second) });
+    }
+    if (out.largeBlob && out.largeBlob.blob !== undefined) out.largeBlob.blob = buffer(out.largeBlob.blob);
+    return out;
   }
   function required(value, what) {
     if (value === undefined || value === null) {
@@ -208,7 +250,7 @@
   replaceGetter(PKC.prototype, "rawId", (s) => s.rawId);
   replaceGetter(PKC.prototype, "response", (s) => s.response);
   replaceGetter(PKC.prototype, "authenticatorAttachment", (s) => s.authenticatorAttachment);
-  replaceSlotMethod(PKC.prototype, "getClientExtensionResults", (s) => JSON.parse(JSON.stringify(s.clientExtensionResults)));
+  replaceSlotMethod(PKC.prototype, "getClientExtensionResults", (s) => extensionResults(s.clientExtensionResults));
   replaceSlotMethod(PKC.prototype, "toJSON", (s) => {
     const r = WeakMapGet.call(slots, s.response);
     const response = s.ceremony === "create"
@@ -311,13 +353,15 @@
         try { caps = await nativeStatics.getClientCapabilities.call(PKC); } catch { caps = {}; }
       }
       // What the keychain answers; the browser's own answer stays for the rest (hybrid transport, related
-      // origins). Extensions other than credProps are dropped before the keychain sees a request, so say so.
+      // origins). Extensions other than credProps, prf and largeBlob are dropped before the keychain sees a request,
+      // so say so.
       caps = { ...caps };
       for (const key of Object.keys(caps)) if (key.startsWith("extension:")) caps[key] = false;
       return { ...caps, conditionalGet: true, conditionalCreate: true, immediateGet: true,
                passkeyPlatformAuthenticator: true, userVerifyingPlatformAuthenticator: true,
                signalAllAcceptedCredentials: true, signalCurrentUserDetails: true, signalUnknownCredential: true,
-               "extension:credProps": true };
+               "extension:credProps": true, "extension:prf": true,
+               "extension:largeBlob": true };
     },
   }.getClientCapabilities);
 

@@ -248,6 +248,24 @@
     });
   }
 
+  // "Fill and save" from the toolbar window: a new password the keychain just saved, typed into this page's sign-up
+  // form (its user name field and its new-password field, else its only password field). Only the extension's own
+  // pages can send this (pages cannot reach a content script's runtime messages).
+  chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (sender.id !== chrome.runtime.id || !message || message.kind !== "fillNewPassword") return false;
+    const secret = document.querySelector('input[autocomplete~="new-password"]')
+      || (document.querySelectorAll('input[type="password"]').length === 1
+        ? document.querySelector('input[type="password"]') : null);
+    if (!secret) { sendResponse({ filled: false }); return false; }
+    const scope = secret.form || document;
+    const user = scope.querySelector('input[autocomplete~="username"], input[type="email"]');
+    if (user && typeof message.username === "string") setValue(user, message.username);
+    setValue(secret, String(message.password));
+    filledPassword = String(message.password);
+    sendResponse({ filled: true });
+    return false;
+  });
+
   // Offer to save a password typed into a sign-in form: the form's values are handed to the worker on a real
   // submit, and the next page of this tab on this origin asks "save?". A password the keychain filled is not offered.
   let filledPassword = null;

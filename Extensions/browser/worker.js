@@ -74,8 +74,88 @@ function ask(request) {
   });
 }
 
+// The toolbar window (popup.html, also opened in a tab by the tests) reaches every item, so its requests are served
+// only to that page of this extension: a content script's sender.url is its page's, never ours.
+const WINDOW_KINDS = new Set([
+  "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
+  "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
+  "addCode",
+]);
+const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
+
+function fromWindow(sender) {
+  return sender.id === chrome.runtime.id && typeof sender.url === "string"
+    && (sender.url === WINDOW_PAGE || sender.url.startsWith(WINDOW_PAGE + "?") || sender.url.startsWith(WINDOW_PAGE + "#"));
+}
+
+// The window's requests: the origin is the one the window read from the active tab ("" for none); the passphrase
+// goes straight to the host and is not kept here.
+function forwardWindow(message, sendResponse) {
+  const request = { kind: message.kind, origin: typeof message.origin === "string" ? message.origin : "" };
+  if (message.kind === "unlock") request.passphrase = String(message.passphrase || "");
+  if (message.kind === "items" && typeof message.query === "string") request.query = message.query;
+  if (["item", "itemCode", "updateItem", "deleteItem", "undoDelete"].includes(message.kind)
+      && typeof message.itemId === "string") {
+    request.itemId = message.itemId;
+  }
+  if (message.kind === "importCXF") request.document = message.document;
+  if (message.kind === "removeDevice") request.deviceId = String(message.deviceId || "");
+  if (message.kind === "addCode") {
+    request.uri = String(message.uri || "");
+    request.site = String(message.site || "");
+  }
+  if (message.kind === "approveDevice") {
+    request.pairingCode = String(message.pairingCode || "");
+    request.deviceName = String(message.deviceName || "");
+  }
+  if (message.kind === "updateItem" || message.kind === "addPassword") {
+    for (const member of ["site", "username", "password", "notes", "displayName"]) {
+      if (typeof message[member] === "string") request[member] = message[member];
+    }
+  }
+  ask(request).then((answer) => {
+    sendResponse(answer.ok ? { result: answer.result } : { error: answer.error || { name: "NotAllowedError" } });
+  });
+}
+
+// Clearing what the window copied: the window may be closed by then, so the worker keeps the time. Chromium's worker
+// has no clipboard; an offscreen document (reason CLIPBOARD) writes the empty string there. Firefox's background
+// page writes it itself.
+const CLEAR_ALARM = "clear clipboard";
+chrome.alarms && chrome.alarms.onAlarm.addListener(async (alarm) => {
+  if (alarm.name !== CLEAR_ALARM) return;
+  await clearClipboard();
+});
+
+async function clearClipboard() {
+  if (chrome.offscreen && chrome.offscreen.createDocument) {
+    try {
+      if (!(await chrome.offscreen.hasDocument())) {
+        await chrome.offscreen.createDocument({ url: "offscreen.html", reasons: ["CLIPBOARD"],
+                                                justification: "Clear a copied password after its time" });
+      }
+      await chrome.runtime.sendMessage({ target: "offscreen", kind: "clearClipboard" });
+    } catch { /* nothing more can be done */ }
+    try { await chrome.offscreen.closeDocument(); } catch { /* already closed */ }
+    return;
+  }
+  try { await navigator.clipboard.writeText(""); } catch { /* not allowed here */ }
+}
+
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const refuse = (code) => sendResponse({ error: { name: "NotAllowedError", code } });
+  if (message && message.target === "offscreen") return false; // for the offscreen document
+  if (fromWindow(sender) && message && message.kind === "clearClipboardLater") {
+    const seconds = Math.max(5, Math.min(600, Number(message.seconds) || 30));
+    if (chrome.alarms) chrome.alarms.create(CLEAR_ALARM, { when: Date.now() + seconds * 1000 });
+    else setTimeout(clearClipboard, seconds * 1000);
+    sendResponse({ result: {} });
+    return false;
+  }
+  if (fromWindow(sender) && message && WINDOW_KINDS.has(message.kind)) {
+    forwardWindow(message, sendResponse);
+    return true;
+  }
   if (sender.id !== chrome.runtime.id || !sender.tab || sender.frameId !== 0 || typeof sender.origin !== "string") {
     refuse("notATopLevelPage");
     return false;

@@ -89,6 +89,12 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let invalidOptions = Code("invalidOptions")
         /// `NotSupportedError`: no offered algorithm is one the keychain makes.
         public static let algorithmNotSupported = Code("algorithmNotSupported")
+        /// `NotSupportedError`: an extension input the ceremony does not take (`prf.evalByCredential` at
+        /// registration, or at authentication without `allowCredentials`).
+        public static let extensionNotSupported = Code("extensionNotSupported")
+        /// `SyntaxError`: an extension input that is malformed (a `prf.evalByCredential` key that is not the
+        /// base64url ID of a credential in `allowCredentials`).
+        public static let invalidExtensionInput = Code("invalidExtensionInput")
         /// `InvalidStateError`: a credential in `excludeCredentials` is already in this keychain.
         public static let credentialExcluded = Code("credentialExcluded")
         /// `NotAllowedError`: no passkey in the keychain can answer this request.

@@ -21,8 +21,8 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
             Reads native messages on standard input (a 4-byte native-endian length, then JSON) and answers each \
             on standard output; at most 1 MiB each way. Requests carry the page's origin as the browser reported \
             it; the RP ID is checked against it with the public suffix list, and only that site's passkeys are \
-            listed or used. The vault must be unlocked (`sesame keychain unlock`): the host never asks for the \
-            passphrase. The arguments the browser adds (the caller's origin, Firefox's manifest path and add-on \
+            listed or used. The vault must be unlocked (`sesame keychain unlock`, or the extension's toolbar \
+            window, which passes on the passphrase typed there): the host never asks for the passphrase. The arguments the browser adds (the caller's origin, Firefox's manifest path and add-on \
             ID) are accepted and not used: the host manifest already limits which extension may start the host.
             """
     )
@@ -42,7 +42,8 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
         let suffixes = try keychainCall { try PublicSuffixList.load(path: path) }
         let directory = try keychainOptions.directory()
         let passphrase = try keychainOptions.givenPassphrase()
-        let host = Self.host(directory: directory, passphrase: passphrase, suffixes: suffixes)
+        let syncFolder = keychainOptions.syncFolder
+        let host = Self.host(directory: directory, passphrase: passphrase, suffixes: suffixes, syncFolder: syncFolder)
         while true {
             guard let header = try readExactly(NativeMessageFrame.headerLength, allowEOF: true) else { return }
             switch Self.bodyLength(header) {
@@ -52,7 +53,7 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
                 throw keychainFailure(error)
             case .success(let length):
                 guard let body = try readExactly(length, allowEOF: false) else { return }
-                try send(host.reply(to: body))
+                try send(await host.replyWithSync(to: body))
             }
         }
     }
@@ -66,9 +67,22 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
     }
 
     /// The host opens the vault with the unlock session (or a passphrase given by file or environment) for each
-    /// request, and never asks on a terminal.
-    private static func host(directory: VaultDirectory, passphrase: String?, suffixes: PublicSuffixList) -> NativeHost {
-        NativeHost(suffixes: suffixes) { () throws(KeychainError) -> Keychain in
+    /// request, and never asks on a terminal; the toolbar window's `unlock` and `lock` start and end that session.
+    /// The window's sync requests go to the sync folder when the host was given one (`--sync-dir`, which
+    /// `install-browser` writes into the launcher), else to the server this directory enrolled with.
+    private static func host(
+        directory: VaultDirectory, passphrase: String?, suffixes: PublicSuffixList, syncFolder: String?
+    ) -> NativeHost {
+        let sync = NativeHost.SyncControl { () throws(KeychainError) -> any SyncTransport in
+            if let syncFolder { return FileSyncTransport(directory: syncFolder) }
+            guard let enrollment = try SyncEnrollment.load(from: directory) else {
+                throw KeychainError(
+                    .syncNotConfigured, reason: "no sync folder, and this device is not enrolled with a server")
+            }
+            return try HTTPSyncTransport(enrollment: enrollment)
+        }
+        return NativeHost(suffixes: suffixes, session: .directory(directory), sync: sync) {
+            () throws(KeychainError) -> Keychain in
             try Keychain.open(directory, passphrase: passphrase)
         }
     }
@@ -141,6 +155,9 @@ struct KeychainInstallBrowserCommand: AsyncParsableCommand {
         }
         let vault = try keychainOptions.directory()
         var arguments = ["--dir", absolute(vault.path)]
+        // The window's "Sync now" and device approval use the same sync folder as the CLI (a server enrollment is
+        // found in the vault directory itself).
+        if let folder = keychainOptions.syncFolder { arguments += ["--sync-dir", absolute(folder)] }
         if let publicSuffixList { arguments += ["--public-suffix-list", absolute(publicSuffixList)] }
         let executable = absolute(CommandLine.arguments[0].contains("/") ? CommandLine.arguments[0] : selfPath())
         do {

@@ -182,6 +182,60 @@ def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox
         "get": "function get() {\n    [native code]\n}"}
 
 
+def test_firefox_prf_outputs_agree_across_sign_ins(firefox, second_site):
+    """The prf extension from a page in Firefox: enabled at registration with its values, the same values at two
+    sign-ins, ArrayBuffers of the page's own realm (checked by a script of the page)."""
+    from marionette_driver.keys import Keys
+    client = firefox.client
+    client.navigate(second_site.origin + "/")
+    client.execute_script("""
+      const script = document.createElement("script");
+      script.textContent = `(async () => {
+        const post = async (path, body) => (await fetch(path, {method: "POST",
+          headers: {"Content-Type": "application/json"}, body: JSON.stringify(body || {})})).json();
+        const salt = (text) => new TextEncoder().encode(text);
+        const b64 = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)));
+        const prf = {eval: {first: salt("first"), second: salt("second")}};
+        const record = (n, credential) => {
+          const out = credential.getClientExtensionResults().prf;
+          document.documentElement.dataset["prf" + n] = JSON.stringify({
+            enabled: out.enabled, buffers: out.results.first instanceof ArrayBuffer
+                                           && out.results.second instanceof ArrayBuffer,
+            first: b64(out.results.first), second: b64(out.results.second)});
+        };
+        window.conditional && window.conditional.abort();
+        try {
+          const create = PublicKeyCredential.parseCreationOptionsFromJSON(
+            await post("/register/options", {username: "pia"}));
+          const made = await navigator.credentials.create({publicKey: {...create, extensions: {prf}}});
+          await post("/register/verify", made.toJSON());
+          record(0, made);
+          for (const n of [1, 2]) {
+            const request = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
+            const got = await navigator.credentials.get({publicKey: {...request, extensions: {prf}}});
+            await post("/signin/verify", got.toJSON());
+            record(n, got);
+          }
+        } catch (e) { document.documentElement.dataset.prfError = e.name + " " + e.message; }
+      })();`;
+      document.body.appendChild(script);
+    """)
+    results = []
+    for n in range(3):
+        firefox.wait_prompt(f"the keychain's prompt ({n})")
+        firefox.press(Keys.ENTER)
+        read = lambda: client.execute_script(  # noqa: E731
+            f"return document.documentElement.dataset.prf{n} || document.documentElement.dataset.prfError || null")
+        firefox.wait(read, f"the PRF result {n}")
+        results.append(json.loads(read()))  # resolved, so the prompt that showed is gone
+    made, first, second = results
+    assert made["enabled"] is True and "enabled" not in first
+    assert all(r["buffers"] for r in results), results
+    assert (made["first"], made["second"]) == (first["first"], first["second"]) == (second["first"], second["second"])
+    assert first["first"] != first["second"]
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+
 def test_firefox_refuses_a_foreign_rp_id_and_another_sites_passkey(firefox, second_site, tmp_path):
     from test_browser_keychain import CALL
     # A passkey for http://localhost:8080 (RP ID localhost), made with the CLI.
@@ -330,3 +384,67 @@ def test_firefox_signs_up_on_sesame_then_signs_in_with_autofill(firefox, server)
     signed_in()
     assert session_method().startswith("passkey")
     assert "last used never" not in server.passkey_lines("ada")[0]
+
+
+def test_firefox_window_unlocks_searches_and_shows_an_item(firefox, second_site):
+    """The toolbar window (popup.html) in a tab of Firefox, for the tab showing the site: unlock with a wrong and
+    then the right passphrase, the site's items first, a search, a password shown and hidden, a code, lock now."""
+    from marionette_driver.by import By
+    from marionette_driver.keys import Keys
+    client, vault = firefox.client, firefox.vault
+    vault.add_password(second_site.rp_id, "lin", "kitten-orbit-velvet-42")
+    vault.add_password("example.org", "bob", "unrelated-password-9", "--notes", "the team's")
+    vault.add_code("otpauth://totp/Second:lin?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Second",
+                   "--site", second_site.rp_id)
+    vault.ok("lock")
+    client.navigate(second_site.origin + "/")
+    with client.using_context("chrome"):
+        host = client.execute_script(
+            "return WebExtensionPolicy.getByID('keychain@sesame.invalid').mozExtensionHostname")
+    window = f"moz-extension://{host}/popup.html"
+    client.switch_to_window(client.open(type="tab", focus=True)["handle"])
+    client.navigate(window)
+    tabs = client.execute_async_script(
+        "const done = arguments[0]; browser.tabs.query({}).then((tabs) => done(tabs.map((t) => [t.id, t.url])))",
+        sandbox=None)
+    client.navigate(f"{window}?tab={[i for i, url in tabs if url.startswith(second_site.origin)][0]}")
+
+    shown = lambda element_id: client.execute_script(  # noqa: E731
+        "const e = document.getElementById(arguments[0]); return !!e && !e.closest('[hidden]')",
+        script_args=[element_id])
+    text = lambda element_id: firefox.find(element_id).text  # noqa: E731
+    labels = lambda list_id: client.execute_script(  # noqa: E731
+        "return [...document.querySelectorAll(arguments[0])].map((b) => b.getAttribute('aria-label'))",
+        script_args=[f"#{list_id} button"])
+    firefox.wait(lambda: shown("unlock-view"), "the unlock form")
+    firefox.find("passphrase").send_keys("not the passphrase")
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: "does not open" in text("unlock-error"), "the wrong passphrase refused")
+    firefox.find("passphrase").send_keys("correct horse battery staple")
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: shown("list-view") and len(labels("site-items")) == 2, "the list after unlocking")
+    assert text("site-heading") == f"This site: {second_site.rp_id}"
+    assert labels("other-items") == ["Password: example.org, bob"]
+
+    firefox.find("search").send_keys("team")
+    firefox.wait(lambda: labels("site-items") == [] and labels("other-items") == ["Password: example.org, bob"],
+                 "a search over notes")
+    firefox.press(Keys.ESCAPE)
+    firefox.wait(lambda: len(labels("site-items")) == 2, "the search cleared")
+
+    client.execute_script(
+        "[...document.querySelectorAll('#site-items button')].find((b) => b.ariaLabel.startsWith('Password')).click()")
+    firefox.wait(lambda: shown("item-view") and text("username-value") == "lin", "the password's page")
+    assert text("password-value") == "••••••••"
+    firefox.find("toggle-password").click()
+    firefox.wait(lambda: text("password-value") == "kitten-orbit-velvet-42", "the password shown")
+    firefox.press(Keys.ESCAPE)
+    firefox.wait(lambda: shown("list-view"), "the list again")
+    client.execute_script(
+        "[...document.querySelectorAll('#site-items button')].find((b) => b.ariaLabel.startsWith('Code')).click()")
+    firefox.wait(lambda: shown("item-view") and len(text("code-value")) == 6 and "changes in" in text("code-countdown"),
+                 "the code and its countdown")
+
+    client.find_element(By.ID, "lock").click()
+    firefox.wait(lambda: shown("unlock-view"), "the unlock form after locking")
+    assert vault.run("list").returncode != 0

@@ -628,6 +628,41 @@ def test_passkeys_verify_with_py_webauthn_and_can_be_listed_and_removed(vault, a
     assert gone.returncode == 1 and error_code(gone) == "noCredential"
 
 
+def test_webauthn_prf_in_the_options_json_agrees_with_python_fido2(vault, tmp_path):
+    """`webauthn create|get` take the prf inputs in the options JSON and print clientExtensionResults.prf in the
+    Level 3 JSON form (base64url); the values equal python-fido2's salt derivation over the passkey's secret as the
+    CXF export carries it (hmacCredentials.credWithUV)."""
+    needs_suffix_list()
+    import hashlib
+    import hmac
+    from fido2.ctap2.extensions import _prf_salt
+
+    salts = {"first": b64url(b"one salt"), "second": b64url(b"another salt")}
+    options = creation_options(os.urandom(32), os.urandom(16))
+    options["extensions"] = {"prf": {"eval": salts}}
+    made = json.loads(vault.ok("webauthn", "create", "--origin", ORIGIN, "--options", "-", input=json.dumps(options)))
+    outputs = made["clientExtensionResults"]["prf"]
+    assert outputs["enabled"] is True
+    request = request_options(os.urandom(32), [b64url_decode(made["id"])])
+    request["extensions"] = {"prf": {"evalByCredential": {made["id"]: salts}}}
+    got = json.loads(vault.ok("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(request)))
+    assert got["clientExtensionResults"]["prf"] == {"results": outputs["results"]}
+
+    vault.ok("export", "--cxf", tmp_path / "out.cxf", passphrase=PASSPHRASE)
+    document = json.loads((tmp_path / "out.cxf").read_text())
+    [passkey] = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"]
+    secret = b64url_decode(passkey["fido2Extensions"]["hmacCredentials"]["credWithUV"])
+    for name in ("first", "second"):
+        expected = hmac.new(secret, _prf_salt(b64url_decode(salts[name])), hashlib.sha256).digest()
+        assert b64url_decode(outputs["results"][name]) == expected
+
+    # evalByCredential without allowCredentials: refused as a browser does (NotSupportedError).
+    bare = request_options(os.urandom(32))
+    bare["extensions"] = {"prf": {"evalByCredential": {made["id"]: salts}}}
+    refused = vault.run("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(bare))
+    assert refused.returncode != 0 and "extensionNotSupported" in refused.stderr
+
+
 @pytest.mark.parametrize("algorithm", ["es256", "eddsa"])
 def test_python_fido2_verifies_keychain_passkeys(vault, algorithm):
     needs_suffix_list()

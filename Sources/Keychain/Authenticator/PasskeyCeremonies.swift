@@ -51,16 +51,29 @@ extension Keychain {
 
         let key = CredentialKey.generate(algorithm)
         let credentialId = SecureRandom.bytes(32)
+        // Every new passkey gets its HMAC secrets, asked for or not, so a site can start using `prf` later.
+        let hmacSecret = Passkey.HMACSecret.generate()
         let passkey = Passkey(
             rpId: rpId, credentialId: credentialId, userHandle: userHandle,
             userName: String(options.user.name.prefix(256)), displayName: String(options.user.displayName.prefix(256)),
-            algorithm: algorithm, privateKey: key.rawPrivateKey)
+            algorithm: algorithm, privateKey: key.rawPrivateKey, hmacSecret: hmacSecret)
+        // `prf` at registration (§10.1.4): enabled, and evaluated at once when `eval` is given and the person was
+        // verified (the PRF is the user-verified one; without verification the site asks again at sign-in).
+        var uvFlag = verified
+        var prf: PRFExtension.Outputs?
+        if let inputs = options.extensions?.prf {
+            prf = PRFExtension.Outputs(enabled: true)
+            if let eval = inputs.eval, userVerified {
+                uvFlag = true
+                prf?.results = PRFExtension.evaluate(secret: hmacSecret.withUV, eval)
+            }
+        }
         // §6.3.2 step 7.4: a new discoverable credential replaces one for the same RP ID and user handle.
         for (old, p) in passkeys where p.userHandle == userHandle { try delete(old.id) }
         let item = try add(.passkey(passkey))
 
         // Authenticator data with attested credential data (§6.1, §6.5.1).
-        var authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: verified, attested: true)
+        var authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: uvFlag, attested: true)
         authData += KeychainProvider.aaguid
         authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
         authData += credentialId
@@ -78,7 +91,8 @@ extension Keychain {
                 publicKeyAlgorithm: COSEAlgorithm(algorithm.rawValue)),
             authenticatorAttachment: .platform,
             clientExtensionResults: AuthenticationExtensionsClientOutputsJSON(
-                credProps: options.extensions?.credProps == true ? .init(rk: true) : nil))
+                credProps: options.extensions?.credProps == true ? .init(rk: true) : nil, prf: prf,
+                largeBlob: LargeBlobExtension.creationOutput(options.extensions?.largeBlob)))
         return PasskeyRegistration(responseJSON: try Self.encode(response), item: item)
     }
 
@@ -94,7 +108,9 @@ extension Keychain {
         let options = try PasskeyOptions.request(optionsJSON)
         let rpId = try origin.relyingPartyId(options.rpId, suffixes: suffixes)
         guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
-        let verified = try userVerification(options.userVerification?.rawValue ?? "preferred")
+        try PRFExtension.checkRequest(options.extensions?.prf, allowCredentials: options.allowCredentials)
+        try LargeBlobExtension.checkRequest(options.extensions?.largeBlob, allowCredentials: options.allowCredentials)
+        var verified = try userVerification(options.userVerification?.rawValue ?? "preferred")
 
         // §6.3.3 steps 5-7: the usable passkeys, in allowCredentials order when there is a list.
         var candidates = Self.candidates(in: items, rpId: rpId, allowCredentials: options.allowCredentials)
@@ -107,14 +123,29 @@ extension Keychain {
             throw KeychainError(.ambiguousCredential, reason: "\(candidates.count) passkeys can answer; choose one")
         }
 
+        // `prf` (§10.1.4): an empty output when the passkey has no HMAC secret (made before the keychain answered
+        // `prf`) or no input applies; else the PRF's values, which need the person verified, whatever the site asked.
+        var prf: PRFExtension.Outputs?
+        if let inputs = options.extensions?.prf {
+            prf = PRFExtension.Outputs()
+            if let secret = passkey.hmacSecret, let values = PRFExtension.inputs(for: passkey.credentialId, in: inputs)
+            {
+                verified = try userVerification("required")
+                prf?.results = PRFExtension.evaluate(secret: secret.withUV, values)
+            }
+        }
+
         let key = try CredentialKey(algorithm: passkey.algorithm, privateKey: passkey.privateKey)
         let authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: verified, attested: false)
         let clientData = Self.clientDataJSON(type: "webauthn.get", challenge: options.challenge.bytes, origin: origin)
         // §6.3.3 step 11: the signature covers authenticatorData || SHA-256(clientDataJSON).
         let signature = try key.sign(authData + Array(SHA256.hash(data: clientData)))
 
+        // `largeBlob` (§10.1.5): read from the passkey item, or written into it (saved and synced with it).
+        let (largeBlob, written) = LargeBlobExtension.authenticate(options.extensions?.largeBlob, passkey: passkey)
+
         var used = item
-        var updated = passkey
+        var updated = written ?? passkey
         updated.lastUsed = ItemTime.truncate(clock.now)
         used.content = .passkey(updated)
         try update(used)
@@ -124,7 +155,8 @@ extension Keychain {
             response: AuthenticatorAssertionResponseJSON(
                 clientDataJSON: clientData, authenticatorData: authData, signature: signature,
                 userHandle: passkey.userHandle),
-            authenticatorAttachment: .platform)
+            authenticatorAttachment: .platform,
+            clientExtensionResults: AuthenticationExtensionsClientOutputsJSON(prf: prf, largeBlob: largeBlob))
         return PasskeyAssertion(
             responseJSON: try Self.encode(response), item: self.item(id: item.id) ?? used, userVerified: verified)
     }
@@ -152,6 +184,8 @@ extension Keychain {
             throw KeychainError(.invalidOptions, reason: "user.id must be 1 to 64 bytes")
         }
         guard !options.challenge.bytes.isEmpty else { throw KeychainError(.invalidOptions, reason: "empty challenge") }
+        try PRFExtension.checkCreation(options.extensions?.prf)
+        try LargeBlobExtension.checkCreation(options.extensions?.largeBlob)
         let uvRequirement = options.authenticatorSelection?.userVerification?.rawValue ?? "preferred"
         let verified = try userVerification(uvRequirement)
 
@@ -180,6 +214,9 @@ extension Keychain {
         let origin = try WebOrigin(originText)
         let options = try PasskeyOptions.request(optionsJSON)
         let rpId = try origin.relyingPartyId(options.rpId, suffixes: suffixes)
+        // Extension inputs are checked before the person is asked anything, as a browser checks them.
+        try PRFExtension.checkRequest(options.extensions?.prf, allowCredentials: options.allowCredentials)
+        try LargeBlobExtension.checkRequest(options.extensions?.largeBlob, allowCredentials: options.allowCredentials)
         return (rpId, Self.candidates(in: items, rpId: rpId, allowCredentials: options.allowCredentials).map(\.0))
     }
 

@@ -17,6 +17,8 @@ import WebAuthn
 ///            / { "passwords": [* { "itemId": tstr, "username": tstr }] } ; passwords: the site's saved passwords
 ///            / { "username": tstr, "password": tstr }       ; password: the picked one, to fill
 ///            / { }                                          ; savePassword
+///            / window-result                                ; status, unlock, lock, items, item, itemCode
+///                                                           ; (NativeHost+Window.swift)
 ///     account = { "credentialId": tstr, "userName": tstr, "displayName": tstr }
 ///
 /// `error.name` is the DOMException a browser rejects with (``domExceptionName(for:)``), `error.code` the
@@ -32,10 +34,23 @@ public struct NativeHost: Sendable {
 
     let suffixes: PublicSuffixList
     let open: Opener
+    let session: SessionControl?
+    let syncControl: SyncControl?
+    /// Items the window deleted, kept in this process's memory for a short while so that "Undo" can put them back.
+    let recentlyDeleted = RecentlyDeleted()
 
     /// `open` opens the vault for each request (so changes synced in between are seen) and must not prompt.
-    public init(suffixes: PublicSuffixList, open: @escaping Opener) {
+    /// `session` starts and ends unlock sessions for the toolbar window; without it, `unlock`, `lock` and `status`
+    /// are refused.
+    /// `sync` reaches the vault's sync server for the window's `syncNow` and `approveDevice`, which only
+    /// ``replyWithSync(to:)`` answers.
+    public init(
+        suffixes: PublicSuffixList, session: SessionControl? = nil, sync: SyncControl? = nil,
+        open: @escaping Opener
+    ) {
         self.suffixes = suffixes
+        self.session = session
+        self.syncControl = sync
         self.open = open
     }
 
@@ -128,6 +143,10 @@ public struct NativeHost: Sendable {
                 username: request.username ?? "", password: request.password ?? "", for: try WebOrigin(request.origin))
             try keychain.save()
             return .object([:])
+        case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
+            .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword,
+            .removeDevice, .addCode:
+            return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {
                 throw KeychainError(.malformedNativeMessage, reason: "a remove request needs 'rpId' and 'credentialId'")
@@ -221,7 +240,8 @@ public struct NativeHost: Sendable {
         switch code {
         case .invalidOrigin, .rpIdNotAllowed: "SecurityError"
         case .invalidOptions: "TypeError"
-        case .algorithmNotSupported: "NotSupportedError"
+        case .algorithmNotSupported, .extensionNotSupported: "NotSupportedError"
+        case .invalidExtensionInput: "SyntaxError"
         case .credentialExcluded: "InvalidStateError"
         default: "NotAllowedError"
         }

@@ -6,8 +6,12 @@ import WebAuthn
 ///     request = {
 ///       "id": uint,                                  ; echoed in the reply, 0 to 2^53
 ///       "kind": "prepare" / "create" / "get" / "signal" / "remove" / "codes" / "code"
-///               / "passwords" / "password" / "savePassword",
-///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin)
+///               / "passwords" / "password" / "savePassword"
+///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
+///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
+///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode",
+///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
+///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
 ///       ? "options": { * tstr => any },              ; prepare, create, get: WebAuthn options JSON (§5.1.8, §5.1.9)
 ///       ? "credentialId": tstr,                      ; get: base64url, the passkey the person picked; remove
@@ -16,12 +20,27 @@ import WebAuthn
 ///       ? "username": tstr, ? "password": tstr,      ; savePassword: what the person typed and agreed to save
 ///       ? "signal": "signalUnknownCredential" / "signalAllAcceptedCredentials" / "signalCurrentUserDetails",
 ///       ? "payload": { * tstr => any },              ; signal: the page's argument (§5.1.10)
+///       ? "passphrase": tstr,                        ; unlock: typed in the toolbar window, never stored
+///       ? "query": tstr,                             ; items: search text (at most 256 bytes; absent: everything)
+///       ? "notes": tstr, ? "displayName": tstr,      ; updateItem: the new values ("username" and "password"
+///                                                    ; too); absent members stay as they are, "" clears notes
+///       ? "document": { * tstr => any },             ; importCXF: a CXF document (header or account)
+///       ? "pairingCode": tstr, ? "deviceName": tstr, ; approveDevice: the code the new device shows, and a name
+///       ? "site": tstr,                              ; addPassword: the site ("username", "password", "notes" too)
+///       ? "deviceId": tstr,                          ; removeDevice: base64url, as syncStatus lists it
+///       ? "uri": tstr,                               ; addCode: the otpauth:// link (holds the secret; never logged),
+///                                                    ; with "site" when given and "notes"
 ///     }
 ///
+/// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
+/// service worker checks the sender); they reach every item, not one site's.
+///
 /// Members the kind does not use are ignored; a missing or mistyped one the kind needs is `malformedNativeMessage`.
-public struct NativeHostRequest: Sendable, Equatable {
+public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
+        case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
+        case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -44,6 +63,28 @@ public struct NativeHostRequest: Sendable, Equatable {
     public let password: String?
     public let signal: Signal?
     public let payload: SignalPayload?
+    /// `unlock`: the passphrase as typed. Never logged or echoed (``description`` leaves it out).
+    public let passphrase: String?
+    /// `items`: the search text.
+    public let query: String?
+    /// `updateItem`: new notes ("" removes them) and a passkey's new display name.
+    public let notes: String?
+    public let displayName: String?
+    /// `importCXF`: the document as JSON text, for ``Keychain/importCXF(_:)``.
+    public let document: [UInt8]?
+    /// `approveDevice`: the code the joining device shows (its text; checked by ``PairingCode``), never logged.
+    public let pairingCode: String?
+    /// `approveDevice`: the name the vault's device list will give it.
+    public let deviceName: String?
+    /// `addPassword`: the site the new password is for, as typed (a name or a URL).
+    public let site: String?
+    /// `removeDevice`: the device's ID.
+    public let deviceId: [UInt8]?
+    /// `addCode`: the otpauth:// or apple-otpauth:// link.
+    public let uri: String?
+
+    /// The longest search text.
+    static let maximumQueryBytes = 256
 
     /// The members of a Signal API call (WebAuthn L3 §5.1.10); which are required depends on the signal.
     public struct SignalPayload: Sendable, Equatable, Codable {
@@ -68,6 +109,16 @@ public struct NativeHostRequest: Sendable, Equatable {
         let password: String?
         let signal: Signal?
         let payload: SignalPayload?
+        let passphrase: String?
+        let query: String?
+        let notes: String?
+        let displayName: String?
+        let document: BrowserJSON?
+        let pairingCode: String?
+        let deviceName: String?
+        let site: String?
+        let deviceId: String?
+        let uri: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -106,8 +157,46 @@ public struct NativeHostRequest: Sendable, Equatable {
             if kind == .prepare && envelope.ceremony == nil {
                 throw KeychainError(.malformedNativeMessage, reason: "a prepare request needs 'ceremony'")
             }
-        case .signal, .remove, .codes, .code, .passwords, .password, .savePassword:
+        case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
+            .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
+            .approveDevice, .addPassword, .removeDevice, .addCode:
             self.options = nil
+        }
+        if kind == .approveDevice {
+            guard let code = envelope.pairingCode, !code.isEmpty, code.utf8.count <= 1024 else {
+                throw KeychainError(.malformedNativeMessage, reason: "an approveDevice request needs 'pairingCode'")
+            }
+            pairingCode = code
+            deviceName = envelope.deviceName
+        } else {
+            pairingCode = nil
+            deviceName = nil
+        }
+        if kind == .importCXF {
+            guard case .object = envelope.document, let document = envelope.document else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "an importCXF request needs 'document' as an object")
+            }
+            self.document = try BrowserJSON.encoded(document)
+        } else {
+            document = nil
+        }
+        if kind == .unlock {
+            guard let passphrase = envelope.passphrase, !passphrase.isEmpty, passphrase.utf8.count <= 4096 else {
+                throw KeychainError(.malformedNativeMessage, reason: "an unlock request needs 'passphrase'")
+            }
+            self.passphrase = passphrase
+        } else {
+            passphrase = nil
+        }
+        if kind == .items, let query = envelope.query {
+            guard query.utf8.count <= Self.maximumQueryBytes else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "'query' is longer than \(Self.maximumQueryBytes) bytes")
+            }
+            self.query = query
+        } else {
+            query = nil
         }
         if kind == .savePassword {
             guard let username = envelope.username, let password = envelope.password, !password.isEmpty else {
@@ -116,11 +205,43 @@ public struct NativeHostRequest: Sendable, Equatable {
             }
             self.username = username
             self.password = password
+        } else if kind == .addPassword {
+            guard let username = envelope.username, let password = envelope.password, !password.isEmpty,
+                envelope.site != nil
+            else {
+                throw KeychainError(
+                    .malformedNativeMessage, reason: "an addPassword request needs 'site', 'username' and 'password'")
+            }
+            self.username = username
+            self.password = password
+        } else if kind == .updateItem {
+            // Lengths and characters are the item rules', checked when the item is validated.
+            username = envelope.username
+            password = envelope.password
         } else {
             username = nil
             password = nil
         }
-        if kind == .code || kind == .password {
+        notes = [.updateItem, .addPassword, .addCode].contains(kind) ? envelope.notes : nil
+        site = kind == .addPassword || kind == .addCode ? envelope.site : nil
+        if kind == .addCode {
+            guard let uri = envelope.uri, !uri.isEmpty, uri.utf8.count <= 4096 else {
+                throw KeychainError(.malformedNativeMessage, reason: "an addCode request needs 'uri'")
+            }
+            self.uri = uri
+        } else {
+            uri = nil
+        }
+        if kind == .removeDevice {
+            guard let text = envelope.deviceId, let id = try? Base64URL.decode(text), (1...64).contains(id.count) else {
+                throw KeychainError(.malformedNativeMessage, reason: "a removeDevice request needs 'deviceId'")
+            }
+            deviceId = id
+        } else {
+            deviceId = nil
+        }
+        displayName = kind == .updateItem ? envelope.displayName : nil
+        if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {
             guard let text = envelope.itemId, let id = ItemID(text: text) else {
                 throw KeychainError(.malformedNativeMessage, reason: "a \(kind) request needs 'itemId'")
             }
@@ -152,4 +273,8 @@ public struct NativeHostRequest: Sendable, Equatable {
             payload = nil
         }
     }
+
+    /// The kind and id only: a request may carry a passphrase or a password.
+    public var description: String { "NativeHostRequest(\(id), \(kind))" }
+    public var debugDescription: String { description }
 }

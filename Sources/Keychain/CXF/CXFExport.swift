@@ -21,7 +21,9 @@ public struct CXFExportReport: Sendable, Hashable {
 ///        {"type": "basic-auth", "username": {"fieldType": "string", "value": "…"},
 ///                               "password": {"fieldType": "concealed-string", "value": "…"}},
 ///        {"type": "passkey", "credentialId": "<b64url>", "rpId": "…", "username": "…", "userDisplayName": "…",
-///                            "userHandle": "<b64url>", "key": "<b64url PKCS #8>"},
+///                            "userHandle": "<b64url>", "key": "<b64url PKCS #8>",
+///                            "fido2Extensions": {"hmacCredentials": {"algorithm": "hmac-sha256",
+///                                "credWithUV": "<b64url>", "credWithoutUV": "<b64url>"}}},   ; prf's secrets
 ///        {"type": "totp", "secret": "<base32>", "period": 30, "digits": 6, "username": "…", "algorithm": "sha1",
 ///                         "issuer": "…"},
 ///        {"type": "note", "content": {"fieldType": "string", "value": "…"}}]}]}]}
@@ -49,11 +51,20 @@ enum CXFExport {
                 subtitle = p.username
             case .passkey(let p):
                 guard let key = try? CredentialKey(algorithm: p.algorithm, privateKey: p.privateKey) else { continue }
-                credentials.append([
+                var passkey: [String: Any] = [
                     "type": "passkey", "credentialId": Base64URL.encode(p.credentialId), "rpId": p.rpId,
                     "username": p.userName, "userDisplayName": p.displayName,
                     "userHandle": Base64URL.encode(p.userHandle), "key": Base64URL.encode(key.pkcs8),
-                ])
+                ]
+                if let h = p.hmacSecret {
+                    passkey["fido2Extensions"] = [
+                        "hmacCredentials": [
+                            "algorithm": "hmac-sha256", "credWithUV": Base64URL.encode(h.withUV),
+                            "credWithoutUV": Base64URL.encode(h.withoutUV),
+                        ]
+                    ]
+                }
+                credentials.append(passkey)
                 urls = ["https://" + p.rpId]
                 title = p.rpId
                 subtitle = p.userName

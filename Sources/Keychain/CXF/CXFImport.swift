@@ -19,7 +19,8 @@ public struct CXFImportReport: Sendable, Hashable {
 /// (`{"id", "username", …, "items": [item]}`), as 1Password and Dashlane export them.
 ///
 /// Kept: `basic-auth` (a password per item, its sites from the item's `scope.urls`), `passkey` (PKCS #8 ES256 or
-/// Ed25519 keys; the credential ID byte-exact; no sign counter is carried, the keychain's is always 0), `totp`
+/// Ed25519 keys; the credential ID byte-exact; no sign counter is carried, the keychain's is always 0; the
+/// `prf` secrets from `fido2Extensions.hmacCredentials`, CXF 1.0 §3.3.12.3), `totp`
 /// (secret, algorithm, digits, period, issuer, account) and `note` (attached to the item's other credentials, or
 /// nothing when alone). Other types are counted as skipped.
 ///
@@ -160,7 +161,25 @@ enum CXFImport {
             rpId: try c.requiredString("rpId", maximum: 253).lowercased(), credentialId: credentialId,
             userHandle: userHandle,
             userName: try c.string("username", "userName") ?? "", displayName: try c.string("userDisplayName") ?? "",
-            algorithm: key.algorithm, privateKey: key.rawPrivateKey)
+            algorithm: key.algorithm, privateKey: key.rawPrivateKey, hmacSecret: try hmacSecret(c))
+    }
+
+    /// CXF 1.0 `fido2Extensions.hmacCredentials` (the secrets of hmac-secret and `prf`): algorithm `hmac-sha256`,
+    /// `credWithUV` and `credWithoutUV` of 32 bytes each. Other shapes fail the passkey rather than import it with
+    /// its PRF silently changed (data a site encrypted with it would be lost).
+    static func hmacSecret(_ c: CXFObject) throws(KeychainError) -> Passkey.HMACSecret? {
+        guard let extensions = try c.object("fido2Extensions"), let hmac = try extensions.object("hmacCredentials")
+        else { return nil }
+        guard try hmac.requiredString("algorithm", maximum: 64) == "hmac-sha256" else {
+            throw KeychainError(.invalidItem, reason: "the passkey's hmacCredentials algorithm is not hmac-sha256")
+        }
+        let withUV = try CXFBase64.decode(try hmac.requiredString("credWithUV", maximum: 256), field: "credWithUV")
+        let withoutUV = try CXFBase64.decode(
+            try hmac.requiredString("credWithoutUV", maximum: 256), field: "credWithoutUV")
+        guard withUV.count == Passkey.HMACSecret.length, withoutUV.count == Passkey.HMACSecret.length else {
+            throw KeychainError(.invalidItem, reason: "the passkey's hmacCredentials are not 32 bytes each")
+        }
+        return Passkey.HMACSecret(withUV: withUV, withoutUV: withoutUV)
     }
 
     static func codeGenerator(_ c: CXFObject, title: String?, sites: [String]) throws(KeychainError) -> CodeGenerator {

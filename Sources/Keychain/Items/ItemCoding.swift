@@ -15,6 +15,9 @@ import OneTimeCode
 ///   "rp": tstr, "cred": bstr, "user": bstr, "name": tstr, "display": tstr,
 ///   "alg": -7 / -8, "key": bstr .size 32, ? "used": int,
 ///   ? "hidden": true,                  ; left out of the site's signalAllAcceptedCredentials (absent: shown)
+///   ? "hmac": [bstr .size 32, bstr .size 32],   ; the credential's HMAC secrets, with UV (used by prf) and
+///                                               ; without UV; absent on passkeys made before prf was answered
+///   ? "blob": bstr .size (0..2048),    ; what the site stored with the largeBlob extension
 ///   ; kind "password":
 ///   "sites": [+ tstr], "username": tstr, "password": tstr,
 ///   ; kind "code":
@@ -50,6 +53,10 @@ enum ItemCoding {
             ]
             if let used = p.lastUsed { entries.append(CBORMapEntry("used", CBOR(ItemTime.milliseconds(used)))) }
             if p.hidden { entries.append(CBORMapEntry("hidden", .boolean(true))) }
+            if let h = p.hmacSecret {
+                entries.append(CBORMapEntry("hmac", .array([.byteString(h.withUV), .byteString(h.withoutUV)])))
+            }
+            if let blob = p.largeBlob { entries.append(CBORMapEntry("blob", .byteString(blob))) }
         case .password(let p):
             entries += [
                 CBORMapEntry("sites", .array(p.sites.map { .textString($0) })),
@@ -97,13 +104,23 @@ enum ItemCoding {
             guard hidden != false else {
                 throw KeychainError(.malformedRecord, reason: "passkey 'hidden' is present but false")
             }
+            var hmacSecret: Passkey.HMACSecret?
+            if let hmac = f.optional("hmac") {
+                guard case .array(let keys) = hmac, keys.count == 2,
+                    let withUV = keys[0].bytes, withUV.count == Passkey.HMACSecret.length,
+                    let withoutUV = keys[1].bytes, withoutUV.count == Passkey.HMACSecret.length
+                else { throw KeychainError(.malformedRecord, reason: "passkey 'hmac' is not two 32-byte strings") }
+                hmacSecret = Passkey.HMACSecret(withUV: withUV, withoutUV: withoutUV)
+            }
             content = .passkey(
                 Passkey(
                     rpId: try f.text("rp", maximum: 253), credentialId: try f.bytes("cred", count: 1...1023),
                     userHandle: try f.bytes("user", count: 1...64),
                     userName: try f.text("name", maximum: ItemLimits.nameBytes),
                     displayName: try f.text("display", maximum: ItemLimits.nameBytes), algorithm: algorithm,
-                    privateKey: try f.bytes("key", count: 32...32), lastUsed: lastUsed, hidden: hidden == true))
+                    privateKey: try f.bytes("key", count: 32...32), lastUsed: lastUsed, hidden: hidden == true,
+                    hmacSecret: hmacSecret,
+                    largeBlob: try f.optionalBytes("blob", count: 0...Passkey.largeBlobMaximum)))
         case .password:
             content = .password(
                 Password(

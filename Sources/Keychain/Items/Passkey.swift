@@ -20,10 +20,19 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
     /// Hidden because the relying party left it out of `signalAllAcceptedCredentials` (WebAuthn L3 §5.1.10.2):
     /// kept, but not offered for sign-in, until the relying party lists it again.
     public var hidden: Bool
+    /// The credential's HMAC secrets for the `prf` extension (WebAuthn L3 §10.1.4) and CTAP2.1 hmac-secret; nil
+    /// for passkeys made before the keychain answered `prf`, which then report it unavailable.
+    public var hmacSecret: HMACSecret?
+    /// The blob a relying party stored with the `largeBlob` extension (WebAuthn L3 §10.1.5); nil when none.
+    public var largeBlob: [UInt8]?
+
+    /// The largest blob kept per passkey.
+    public static let largeBlobMaximum = 2048
 
     public init(
         rpId: String, credentialId: [UInt8], userHandle: [UInt8], userName: String, displayName: String,
-        algorithm: PasskeyAlgorithm, privateKey: [UInt8], lastUsed: Date? = nil, hidden: Bool = false
+        algorithm: PasskeyAlgorithm, privateKey: [UInt8], lastUsed: Date? = nil, hidden: Bool = false,
+        hmacSecret: HMACSecret? = nil, largeBlob: [UInt8]? = nil
     ) {
         self.rpId = rpId
         self.credentialId = credentialId
@@ -34,6 +43,8 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
         self.privateKey = privateKey
         self.lastUsed = lastUsed.map(ItemTime.truncate)
         self.hidden = hidden
+        self.hmacSecret = hmacSecret
+        self.largeBlob = largeBlob
     }
 
     public var description: String {
@@ -54,6 +65,30 @@ public struct Passkey: Sendable, Hashable, CustomStringConvertible, CustomDebugS
         try ItemLimits.checkText(userName, field: "user name", allowEmpty: true)
         try ItemLimits.checkText(displayName, field: "display name", allowEmpty: true)
         _ = try CredentialKey(algorithm: algorithm, privateKey: privateKey)
+        if let largeBlob, largeBlob.count > Self.largeBlobMaximum {
+            throw KeychainError(.invalidItem, reason: "a passkey's large blob is over \(Self.largeBlobMaximum) bytes")
+        }
+        if let hmacSecret {
+            guard hmacSecret.withUV.count == HMACSecret.length, hmacSecret.withoutUV.count == HMACSecret.length else {
+                throw KeychainError(.invalidItem, reason: "passkey HMAC secrets must be 32 bytes each")
+            }
+        }
+    }
+
+    /// A credential's two random HMAC keys, as CTAP2.1 §12.5 (hmac-secret) gives every credential that has the
+    /// extension: one for requests where the user was verified and one for the others. The `prf` extension uses
+    /// only the first (WebAuthn L3 §10.1.4); the second is kept so that CXF (`hmacCredentials`) carries both.
+    public struct HMACSecret: Sendable, Hashable {
+        public static let length = 32
+        public var withUV: [UInt8]
+        public var withoutUV: [UInt8]
+        public init(withUV: [UInt8], withoutUV: [UInt8]) {
+            self.withUV = withUV
+            self.withoutUV = withoutUV
+        }
+        static func generate() -> HMACSecret {
+            HMACSecret(withUV: SecureRandom.bytes(length), withoutUV: SecureRandom.bytes(length))
+        }
     }
 }
 

@@ -100,7 +100,14 @@ import Foundation
             let again = frames.flatMap { (try? NativeMessageFrame.encode($0)) ?? [] }
             precondition(again == bytes, "frames must re-encode to their input")
         }
-        let host = NativeHost(suffixes: hostSuffixes) { () throws(KeychainError) -> Keychain in
+        // The window's session requests reach a session that refuses (and a lock that does nothing).
+        let session = NativeHost.SessionControl(
+            status: { () throws(KeychainError) -> SessionStatus? in nil },
+            unlock: { (_: String) throws(KeychainError) -> SessionStatus in
+                throw KeychainError(.wrongPassphrase, reason: "fuzzing")
+            },
+            lock: { () throws(KeychainError) -> Void in })
+        let host = NativeHost(suffixes: hostSuffixes, session: session) { () throws(KeychainError) -> Keychain in
             throw KeychainError(.locked, reason: "fuzzing")
         }
         let reply = host.reply(to: bytes)

@@ -46,10 +46,12 @@ enum Merge {
             m.userHandle = identity.userHandle
             m.algorithm = identity.algorithm
             m.privateKey = identity.privateKey
+            m.hmacSecret = identity.hmacSecret
             m.userName = resolve(bp?.userName, l.userName, r.userName)
             m.displayName = resolve(bp?.displayName, l.displayName, r.displayName)
             m.lastUsed = [l.lastUsed, r.lastUsed].compactMap { $0 }.max()
             m.hidden = resolve(bp?.hidden, l.hidden, r.hidden)
+            m.largeBlob = resolve(bp?.largeBlob, l.largeBlob, r.largeBlob)
             content = .passkey(m)
         case (let b, .password(let l), .password(let r)):
             let bp: Password? = if case .password(let p)? = b { p } else { nil }
@@ -107,12 +109,15 @@ enum Merge {
         let userHandle: [UInt8]
         let algorithm: PasskeyAlgorithm
         let privateKey: [UInt8]
+        /// Part of the credential: its `prf` outputs must not change under a site's encrypted data.
+        let hmacSecret: Passkey.HMACSecret?
         init(_ p: Passkey) {
             rpId = p.rpId
             credentialId = p.credentialId
             userHandle = p.userHandle
             algorithm = p.algorithm
             privateKey = p.privateKey
+            hmacSecret = p.hmacSecret
         }
     }
 

@@ -48,6 +48,18 @@ extension Keychain {
         try put(changed)
     }
 
+    /// Puts back an item deleted from this vault, under its own ID (the toolbar window's undo): a local change like
+    /// any other, so it syncs, and a synced deletion not yet pushed is withdrawn. Refused while an item with that ID
+    /// is present.
+    public func restore(_ item: KeychainItem) throws(KeychainError) {
+        guard self.item(id: item.id) == nil else {
+            throw KeychainError(.invalidItem, reason: "an item with that ID is still in the vault")
+        }
+        var restored = item
+        restored.modified = ItemTime.truncate(max(clock.now, item.modified))
+        try put(restored)
+    }
+
     /// Stores `item` as a local change.
     func put(_ item: KeychainItem) throws(KeychainError) {
         try item.validate()
