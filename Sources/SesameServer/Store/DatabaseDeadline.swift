@@ -49,28 +49,27 @@ extension DatabaseDeadline {
         async throws -> T
     {
         guard !connection.isClosed else { throw DatabaseTimeout(stage: .statement) }
-        let promise = connection.eventLoop.makePromise(of: T.self)
-        promise.completeWithTask(body)
-        let timer = connection.eventLoop.scheduleTask(in: limit) {
-            // A promise completed twice keeps the first result: the statement's answer, or this.
-            promise.fail(DatabaseTimeout(stage: .statement))
+        return try await Self.first(within: limit, stage: .statement, on: connection.eventLoop, body) {
             let closing: EventLoopFuture<Void> = connection.close()
             closing.whenComplete { _ in }
         }
-        defer { timer.cancel() }
-        return try await promise.futureResult.get()
     }
 
-    /// Returns `operation`'s result, or throws `DatabaseTimeout(stage:)` when `limit` passes first; the operation
-    /// then goes on by itself and its result is dropped (for `/health`, which must answer whatever the pool does).
+    /// Returns `operation`'s result, or throws `DatabaseTimeout(stage:)` when `limit` passes first, after calling
+    /// `expired`; the operation then goes on by itself and its result is dropped (`/health` must answer whatever
+    /// the pool does; a statement's connection is closed by `expired`).
     static func first<T: Sendable>(
-        within limit: TimeAmount, stage: DatabaseTimeout.Stage, _ operation: @escaping @Sendable () async throws -> T
+        within limit: TimeAmount, stage: DatabaseTimeout.Stage,
+        on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
+        _ operation: @escaping @Sendable () async throws -> T, expired: @escaping @Sendable () -> Void = {}
     ) async throws -> T {
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
         let promise = eventLoop.makePromise(of: T.self)
         // A promise completed twice keeps the first result: whichever of the two comes first wins.
         promise.completeWithTask(operation)
-        let timer = eventLoop.scheduleTask(in: limit) { promise.fail(DatabaseTimeout(stage: stage)) }
+        let timer = eventLoop.scheduleTask(in: limit) {
+            promise.fail(DatabaseTimeout(stage: stage))
+            expired()
+        }
         defer { timer.cancel() }
         return try await promise.futureResult.get()
     }
