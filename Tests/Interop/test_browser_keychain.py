@@ -116,7 +116,9 @@ def dismiss_immediate(driver):
 
 def screenshot(driver, name):
     """The window as the person sees it, prompt included, into docs/screenshots/ (for the README)."""
-    time.sleep(0.3)  # the prompt's first paint
+    # The prompt painted: two animation frames after it is in the DOM (the first may run before its layout).
+    driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(done));")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
