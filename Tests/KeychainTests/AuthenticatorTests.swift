@@ -158,8 +158,7 @@ import WebAuthn
         let dir = TemporaryDirectory()
         let clock = ManualClock()
         _ = try makeVault(dir.vault, clock: clock)
-        _ = try Keychain.unlock(
-            dir.vault, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: clock)
+        try unlockBriefly(dir.vault, clock: clock)
         let rp = try relyingParty()
         do {
             let keychain = try open(dir.vault, passphrase: nil, clock: clock)

@@ -216,8 +216,7 @@ import WebAuthn
         let dir = TemporaryDirectory()
         _ = try filledVault(dir)
         let clock = ManualClock(Date())
-        _ = try Keychain.unlock(
-            dir.vault, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: clock)
+        try unlockBriefly(dir.vault, clock: clock)
         let host = host(dir.vault)
         let exported = result(ask(host, ["id": 1, "kind": "exportCXF", "origin": ""]))
         let counts = exported?["exported"] as? [String: Int]

@@ -52,6 +52,13 @@ func open(_ directory: VaultDirectory, passphrase: String? = passphrase, clock: 
     try Keychain.open(directory, passphrase: passphrase, policy: fastPolicy, clock: clock)
 }
 
+/// Unlocks the vault for 15 idle minutes, with user verification for the first 60 s of it (the tests of what
+/// happens once the verification window has passed move `clock` past it).
+func unlockBriefly(_ directory: VaultDirectory, clock: any KeychainClock) throws {
+    _ = try Keychain.unlock(
+        directory, passphrase: passphrase, idle: 900, verifyWindow: 60, policy: fastPolicy, clock: clock)
+}
+
 func readBytes(_ path: String) -> [UInt8]? {
     FileManager.default.contents(atPath: path).map { Array($0) }
 }
