@@ -88,7 +88,7 @@ let package = Package(
                 "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain", "SesameBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                "SesameServer",
+                "SesameServer", "SesameCore",
             ],
             swiftSettings: strict
         ),
@@ -116,8 +116,10 @@ let package = Package(
             dependencies: ["VirtualAuthenticator", "WebAuthn", "CBOR"],
             swiftSettings: strict
         ),
+        // The server's core: request contexts, sessions, ceremonies, rate limits, audit, settings, sealing, and the
+        // store with its migration machinery. Features build on it; it imports none of them.
         .target(
-            name: "SesameServer",
+            name: "SesameCore",
             dependencies: [
                 "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -135,13 +137,32 @@ let package = Package(
                 // HTTP request parts, for the request deadline handler in the server's channel pipeline.
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
+            swiftSettings: strict
+        ),
+        // The server's features and the composition root (`buildApplication`).
+        .target(
+            name: "SesameServer",
+            dependencies: [
+                "SesameCore", "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SesameServerTests",
             dependencies: [
-                "SesameServer", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
+                "SesameServer", "SesameCore", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SesameServer
+import SesameCore
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SesameServer
+import SesameCore
 
 /// `sesame backup --to FILE` and `sesame restore --from FILE` (docs/backup.md): thin wrappers over
 /// `DatabaseBackup`, which owns the checks. A refusal exits with status 1 and a `BackupError` message that says what

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SesameServer
+import SesameCore
 
 /// `sesame clients`: the applications that sign their people in through Sesame (OpenID Connect).
 struct ClientsCommand: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import Foundation
 import SesameServer
 import WebAuthn
 import X509
+import SesameCore
 
 /// `sesame inspect FILE|-`: decode a WebAuthn response (or one of its parts) and print it readably.
 struct InspectCommand: AsyncParsableCommand {

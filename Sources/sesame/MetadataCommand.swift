@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SesameServer
+import SesameCore
 
 /// `sesame metadata import|show`: the FIDO metadata BLOB the server checks attestations and status reports against.
 struct MetadataCommand: AsyncParsableCommand {

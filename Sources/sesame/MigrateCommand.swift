@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import SesameServer
+import SesameCore
 
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SesameServer
+import SesameCore
 
 struct SealKeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import NIOPosix
 import SesameServer
+import SesameCore
 
 /// Flags shared by every command that opens the database (`serve`, `migrate`, `users`, `audit`, `seal-keys`).
 ///

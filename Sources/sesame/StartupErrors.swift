@@ -1,5 +1,6 @@
 import ArgumentParser
 import SesameServer
+import SesameCore
 
 /// Turns an error found while reading the settings or opening what they name into a message for the operator: the
 /// setting it concerns, with every way to set it (flag, environment variable, config-file key) and where the

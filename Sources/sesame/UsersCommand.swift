@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SesameServer
+import SesameCore
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

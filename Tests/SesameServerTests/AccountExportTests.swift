@@ -7,6 +7,7 @@ import OneTimeCode
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// "Download my data" (`GET /api/account/export`) and `sesame users export`: everything held about the person,
 /// no secret, audited.

@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// `PATCH /api/account {displayName}`: the display name changes, with the sign-up rules, for the signed-in account only.
 @Suite struct AccountNameTests {

@@ -6,6 +6,7 @@ import Testing
 import VirtualAuthenticator
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Adding a passkey: the options step needs a recent authentication; the finish step is bound to those options
 /// (same session, single use, `challengeTimeout`) and does not check the window again, so a ceremony begun inside

@@ -7,6 +7,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// "Apps with access" (list, remove, nobody else's), RP-initiated logout (no open redirect, a hint or a confirmed
 /// form, never a cross-site sign-out) and back-channel logout tokens (sent on sign out everywhere, on removing an

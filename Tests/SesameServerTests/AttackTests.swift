@@ -9,6 +9,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The attacks of issue 13 that no other suite made over HTTP on both engines, or made more weakly than the issue
 /// words them. Each must fail to get in. docs/threat-model.md ("Attacks and their tests") maps every attack of the

@@ -4,6 +4,7 @@ import SQLKit
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// `sesame backup` / `sesame restore` at the library level: the SQLite header check that runs before anything is
 /// copied, and a round trip whose refusals leave the target as it was. Tests/Interop/test_backup.py covers the

@@ -7,6 +7,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The OpenID Foundation's Basic OP certification plan (`oidcc-basic-certification-test-plan`, module list from
 /// the conformance suite's `OIDCCBasicTestPlan`) cannot run here (it needs Maven and Docker). Each of its modules

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 @Suite struct ConfigurationTests {
     @Test func defaultsMatchTheIssue() throws {

@@ -9,6 +9,7 @@ import Testing
 import VirtualAuthenticator
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The second outside review's two database findings (issue 26): the live SQLite files were created with the umask's
 /// mode although they hold the server secret, and a PostgreSQL that stops answering (not one that refuses) held every

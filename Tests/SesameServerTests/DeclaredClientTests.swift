@@ -7,6 +7,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// OpenID Connect clients declared in the JSON configuration file: refused with a message naming the field, created
 /// at the first start, updated when the declaration changes, left alone when it does not, on both engines.

@@ -7,6 +7,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The device authorization grant (RFC 8628) over HTTP on both engines: the device's request and polls
 /// (`authorization_pending`, `slow_down`, `access_denied`, `expired_token`, tokens once), the person's pages (sign-in

@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Sign-in options for a username without passkeys look like a real account's: same JSON shape and field order,
 /// a stable 1–3 descriptors with realistic ID lengths and transports, the same after a restart.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The sign-in answer written without `JSONEncoder` is the bytes the response encoder writes, or nil (and the
 /// encoder writes it).

@@ -7,6 +7,7 @@ import SQLKit
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// TOTP secrets and phone numbers are sealed at rest (`FieldCipher`), on every engine.
 @Suite struct FieldEncryptionTests {

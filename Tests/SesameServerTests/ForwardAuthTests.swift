@@ -8,6 +8,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Forward auth over HTTP, as a proxy and an attacker would call it: who passes and with which headers, where the
 /// signed-out go (never a foreign address), the passkey rule, the cookie domain's cookie and the checks it must not

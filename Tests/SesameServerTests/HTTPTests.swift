@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 @Suite struct OperationalEndpointTests {
     @Test(arguments: TestDatabase.all)

@@ -7,6 +7,7 @@ import NIOPosix
 import Testing
 import VirtualAuthenticator
 import WebAuthn
+@testable import SesameCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

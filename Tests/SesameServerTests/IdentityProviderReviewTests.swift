@@ -8,6 +8,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Regression tests for the second outside review's confirmed defects in the OpenID Connect provider (issue 26,
 /// items 1 to 4), each over HTTP on both engines. Each one failed on the code as it was before its fix.

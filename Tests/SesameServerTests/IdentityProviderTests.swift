@@ -9,6 +9,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The OpenID Connect provider over HTTP on both engines: the code flow with PKCE from a signed-in session, the
 /// consent page, tokens checked against the JWKS, refresh rotation and reuse detection, code replay, revocation,

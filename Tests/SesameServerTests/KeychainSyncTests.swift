@@ -7,6 +7,7 @@ import WebAuthn
 
 @testable import Keychain
 @testable import SesameServer
+@testable import SesameCore
 
 /// Keychain sync over `sesame serve` (`Sync/`, `Store/Areas/KeychainSync.swift`), on SQLite and PostgreSQL: the
 /// keychain's own client (`HTTPSyncTransport`, over real sockets) syncs, joins and recovers through it, and an

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Over real sockets (`.live`): cookies across requests, and two servers on one database behaving as one.
 @Suite struct LiveTests {

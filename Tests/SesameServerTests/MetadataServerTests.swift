@@ -8,6 +8,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// FIDO metadata in the server (issue 12): `sesame metadata import` verifies before it stores, refuses an older or
 /// tampered BLOB, running servers load a new one without a restart, its statements name passkeys, and a registration

@@ -8,6 +8,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Complete passkey journeys over HTTP, driven by `VirtualAuthenticator` acting as browser + authenticator.
 @Suite struct PasskeyJourneyTests {

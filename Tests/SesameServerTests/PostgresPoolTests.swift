@@ -3,6 +3,7 @@ import NIOPosix
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// PostgreSQL's connection pool, sized by `postgresConnections` (connections per event loop).
 @Suite struct PostgresPoolTests {

@@ -8,6 +8,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// `private_key_jwt` client authentication (OpenID Connect Core §9, RFC 7523) over HTTP on both engines: a client
 /// with registered keys signs an assertion; forged, replayed, expired, long-lived, misaddressed or unsigned ones

@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Provider names from the bundled list (`Resources/providers.json`: names only), icons from a deployment's own list
 /// (`providerListFile`), and `GET /providers/{aaguid}/icon`.

@@ -10,6 +10,7 @@ import Testing
 import VirtualAuthenticator
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Every statement the sign-in path runs finds its rows through an index, on both engines (issue 13: sign-in cost
 /// must not grow with the number of accounts). The statements are not listed by hand: the server runs the real

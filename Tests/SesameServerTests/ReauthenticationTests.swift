@@ -8,6 +8,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Sensitive account changes need a recent sign-in or re-authentication (`reauthenticationWindow`).
 @Suite struct ReauthenticationTests {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The WAL checkpoint off the event loops (issue 11): the server's own connection checkpoints only as a backstop, and
 /// `SQLiteCheckpointService` copies committed pages into the database file from its connection. Proven by reading

@@ -7,6 +7,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Sealed sign-in challenges (`SealedSignInChallenge`): nothing stored by the options step, spent once by the verify
 /// step on every path, and finished by nodes of either setting, so the setting can change node by node.

@@ -5,6 +5,7 @@ import SQLKit
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The sealing key file: parsing, typed errors, and moving a database from the database key to file keys and
 /// between file keys, on every engine.

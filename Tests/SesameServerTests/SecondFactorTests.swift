@@ -6,6 +6,7 @@ import OneTimeCode
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 @Suite struct SecondFactorTests {
     /// Sets up TOTP for a signed-in client and returns the TOTP generator.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+@testable import SesameCore
 
 #if canImport(Glibc)
     import Glibc

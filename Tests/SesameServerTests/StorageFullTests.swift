@@ -4,6 +4,7 @@ import SQLKit
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// A full disk under SQLite (issue 13, `scripts/faults` "disk full"): a write fails with an error the server answers
 /// as 503 `storage_full` (not 500), reads go on, the store says it is full until a write commits again, and nothing

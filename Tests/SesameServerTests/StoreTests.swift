@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The store's guarantees (its conformance suite), on every engine, on fresh databases and on databases earlier
 /// releases wrote (see `TestDatabase`).

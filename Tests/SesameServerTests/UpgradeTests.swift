@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// Upgrades (docs/deploy.md): a database an earlier release wrote migrates to this version's schema with everything
 /// in it intact (the store suite then runs on it too: `TestDatabase.conformance`), and nodes of two versions share

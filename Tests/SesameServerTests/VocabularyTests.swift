@@ -5,6 +5,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The server's vocabulary lives in Swift enums and tables (`Vocabulary/`, `Configuration/Settings.swift`); every
 /// other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held

@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The server's own pages: templates, headers, static files and where signed-in and signed-out visitors land.
 /// (The pages' behaviour in a browser is checked by `Tests/Interop/test_browser_flows.py`.)

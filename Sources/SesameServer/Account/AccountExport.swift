@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthn
+import SesameCore
 
 /// "Download my data" (`GET /api/account/export`) and `sesame users export NAME`: everything Sesame holds about one
 /// person, as one JSON document, without anything that would let its reader sign in as them or open a factor.
@@ -23,83 +24,83 @@ import WebAuthn
 ///   "apps": [ { clientID, name?, scope, grantedAt } ],
 ///   "auditEvents": [ { at, kind, outcome, clientAddress, detail } ] }          (newest first, all of them)
 /// ```
-struct AccountExport: Codable, Sendable {
-    static let format = "sesame-account-export-1"
+package struct AccountExport: Codable, Sendable {
+    package static let format = "sesame-account-export-1"
 
-    struct Account: Codable, Sendable {
-        let id: String
-        let username: String
-        let displayName: String
-        let userHandle: String
-        let createdAt: Date
-        let disabled: Bool
+    package struct Account: Codable, Sendable {
+        package let id: String
+        package let username: String
+        package let displayName: String
+        package let userHandle: String
+        package let createdAt: Date
+        package let disabled: Bool
     }
 
-    struct Passkey: Codable, Sendable {
-        let id: String
-        let name: String
-        let provider: String?
-        let aaguid: String?
-        let publicKey: String
-        let signCount: UInt32
-        let createdAt: Date
-        let lastUsedAt: Date?
-        let backupEligible: Bool
-        let backedUp: Bool
-        let userVerified: Bool
-        let attestationFormat: String
-        let transports: [String]
+    package struct Passkey: Codable, Sendable {
+        package let id: String
+        package let name: String
+        package let provider: String?
+        package let aaguid: String?
+        package let publicKey: String
+        package let signCount: UInt32
+        package let createdAt: Date
+        package let lastUsedAt: Date?
+        package let backupEligible: Bool
+        package let backedUp: Bool
+        package let userVerified: Bool
+        package let attestationFormat: String
+        package let transports: [String]
     }
 
-    struct Password: Codable, Sendable { let set: Bool }
-    struct AuthenticatorApp: Codable, Sendable { let confirmed: Bool }
-    struct Phone: Codable, Sendable {
-        let number: String
-        let confirmed: Bool
+    package struct Password: Codable, Sendable { package let set: Bool }
+    package struct AuthenticatorApp: Codable, Sendable { package let confirmed: Bool }
+    package struct Phone: Codable, Sendable {
+        package let number: String
+        package let confirmed: Bool
     }
-    struct RecoveryCodes: Codable, Sendable { let remaining: Int }
+    package struct RecoveryCodes: Codable, Sendable { package let remaining: Int }
 
-    struct Session: Codable, Sendable {
-        let id: String
-        let createdAt: Date
-        let lastSeenAt: Date
-        let expiresAt: Date
-        let authenticatedAt: Date
-        let userAgent: String
-        let method: String
-    }
-
-    struct App: Codable, Sendable {
-        let clientID: String
-        let name: String?
-        let scope: String
-        let grantedAt: Date
+    package struct Session: Codable, Sendable {
+        package let id: String
+        package let createdAt: Date
+        package let lastSeenAt: Date
+        package let expiresAt: Date
+        package let authenticatedAt: Date
+        package let userAgent: String
+        package let method: String
     }
 
-    struct Event: Codable, Sendable {
-        let at: Date
-        let kind: String
-        let outcome: String
-        let clientAddress: String
-        let detail: String
+    package struct App: Codable, Sendable {
+        package let clientID: String
+        package let name: String?
+        package let scope: String
+        package let grantedAt: Date
     }
 
-    let format: String
-    let exportedAt: Date
-    let account: Account
-    let passkeys: [Passkey]
-    let password: Password
-    let authenticatorApp: AuthenticatorApp?
-    let phone: Phone?
-    let recoveryCodes: RecoveryCodes
-    let sessions: [Session]
-    let apps: [App]
-    let auditEvents: [Event]
+    package struct Event: Codable, Sendable {
+        package let at: Date
+        package let kind: String
+        package let outcome: String
+        package let clientAddress: String
+        package let detail: String
+    }
+
+    package let format: String
+    package let exportedAt: Date
+    package let account: Account
+    package let passkeys: [Passkey]
+    package let password: Password
+    package let authenticatorApp: AuthenticatorApp?
+    package let phone: Phone?
+    package let recoveryCodes: RecoveryCodes
+    package let sessions: [Session]
+    package let apps: [App]
+    package let auditEvents: [Event]
 
     /// Every audit event of the account is exported; this bounds one export's size all the same.
-    static let auditLimit = 100_000
+    package static let auditLimit = 100_000
 
-    static func build(
+    package static func build(
         for user: User, store: any Store, providers: AuthenticatorProviders, now: Date, fullPhoneNumber: Bool
     ) async throws -> AccountExport {
         let passkeys = try await store.credentials(userID: user.id).map { c in
@@ -144,12 +145,12 @@ struct AccountExport: Codable, Sendable {
     }
 
     /// `+15555550123` → `•••••••••23`: the last two digits, every other character hidden.
-    static func lastDigits(_ phone: String) -> String {
+    package static func lastDigits(_ phone: String) -> String {
         String(repeating: "•", count: max(0, phone.count - 2)) + phone.suffix(2)
     }
 
     /// The document as a file: ISO 8601 dates, sorted keys, indented.
-    func json() throws -> Data {
+    package func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

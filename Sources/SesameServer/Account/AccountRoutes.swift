@@ -2,34 +2,35 @@ import Foundation
 import Hummingbird
 import NIOCore
 import WebAuthn
+import SesameCore
 
 /// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere —
 /// which also reaches the apps registered for back-channel logout — sign out this one) and its own audit events. None of these adds or removes a way in, so none needs a recent
 /// sign-in.
-struct AccountRoutes {
-    let sesame: Sesame
+package struct AccountRoutes {
+    package let sesame: Sesame
 
-    struct AccountBody: ResponseEncodable, Sendable {
-        let user: AccountUser
-        let csrfToken: String
-        let session: SessionBody
-        let hasPassword: Bool
-        let passkeyCount: Int
+    package struct AccountBody: ResponseEncodable, Sendable {
+        package let user: AccountUser
+        package let csrfToken: String
+        package let session: SessionBody
+        package let hasPassword: Bool
+        package let passkeyCount: Int
         /// Second factors set up: `totp`, `sms`, `recovery`.
-        let secondFactors: [Factor]
-        let recoveryCodesRemaining: Int
+        package let secondFactors: [Factor]
+        package let recoveryCodesRemaining: Int
     }
 
-    struct SessionBody: Codable, Sendable {
-        let id: String
-        let createdAt: Date
-        let lastSeenAt: Date
-        let expiresAt: Date
-        let userAgent: String
-        let method: String
-        let current: Bool
+    package struct SessionBody: Codable, Sendable {
+        package let id: String
+        package let createdAt: Date
+        package let lastSeenAt: Date
+        package let expiresAt: Date
+        package let userAgent: String
+        package let method: String
+        package let current: Bool
 
-        init(_ record: SessionRecord, current: Bool) {
+        package init(_ record: SessionRecord, current: Bool) {
             id = record.id
             createdAt = record.createdAt
             lastSeenAt = record.lastSeenAt
@@ -40,35 +41,35 @@ struct AccountRoutes {
         }
     }
 
-    struct SessionList: ResponseEncodable, Sendable {
-        let sessions: [SessionBody]
-        func encode(to encoder: any Encoder) throws { try sessions.encode(to: encoder) }
+    package struct SessionList: ResponseEncodable, Sendable {
+        package let sessions: [SessionBody]
+        package func encode(to encoder: any Encoder) throws { try sessions.encode(to: encoder) }
     }
 
     /// `PATCH /api/account`: the fields that can change (only the display name; the username is the account's key
     /// and stays).
-    struct AccountChange: Decodable, Sendable {
-        let displayName: String
+    package struct AccountChange: Decodable, Sendable {
+        package let displayName: String
     }
 
-    struct AccountChanged: ResponseEncodable, Sendable {
-        let status: String
-        let user: AccountUser
+    package struct AccountChanged: ResponseEncodable, Sendable {
+        package let status: String
+        package let user: AccountUser
     }
 
-    struct AuditBody: ResponseEncodable, Sendable {
-        let events: [AuditEventBody]
+    package struct AuditBody: ResponseEncodable, Sendable {
+        package let events: [AuditEventBody]
     }
 
-    struct AuditEventBody: Codable, Sendable {
-        let at: Date
-        let kind: String
-        let outcome: String
-        let clientAddress: String
-        let detail: String
+    package struct AuditEventBody: Codable, Sendable {
+        package let at: Date
+        package let kind: String
+        package let outcome: String
+        package let clientAddress: String
+        package let detail: String
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         let account = router.group("/api/account", context: SignedInRequestContext.self)
         let session = router.group("/api/session", context: SignedInRequestContext.self)
 

@@ -6,6 +6,7 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 import WebAuthn
+import SesameCore
 
 /// What the process supplies besides the settings: clock, logger, SMS delivery, metrics registry. Tests replace
 /// these; `sesame serve` uses the defaults.
@@ -21,14 +22,14 @@ public struct ServerEnvironment: Sendable {
     /// PostgreSQL schema to use instead of the default one (tests isolate runs this way).
     public var postgresSchema: String?
     /// Sees every statement the store runs (tests reading query plans; see `StatementObserver`).
-    var statementObserver: StatementObserver?
+    package var statementObserver: StatementObserver?
 
     public init() {}
 }
 
 /// Opens the store the configuration names and brings its schema up to date (under the migration lock).
 public func openStore(
-    _ configuration: ServerConfiguration, environment: ServerEnvironment = .init(), logger: Logger
+    _ configuration: SesameCore.ServerConfiguration, environment: ServerEnvironment = .init(), logger: Logger
 ) async throws -> (engine: SQLEngine, store: SQLStore) {
     let location = try DatabaseLocation(parsing: configuration.database)
     // The key file is read before the database is opened, so a missing or malformed file stops the start with
@@ -86,7 +87,7 @@ public func openStore(
 /// closes the database, purges expired rows, checkpoints SQLite's WAL off the event loops and, when configured, runs
 /// the metrics listener. Run it with `runService()` for graceful shutdown on SIGTERM/SIGINT.
 public func buildApplication(
-    configuration: ServerConfiguration, environment: ServerEnvironment = .init()
+    configuration: SesameCore.ServerConfiguration, environment: ServerEnvironment = .init()
 ) async throws -> some ApplicationProtocol {
     try configuration.validate()
     var logger = environment.logger ?? Logger(label: "sesame")
@@ -151,7 +152,7 @@ public func buildApplication(
 }
 
 /// The router: middleware in the order requests pass through them, then every feature's routes.
-func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
+package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     // The routes are registered twice: first into a scratch router whose route list feeds the 405 index (the
     // error middleware must be added before the routes it wraps), then into the application router.
     let scratch = Router(context: SesameRequestContext.self)
@@ -160,13 +161,16 @@ func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     // Content-Length included, without the body (RFC 9110 §9.3.2).
     let router = Router(context: SesameRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: ErrorMiddleware(metrics: sesame.metrics, methods: MethodIndex(routes: scratch.routes)))
-    router.add(middleware: SessionMiddleware(sesame: sesame))
+    router.add(
+        middleware: SessionMiddleware(
+            configuration: sesame.configuration, cookies: sesame.cookies, sessions: sesame.sessions, clock: sesame.clock
+        ))
     registerRoutes(on: router, sesame)
     return router
 }
 
 /// Every feature's routes, in registration order.
-func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
+package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     WebRoutes(sesame: sesame).register(on: router)
     OperationalRoutes(sesame: sesame).register(on: router)
     SignUpRoutes(sesame: sesame).register(on: router)

@@ -1,11 +1,12 @@
 import Foundation
 import ServiceLifecycle
+import SesameCore
 
 /// Deletes expired challenges, sessions and rate-limit windows once a minute.
-struct PurgeService: Service {
-    let sesame: Sesame
+package struct PurgeService: Service {
+    package let sesame: Sesame
 
-    func run() async throws {
+    package func run() async throws {
         // Sleeping is cancelled by graceful shutdown, so the service never delays it.
         try? await cancelWhenGracefulShutdown {
             while true {

@@ -2,48 +2,42 @@ import Foundation
 import Logging
 import NIOPosix
 import WebAuthn
-
-/// Where the current time comes from. Read at each check; tests move it.
-public struct ServerClock: Sendable {
-    public var now: @Sendable () -> Date
-    public init(now: @escaping @Sendable () -> Date) { self.now = now }
-    public static let system = ServerClock { Date() }
-}
+import SesameCore
 
 /// Everything the routes need, built once by `buildApplication`: the configuration and store, and the shared
 /// services every feature uses (sessions, ceremonies, rate limits, audit, second factors, passkey verification).
-struct Sesame: Sendable {
-    let configuration: ServerConfiguration
-    let store: any Store
-    let clock: ServerClock
-    let logger: Logger
+package struct Sesame: Sendable {
+    package let configuration: ServerConfiguration
+    package let store: any Store
+    package let clock: ServerClock
+    package let logger: Logger
     /// Keys the CSRF tokens, SMS code MACs and the decoys of unknown users.
-    let serverSecret: [UInt8]
-    let metrics: ServerMetrics
+    package let serverSecret: [UInt8]
+    package let metrics: ServerMetrics
     /// Passkey provider names and icons by AAGUID (the bundled list, or `providerListFile`).
-    let providers: AuthenticatorProviders
-    let passwords: PasswordHasher
-    let cookies: Cookies
-    let sessions: SessionIssuer
-    let rateLimiter: RateLimiter
-    let ceremonies: Ceremonies
+    package let providers: AuthenticatorProviders
+    package let passwords: PasswordHasher
+    package let cookies: Cookies
+    package let sessions: SessionIssuer
+    package let rateLimiter: RateLimiter
+    package let ceremonies: Ceremonies
     /// Seals and opens sign-in challenges. Whether this node issues sealed or stored ones is `sealsSignIn`
     /// (`ServerConfiguration.signInChallenges`); it finishes both kinds whatever it issues.
-    let sealedSignIn: SealedSignInChallenge
-    let sealsSignIn: Bool
+    package let sealedSignIn: SealedSignInChallenge
+    package let sealsSignIn: Bool
     /// Sign-in starts per address on this node, when sealed challenges leave no row to count.
-    let signInStarts: NodeCeremonyBudget
+    package let signInStarts: NodeCeremonyBudget
     /// Metrics token attempts per address on this node (`MetricsEndpoint`), on both listeners.
-    let metricsGuesses: NodeCeremonyBudget
-    let audit: AuditLog
-    let factors: FactorVerifier
-    let passkeys: PasskeyVerifier
-    let metadata: MetadataService
-    let signingKeys: SigningKeyring
-    let tokens: TokenIssuer
-    let backChannelLogout: BackChannelLogout
+    package let metricsGuesses: NodeCeremonyBudget
+    package let audit: AuditLog
+    package let factors: FactorVerifier
+    package let passkeys: PasskeyVerifier
+    package let metadata: MetadataService
+    package let signingKeys: SigningKeyring
+    package let tokens: TokenIssuer
+    package let backChannelLogout: BackChannelLogout
 
-    init(
+    package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
         relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
@@ -97,10 +91,10 @@ struct Sesame: Sendable {
             delivery: logoutDelivery, logger: logger)
     }
 
-    var now: Date { clock.now() }
+    package var now: Date { clock.now() }
 
     /// Runs CPU-heavy work (scrypt) off the event loops.
-    func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive(work)
     }
 }

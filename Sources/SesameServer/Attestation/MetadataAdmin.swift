@@ -1,6 +1,7 @@
 import Foundation
 import WebAuthn
 import X509
+import SesameCore
 
 /// `sesame metadata import` and `sesame metadata show`: the operator brings a FIDO metadata BLOB they downloaded
 /// (Sesame fetches nothing); it is verified here, then stored for every node to load.

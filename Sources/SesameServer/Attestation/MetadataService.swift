@@ -3,12 +3,13 @@ import Logging
 import Synchronization
 import WebAuthn
 import X509
+import SesameCore
 
 /// The FIDO metadata in force: the newest BLOB `sesame metadata import` stored, verified again when loaded (against
 /// the roots and at the time it was imported with) and indexed. Every node polls the store's newest number at most
 /// once a minute, so an import reaches running servers without a restart. A BLOB that no longer verifies is
 /// logged and the previous index kept.
-final class MetadataService: Sendable {
+package final class MetadataService: Sendable {
     private struct State {
         var number: Int?
         var index: MetadataIndex?
@@ -19,16 +20,16 @@ final class MetadataService: Sendable {
     private let store: any Store
     private let clock: ServerClock
     private let logger: Logger
-    static let pollInterval: TimeInterval = 60
+    package static let pollInterval: TimeInterval = 60
 
-    init(store: any Store, clock: ServerClock, logger: Logger) {
+    package init(store: any Store, clock: ServerClock, logger: Logger) {
         self.store = store
         self.clock = clock
         self.logger = logger
     }
 
     /// The index in force, reloaded first when the poll interval has passed and the store holds a newer BLOB.
-    func current() async -> MetadataIndex? {
+    package func current() async -> MetadataIndex? {
         let now = clock.now()
         let due = state.withLock { state in
             guard let checked = state.checkedAt, now.timeIntervalSince(checked) < Self.pollInterval else {
@@ -41,7 +42,7 @@ final class MetadataService: Sendable {
         return state.withLock { $0.index }
     }
 
-    func reloadIfNewer() async {
+    package func reloadIfNewer() async {
         do {
             let newest = try await store.latestMetadataNumber()
             guard newest != state.withLock({ $0.number }), let blob = try await store.latestMetadataBLOB() else {
@@ -59,7 +60,7 @@ final class MetadataService: Sendable {
     }
 
     /// Verifies a stored BLOB again and indexes it.
-    static func index(_ blob: StoredMetadataBLOB) async throws -> MetadataIndex {
+    package static func index(_ blob: StoredMetadataBLOB) async throws -> MetadataIndex {
         let roots = try AttestationTrust.certificates(fromPEM: blob.rootsPEM)
         let verified = try await MetadataBLOB.verify(
             blob.jwt, roots: roots, time: blob.verifiedAt, enforceNextUpdate: false)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import WebAuthn
+import SesameCore
 
 /// The value of the host-only cookie Sesame sets on an app's own host (`sesame_forward`, see `Cookies`) after a
 /// one-time code exchange: the session's token hash sealed with AES-256-GCM under a key derived from the server
@@ -12,12 +13,12 @@ import WebAuthn
 /// Sesame), works only for the origin it was made for (a copy taken to another app fails the tag check), and lives
 /// exactly as long as the session it stands for: forward auth looks the session up on every check, so signing out
 /// of Sesame or revoking the session ends it.
-struct ForwardAuthCookie: Sendable {
+package struct ForwardAuthCookie: Sendable {
     private let key: SymmetricKey
 
-    static let encodedLength = 80
+    package static let encodedLength = 80
 
-    init(serverSecret: [UInt8]) {
+    package init(serverSecret: [UInt8]) {
         key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: serverSecret), info: Array("sesame forward-auth cookie v1".utf8),
             outputByteCount: 32)
@@ -27,14 +28,14 @@ struct ForwardAuthCookie: Sendable {
         Array("sesame-forward-auth\u{0}".utf8) + Array(origin.utf8)
     }
 
-    func seal(tokenHash: [UInt8], origin: String) throws -> String {
+    package func seal(tokenHash: [UInt8], origin: String) throws -> String {
         let box = try AES.GCM.seal(tokenHash, using: key, authenticating: Self.associatedData(origin))
         guard let combined = box.combined else { throw APIError.internalError }
         return Base64URL.encode(Array(combined))
     }
 
     /// The token hash, if `value` is a cookie this server sealed for `origin`; nil for anything else.
-    func open(_ value: String, origin: String) -> [UInt8]? {
+    package func open(_ value: String, origin: String) -> [UInt8]? {
         guard value.utf8.count == Self.encodedLength, let bytes = try? Base64URL.decode(value),
             let box = try? AES.GCM.SealedBox(combined: bytes),
             let plain = try? AES.GCM.open(box, using: key, authenticating: Self.associatedData(origin)),

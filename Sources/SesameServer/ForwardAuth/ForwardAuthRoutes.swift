@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SesameCore
 
 /// Reverse-proxy sign-in (docs/integrations.md): the check nginx `auth_request`, Caddy `forward_auth` and Traefik
 /// `ForwardAuth` call, the return endpoint people are sent to, and the callback on an app's own host. The rules
@@ -14,15 +15,17 @@ import Hummingbird
 ///   domains is 403, never a redirect.
 /// - `GET /forward-auth/callback?rd=URL` (start) and `?code=…` (finish): reached through the app's proxy at
 ///   `/_sesame/callback`.
-struct ForwardAuthRoutes {
-    let sesame: Sesame
+package struct ForwardAuthRoutes {
+    package let sesame: Sesame
 
-    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
-    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
-    static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
+    package static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    package static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    package static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
 
     /// What the proxy says was asked for, if it is an address Sesame answers for.
-    static func target(_ request: Request, service: ForwardAuthService, uri: Bool = true) throws -> ForwardTarget {
+    package static func target(_ request: Request, service: ForwardAuthService, uri: Bool = true) throws
+        -> ForwardTarget
+    {
         // A header given twice is ambiguous: refused rather than guessed.
         for name in [forwardedProto, forwardedHost, forwardedURI] where request.headers[values: name].count > 1 {
             throw APIError.hostNotAllowed
@@ -36,7 +39,7 @@ struct ForwardAuthRoutes {
         return target
     }
 
-    static func redirect(_ location: String, status: HTTPResponse.Status = .seeOther, headers: HTTPFields = [:])
+    package static func redirect(_ location: String, status: HTTPResponse.Status = .seeOther, headers: HTTPFields = [:])
         -> Response
     {
         var fields = headers
@@ -46,7 +49,7 @@ struct ForwardAuthRoutes {
         return Response(status: status, headers: fields)
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         let service = ForwardAuthService(sesame)
 
         router.get("/forward-auth") { request, _ -> Response in

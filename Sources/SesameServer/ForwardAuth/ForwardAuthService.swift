@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// Forward auth's rules (docs/integrations.md): which hosts Sesame answers for, which need a passkey, which session a
 /// proxied request carries, where a signed-out person is sent, and the one-time code that carries a session to an
@@ -22,23 +23,23 @@ import WebAuthn
 ///    browser (someone pushing their own sign-in on you) finds no matching state.
 /// Apps under `cookieDomain` skip all this: Sesame's own session cookie reaches them, and the check sends people to
 /// the return endpoint directly.
-struct ForwardAuthService: Sendable {
-    let configuration: ServerConfiguration
-    let sessions: SessionIssuer
-    let ceremonies: Ceremonies
-    let cookieSealer: ForwardAuthCookie
-    let clock: ServerClock
-    let audit: AuditLog
+package struct ForwardAuthService: Sendable {
+    package let configuration: ServerConfiguration
+    package let sessions: SessionIssuer
+    package let ceremonies: Ceremonies
+    package let cookieSealer: ForwardAuthCookie
+    package let clock: ServerClock
+    package let audit: AuditLog
 
     /// The path on the app's host that its proxy forwards to `/forward-auth/callback`.
-    static let callbackPath = "/_sesame/callback"
-    static let codeLifetime: TimeInterval = 60
+    package static let callbackPath = "/_sesame/callback"
+    package static let codeLifetime: TimeInterval = 60
 
-    static let remoteUser = HTTPField.Name("Remote-User")!
-    static let remoteName = HTTPField.Name("Remote-Name")!
-    static let remoteAmr = HTTPField.Name("Remote-Amr")!
+    package static let remoteUser = HTTPField.Name("Remote-User")!
+    package static let remoteName = HTTPField.Name("Remote-Name")!
+    package static let remoteAmr = HTTPField.Name("Remote-Amr")!
 
-    init(_ sesame: Sesame) {
+    package init(_ sesame: Sesame) {
         configuration = sesame.configuration
         sessions = sesame.sessions
         ceremonies = sesame.ceremonies
@@ -51,31 +52,31 @@ struct ForwardAuthService: Sendable {
 
     /// A target Sesame answers for: its host is within `forwardAuthDomains`, and it is on https unless Sesame itself
     /// is served over plain http (development).
-    func accepts(_ target: ForwardTarget) -> Bool {
+    package func accepts(_ target: ForwardTarget) -> Bool {
         (target.scheme == "https" || !configuration.isSecureOrigin)
             && configuration.forwardAuthDomains.contains { DomainName.covers($0, host: target.host) }
     }
 
     /// Whether the host needs a passkey sign-in (`forwardAuthPasskeyDomains`).
-    func demandsPasskey(_ target: ForwardTarget) -> Bool {
+    package func demandsPasskey(_ target: ForwardTarget) -> Bool {
         configuration.forwardAuthPasskeyDomains.contains { DomainName.covers($0, host: target.host) }
     }
 
     /// Whether a session may pass at this target: any session, or at a passkey-only host one that signed in with
     /// a passkey (`acr` `phr` as the identity provider states it).
-    func admits(_ session: SessionRecord, at target: ForwardTarget) -> Bool {
+    package func admits(_ session: SessionRecord, at target: ForwardTarget) -> Bool {
         !demandsPasskey(target) || IDTokenClaims.acr(session.method) == "phr"
     }
 
     /// Whether Sesame's own session cookie reaches the target's host (`cookieDomain`), so no code exchange is needed.
-    func sharesCookie(_ target: ForwardTarget) -> Bool {
+    package func sharesCookie(_ target: ForwardTarget) -> Bool {
         guard let domain = configuration.cookieDomain else { return false }
         return DomainName.covers(domain, host: target.host)
     }
 
     /// Whether a browser sends Sesame's session cookie to the target's host: under the cookie domain, or Sesame's
     /// own host. Elsewhere that cookie is not read (a proxy cannot lend it to a host it never reaches).
-    func receivesSessionCookie(_ target: ForwardTarget) -> Bool {
+    package func receivesSessionCookie(_ target: ForwardTarget) -> Bool {
         sharesCookie(target) || URLComponents(string: configuration.origin)?.host?.lowercased() == target.host
     }
 
@@ -84,7 +85,7 @@ struct ForwardAuthService: Sendable {
     /// The session a proxied request carries for `target` that may pass there: Sesame's session cookie (under a
     /// `cookieDomain`) or the sealed `sesame_forward` cookie made for this origin. An `Authorization` header is the
     /// app's own business and is ignored.
-    func admittedSession(_ request: Request, at target: ForwardTarget) async throws -> Authentication? {
+    package func admittedSession(_ request: Request, at target: ForwardTarget) async throws -> Authentication? {
         if receivesSessionCookie(target), let token = request.cookies[sessions.cookies.sessionName]?.value,
             let authentication = try await sessions.authenticate(token: token, carrier: .cookie),
             admits(authentication.session, at: target)
@@ -105,7 +106,7 @@ struct ForwardAuthService: Sendable {
     /// The identity headers a passing check answers with. `Remote-Amr` lists the RFC 8176 methods the identity
     /// provider's ID tokens state for this session, comma-separated. Control characters in the display name become
     /// spaces.
-    func identityHeaders(_ authentication: Authentication) -> HTTPFields {
+    package func identityHeaders(_ authentication: Authentication) -> HTTPFields {
         let name = String(
             authentication.user.displayName.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
                 .map(Character.init))
@@ -120,19 +121,19 @@ struct ForwardAuthService: Sendable {
 
     /// Where a person without a session (or without the passkey the host needs) goes: under the cookie domain,
     /// Sesame's return endpoint; else the callback on the app's own host, which starts the code exchange.
-    func signInLocation(_ target: ForwardTarget) -> String {
+    package func signInLocation(_ target: ForwardTarget) -> String {
         if sharesCookie(target) { return configuration.origin + returnPath(target, state: nil) }
         return target.origin + Self.callbackPath + "?" + FormParameters.encode([("rd", target.url)])
     }
 
-    func returnPath(_ target: ForwardTarget, state: String?) -> String {
+    package func returnPath(_ target: ForwardTarget, state: String?) -> String {
         var pairs = [("rd", target.url)]
         if let state { pairs.append(("state", state)) }
         return "/forward-auth/return?" + FormParameters.encode(pairs)
     }
 
     /// Sesame's sign-in page, coming back to the return endpoint; asking for a passkey where the host needs one.
-    func signInPage(_ target: ForwardTarget, state: String?) -> String {
+    package func signInPage(_ target: ForwardTarget, state: String?) -> String {
         var page = "/signin?" + FormParameters.encode([("return", returnPath(target, state: state))])
         if demandsPasskey(target) { page += "&passkey=required" }
         return page
@@ -140,20 +141,20 @@ struct ForwardAuthService: Sendable {
 
     // MARK: The code exchange
 
-    struct CodePayload: Codable, Sendable {
+    package struct CodePayload: Codable, Sendable {
         /// The session's token hash, base64url.
-        let session: String
+        package let session: String
         /// The address to go on to after the callback.
-        let rd: String
+        package let rd: String
     }
 
-    static func codeBinding(origin: String, state: String) -> [UInt8] {
+    package static func codeBinding(origin: String, state: String) -> [UInt8] {
         Secrets.sha256(Array("forward-auth:".utf8) + Array(origin.utf8) + [0] + Array(state.utf8))
     }
 
     /// Step 1 at the app's host: `rd` must be on the origin the proxy names. Returns the state cookie to set there
     /// and the address on Sesame to go to.
-    func start(rd: String, at origin: ForwardTarget) throws -> (setCookie: String, location: String) {
+    package func start(rd: String, at origin: ForwardTarget) throws -> (setCookie: String, location: String) {
         guard let target = ForwardTarget(url: rd), target.origin == origin.origin, accepts(target) else {
             throw APIError.hostNotAllowed
         }
@@ -168,7 +169,7 @@ struct ForwardAuthService: Sendable {
     /// A one-time code for `authentication`'s session at `target`'s origin and the browser holding `state`, and the
     /// callback address carrying it. Each code counts against the client address's ceremony budget (429 past it),
     /// like every other stored challenge a client can ask for.
-    func callback(
+    package func callback(
         for target: ForwardTarget, state: String, _ authentication: Authentication, clientAddress: String
     ) async throws -> String {
         let (code, hash) = Secrets.token()
@@ -183,7 +184,7 @@ struct ForwardAuthService: Sendable {
     /// Consumes a code at the origin the proxy names and returns the cookie to set there and where to go on to.
     /// Unknown, spent, expired and foreign codes are all `challenge_invalid` (and a code presented with the wrong
     /// or no state is burnt); a code whose session ended since is `unauthenticated`.
-    func redeem(code: String, state: String?, at origin: ForwardTarget, clientAddress: String) async throws -> (
+    package func redeem(code: String, state: String?, at origin: ForwardTarget, clientAddress: String) async throws -> (
         setCookies: [String], location: String
     ) {
         guard SessionIssuer.isWellFormed(code) else { throw APIError.challengeInvalid }

@@ -1,3 +1,4 @@
+import SesameCore
 /// The address a person asked for behind a reverse proxy: where forward auth sends them back after signing in.
 ///
 /// It comes from two places, both read strictly by hand (no URL parser whose reading could differ from a
@@ -8,27 +9,27 @@
 /// The scheme is `http` or `https`; the host a lowercase DNS name (`DomainName`); the port 1…65535; the path starts
 /// with `/` and holds only visible ASCII other than `\` and `#`, at most `maxPathLength` bytes. No user info, no IP
 /// literal. Whether the host is one Sesame answers for is `ForwardAuthService`'s rule, not this type's.
-struct ForwardTarget: Sendable, Equatable {
-    let scheme: String
-    let host: String
-    let port: Int?
+package struct ForwardTarget: Sendable, Equatable {
+    package let scheme: String
+    package let host: String
+    package let port: Int?
     /// Path and query, starting with `/`.
-    let path: String
+    package let path: String
 
-    static let maxPathLength = 2048
+    package static let maxPathLength = 2048
 
     /// `scheme://host[:port]`.
-    var origin: String { scheme + "://" + host + (port.map { ":\($0)" } ?? "") }
-    var url: String { origin + path }
+    package var origin: String { scheme + "://" + host + (port.map { ":\($0)" } ?? "") }
+    package var url: String { origin + path }
 
     /// From the proxy's headers; a missing `X-Forwarded-Uri` is `/`.
-    init?(proto: String?, host: String?, uri: String?) {
+    package init?(proto: String?, host: String?, uri: String?) {
         guard let proto = proto?.lowercased(), let host else { return nil }
         self.init(scheme: proto, authority: Substring(host), path: Substring(uri ?? "/"))
     }
 
     /// From an absolute URL (the `rd` parameter); a fragment is dropped.
-    init?(url: String) {
+    package init?(url: String) {
         guard let separator = url.range(of: "://") else { return nil }
         let scheme = url[..<separator.lowerBound].lowercased()
         var rest = url[separator.upperBound...]

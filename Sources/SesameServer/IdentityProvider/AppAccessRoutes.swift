@@ -1,28 +1,29 @@
 import Foundation
 import Hummingbird
+import SesameCore
 
 /// "Apps with access" on the account page: the applications that sign this person in through Sesame (a consent
 /// given, or a live grant of a first-party client), and removing one. Removing revokes the consent and every grant
 /// (so its refresh tokens stop working and its access tokens fail introspection and UserInfo) and tells the app
 /// over back-channel logout when it registered for it. It adds no way in, so it needs no recent sign-in.
-struct AppAccessRoutes {
-    let sesame: Sesame
+package struct AppAccessRoutes {
+    package let sesame: Sesame
 
-    struct AppBody: Codable, Sendable {
-        let clientId: String
-        let name: String
+    package struct AppBody: Codable, Sendable {
+        package let clientId: String
+        package let name: String
         /// The scopes the person allowed, space-separated values as a list.
-        let scopes: [String]
+        package let scopes: [String]
         /// The earliest of the consent and the live grants.
-        let since: Date
-        let firstParty: Bool
+        package let since: Date
+        package let firstParty: Bool
     }
 
-    struct AppList: ResponseEncodable, Sendable {
-        let apps: [AppBody]
+    package struct AppList: ResponseEncodable, Sendable {
+        package let apps: [AppBody]
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         let apps = router.group("/api/account/apps", context: SignedInRequestContext.self)
 
         apps.get("") { _, context in AppList(apps: try await list(userID: context.user.id)) }
@@ -43,7 +44,7 @@ struct AppAccessRoutes {
     }
 
     /// One entry per client: its consent and live grants merged; clients removed by an operator are left out.
-    func list(userID: String) async throws -> [AppBody] {
+    package func list(userID: String) async throws -> [AppBody] {
         var scopes: [String: Set<String>] = [:]
         var since: [String: Date] = [:]
         func add(_ clientID: String, _ scope: String, _ at: Date) {

@@ -1,48 +1,49 @@
 import Crypto
 import Foundation
 import WebAuthn
+import SesameCore
 
 /// An authorization request (OpenID Connect Core 1.0 §3.1.2.1), checked in the order the specification sets:
 /// first the client and redirect URI, whose failures are shown on Sesame's own page and never redirected (an
 /// unknown client or URI must not turn Sesame into an open redirector); then everything else, whose failures go
 /// back to the client's redirect URI with `error`, `state` and `iss` (RFC 9207).
-struct AuthorizationRequest: Sendable {
-    let client: OAuthClient
-    let redirectURI: String
-    let state: String?
-    let scopes: [String]
-    let nonce: String?
-    let codeChallenge: String
-    let prompts: Set<String>
-    let maxAge: Int?
-    let loginHint: String?
-    let acrValues: [String]
+package struct AuthorizationRequest: Sendable {
+    package let client: OAuthClient
+    package let redirectURI: String
+    package let state: String?
+    package let scopes: [String]
+    package let nonce: String?
+    package let codeChallenge: String
+    package let prompts: Set<String>
+    package let maxAge: Int?
+    package let loginHint: String?
+    package let acrValues: [String]
     /// Set by Sesame when it sends the person to sign in for this request (`prompt=login`, `max_age`, a stale
     /// session asking for `offline_access`): the sign-in must be newer than this (Unix seconds), and a sign-in that
     /// is meets `max_age` and the need for a recent sign-in however long the round trip took. Only a genuine marker
     /// (``ReturnMarker``: MACed with a key from the server secret over the time and the rest of the request, and
     /// younger than its lifetime) sets it; anything else is ignored.
-    let signedInAfter: Int?
+    package let signedInAfter: Int?
     /// The query as received, to come back to after signing in or consenting.
-    let query: String
+    package let query: String
 
-    var scope: String { scopes.joined(separator: " ") }
-    var wantsPasskey: Bool { acrValues.contains("phr") }
+    package var scope: String { scopes.joined(separator: " ") }
+    package var wantsPasskey: Bool { acrValues.contains("phr") }
 
-    static let supportedScopes = ["openid", "profile", "offline_access"]
+    package static let supportedScopes = ["openid", "profile", "offline_access"]
 
     /// A failure shown on Sesame's page (no redirect).
-    struct PageError: Error { let message: String }
+    package struct PageError: Error { package let message: String }
 
     /// A failure sent back to the client.
-    struct RedirectError: Error {
-        let code: OAuthErrorCode
-        let description: String
-        let redirectURI: String
-        let state: String?
+    package struct RedirectError: Error {
+        package let code: OAuthErrorCode
+        package let description: String
+        package let redirectURI: String
+        package let state: String?
     }
 
-    static func parse(_ form: FormParameters, query: String, store: any Store, marker: ReturnMarker, now: Date)
+    package static func parse(_ form: FormParameters, query: String, store: any Store, marker: ReturnMarker, now: Date)
         async throws -> AuthorizationRequest
     {
         guard let clientID = form["client_id"], clientID.count <= 128, !form.repeated.contains("client_id"),
@@ -77,7 +78,7 @@ struct AuthorizationRequest: Sendable {
         guard form["code_challenge_method"] == "S256" else {
             throw fail(.invalidRequest, "code_challenge_method must be S256")
         }
-        guard challenge.count == 43, challenge.utf8.allSatisfy(Self.isBase64URL) else {
+        guard challenge.count == 43, challenge.utf8.allSatisfy(ClientRules.isBase64URL) else {
             throw fail(.invalidRequest, "code_challenge must be the base64url SHA-256 of the verifier")
         }
         let prompts = Set((form["prompt"] ?? "").split(separator: " ").map(String.init))
@@ -102,14 +103,9 @@ struct AuthorizationRequest: Sendable {
         )
     }
 
-    static func isBase64URL(_ byte: UInt8) -> Bool {
-        (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
-            || byte == 0x2D || byte == 0x5F
-    }
-
     /// Whether a session satisfies the request's freshness and strength, or the person must sign in again.
     /// `recentWithin` (seconds) asks for a sign-in that recent as well (a grant with `offline_access`).
-    func needsSignIn(_ session: SessionRecord?, now: Date, recentWithin: Int? = nil) -> Bool {
+    package func needsSignIn(_ session: SessionRecord?, now: Date, recentWithin: Int? = nil) -> Bool {
         guard let session else { return true }
         if wantsPasskey, !IDTokenClaims.isPasskey(session.method) { return true }
         if let signedInAfter {
@@ -126,7 +122,7 @@ struct AuthorizationRequest: Sendable {
 
     /// This request as a link to come back to after signing in again: `prompt=login` is dropped and a marker saying
     /// "Sesame sent the person to sign in at `now`" is added, MACed so that only Sesame can make one.
-    func returnPath(signedInAfter now: Date, marker: ReturnMarker) -> String {
+    package func returnPath(signedInAfter now: Date, marker: ReturnMarker) -> String {
         var form = FormParameters(Substring(query)).values
         form["prompt"] = nil
         return "/oauth/authorize?" + FormParameters.encode(marker.marked(form, time: Int(now.timeIntervalSince1970)))
@@ -139,15 +135,15 @@ struct AuthorizationRequest: Sendable {
 /// derived from the server secret (HKDF-SHA256, its own `info`). A person can neither make one nor move one to
 /// another request (other `state`, `nonce`, `code_challenge`, client or redirect URI); one older than `lifetime` is
 /// ignored, so a saved return link does not stand in for a fresh sign-in later.
-struct ReturnMarker: Sendable {
-    static let timeName = "sesame_signed_in_after"
-    static let macName = "sesame_return_mac"
+package struct ReturnMarker: Sendable {
+    package static let timeName = "sesame_signed_in_after"
+    package static let macName = "sesame_return_mac"
     /// How long after sending the person to sign in the return is taken as that sign-in's.
-    static let lifetime: TimeInterval = 15 * 60
+    package static let lifetime: TimeInterval = 15 * 60
 
     private let key: SymmetricKey
 
-    init(serverSecret: [UInt8]) {
+    package init(serverSecret: [UInt8]) {
         key = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: serverSecret),
             info: Data("sesame authorization return marker v1".utf8), outputByteCount: 32)
@@ -159,7 +155,7 @@ struct ReturnMarker: Sendable {
     }
 
     /// The request's parameters with a fresh marker for `time`, sorted.
-    func marked(_ values: [String: String], time: Int) -> [(String, String)] {
+    package func marked(_ values: [String: String], time: Int) -> [(String, String)] {
         var rest = values
         rest[Self.timeName] = nil
         rest[Self.macName] = nil
@@ -170,7 +166,7 @@ struct ReturnMarker: Sendable {
     }
 
     /// The time of a genuine, unexpired marker in `form`; nil when there is none, or it is forged, moved or old.
-    func verifiedTime(_ form: FormParameters, now: Date) -> Int? {
+    package func verifiedTime(_ form: FormParameters, now: Date) -> Int? {
         guard let text = form[Self.timeName], let time = Int(text), let given = form[Self.macName],
             now.timeIntervalSince1970 - Double(time) <= Self.lifetime
         else { return nil }

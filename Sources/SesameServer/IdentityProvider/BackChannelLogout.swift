@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuthn
+import SesameCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -17,7 +18,7 @@ public protocol LogoutDelivery: Sendable {
 public struct HTTPLogoutDelivery: LogoutDelivery {
     public init() {}
 
-    struct Refused: Error { let status: Int }
+    package struct Refused: Error { package let status: Int }
 
     public func deliver(logoutToken: String, to uri: String) async throws {
         guard let url = URL(string: uri) else { throw Refused(status: 0) }
@@ -34,36 +35,36 @@ public struct HTTPLogoutDelivery: LogoutDelivery {
 /// The claims of a logout token (OpenID Connect Back-Channel Logout 1.0 §2.4): who was signed out (`sub`), by
 /// whom (`iss`), for which client (`aud`), and the event that says so; never a `nonce`, so it cannot pass for an
 /// ID token.
-struct LogoutTokenClaims: Codable, Sendable {
-    static let event = "http://schemas.openid.net/event/backchannel-logout"
-    struct Empty: Codable, Sendable {}
+package struct LogoutTokenClaims: Codable, Sendable {
+    package static let event = "http://schemas.openid.net/event/backchannel-logout"
+    package struct Empty: Codable, Sendable {}
 
-    let iss: String
-    let sub: String
-    let aud: String
-    let iat: Int
-    let exp: Int
-    let jti: String
-    let events: [String: Empty]
+    package let iss: String
+    package let sub: String
+    package let aud: String
+    package let iat: Int
+    package let exp: Int
+    package let jti: String
+    package let events: [String: Empty]
 }
 
 /// Tells the clients that registered a back-channel logout URI that a person's sessions ended: after "sign out
 /// everywhere", an RP-initiated logout, an operator disabling the account, or the person removing an app's access.
 /// Sending happens after the request has answered (a slow client never holds up the person) and failures are
 /// logged with the client id only.
-struct BackChannelLogout: Sendable {
-    let keyring: SigningKeyring
-    let issuer: String
-    let store: any Store
-    let clock: ServerClock
-    let subjects: SubjectIdentifiers
-    let delivery: any LogoutDelivery
-    let logger: Logger
+package struct BackChannelLogout: Sendable {
+    package let keyring: SigningKeyring
+    package let issuer: String
+    package let store: any Store
+    package let clock: ServerClock
+    package let subjects: SubjectIdentifiers
+    package let delivery: any LogoutDelivery
+    package let logger: Logger
 
-    static let lifetime = 120
+    package static let lifetime = 120
 
     /// Every client with a live grant or a consent of this person's that registered a logout URI.
-    func clients(of userID: String) async throws -> [OAuthClient] {
+    package func clients(of userID: String) async throws -> [OAuthClient] {
         var ids = Set(try await store.grants(userID: userID, now: clock.now()).map(\.clientID))
         ids.formUnion(try await store.consents(userID: userID).map(\.clientID))
         var clients: [OAuthClient] = []
@@ -76,7 +77,7 @@ struct BackChannelLogout: Sendable {
     }
 
     /// Sends to every client of `userID` that registered for it; returns at once.
-    func sendToAll(userID: String) {
+    package func sendToAll(userID: String) {
         let service = self
         Task {
             do {
@@ -89,13 +90,13 @@ struct BackChannelLogout: Sendable {
     }
 
     /// Sends to the given clients (those without a logout URI are skipped); returns at once.
-    func send(to clients: [OAuthClient], userID: String) {
+    package func send(to clients: [OAuthClient], userID: String) {
         let service = self
         Task { await service.deliver(to: clients, userID: userID) }
     }
 
     /// Sends and waits (for the detached calls above and for tests).
-    func deliver(to clients: [OAuthClient], userID: String) async {
+    package func deliver(to clients: [OAuthClient], userID: String) async {
         for client in clients {
             guard let uri = client.backchannelLogoutURI else { continue }
             do {
@@ -108,13 +109,13 @@ struct BackChannelLogout: Sendable {
         }
     }
 
-    func token(for client: OAuthClient, userID: String) async throws -> String {
+    package func token(for client: OAuthClient, userID: String) async throws -> String {
         let iat = Int(clock.now().timeIntervalSince1970)
         let claims = LogoutTokenClaims(
             iss: issuer, sub: subjects.subject(userID: userID, client: client), aud: client.id, iat: iat,
             exp: iat + Self.lifetime,
             jti: Base64URL.encode(Secrets.random(16)), events: [LogoutTokenClaims.event: .init()])
-        let algorithm = JSONWebToken.Algorithm(rawValue: client.idTokenAlgorithm) ?? .es256
+        let algorithm = IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256
         return try JSONWebToken.sign(claims, key: try await keyring.current(algorithm), type: "logout+jwt")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SesameCore
 
 /// `sesame clients …` and `sesame signing-keys rotate`: registering the applications that sign their people in
 /// through Sesame, and rotating the keys their tokens are signed with. Every change is an audit event; a client
@@ -24,7 +25,7 @@ extension Admin {
     }
 
     public func addClient(_ options: ClientOptions) async throws -> [String] {
-        guard let algorithm = JSONWebToken.Algorithm(rawValue: options.idTokenAlgorithm) else {
+        guard let algorithm = IDTokenAlgorithm(rawValue: options.idTokenAlgorithm) else {
             throw AdminError(description: "--id-token-alg must be ES256 or RS256")
         }
         guard ["public", "pairwise"].contains(options.subjectType) else {

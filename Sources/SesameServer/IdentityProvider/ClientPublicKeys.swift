@@ -2,10 +2,11 @@ import Crypto
 import CryptoExtras
 import Foundation
 import WebAuthn
+import SesameCore
 
 /// A key that can check a JWS signature: the provider's own signing keys, and the public keys a client registered
 /// for `private_key_jwt` (OpenID Connect Core §9).
-protocol JWSVerificationKey: Sendable {
+package protocol JWSVerificationKey: Sendable {
     var kid: String { get }
     var algorithm: JSONWebToken.Algorithm { get }
     func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool
@@ -15,42 +16,42 @@ extension SigningKey: JWSVerificationKey {}
 
 /// A client's public key from the JWK set it registered (RFC 7517): EC P-256 for ES256 or RSA (2048 bits or more)
 /// for RS256, with a `kid`. Other keys in the set are refused when it is registered, so nothing unexpected is kept.
-struct ClientPublicKey: JWSVerificationKey {
-    enum Material: Sendable {
+package struct ClientPublicKey: JWSVerificationKey {
+    package enum Material: Sendable {
         case p256(P256.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey)
     }
 
-    let kid: String
-    let material: Material
+    package let kid: String
+    package let material: Material
 
-    var algorithm: JSONWebToken.Algorithm {
+    package var algorithm: JSONWebToken.Algorithm {
         switch material {
         case .p256: .es256
         case .rsa: .rs256
         }
     }
 
-    struct JWK: Decodable {
-        let kty: String
-        let kid: String?
-        let alg: String?
-        let use: String?
-        let crv: String?
-        let x: String?
-        let y: String?
-        let n: String?
-        let e: String?
-        let d: String?
+    package struct JWK: Decodable {
+        package let kty: String
+        package let kid: String?
+        package let alg: String?
+        package let use: String?
+        package let crv: String?
+        package let x: String?
+        package let y: String?
+        package let n: String?
+        package let e: String?
+        package let d: String?
     }
 
-    struct JWKSet: Decodable { let keys: [JWK] }
+    package struct JWKSet: Decodable { package let keys: [JWK] }
 
-    struct Refused: Error, CustomStringConvertible { let description: String }
+    package struct Refused: Error, CustomStringConvertible { package let description: String }
 
     /// The keys of a JWK set document; a key that is private, of another type or curve, without `kid`, or whose
     /// `alg`/`use` say it is for something else makes the whole set refused.
-    static func parse(_ json: some Collection<UInt8>) throws -> [ClientPublicKey] {
+    package static func parse(_ json: some Collection<UInt8>) throws -> [ClientPublicKey] {
         guard json.count <= 64 * 1024, let set = try? JSONDecoder().decode(JWKSet.self, from: Data(json)),
             !set.keys.isEmpty, set.keys.count <= 16
         else { throw Refused(description: "expected a JWK set {\"keys\": [...]} of 1 to 16 keys") }
@@ -85,7 +86,7 @@ struct ClientPublicKey: JWSVerificationKey {
         return keys
     }
 
-    func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool {
         switch material {
         case .p256(let key):
             guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }

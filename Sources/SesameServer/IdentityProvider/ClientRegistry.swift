@@ -1,57 +1,42 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// Registering clients (`sesame clients …`) and recognising them at the endpoints: redirect URI matching and client
 /// authentication. Client secrets are 256 random bits shown once; only their SHA-256 is stored, compared in
 /// constant time.
-struct ClientRegistry: Sendable {
-    let store: any Store
+package struct ClientRegistry: Sendable {
+    package let store: any Store
     /// The provider's issuer and clock, which `private_key_jwt` assertions are checked against.
-    var issuer = ""
-    var clock = ServerClock.system
+    package var issuer = ""
+    package var clock = ServerClock.system
 
-    struct Registration: Sendable {
-        var name: String
-        var redirectURIs: [String]
-        var postLogoutRedirectURIs: [String] = []
-        var backchannelLogoutURI: String?
-        var isPublic = false
-        var firstParty = false
-        var idTokenAlgorithm: JSONWebToken.Algorithm = .es256
-        var pairwiseSubject = false
+    package struct Registration: Sendable {
+        package var name: String
+        package var redirectURIs: [String]
+        package var postLogoutRedirectURIs: [String] = []
+        package var backchannelLogoutURI: String?
+        package var isPublic = false
+        package var firstParty = false
+        package var idTokenAlgorithm: JSONWebToken.Algorithm = .es256
+        package var pairwiseSubject = false
         /// A JWK set (JSON) for `private_key_jwt`: the client then has no secret.
-        var jwks: String?
-    }
-
-    /// Checks a redirect URI a client registers: absolute, no fragment; `https`, or `http` on a loopback host
-    /// (RFC 8252 §7.3), or a private-use scheme with a dot (RFC 8252 §7.1, reverse domain name).
-    static func registrable(_ uri: String) -> Bool {
-        guard uri.count <= 2048, !uri.contains("#"), let url = URLComponents(string: uri),
-            let scheme = url.scheme?.lowercased()
-        else { return false }
-        switch scheme {
-        case "https": return !(url.host ?? "").isEmpty
-        case "http": return isLoopback(url.host)
-        default: return scheme.contains(".") && url.host == nil
-        }
-    }
-
-    static func isLoopback(_ host: String?) -> Bool {
-        guard let host = host?.lowercased() else { return false }
-        return host == "127.0.0.1" || host == "[::1]" || host == "::1" || host == "localhost"
+        package var jwks: String?
     }
 
     /// The redirect URI a request names, if it is registered: exactly, or, for a loopback `http` URI, with any port
     /// (RFC 8252 §7.3: native apps listen on an ephemeral port).
-    static func matches(_ requested: String, client: OAuthClient) -> Bool {
+    package static func matches(_ requested: String, client: OAuthClient) -> Bool {
         if client.redirectURIs.contains(requested) { return true }
-        guard var asked = URLComponents(string: requested), asked.scheme == "http", isLoopback(asked.host),
+        guard var asked = URLComponents(string: requested), asked.scheme == "http", ClientRules.isLoopback(asked.host),
             asked.port != nil
         else { return false }
         asked.port = nil
         return client.redirectURIs.contains { registered in
-            guard var known = URLComponents(string: registered), known.scheme == "http", isLoopback(known.host) else {
+            guard var known = URLComponents(string: registered), known.scheme == "http",
+                ClientRules.isLoopback(known.host)
+            else {
                 return false
             }
             known.port = nil
@@ -60,7 +45,7 @@ struct ClientRegistry: Sendable {
     }
 
     /// Registers a client; returns it and its secret (nil for a public client), which is never shown again.
-    func add(_ registration: Registration, now: Date) async throws -> (OAuthClient, String?) {
+    package func add(_ registration: Registration, now: Date) async throws -> (OAuthClient, String?) {
         let name = registration.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 64 else {
             throw AdminError(description: "give the client a name of 1 to 64 characters")
@@ -70,13 +55,13 @@ struct ClientRegistry: Sendable {
         }
         for uri in registration.redirectURIs + registration.postLogoutRedirectURIs
             + [registration.backchannelLogoutURI].compactMap({ $0 })
-        where !Self.registrable(uri) {
+        where !ClientRules.registrable(uri) {
             throw AdminError(
                 description:
                     "\(uri.prefix(80)) is not a redirect URI Sesame accepts: https, http on a loopback host, or a private-use scheme like com.example.app:/callback, without a fragment"
             )
         }
-        if registration.pairwiseSubject, SubjectIdentifiers.sector(registration.redirectURIs) == nil {
+        if registration.pairwiseSubject, ClientRules.sector(registration.redirectURIs) == nil {
             throw AdminError(
                 description:
                     "a pairwise client's redirect URIs must share one host (its sector); register one client per host"
@@ -104,7 +89,7 @@ struct ClientRegistry: Sendable {
     }
 
     /// A new secret for a confidential client; the old one stops working at once.
-    func rotateSecret(id: String) async throws -> String {
+    package func rotateSecret(id: String) async throws -> String {
         let secret = "sesame_cs_" + Base64URL.encode(Secrets.random(32))
         guard try await store.setClientSecret(id: id, secretHash: Secrets.sha256(secret)) else {
             throw AdminError(description: "no confidential client \(id.prefix(64))")
@@ -116,7 +101,7 @@ struct ClientRegistry: Sendable {
     /// both parts form-urlencoded), `client_secret_post`, `private_key_jwt` (a client assertion, RFC 7523 §2.2 and
     /// OpenID Connect Core §9), or only `client_id` for a public client. A client with a secret must prove it, a
     /// client with keys must sign an assertion; giving two methods at once is refused.
-    func authenticate(_ request: Request, _ form: FormParameters) async throws -> OAuthClient {
+    package func authenticate(_ request: Request, _ form: FormParameters) async throws -> OAuthClient {
         var basic: (id: String, secret: String)?
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
@@ -150,21 +135,21 @@ struct ClientRegistry: Sendable {
         return client
     }
 
-    static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    package static let assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     /// How far ahead an assertion may expire: it is meant for one request, and its `jti` is kept until then.
-    static let assertionLifetime: TimeInterval = 600
+    package static let assertionLifetime: TimeInterval = 600
 
-    struct AssertionClaims: Decodable {
-        let iss: String
-        let sub: String
-        let aud: Audience
-        let exp: Int
-        let jti: String
+    package struct AssertionClaims: Decodable {
+        package let iss: String
+        package let sub: String
+        package let aud: Audience
+        package let exp: Int
+        package let jti: String
 
         /// `aud` is a string or an array of strings (RFC 7519 §4.1.3).
-        struct Audience: Decodable {
-            let values: [String]
-            init(from decoder: any Decoder) throws {
+        package struct Audience: Decodable {
+            package let values: [String]
+            package init(from decoder: any Decoder) throws {
                 let container = try decoder.singleValueContainer()
                 if let one = try? container.decode(String.self) {
                     values = [one]
@@ -179,7 +164,7 @@ struct ClientRegistry: Sendable {
     /// algorithm; `none` and HMAC never), `iss` and `sub` are the client, `aud` names this provider (its issuer
     /// or one of its endpoints), it has not expired and does not outlive `assertionLifetime`, and its `jti` was
     /// never used before. Every failure is the same `invalid_client`.
-    func authenticate(assertion: String, _ form: FormParameters) async throws -> OAuthClient {
+    package func authenticate(assertion: String, _ form: FormParameters) async throws -> OAuthClient {
         guard form["client_assertion_type"] == Self.assertionType else {
             throw OAuthError(.invalidRequest, "client_assertion_type must be \(Self.assertionType)")
         }

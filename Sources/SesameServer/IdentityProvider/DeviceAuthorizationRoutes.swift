@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// The device authorization grant (RFC 8628) for TVs, command-line tools and other devices without a browser.
 ///
@@ -15,18 +16,18 @@ import WebAuthn
 /// 3. The device polls the token endpoint with `grant_type=urn:ietf:params:oauth:grant-type:device_code`:
 ///    `authorization_pending`, `slow_down` (polled before its interval; the interval grows by 5 s), `access_denied`,
 ///    `expired_token`, or the tokens, handed out once.
-struct DeviceAuthorizationRoutes {
-    let sesame: Sesame
+package struct DeviceAuthorizationRoutes {
+    package let sesame: Sesame
 
-    static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
-    static let lifetime: TimeInterval = 600
-    static let interval = 5
+    package static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
+    package static let lifetime: TimeInterval = 600
+    package static let interval = 5
     /// Consonants only (no vowels, so no words; no look-alikes such as 0/O or 1/I): 20^8 ≈ 2^34.6 codes, of which
     /// an attacker gets a handful of guesses per window (RFC 8628 §6.1).
-    static let alphabet = Array("BCDFGHJKLMNPQRSTVWXZ".utf8)
+    package static let alphabet = Array("BCDFGHJKLMNPQRSTVWXZ".utf8)
 
     /// `BCDF-GHJK` from random bytes, each letter drawn uniformly (bytes ≥ 240 are redrawn).
-    static func newUserCode() -> String {
+    package static func newUserCode() -> String {
         var letters: [UInt8] = []
         while letters.count < 8 {
             for byte in Secrets.random(16) where byte < 240 && letters.count < 8 {
@@ -38,26 +39,28 @@ struct DeviceAuthorizationRoutes {
 
     /// What a person typed, as the stored form (`BCDFGHJK`): case, spaces and dashes ignored; nil if it cannot be a
     /// user code.
-    static func normalize(_ typed: String) -> String? {
+    package static func normalize(_ typed: String) -> String? {
         let letters = typed.uppercased().utf8.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: " ") }
         guard letters.count == 8, letters.allSatisfy(alphabet.contains) else { return nil }
         return String(decoding: letters, as: UTF8.self)
     }
 
-    static func display(_ normalized: String) -> String {
+    package static func display(_ normalized: String) -> String {
         String(normalized.prefix(4)) + "-" + String(normalized.dropFirst(4))
     }
 
-    static func userCodeHash(_ normalized: String) -> [UInt8] { Secrets.sha256("device-user-code:" + normalized) }
-
-    struct Pages: Sendable {
-        let enter: WebRoutes.DynamicPage?
-        let approve: WebRoutes.DynamicPage?
-        let done: WebRoutes.DynamicPage?
-        let base: IdentityProviderRoutes.Pages
+    package static func userCodeHash(_ normalized: String) -> [UInt8] {
+        Secrets.sha256("device-user-code:" + normalized)
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package struct Pages: Sendable {
+        package let enter: WebRoutes.DynamicPage?
+        package let approve: WebRoutes.DynamicPage?
+        package let done: WebRoutes.DynamicPage?
+        package let base: IdentityProviderRoutes.Pages
+    }
+
+    package func register(on router: Router<SesameRequestContext>) {
         var loaded: [WebRoutes.DynamicPage?] = [nil, nil, nil, nil]
         do {
             loaded = [
@@ -87,7 +90,7 @@ struct DeviceAuthorizationRoutes {
 
     // MARK: The device's side
 
-    func start(_ request: Request) async throws -> Response {
+    package func start(_ request: Request) async throws -> Response {
         let form = try await FormParameters.body(request)
         if let name = form.repeated.first { throw OAuthError(.invalidRequest, "\(name) is given more than once") }
         let client = try await ClientRegistry(
@@ -130,7 +133,7 @@ struct DeviceAuthorizationRoutes {
     }
 
     /// The token endpoint's answer to a device's poll.
-    func poll(_ form: FormParameters, client: OAuthClient) async throws -> OAuthGrant {
+    package func poll(_ form: FormParameters, client: OAuthClient) async throws -> OAuthGrant {
         guard let deviceCode = form["device_code"] else { throw OAuthError(.invalidRequest, "device_code is required") }
         switch try await sesame.store.pollDeviceAuthorization(
             deviceCodeHash: Secrets.sha256(deviceCode), clientID: client.id, now: sesame.now)
@@ -148,13 +151,13 @@ struct DeviceAuthorizationRoutes {
 
     /// Whether the person signed in (or re-authenticated) within the re-authentication window: approving a device
     /// needs that, as the account page's sensitive changes do.
-    func recent(_ authentication: Authentication) -> Bool {
+    package func recent(_ authentication: Authentication) -> Bool {
         sesame.now.timeIntervalSince(authentication.session.authenticatedAt)
             <= TimeInterval(sesame.configuration.reauthenticationWindow)
     }
 
     /// To the sign-in page, and back to this page with the code typed so far.
-    func signInFirst(userCode typed: String) -> Response {
+    package func signInFirst(userCode typed: String) -> Response {
         let back =
             Self.normalize(typed).map { "/device?" + FormParameters.encode([("user_code", Self.display($0))]) }
             ?? "/device"
@@ -163,7 +166,7 @@ struct DeviceAuthorizationRoutes {
             headers: [.location: "/signin?" + FormParameters.encode([("return", back)]), .cacheControl: "no-store"])
     }
 
-    func enterPage(_ pages: Pages, _ authentication: Authentication, userCode: String, message: String = "")
+    package func enterPage(_ pages: Pages, _ authentication: Authentication, userCode: String, message: String = "")
         -> Response
     {
         pages.base.html(
@@ -175,7 +178,7 @@ struct DeviceAuthorizationRoutes {
     }
 
     /// The session of the form's cookie, with the form's CSRF token checked (a plain form sends no header).
-    func formSession(_ request: Request, _ form: FormParameters) async throws -> Authentication? {
+    package func formSession(_ request: Request, _ form: FormParameters) async throws -> Authentication? {
         guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
             let csrf = form["csrf_token"],
             Secrets.constantTimeEqual(
@@ -184,14 +187,14 @@ struct DeviceAuthorizationRoutes {
         return authentication
     }
 
-    static let expiredPage = "Your session on this page expired. Open the device page again."
-    static let unknownCode =
+    package static let expiredPage = "Your session on this page expired. Open the device page again."
+    package static let unknownCode =
         "That code doesn’t match a device waiting to connect. Check it, or start again on the device."
 
     /// Finds the pending request a typed code names; every lookup counts as an attempt at a guessable secret, and
     /// a match gives back that one attempt (not the wrong guesses before it: the code on the person's own device is
     /// no proof they stopped guessing others).
-    func pending(_ typed: String, _ authentication: Authentication, context: SesameRequestContext) async throws
+    package func pending(_ typed: String, _ authentication: Authentication, context: SesameRequestContext) async throws
         -> (String, DeviceAuthorization)?
     {
         let key = sesame.rateLimiter.key(
@@ -205,7 +208,7 @@ struct DeviceAuthorizationRoutes {
         return (normalized, found)
     }
 
-    func lookUp(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
+    package func lookUp(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
         guard let authentication = try await formSession(request, form) else {
             return pages.base.failure(Self.expiredPage)
@@ -230,7 +233,7 @@ struct DeviceAuthorizationRoutes {
             ])
     }
 
-    func decide(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
+    package func decide(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
         guard let authentication = try await formSession(request, form) else {
             return pages.base.failure(Self.expiredPage)

@@ -4,29 +4,30 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import WebAuthn
+import SesameCore
 
 /// The OpenID Connect provider (OpenID Connect Core 1.0, Discovery 1.0, OAuth 2.1 rules): discovery, JWKS, the
 /// authorization endpoint with Sesame's own sign-in pages in front of it and a consent page, the token endpoint
 /// (authorization code with PKCE S256, refresh token rotation), UserInfo, revocation (RFC 7009) and introspection
 /// (RFC 7662). Clients are registered with `sesame clients`.
-struct IdentityProviderRoutes {
-    let sesame: Sesame
+package struct IdentityProviderRoutes {
+    package let sesame: Sesame
 
-    var issuer: String { sesame.configuration.origin }
-    var store: any Store { sesame.store }
-    var registry: ClientRegistry { ClientRegistry(store: store, issuer: issuer, clock: sesame.clock) }
-    var tokens: TokenIssuer { sesame.tokens }
-    var marker: ReturnMarker { ReturnMarker(serverSecret: sesame.serverSecret) }
+    package var issuer: String { sesame.configuration.origin }
+    package var store: any Store { sesame.store }
+    package var registry: ClientRegistry { ClientRegistry(store: store, issuer: issuer, clock: sesame.clock) }
+    package var tokens: TokenIssuer { sesame.tokens }
+    package var marker: ReturnMarker { ReturnMarker(serverSecret: sesame.serverSecret) }
 
     /// Seconds within which a grant with `offline_access` needs the person's last sign-in: the re-authentication
     /// window of the account page's sensitive changes. A refresh token outlives every session, so a stolen or
     /// forgotten session must not be enough to mint one.
-    static func recency(for scopes: [String], _ configuration: ServerConfiguration) -> Int? {
+    package static func recency(for scopes: [String], _ configuration: ServerConfiguration) -> Int? {
         scopes.contains("offline_access") ? configuration.reauthenticationWindow : nil
     }
 
     /// Sends the person to sign in, to come back to this request with a marker that the sign-in was its own.
-    func signInFirst(_ request: AuthorizationRequest, now: Date) -> Response {
+    package func signInFirst(_ request: AuthorizationRequest, now: Date) -> Response {
         var target =
             "/signin?" + FormParameters.encode([("return", request.returnPath(signedInAfter: now, marker: marker))])
         if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
@@ -34,7 +35,7 @@ struct IdentityProviderRoutes {
         return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         var consentPage: WebRoutes.DynamicPage?
         var errorPage: WebRoutes.DynamicPage?
         do {
@@ -79,7 +80,7 @@ struct IdentityProviderRoutes {
 
     // MARK: Discovery
 
-    func discovery() throws -> Response {
+    package func discovery() throws -> Response {
         let document: [String: any Sendable] = [
             "issuer": issuer,
             "authorization_endpoint": issuer + "/oauth/authorize",
@@ -125,12 +126,12 @@ struct IdentityProviderRoutes {
 
     // MARK: Authorization
 
-    struct Pages: Sendable {
-        let consent: WebRoutes.DynamicPage?
-        let error: WebRoutes.DynamicPage?
-        let configuration: ServerConfiguration
+    package struct Pages: Sendable {
+        package let consent: WebRoutes.DynamicPage?
+        package let error: WebRoutes.DynamicPage?
+        package let configuration: ServerConfiguration
 
-        func html(
+        package func html(
             _ page: WebRoutes.DynamicPage?, status: HTTPResponse.Status, values: [String: String],
             formAction: String = ""
         ) -> Response {
@@ -152,24 +153,26 @@ struct IdentityProviderRoutes {
             )
         }
 
-        func failure(_ message: String) -> Response { html(error, status: .badRequest, values: ["message": message]) }
+        package func failure(_ message: String) -> Response {
+            html(error, status: .badRequest, values: ["message": message])
+        }
     }
 
-    func redirect(_ uri: String, _ parameters: [(String, String)]) -> Response {
+    package func redirect(_ uri: String, _ parameters: [(String, String)]) -> Response {
         let separator = uri.contains("?") ? "&" : "?"
         return Response(
             status: .seeOther,
             headers: [.location: uri + separator + FormParameters.encode(parameters), .cacheControl: "no-store"])
     }
 
-    func redirectError(_ error: AuthorizationRequest.RedirectError) -> Response {
+    package func redirectError(_ error: AuthorizationRequest.RedirectError) -> Response {
         var parameters = [("error", error.code.rawValue), ("error_description", error.description)]
         if let state = error.state { parameters.append(("state", state)) }
         parameters.append(("iss", issuer))
         return redirect(error.redirectURI, parameters)
     }
 
-    func authorize(
+    package func authorize(
         _ form: FormParameters, query: String, session: Authentication?, context: SesameRequestContext, pages: Pages
     ) async throws -> Response {
         let now = sesame.now
@@ -227,7 +230,7 @@ struct IdentityProviderRoutes {
     }
 
     /// What each scope lets the application learn, in words.
-    static func describe(_ scopes: [String]) -> String {
+    package static func describe(_ scopes: [String]) -> String {
         var parts = ["who you are on this site (an identifier that never changes)"]
         if scopes.contains("profile") { parts.append("your username and name") }
         if scopes.contains("offline_access") { parts.append("this while you are away, until you remove its access") }
@@ -235,7 +238,7 @@ struct IdentityProviderRoutes {
     }
 
     /// The `form-action` source that lets the consent form's redirect reach the application.
-    static func formActionSource(_ redirectURI: String) -> String {
+    package static func formActionSource(_ redirectURI: String) -> String {
         guard let url = URLComponents(string: redirectURI), let scheme = url.scheme?.lowercased() else { return "" }
         if let host = url.host, scheme == "https" || scheme == "http" {
             return " \(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
@@ -243,7 +246,9 @@ struct IdentityProviderRoutes {
         return " \(scheme):"
     }
 
-    func issueCode(_ request: AuthorizationRequest, authentication: Authentication, context: SesameRequestContext)
+    package func issueCode(
+        _ request: AuthorizationRequest, authentication: Authentication, context: SesameRequestContext
+    )
         async throws -> Response
     {
         let now = sesame.now
@@ -272,7 +277,7 @@ struct IdentityProviderRoutes {
 
     /// `POST /oauth/consent`: the consent form's answer. The session comes from its cookie and the form carries the
     /// session's CSRF token (a plain form cannot send the header); the authorization request is checked again.
-    func consent(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
+    package func consent(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
         guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
             let csrf = form["csrf_token"],
@@ -311,7 +316,7 @@ struct IdentityProviderRoutes {
 
     // MARK: Tokens
 
-    func token(_ request: Request, context: SesameRequestContext) async throws -> Response {
+    package func token(_ request: Request, context: SesameRequestContext) async throws -> Response {
         let form = try await FormParameters.body(request)
         if let name = form.repeated.first { throw OAuthError(.invalidRequest, "\(name) is given more than once") }
         let client = try await registry.authenticate(request, form)
@@ -333,7 +338,7 @@ struct IdentityProviderRoutes {
                 guard grant.clientID == client.id, stored.redirectURI == redirectURI,
                     (43...128).contains(verifier.utf8.count),
                     verifier.utf8.allSatisfy({
-                        AuthorizationRequest.isBase64URL($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~")
+                        ClientRules.isBase64URL($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~")
                     }),
                     Secrets.constantTimeEqual(
                         Array(Base64URL.encode(Secrets.sha256(verifier)).utf8), Array(stored.codeChallenge.utf8))
@@ -373,7 +378,7 @@ struct IdentityProviderRoutes {
         }
     }
 
-    func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws
+    package func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws
         -> Response
     {
         // The account must be enabled, and the session a grant without offline_access came from still signed in.
@@ -399,7 +404,7 @@ struct IdentityProviderRoutes {
 
     // MARK: UserInfo, revocation, introspection
 
-    func userInfo(_ request: Request, form: FormParameters?) async throws -> Response {
+    package func userInfo(_ request: Request, form: FormParameters?) async throws -> Response {
         var token: String?
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
@@ -431,7 +436,7 @@ struct IdentityProviderRoutes {
     }
 
     /// RFC 7009: the client's own refresh or access token ends its grant; anything else is answered 200 alike.
-    func revoke(_ request: Request, context: SesameRequestContext) async throws -> Response {
+    package func revoke(_ request: Request, context: SesameRequestContext) async throws -> Response {
         let form = try await FormParameters.body(request)
         let client = try await registry.authenticate(request, form)
         guard let token = form["token"] else { throw OAuthError(.invalidRequest, "token is required") }
@@ -444,7 +449,7 @@ struct IdentityProviderRoutes {
     }
 
     /// RFC 7662, for confidential clients: whether an access or refresh token is live, and for whom.
-    func introspect(_ request: Request) async throws -> Response {
+    package func introspect(_ request: Request) async throws -> Response {
         let form = try await FormParameters.body(request)
         let client = try await registry.authenticate(request, form)
         guard !client.isPublic else {
@@ -483,7 +488,7 @@ struct IdentityProviderRoutes {
         return try jsonResponse(["active": false], cache: "no-store")
     }
 
-    func jsonResponse(_ object: [String: any Sendable], cache: String) throws -> Response {
+    package func jsonResponse(_ object: [String: any Sendable], cache: String) throws -> Response {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: cache],

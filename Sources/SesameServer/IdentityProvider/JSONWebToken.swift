@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import CryptoExtras
 import WebAuthn
+import SesameCore
 
 /// Compact JWS (RFC 7515 §7.1) as the provider signs and reads its own tokens:
 /// `BASE64URL(header) "." BASE64URL(claims) "." BASE64URL(signature)` over the first two parts.
@@ -9,22 +10,19 @@ import WebAuthn
 /// Only the algorithms the provider signs with are read back (`ES256`: the raw 64-byte r‖s of RFC 7518 §3.4;
 /// `RS256`: RSASSA-PKCS1-v1_5 with SHA-256, §3.3); `none` and everything else is refused before any key is looked
 /// at, and the key is chosen by `kid` among the provider's own keys, never taken from the token.
-enum JSONWebToken {
-    enum Algorithm: String, Sendable, CaseIterable, Codable {
-        case es256 = "ES256"
-        case rs256 = "RS256"
+package enum JSONWebToken {
+    package typealias Algorithm = IDTokenAlgorithm
+
+    package struct Header: Codable, Sendable {
+        package let alg: String
+        package let kid: String?
+        package let typ: String?
     }
 
-    struct Header: Codable, Sendable {
-        let alg: String
-        let kid: String?
-        let typ: String?
-    }
-
-    struct Invalid: Error {}
+    package struct Invalid: Error {}
 
     /// Signs `claims` (a JSON object) with `key`; the header carries `alg`, `kid` and `typ`.
-    static func sign(_ claims: some Encodable, key: SigningKey, type: String = "JWT") throws -> String {
+    package static func sign(_ claims: some Encodable, key: SigningKey, type: String = "JWT") throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let header = try encoder.encode(Header(alg: key.algorithm.rawValue, kid: key.kid, typ: type))
@@ -36,7 +34,9 @@ enum JSONWebToken {
     /// Checks a token's signature against the key its `kid` names and returns its header and claims bytes.
     /// Throws `Invalid` for anything else: wrong shape, unknown `alg` or `kid`, a key of another algorithm, a bad
     /// signature.
-    static func verify(_ token: String, keys: [any JWSVerificationKey]) throws -> (header: Header, claims: [UInt8]) {
+    package static func verify(_ token: String, keys: [any JWSVerificationKey]) throws -> (
+        header: Header, claims: [UInt8]
+    ) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, token.utf8.count < 16_384,
             let headerBytes = try? Base64URL.decode(String(parts[0])),
@@ -53,18 +53,18 @@ enum JSONWebToken {
 }
 
 /// A token-signing key pair of the provider.
-struct SigningKey: Sendable {
-    enum Material: Sendable {
+package struct SigningKey: Sendable {
+    package enum Material: Sendable {
         case p256(P256.Signing.PrivateKey)
         case rsa(_RSA.Signing.PrivateKey)
     }
 
-    let kid: String
-    let material: Material
-    let createdAt: Date
-    let retiredAt: Date?
+    package let kid: String
+    package let material: Material
+    package let createdAt: Date
+    package let retiredAt: Date?
 
-    var algorithm: JSONWebToken.Algorithm {
+    package var algorithm: JSONWebToken.Algorithm {
         switch material {
         case .p256: .es256
         case .rsa: .rs256
@@ -72,7 +72,7 @@ struct SigningKey: Sendable {
     }
 
     /// A new key of `algorithm` (RSA: 2048 bits, the size RFC 7518 §3.3 requires at least).
-    static func generate(_ algorithm: JSONWebToken.Algorithm, now: Date) throws -> SigningKey {
+    package static func generate(_ algorithm: JSONWebToken.Algorithm, now: Date) throws -> SigningKey {
         let kid = Base64URL.encode(Secrets.random(12))
         switch algorithm {
         case .es256:
@@ -85,21 +85,22 @@ struct SigningKey: Sendable {
     }
 
     /// The private key's DER (PKCS#8 for P-256, PKCS#1 for RSA), which the store keeps sealed.
-    var privateKeyDER: [UInt8] {
+    package var privateKeyDER: [UInt8] {
         switch material {
         case .p256(let key): Array(key.derRepresentation)
         case .rsa(let key): Array(key.derRepresentation)
         }
     }
 
-    init(kid: String, material: Material, createdAt: Date, retiredAt: Date?) {
+    package init(kid: String, material: Material, createdAt: Date, retiredAt: Date?) {
         self.kid = kid
         self.material = material
         self.createdAt = createdAt
         self.retiredAt = retiredAt
     }
 
-    init(kid: String, algorithm: JSONWebToken.Algorithm, der: [UInt8], createdAt: Date, retiredAt: Date?) throws {
+    package init(kid: String, algorithm: JSONWebToken.Algorithm, der: [UInt8], createdAt: Date, retiredAt: Date?) throws
+    {
         switch algorithm {
         case .es256: material = .p256(try P256.Signing.PrivateKey(derRepresentation: der))
         case .rs256: material = .rsa(try _RSA.Signing.PrivateKey(derRepresentation: der))
@@ -109,14 +110,14 @@ struct SigningKey: Sendable {
         self.retiredAt = retiredAt
     }
 
-    func sign(_ input: [UInt8]) throws -> [UInt8] {
+    package func sign(_ input: [UInt8]) throws -> [UInt8] {
         switch material {
         case .p256(let key): Array(try key.signature(for: input).rawRepresentation)
         case .rsa(let key): Array(try key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation)
         }
     }
 
-    func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool {
         switch material {
         case .p256(let key):
             guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
@@ -128,7 +129,7 @@ struct SigningKey: Sendable {
     }
 
     /// The public key as a JWK (RFC 7517; EC members per RFC 7518 §6.2, RSA §6.3).
-    var publicJWK: [String: String] {
+    package var publicJWK: [String: String] {
         switch material {
         case .p256(let key):
             let raw = Array(key.publicKey.rawRepresentation)

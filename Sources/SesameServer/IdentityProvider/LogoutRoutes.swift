@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): an application sends the person to
 /// `/oauth/logout` to end their Sesame session too.
@@ -13,20 +14,20 @@ import WebAuthn
 ///   the session at once. Without one, the person confirms on a page whose form carries the session's CSRF token,
 ///   so another site cannot sign them out by sending them here.
 /// - Ending the session also sends back-channel logout tokens to the clients that registered for them.
-struct LogoutRoutes {
-    let sesame: Sesame
+package struct LogoutRoutes {
+    package let sesame: Sesame
 
-    struct Request: Sendable {
-        let client: OAuthClient?
-        let redirectURI: String?
-        let state: String?
-        let hintSubject: String?
-        let query: String
+    package struct Request: Sendable {
+        package let client: OAuthClient?
+        package let redirectURI: String?
+        package let state: String?
+        package let hintSubject: String?
+        package let query: String
     }
 
-    struct Refused: Error { let message: String }
+    package struct Refused: Error { package let message: String }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         var confirmPage: WebRoutes.DynamicPage?
         var done: WebRoutes.DynamicPage?
         var errorPage: WebRoutes.DynamicPage?
@@ -58,7 +59,7 @@ struct LogoutRoutes {
         }
     }
 
-    func parse(_ form: FormParameters) async throws -> Request {
+    package func parse(_ form: FormParameters) async throws -> Request {
         if let name = form.repeated.first { throw Refused(message: "The link gives \(name) more than once.") }
         var hint: TokenIssuer.Hint?
         if let token = form["id_token_hint"] {
@@ -92,7 +93,7 @@ struct LogoutRoutes {
             query: FormParameters.encode(kept))
     }
 
-    func logout(
+    package func logout(
         _ form: FormParameters, authentication: Authentication?, context: SesameRequestContext,
         pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?
     ) async throws -> Response {
@@ -117,7 +118,7 @@ struct LogoutRoutes {
 
     /// `POST /oauth/logout/confirm`: the confirmation form's answer, checked like the consent form (the session
     /// from its cookie, the form's CSRF token).
-    func confirm(
+    package func confirm(
         _ request: Hummingbird.Request, context: SesameRequestContext, pages: IdentityProviderRoutes.Pages,
         done: WebRoutes.DynamicPage?
     ) async throws -> Response {
@@ -139,7 +140,7 @@ struct LogoutRoutes {
         return try await signOut(authentication, logout, context: context, pages: pages, done: done)
     }
 
-    func signOut(
+    package func signOut(
         _ authentication: Authentication, _ request: Request, context: SesameRequestContext,
         pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?
     ) async throws -> Response {
@@ -155,7 +156,7 @@ struct LogoutRoutes {
     }
 
     /// Back to the application when it registered where, else a page saying what happened.
-    func finished(
+    package func finished(
         _ request: Request, pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?, signedOut: Bool
     ) -> Response {
         if let redirectURI = request.redirectURI {

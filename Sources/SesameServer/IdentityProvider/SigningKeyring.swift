@@ -1,20 +1,21 @@
 import Foundation
 import Synchronization
+import SesameCore
 
 /// The provider's token-signing keys: one current ES256 and one current RS256 key, made on first start (the first
 /// node to start wins; the others read its keys), their private keys sealed at rest like TOTP secrets. A rotated
 /// key stays published in the JWKS (and accepted for the provider's own tokens) until every token it signed has
 /// expired. Keys are read from the store again after `refresh` seconds, so a rotation on one node reaches all.
-final class SigningKeyring: Sendable {
-    let store: any Store
-    let ciphers: FieldCiphers
-    let clock: ServerClock
+package final class SigningKeyring: Sendable {
+    package let store: any Store
+    package let ciphers: FieldCiphers
+    package let clock: ServerClock
     /// The longest lifetime of a token the keys sign; a retired key is dropped this long after its retirement.
-    let longestTokenLifetime: TimeInterval
-    let refresh: TimeInterval = 60
+    package let longestTokenLifetime: TimeInterval
+    package let refresh: TimeInterval = 60
     private let cache = Mutex<(keys: [SigningKey], loadedAt: Date)?>(nil)
 
-    init(store: any Store, ciphers: FieldCiphers, clock: ServerClock, longestTokenLifetime: TimeInterval) {
+    package init(store: any Store, ciphers: FieldCiphers, clock: ServerClock, longestTokenLifetime: TimeInterval) {
         self.store = store
         self.ciphers = ciphers
         self.clock = clock
@@ -22,7 +23,7 @@ final class SigningKeyring: Sendable {
     }
 
     /// Every key still published: current ones and retired ones whose tokens may still be live.
-    func keys() async throws -> [SigningKey] {
+    package func keys() async throws -> [SigningKey] {
         let now = clock.now()
         if let cached = cache.withLock({ $0 }), now.timeIntervalSince(cached.loadedAt) < refresh { return cached.keys }
         var stored = try await store.signingKeys()
@@ -32,7 +33,7 @@ final class SigningKeyring: Sendable {
         }
         let keys = try stored.compactMap { row -> SigningKey? in
             if let retired = row.retiredAt, now.timeIntervalSince(retired) > longestTokenLifetime { return nil }
-            guard let algorithm = JSONWebToken.Algorithm(rawValue: row.algorithm) else { return nil }
+            guard let algorithm = IDTokenAlgorithm(rawValue: row.algorithm) else { return nil }
             let der = try ciphers.signingKey.open(row.sealedPrivateKey, userID: row.kid)
             return try SigningKey(
                 kid: row.kid, algorithm: algorithm, der: der, createdAt: row.createdAt, retiredAt: row.retiredAt)
@@ -42,7 +43,7 @@ final class SigningKeyring: Sendable {
     }
 
     /// The key that signs new tokens of `algorithm`.
-    func current(_ algorithm: JSONWebToken.Algorithm) async throws -> SigningKey {
+    package func current(_ algorithm: JSONWebToken.Algorithm) async throws -> SigningKey {
         guard let key = try await keys().last(where: { $0.algorithm == algorithm && $0.retiredAt == nil }) else {
             throw OAuthError(.serverError, "No signing key.", status: .internalServerError)
         }
@@ -50,7 +51,7 @@ final class SigningKeyring: Sendable {
     }
 
     /// `sesame signing-keys rotate`: a new current key for each algorithm; the old ones retire.
-    func rotate() async throws -> [String] {
+    package func rotate() async throws -> [String] {
         let now = clock.now()
         var made: [String] = []
         for algorithm in JSONWebToken.Algorithm.allCases {

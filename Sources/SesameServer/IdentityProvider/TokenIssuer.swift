@@ -1,22 +1,23 @@
 import Foundation
 import WebAuthn
+import SesameCore
 
 /// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
-struct IDTokenClaims: Codable, Sendable {
-    let iss: String
-    let sub: String
-    let aud: String
-    let exp: Int
-    let iat: Int
-    let auth_time: Int
-    let nonce: String?
-    let amr: [String]
-    let acr: String?
-    let azp: String
-    let preferred_username: String?
-    let name: String?
+package struct IDTokenClaims: Codable, Sendable {
+    package let iss: String
+    package let sub: String
+    package let aud: String
+    package let exp: Int
+    package let iat: Int
+    package let auth_time: Int
+    package let nonce: String?
+    package let amr: [String]
+    package let acr: String?
+    package let azp: String
+    package let preferred_username: String?
+    package let name: String?
 
-    static func isPasskey(_ method: String) -> Bool {
+    package static func isPasskey(_ method: String) -> Bool {
         method == SessionMethod.passkey.rawValue || method == SessionMethod.passkeyPresence.rawValue
     }
 
@@ -25,7 +26,7 @@ struct IDTokenClaims: Codable, Sendable {
     /// `swk` when it was (a synced passkey whose key is software-held somewhere), or only `pop` when that is not
     /// known (sessions from before it was kept); plus `user` and `mfa` when the authenticator verified the user. A
     /// password is `pwd`, with `otp` (TOTP or a recovery code) or `sms` and `mfa` for a second factor.
-    static func amr(_ method: String, passkeyBackupEligible: Bool? = nil) -> [String] {
+    package static func amr(_ method: String, passkeyBackupEligible: Bool? = nil) -> [String] {
         let key = passkeyBackupEligible.map { $0 ? ["pop", "swk"] : ["pop", "hwk"] } ?? ["pop"]
         return switch SessionMethod(rawValue: method) {
         case .passkey?: key + ["user", "mfa"]
@@ -38,50 +39,51 @@ struct IDTokenClaims: Codable, Sendable {
     }
 
     /// `phr` (phishing-resistant, OpenID EAP ACR values) for a passkey sign-in; nothing is claimed otherwise.
-    static func acr(_ method: String) -> String? { isPasskey(method) ? "phr" : nil }
+    package static func acr(_ method: String) -> String? { isPasskey(method) ? "phr" : nil }
 }
 
-struct AccessTokenClaims: Codable, Sendable {
-    let iss: String
-    let sub: String
-    let aud: String
-    let exp: Int
-    let iat: Int
-    let jti: String
-    let client_id: String
-    let scope: String
-    let auth_time: Int
+package struct AccessTokenClaims: Codable, Sendable {
+    package let iss: String
+    package let sub: String
+    package let aud: String
+    package let exp: Int
+    package let iat: Int
+    package let jti: String
+    package let client_id: String
+    package let scope: String
+    package let auth_time: Int
     /// The grant the token belongs to: revoking the grant ends the token at UserInfo and introspection.
-    let gid: String
+    package let gid: String
 }
 
 /// What the token endpoint answers (RFC 6749 §5.1, OpenID Connect Core 1.0 §3.1.3.3).
-struct TokenResponse: Encodable, Sendable {
-    let access_token: String
-    let token_type = "Bearer"
-    let expires_in: Int
-    let id_token: String
-    let refresh_token: String?
-    let scope: String
+package struct TokenResponse: Encodable, Sendable {
+    package let access_token: String
+    package let token_type = "Bearer"
+    package let expires_in: Int
+    package let id_token: String
+    package let refresh_token: String?
+    package let scope: String
 }
 
 /// Signs the tokens of a grant.
-struct TokenIssuer: Sendable {
-    let keyring: SigningKeyring
-    let issuer: String
-    let store: any Store
-    let clock: ServerClock
-    let subjects: SubjectIdentifiers
+package struct TokenIssuer: Sendable {
+    package let keyring: SigningKeyring
+    package let issuer: String
+    package let store: any Store
+    package let clock: ServerClock
+    package let subjects: SubjectIdentifiers
 
-    static let accessTokenLifetime = 600
-    static let idTokenLifetime = 600
-    static let codeLifetime: TimeInterval = 60
-    static let refreshIdleLifetime: TimeInterval = 14 * 24 * 3600
-    static let grantLifetime: TimeInterval = 30 * 24 * 3600
+    package static let accessTokenLifetime = 600
+    package static let idTokenLifetime = 600
+    package static let codeLifetime: TimeInterval = 60
+    package static let refreshIdleLifetime: TimeInterval = 14 * 24 * 3600
+    package static let grantLifetime: TimeInterval = 30 * 24 * 3600
 
     /// Tokens for a grant; `rotatedRefreshToken` is the successor the store already holds after a refresh, else
     /// a refresh token is made when the grant has `offline_access`.
-    func tokens(for grant: OAuthGrant, client: OAuthClient, user: User, rotatedRefreshToken: String? = nil) async throws
+    package func tokens(for grant: OAuthGrant, client: OAuthClient, user: User, rotatedRefreshToken: String? = nil)
+        async throws
         -> TokenResponse
     {
         let now = clock.now()
@@ -95,7 +97,7 @@ struct TokenIssuer: Sendable {
             acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: profile ? user.username : nil,
             name: profile ? user.displayName : nil
         )
-        let idKey = try await keyring.current(JSONWebToken.Algorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
+        let idKey = try await keyring.current(IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
         let accessClaims = AccessTokenClaims(
             iss: issuer, sub: subject, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat,
             jti: Base64URL.encode(Secrets.random(16)),
@@ -119,17 +121,17 @@ struct TokenIssuer: Sendable {
     }
 
     /// A new refresh token in place of a spent one (the caller stores it with `rotateRefreshToken`).
-    static func newRefreshToken() -> String { "sesame_rt_" + Base64URL.encode(Secrets.random(32)) }
+    package static func newRefreshToken() -> String { "sesame_rt_" + Base64URL.encode(Secrets.random(32)) }
 
     /// Who an ID token used as a hint (`id_token_hint` at authorization and logout) names, if Sesame signed it with
     /// one of its published keys for itself as issuer. Its expiry is not checked: a hint may be old.
-    struct Hint: Decodable, Sendable {
-        let iss: String
-        let sub: String
-        let aud: String
+    package struct Hint: Decodable, Sendable {
+        package let iss: String
+        package let sub: String
+        package let aud: String
     }
 
-    func idTokenHint(_ token: String) async throws -> Hint? {
+    package func idTokenHint(_ token: String) async throws -> Hint? {
         guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),
             header.typ != "at+jwt" && header.typ != "logout+jwt",
             let hint = try? JSONDecoder().decode(Hint.self, from: Data(bytes)), hint.iss == issuer
@@ -138,7 +140,7 @@ struct TokenIssuer: Sendable {
     }
 
     /// The claims of one of the provider's access tokens, if it is genuine, unexpired and its grant is live.
-    func validAccessToken(_ token: String) async throws -> (AccessTokenClaims, OAuthGrant)? {
+    package func validAccessToken(_ token: String) async throws -> (AccessTokenClaims, OAuthGrant)? {
         guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),
             header.typ == "at+jwt",
             let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(bytes)), claims.iss == issuer,
@@ -155,18 +157,18 @@ struct TokenIssuer: Sendable {
     /// made it (signing out of that session, or "Sign out everywhere", ends its tokens); one with `offline_access`
     /// is the person's choice to stay connected while away and is tied to none (it ends when they sign out
     /// everywhere, change the password, remove the app, or the account is disabled).
-    static func tiedSession(scope: String, _ session: SessionRecord) -> String? {
+    package static func tiedSession(scope: String, _ session: SessionRecord) -> String? {
         scope.split(separator: " ").contains("offline_access") ? nil : session.id
     }
 
     /// Whether the session a grant is tied to (if any) is still signed in.
-    func sessionLive(of grant: OAuthGrant) async throws -> Bool {
+    package func sessionLive(of grant: OAuthGrant) async throws -> Bool {
         guard let sessionID = grant.sessionID else { return true }
         return try await store.sessionExists(id: sessionID, now: clock.now())
     }
 
     /// The `sub` the client of `clientID` knows the account by (the account id when the client is gone).
-    func subject(userID: String, clientID: String) async throws -> String {
+    package func subject(userID: String, clientID: String) async throws -> String {
         guard let client = try await store.client(id: clientID) else { return userID }
         return subjects.subject(userID: userID, client: client)
     }

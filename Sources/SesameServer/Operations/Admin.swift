@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WebAuthn
+import SesameCore
 
 public struct AdminError: Error, CustomStringConvertible {
     public let description: String
@@ -9,11 +10,11 @@ public struct AdminError: Error, CustomStringConvertible {
 /// What the admin commands (`sesame users`, `sesame audit`) do, over the same store as the server.
 /// Output is plain text lines; nothing secret (no hashes, keys or tokens) is printed.
 public struct Admin: Sendable {
-    let store: any Store
+    package let store: any Store
     /// The server's origin, the issuer of its tokens: with it, disabling an account sends back-channel logout
     /// tokens to the applications that registered for them.
-    let issuer: String?
-    let logoutDelivery: any LogoutDelivery
+    package let issuer: String?
+    package let logoutDelivery: any LogoutDelivery
 
     public init(store: any Store, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()) {
         self.store = store
@@ -24,7 +25,9 @@ public struct Admin: Sendable {
     private static let dateFormat = Date.ISO8601FormatStyle()
 
     /// An audit event of an operator's command (client address `cli`).
-    static func event(_ kind: AuditKind, _ outcome: AuditOutcome, user: User?, detail: String = "") -> AuditEvent {
+    package static func event(_ kind: AuditKind, _ outcome: AuditOutcome, user: User?, detail: String = "")
+        -> AuditEvent
+    {
         AuditEvent(
             at: Date(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id, username: user?.username,
             clientAddress: "cli", detail: detail)
@@ -40,7 +43,7 @@ public struct Admin: Sendable {
     }
 
     /// Finds an account by username (any case) or by id.
-    func find(_ reference: String) async throws -> User {
+    package func find(_ reference: String) async throws -> User {
         if let user = try await store.user(usernameKey: Usernames.key(reference)) { return user }
         if let user = try await store.user(id: reference) { return user }
         throw AdminError(description: "no account \"\(reference.prefix(64))\"")

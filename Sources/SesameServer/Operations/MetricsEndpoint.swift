@@ -3,17 +3,18 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SesameCore
 
 /// `GET /metrics`: the Prometheus text of the application's registry.
 ///
 /// It is not public. On the main listener it is served only when `metricsToken` is set, and then only to requests
 /// that send `Authorization: Bearer <metricsToken>`; `metricsAddress` adds a listener of its own that serves nothing
 /// else (and wants the token too when one is set). Without either, the main listener answers 404.
-enum MetricsEndpoint {
+package enum MetricsEndpoint {
     /// The metrics answer, or 401 when a token is configured and the request does not carry it. A request that
     /// sends a token counts against its address's `guesses` before the comparison (429 with `Retry-After` once the
     /// window's budget is spent), and a correct token gives its count back.
-    static func response(
+    package static func response(
         to request: Request, address: String, now: Date, metrics: ServerMetrics, token: String?,
         guesses: NodeCeremonyBudget
     ) throws -> Response {
@@ -33,7 +34,7 @@ enum MetricsEndpoint {
     }
 
     /// The separate metrics listener, when `metricsAddress` is set.
-    static func listener(
+    package static func listener(
         _ configuration: ServerConfiguration, metrics: ServerMetrics, guesses: NodeCeremonyBudget, clock: ServerClock,
         logger: Logger
     ) throws -> (any Service)? {

@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import SesameCore
 
 /// `/health`, `/metrics`, `/openapi.yaml` and the well-known files.
-struct OperationalRoutes {
-    let sesame: Sesame
+package struct OperationalRoutes {
+    package let sesame: Sesame
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         // PostgreSQL: within a deadline of its own, shorter than a request's, so a silent database (not one that
         // refuses connections) cannot hold the probe until it returns. SQLite is a local file: its waits are its
         // busy timeout's, and a slow answer there means a busy machine, not an unreachable database.
@@ -86,28 +87,28 @@ struct OperationalRoutes {
 }
 
 /// `GET /health`.
-struct Health: ResponseEncodable, Sendable {
-    let status: String
-    let database: String
+package struct Health: ResponseEncodable, Sendable {
+    package let status: String
+    package let database: String
 }
 
 /// `/.well-known/apple-app-site-association`: the webcredentials section only.
-struct AppleAppSiteAssociation: Codable, Sendable {
-    struct Apps: Codable, Sendable { let apps: [String] }
-    let webcredentials: Apps
+package struct AppleAppSiteAssociation: Codable, Sendable {
+    package struct Apps: Codable, Sendable { package let apps: [String] }
+    package let webcredentials: Apps
 }
 
 /// One Digital Asset Links statement per Android app: passkeys/passwords sharing and app links.
-struct AssetLink: Codable, Sendable {
-    struct Target: Codable, Sendable {
-        let namespace: String
-        let package_name: String
-        let sha256_cert_fingerprints: [String]
+package struct AssetLink: Codable, Sendable {
+    package struct Target: Codable, Sendable {
+        package let namespace: String
+        package let package_name: String
+        package let sha256_cert_fingerprints: [String]
     }
-    let relation: [String]
-    let target: Target
+    package let relation: [String]
+    package let target: Target
 
-    init(_ app: ServerConfiguration.AndroidApp) {
+    package init(_ app: ServerConfiguration.AndroidApp) {
         relation = ["delegate_permission/common.get_login_creds", "delegate_permission/common.handle_all_urls"]
         target = Target(
             namespace: "android_app", package_name: app.packageName,

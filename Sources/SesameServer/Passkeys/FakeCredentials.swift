@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import WebAuthn
+import SesameCore
 
 /// The allow list sign-in options carry for a username with no passkey (no such account, or an account without
 /// passkeys), shaped like a real account's so that the options do not say whether the account exists.
@@ -15,19 +16,19 @@ import WebAuthn
 /// What it cannot hide: an account with more passkeys than 3, or with an authenticator whose ID length or
 /// transports are not among the profiles, and a list that changes when its owner adds a passkey (a fake one never
 /// changes). docs/server.md, "Unknown usernames", says so.
-struct FakeCredentials: Sendable {
+package struct FakeCredentials: Sendable {
     /// A credential ID length and the transports `getTransports()` reports (lexicographic order), with a weight out
     /// of 256. The ID lengths are those of real registrations published as test vectors by Yubico's
     /// java-webauthn-server (`RealExamples.scala`: Apple 20 bytes, Windows Hello 32, YubiKey 5 64, YubiKey Bio 48)
     /// and kanidm's webauthn-rs (`core.rs` tests: macOS passkey 20 bytes with hybrid + internal, Pixel 3a 65); the
     /// weights are ours, favouring synced platform passkeys.
-    struct Profile: Sendable, Equatable {
-        let idLength: Int
-        let transports: [AuthenticatorTransport]
-        let weight: Int
+    package struct Profile: Sendable, Equatable {
+        package let idLength: Int
+        package let transports: [AuthenticatorTransport]
+        package let weight: Int
     }
 
-    static let profiles: [Profile] = [
+    package static let profiles: [Profile] = [
         Profile(idLength: 20, transports: [.hybrid, .internal], weight: 96),  // Apple platform / iCloud Keychain
         Profile(idLength: 65, transports: [.hybrid, .internal], weight: 64),  // Android platform
         Profile(idLength: 32, transports: [.internal], weight: 48),  // Windows Hello
@@ -35,10 +36,10 @@ struct FakeCredentials: Sendable {
         Profile(idLength: 48, transports: [.usb], weight: 16),  // security key (USB), discoverable
     ]
 
-    let serverSecret: [UInt8]
+    package let serverSecret: [UInt8]
 
     /// The most descriptors a fake list has.
-    static let maximumCount = 3
+    package static let maximumCount = 3
     private static let longestID = profiles.map(\.idLength).max() ?? 0
 
     /// One HKDF-SHA256 output per username: byte 0 picks the count, bytes 1...3 the profiles, then one
@@ -67,7 +68,7 @@ struct FakeCredentials: Sendable {
     }
 
     /// The descriptors, in the shape `PasskeyRoutes` gives a real account's credentials.
-    func allowList(_ usernameKey: String) -> [PublicKeyCredentialDescriptorJSON] {
+    package func allowList(_ usernameKey: String) -> [PublicKeyCredentialDescriptorJSON] {
         let bytes = material(usernameKey)
         return (0..<Self.count(bytes[0])).map { index in
             let profile = Self.profile(bytes[1 + index])
@@ -81,7 +82,7 @@ struct FakeCredentials: Sendable {
     /// server secret (its private half is never kept, so no assertion verifies), sign count 0, and the backup
     /// eligibility a credential with these transports would have (a security key is not backup eligible). The
     /// assertion then fails at the same step, with the same error, as a wrong assertion for a real passkey.
-    func decoyRecord(id: [UInt8], transports: [AuthenticatorTransport]) -> CredentialRecord {
+    package func decoyRecord(id: [UInt8], transports: [AuthenticatorTransport]) -> CredentialRecord {
         let eligible = transports.contains(.internal) || transports.contains(.hybrid)
         return CredentialRecord(
             id: id, publicKey: decoyKey, signCount: 0, transports: transports, backupEligible: eligible,

@@ -1,34 +1,35 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// A signed-in account's passkeys: list, rename, delete, add (a passkey or a security key), and the Signal API
 /// payloads a page sends after changes (`PublicKeyCredential.signalAllAcceptedCredentials` /
 /// `signalCurrentUserDetails`). Adding and deleting are sensitive (a recent sign-in); adding is checked at its
 /// options step, whose single-use challenge is bound to the session (see docs/server.md, "Re-authentication").
-struct PasskeyManagementRoutes {
-    let sesame: Sesame
+package struct PasskeyManagementRoutes {
+    package let sesame: Sesame
 
-    struct PasskeyBody: Codable, Sendable {
+    package struct PasskeyBody: Codable, Sendable {
         /// Credential ID, base64url.
-        let id: String
-        let name: String
+        package let id: String
+        package let name: String
         /// Provider name from the AAGUID when known (e.g. "Google Password Manager").
-        let provider: String?
+        package let provider: String?
         /// Same-origin path of the provider's icon (`/providers/{aaguid}/icon`, add `?theme=dark` for dark
         /// backgrounds); absent when the provider or its icon is unknown.
-        let providerIcon: String?
-        let aaguid: String?
-        let createdAt: Date
-        let lastUsedAt: Date?
+        package let providerIcon: String?
+        package let aaguid: String?
+        package let createdAt: Date
+        package let lastUsedAt: Date?
         /// BE flag: the credential may be synced.
-        let backupEligible: Bool
+        package let backupEligible: Bool
         /// BS flag: the credential is synced (backed up).
-        let backedUp: Bool
-        let transports: [String]
+        package let backedUp: Bool
+        package let transports: [String]
 
         /// `metadata`: the FIDO metadata in force, which names models the provider list does not.
-        init(_ c: StoredCredential, providers: AuthenticatorProviders, metadata: MetadataIndex?) {
+        package init(_ c: StoredCredential, providers: AuthenticatorProviders, metadata: MetadataIndex?) {
             id = Base64URL.encode(c.id)
             name = c.name
             aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
@@ -44,52 +45,52 @@ struct PasskeyManagementRoutes {
         }
     }
 
-    struct RenameRequest: Decodable, Sendable { let name: String }
+    package struct RenameRequest: Decodable, Sendable { package let name: String }
 
     /// What the page passes to the Signal API (WebAuthn Level 3 §5.1.10), with the user ID in base64url.
-    struct SignalsBody: ResponseEncodable, Sendable {
-        struct AllAccepted: Codable, Sendable {
-            let rpId: String
-            let userId: String
-            let allAcceptedCredentialIds: [String]
+    package struct SignalsBody: ResponseEncodable, Sendable {
+        package struct AllAccepted: Codable, Sendable {
+            package let rpId: String
+            package let userId: String
+            package let allAcceptedCredentialIds: [String]
         }
-        struct CurrentUser: Codable, Sendable {
-            let rpId: String
-            let userId: String
-            let name: String
-            let displayName: String
+        package struct CurrentUser: Codable, Sendable {
+            package let rpId: String
+            package let userId: String
+            package let name: String
+            package let displayName: String
         }
-        let allAcceptedCredentials: AllAccepted
-        let currentUserDetails: CurrentUser
+        package let allAcceptedCredentials: AllAccepted
+        package let currentUserDetails: CurrentUser
     }
 
     /// `POST /api/account/passkeys/options` body, optional: `{"kind": "passkey" | "security-key",
     /// "mediation": "conditional"}`. `mediation` says the page will pass the options to a conditional create
     /// (the automatic upgrade after a password sign-in), whose response may come without the UP flag.
-    struct AddOptionsRequest: Decodable, Sendable {
-        let kind: String?
-        let mediation: String?
+    package struct AddOptionsRequest: Decodable, Sendable {
+        package let kind: String?
+        package let mediation: String?
     }
 
-    struct AddRequest: Decodable, Sendable {
-        let credential: RegistrationResponseJSON
-        let name: String?
+    package struct AddRequest: Decodable, Sendable {
+        package let credential: RegistrationResponseJSON
+        package let name: String?
     }
 
     /// Kept with an add-passkey challenge: the account, and whether the options were for a conditional create.
-    struct PendingPasskey: Codable, Sendable {
-        let userID: String
-        let conditional: Bool
+    package struct PendingPasskey: Codable, Sendable {
+        package let userID: String
+        package let conditional: Bool
     }
 
     /// What the add-passkey options ask the browser for. A passkey (the default) is a discoverable credential,
     /// so it can sign in without a username. A security key is asked for a server-side credential
     /// (`residentKey: "discouraged"`, cross-platform, hint `security-key`): keys without resident-key storage
     /// (CTAP2 keys that keep none, U2F keys) can register it, and it signs in after the username is typed.
-    enum AddKind: Equatable, Sendable {
+    package enum AddKind: Equatable, Sendable {
         case passkey, securityKey
 
-        init(_ body: AddOptionsRequest?) throws {
+        package init(_ body: AddOptionsRequest?) throws {
             switch body?.kind {
             case nil, "passkey": self = .passkey
             case "security-key": self = .securityKey
@@ -97,17 +98,17 @@ struct PasskeyManagementRoutes {
             }
         }
 
-        var residentKey: ResidentKeyRequirement { self == .passkey ? .required : .discouraged }
-        var attachment: AuthenticatorAttachment? { self == .passkey ? nil : .crossPlatform }
-        var hints: [PublicKeyCredentialHint] { self == .passkey ? [] : [.securityKey] }
+        package var residentKey: ResidentKeyRequirement { self == .passkey ? .required : .discouraged }
+        package var attachment: AuthenticatorAttachment? { self == .passkey ? nil : .crossPlatform }
+        package var hints: [PublicKeyCredentialHint] { self == .passkey ? [] : [.securityKey] }
     }
 
-    struct PasskeyList: ResponseEncodable, Sendable {
-        let passkeys: [PasskeyBody]
-        func encode(to encoder: any Encoder) throws { try passkeys.encode(to: encoder) }
+    package struct PasskeyList: ResponseEncodable, Sendable {
+        package let passkeys: [PasskeyBody]
+        package func encode(to encoder: any Encoder) throws { try passkeys.encode(to: encoder) }
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         let signedIn = router.group("/api/account", context: SignedInRequestContext.self)
         let sensitive = router.group("/api/account", context: RecentlySignedInRequestContext.self)
 

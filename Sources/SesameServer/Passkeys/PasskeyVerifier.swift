@@ -1,21 +1,22 @@
 import Foundation
 import WebAuthn
+import SesameCore
 
 /// The passkey rules every feature shares: verifying a registration or an assertion with the WebAuthn library (and
 /// auditing a failure), turning a verified registration into a stored credential, and a stored credential into what
 /// the library and the options need.
-struct PasskeyVerifier: Sendable {
-    let relyingParty: RelyingParty
-    let store: any Store
-    let audit: AuditLog
-    let clock: ServerClock
-    let providers: AuthenticatorProviders
+package struct PasskeyVerifier: Sendable {
+    package let relyingParty: RelyingParty
+    package let store: any Store
+    package let audit: AuditLog
+    package let clock: ServerClock
+    package let providers: AuthenticatorProviders
     /// The imported FIDO metadata, consulted at every registration (anchors, status reports, the policy).
-    let metadata: MetadataService
+    package let metadata: MetadataService
 
     /// Verifies a registration response (W3C WebAuthn L3 §7.1) for a challenge that expires at `expires`; a
     /// challenge issued for a conditional create (`mediation`) may come back without user presence (step 15).
-    func verifyRegistration(
+    package func verifyRegistration(
         _ response: RegistrationResponseJSON, challenge: [UInt8], expires: Date, username: String,
         mediation: CredentialMediationRequirement? = nil, context: some ClientContext
     ) async throws -> RegistrationResult {
@@ -42,7 +43,7 @@ struct PasskeyVerifier: Sendable {
 
     /// Verifies an assertion (§7.2) against a stored credential of `user`; `allowCredentials` are the IDs the options
     /// listed (empty for discoverable sign-in). A failure is audited as `kind` and rethrown as the library's error.
-    func verifyAssertion(
+    package func verifyAssertion(
         _ response: AuthenticationResponseJSON, credential: CredentialRecord, userHandle: [UInt8], challenge: [UInt8],
         allowCredentials: [[UInt8]], expires: Date
     ) throws(WebAuthnError) -> AuthenticationResult {
@@ -55,7 +56,7 @@ struct PasskeyVerifier: Sendable {
 
     /// The stored form of a verified registration; its name is the one given, else the provider's (the provider list,
     /// then the metadata statement's description), else "Passkey".
-    func storedCredential(_ result: RegistrationResult, user: User, name: String?) throws -> StoredCredential {
+    package func storedCredential(_ result: RegistrationResult, user: User, name: String?) throws -> StoredCredential {
         let record = result.credential
         let aaguid = record.aaguid?.bytes
         let provider = aaguid.flatMap(ProviderNames.uuidString).flatMap {
@@ -72,7 +73,7 @@ struct PasskeyVerifier: Sendable {
     }
 
     /// What the WebAuthn library checks an assertion against.
-    static func record(_ c: StoredCredential) -> CredentialRecord {
+    package static func record(_ c: StoredCredential) -> CredentialRecord {
         CredentialRecord(
             id: c.id, publicKey: c.publicKey, signCount: c.signCount,
             transports: c.transports.map(AuthenticatorTransport.init(rawValue:)),
@@ -82,7 +83,7 @@ struct PasskeyVerifier: Sendable {
     }
 
     /// The descriptors options list for stored credentials (`allowCredentials`, `excludeCredentials`).
-    static func descriptors(_ credentials: [StoredCredential]) -> [PublicKeyCredentialDescriptorJSON] {
+    package static func descriptors(_ credentials: [StoredCredential]) -> [PublicKeyCredentialDescriptorJSON] {
         credentials.map {
             PublicKeyCredentialDescriptorJSON(
                 id: $0.id, transports: $0.transports.map(AuthenticatorTransport.init(rawValue:)))
@@ -91,9 +92,9 @@ struct PasskeyVerifier: Sendable {
 }
 
 /// Names people see (display names, passkey names): trimmed, 1 to 64 characters, no control characters.
-enum ShownNames {
+package enum ShownNames {
     /// The name, or nil when it breaks a rule.
-    static func check(_ raw: String) -> String? {
+    package static func check(_ raw: String) -> String? {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...64).contains(name.count),
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -104,13 +105,13 @@ enum ShownNames {
     }
 
     /// A display name as sign-up and `PATCH /api/account` accept it.
-    static func displayName(_ raw: String) throws -> String {
+    package static func displayName(_ raw: String) throws -> String {
         guard let name = check(raw) else { throw APIError.invalidField(.invalidDisplayName, "Use 1 to 64 characters.") }
         return name
     }
 
     /// A passkey's name as adding and renaming accept it.
-    static func passkeyName(_ raw: String) throws -> String {
+    package static func passkeyName(_ raw: String) throws -> String {
         guard let name = check(raw) else {
             throw APIError.invalidField(.invalidName, "Give a name of 1 to 64 characters.")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// Passkey sign-in: `POST /api/authentication/options {username?}` → request options bound to the ceremony token
 /// (with a username: the account's passkeys, or stable decoys for a name without any); `POST /api/authentication
@@ -14,13 +15,13 @@ import WebAuthn
 /// The challenge is sealed (`SealedSignInChallenge`: the options step writes nothing, and the verify step spends
 /// it in the sign-in statement, or on its own when the check fails) or stored (a row written with the options and
 /// consumed before the check), as `ServerConfiguration.signInChallenges` says; the verify step finishes both.
-struct SignInRoutes {
-    let sesame: Sesame
+package struct SignInRoutes {
+    package let sesame: Sesame
 
-    struct OptionsRequest: FastPathDecodable, Sendable {
-        let username: String?
+    package struct OptionsRequest: FastPathDecodable, Sendable {
+        package let username: String?
 
-        init?(fastPath value: JSONValue) {
+        package init?(fastPath value: JSONValue) {
             guard case .object(let members) = value else { return nil }
             var username: String?
             for member in members where member.key == "username" {
@@ -34,10 +35,10 @@ struct SignInRoutes {
         }
     }
 
-    struct FinishRequest: FastPathDecodable, Sendable {
-        let credential: AuthenticationResponseJSON
+    package struct FinishRequest: FastPathDecodable, Sendable {
+        package let credential: AuthenticationResponseJSON
 
-        init?(fastPath value: JSONValue) {
+        package init?(fastPath value: JSONValue) {
             guard let credential = value["credential"].flatMap(AuthenticationResponseJSON.init(fastPath:)) else {
                 return nil
             }
@@ -47,26 +48,26 @@ struct SignInRoutes {
 
     /// Kept with a sign-in challenge: the account named in the options request, if any; whether the options were
     /// asked for with a username; and, for a name with no passkey, the decoy descriptors its options listed.
-    struct PendingSignIn: Codable, Sendable {
-        let userID: String?
-        var usernameFirst: Bool? = nil
-        var decoys: [Decoy]? = nil
+    package struct PendingSignIn: Codable, Sendable {
+        package let userID: String?
+        package var usernameFirst: Bool? = nil
+        package var decoys: [Decoy]? = nil
 
-        struct Decoy: Codable, Sendable {
-            let id: String
-            let transports: [String]
+        package struct Decoy: Codable, Sendable {
+            package let id: String
+            package let transports: [String]
         }
     }
 
     /// The answer to any failed username-first passkey check: the same whatever the step and whatever the name.
-    static let passkeyCheckFailed = APIError(.badRequest, .authenticationFailed, "Passkey check failed.")
+    package static let passkeyCheckFailed = APIError(.badRequest, .authenticationFailed, "Passkey check failed.")
 
     /// The answer to a discoverable passkey check that failed at `code`'s step.
-    static func authenticationFailed(_ code: WebAuthnError.Code) -> APIError {
+    package static func authenticationFailed(_ code: WebAuthnError.Code) -> APIError {
         APIError(.badRequest, .authenticationFailed, "Passkey check failed: \(code).")
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         router.post("/api/authentication/options") { request, context in
             let body = try await request.decode(as: OptionsRequest.self, context: context)
             if sesame.sealsSignIn {
@@ -161,17 +162,17 @@ struct SignInRoutes {
     }
 
     /// The challenge an assertion signed and what its options step knew.
-    struct Begun: Sendable {
-        let challenge: [UInt8]
-        let expires: Date
-        let usernameFirst: Bool
+    package struct Begun: Sendable {
+        package let challenge: [UInt8]
+        package let expires: Date
+        package let usernameFirst: Bool
         /// Whether the options named this account (a stored challenge's account, a sealed one's account tag).
-        let names: @Sendable (_ accountID: String) -> Bool
+        package let names: @Sendable (_ accountID: String) -> Bool
         /// The descriptors a decoy allow list offered, to check an assertion against a decoy record as for a real
         /// passkey (a sealed challenge: the credential presented, whatever it is).
-        let decoys: [PendingSignIn.Decoy]
+        package let decoys: [PendingSignIn.Decoy]
         /// A sealed challenge, still to be spent; nil for a stored one (consumed when it was read).
-        let spending: SpentChallenge?
+        package let spending: SpentChallenge?
     }
 
     /// Reads the challenge the client data names: a sealed one is opened (it stays unspent until the check is

@@ -1,32 +1,33 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// Passkey sign-up: `POST /api/registration/options {username, displayName?}` → creation options (a new random
 /// user handle, resident key required) bound to the ceremony token; `POST /api/registration {credential}` verifies
 /// the new passkey and creates the account, its passkey, the audit event and a session in one transaction.
-struct SignUpRoutes {
-    let sesame: Sesame
+package struct SignUpRoutes {
+    package let sesame: Sesame
 
-    struct OptionsRequest: Decodable, Sendable {
-        let username: String
-        let displayName: String?
+    package struct OptionsRequest: Decodable, Sendable {
+        package let username: String
+        package let displayName: String?
     }
 
     /// Kept with a sign-up challenge: the account to create when the response verifies.
-    struct PendingAccount: Codable, Sendable {
-        let username: String
-        let displayName: String
-        let userHandle: String
+    package struct PendingAccount: Codable, Sendable {
+        package let username: String
+        package let displayName: String
+        package let userHandle: String
     }
 
-    struct FinishRequest: Decodable, Sendable {
-        let credential: RegistrationResponseJSON
+    package struct FinishRequest: Decodable, Sendable {
+        package let credential: RegistrationResponseJSON
         /// Optional name for the passkey.
-        let name: String?
+        package let name: String?
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         router.post("/api/registration/options") { request, context in
             let body = try await request.decode(as: OptionsRequest.self, context: context)
             guard let username = Usernames.validate(body.username) else {

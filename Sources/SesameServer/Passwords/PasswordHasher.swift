@@ -1,5 +1,6 @@
 import CryptoExtras
 import Foundation
+import SesameCore
 
 /// Password hashing with scrypt (RFC 7914) from CryptoExtras.
 ///
@@ -13,7 +14,7 @@ public struct PasswordHasher: Sendable {
     public let logN: Int
     public let r = 8
     public let p = 1
-    static let outputLength = 32
+    package static let outputLength = 32
 
     public init(logN: Int) {
         self.logN = logN
@@ -32,11 +33,12 @@ public struct PasswordHasher: Sendable {
         return nil
     }
 
-    static func normalise(_ password: String) -> String {
+    package static func normalise(_ password: String) -> String {
         password.precomposedStringWithCompatibilityMapping
     }
 
-    static func derive(_ password: String, salt: [UInt8], logN: Int, r: Int, p: Int, length: Int = outputLength) throws
+    package static func derive(_ password: String, salt: [UInt8], logN: Int, r: Int, p: Int, length: Int = outputLength)
+        throws
         -> [UInt8]
     {
         let bytes = Array(normalise(password).utf8)

@@ -1,39 +1,40 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// Passwords: `POST /api/sessions/password` signs in (answered with a session, or with a pending second step when
 /// the account has TOTP or SMS); `PUT /api/account/password` sets or changes it and `DELETE` removes it (both
 /// sensitive: a recent sign-in). A wrong password, an unknown user and an account without a password get the same
 /// answer after the same scrypt work.
-struct PasswordRoutes {
-    let sesame: Sesame
+package struct PasswordRoutes {
+    package let sesame: Sesame
 
-    struct SignInRequest: Decodable, Sendable {
-        let username: String
-        let password: String
+    package struct SignInRequest: Decodable, Sendable {
+        package let username: String
+        package let password: String
     }
 
     /// The answer when a second factor is needed.
-    struct SecondStepBody: ResponseEncodable, Sendable {
-        let status: String
+    package struct SecondStepBody: ResponseEncodable, Sendable {
+        package let status: String
         /// Send back in `POST /api/sessions/second-factor` (also set as an HttpOnly cookie for pages).
-        let pendingToken: String
+        package let pendingToken: String
         /// Factors the account can use: `totp`, `sms`, `recovery`.
-        let factors: [Factor]
-        let expiresAt: Date
+        package let factors: [Factor]
+        package let expiresAt: Date
     }
 
-    struct ChangeRequest: Decodable, Sendable {
+    package struct ChangeRequest: Decodable, Sendable {
         /// Required when the account already has a password.
-        let currentPassword: String?
-        let newPassword: String
+        package let currentPassword: String?
+        package let newPassword: String
     }
 
     /// A pending second step stores nothing but its account.
-    struct PendingSecondStep: Codable, Sendable {}
+    package struct PendingSecondStep: Codable, Sendable {}
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         router.post("/api/sessions/password") { request, context -> Response in
             let body = try await request.decode(as: SignInRequest.self, context: context)
             return try await signIn(body, request: request, context: context)
@@ -54,7 +55,8 @@ struct PasswordRoutes {
         }
     }
 
-    func signIn(_ body: SignInRequest, request: Request, context: SesameRequestContext) async throws -> Response {
+    package func signIn(_ body: SignInRequest, request: Request, context: SesameRequestContext) async throws -> Response
+    {
         // Bound the work before hashing: scrypt's cost does not depend on length, but JSON parsing and
         // normalisation do. The limit is far above the accepted maximum length.
         guard body.password.utf8.count <= 4 * PasswordHasher.maximumLength, body.username.utf8.count <= 1024 else {
@@ -116,7 +118,7 @@ struct PasswordRoutes {
 
     /// Sets the first password, or changes it after checking the current one (rate limited like sign-in); other
     /// sessions are signed out, since they may belong to whoever knew the old password.
-    func change(_ body: ChangeRequest, context: RecentlySignedInRequestContext) async throws -> Status {
+    package func change(_ body: ChangeRequest, context: RecentlySignedInRequestContext) async throws -> Status {
         switch PasswordHasher.check(body.newPassword) {
         case .tooShort:
             throw APIError.invalidField(.invalidPassword, "Use at least \(PasswordHasher.minimumLength) characters.")

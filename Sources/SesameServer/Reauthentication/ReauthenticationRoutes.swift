@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SesameCore
 
 /// Re-authentication inside a session, before sensitive account changes.
 ///
@@ -18,30 +19,30 @@ import WebAuthn
 ///   `POST /api/session/reauthenticate/sms` first sends a code bound to this session.
 ///
 /// Every guess is rate limited in the same buckets as sign-in (password, TOTP, SMS and recovery codes).
-struct ReauthenticationRoutes {
-    let sesame: Sesame
+package struct ReauthenticationRoutes {
+    package let sesame: Sesame
 
-    struct ReauthenticationRequest: Decodable, Sendable {
-        let credential: AuthenticationResponseJSON?
-        let password: String?
-        let factor: String?
-        let code: String?
+    package struct ReauthenticationRequest: Decodable, Sendable {
+        package let credential: AuthenticationResponseJSON?
+        package let password: String?
+        package let factor: String?
+        package let code: String?
     }
 
-    struct ReauthenticatedBody: ResponseEncodable, Sendable {
-        let status: String
-        let method: SessionMethod
-        let authenticatedAt: Date
+    package struct ReauthenticatedBody: ResponseEncodable, Sendable {
+        package let status: String
+        package let method: SessionMethod
+        package let authenticatedAt: Date
         /// Sensitive changes are allowed until `authenticatedAt` + this many seconds.
-        let maxAgeSeconds: Int
+        package let maxAgeSeconds: Int
     }
 
     /// Kept with a re-authentication challenge: the account.
-    struct PendingReauthentication: Codable, Sendable {
-        let userID: String
+    package struct PendingReauthentication: Codable, Sendable {
+        package let userID: String
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         let signedIn = router.group("/api/session/reauthenticate", context: SignedInRequestContext.self)
 
         signedIn.post("/options") { _, context in

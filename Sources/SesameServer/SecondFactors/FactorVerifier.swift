@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OneTimeCode
 import WebAuthn
+import SesameCore
 
 /// Second-factor codes, with their rate limits and audit, for every feature that asks for one (password sign-in,
 /// re-authentication, setting a factor up).
@@ -13,22 +14,22 @@ import WebAuthn
 /// - Recovery codes: salted hashes, each marked used by a conditional update.
 ///
 /// Every guess is counted per account and per address before it is checked.
-struct FactorVerifier: Sendable {
-    let store: any Store
-    let rateLimiter: RateLimiter
-    let ceremonies: Ceremonies
-    let audit: AuditLog
-    let clock: ServerClock
-    let logger: Logger
-    let sms: any SMSSender
-    let serverSecret: [UInt8]
-    let configuration: ServerConfiguration
+package struct FactorVerifier: Sendable {
+    package let store: any Store
+    package let rateLimiter: RateLimiter
+    package let ceremonies: Ceremonies
+    package let audit: AuditLog
+    package let clock: ServerClock
+    package let logger: Logger
+    package let sms: any SMSSender
+    package let serverSecret: [UInt8]
+    package let configuration: ServerConfiguration
 
     /// Codes are accepted for the current 30-second step and one step either side (clock drift, typing time).
-    static let window = 1
+    package static let window = 1
 
     /// The factors an account has set up, in the order a page offers them.
-    func available(for user: User) async throws -> [Factor] {
+    package func available(for user: User) async throws -> [Factor] {
         var factors: [Factor] = []
         if let totp = try await store.totp(userID: user.id), totp.confirmed { factors.append(.totp) }
         if let sms = try await store.sms(userID: user.id), sms.confirmed { factors.append(.sms) }
@@ -37,15 +38,15 @@ struct FactorVerifier: Sendable {
     }
 
     /// Where an SMS code for a ceremony is kept: the purpose and what it is bound to (the pending step, the session).
-    struct SMSCodeKey: Sendable {
-        let purpose: ChallengePurpose
-        let key: [UInt8]
+    package struct SMSCodeKey: Sendable {
+        package let purpose: ChallengePurpose
+        package let key: [UInt8]
 
-        var challengeID: [UInt8] { Secrets.sha256(Array("\(purpose.rawValue):".utf8) + key) }
+        package var challengeID: [UInt8] { Secrets.sha256(Array("\(purpose.rawValue):".utf8) + key) }
     }
 
     /// Checks a code of a set-up factor; a wrong, replayed or unavailable one is audited as `kind` and refused.
-    func verify(
+    package func verify(
         _ factor: Factor, code: String, user: User, smsKey: SMSCodeKey, kind: AuditKind, context: some ClientContext
     ) async throws {
         guard code.utf8.count <= 64 else { throw APIError.invalidCode }
@@ -67,7 +68,7 @@ struct FactorVerifier: Sendable {
 
     /// Checks a TOTP code (rate limited) and records its step so it cannot be used again. When `confirming`, the
     /// secret is confirmed only if it is still the one checked (`record.revision`).
-    func checkTOTP(
+    package func checkTOTP(
         _ code: String, record: TOTPRecord, user: User, confirming: Bool, kind: AuditKind, context: some ClientContext
     ) async throws {
         let limit = rateLimiter.key(.totp, account: user.id, address: context.clientAddress)
@@ -94,7 +95,9 @@ struct FactorVerifier: Sendable {
         try await rateLimiter.succeeded(limit)
     }
 
-    func checkRecoveryCode(_ code: String, user: User, kind: AuditKind, context: some ClientContext) async throws {
+    package func checkRecoveryCode(_ code: String, user: User, kind: AuditKind, context: some ClientContext)
+        async throws
+    {
         let limit = rateLimiter.key(.recovery, account: user.id, address: context.clientAddress)
         try await rateLimiter.attempt(limit)
         var matched: [UInt8]?
@@ -114,8 +117,8 @@ struct FactorVerifier: Sendable {
     // MARK: SMS codes
 
     /// What an SMS code's challenge row keeps: the code's MAC, never the code.
-    struct SMSCode: Codable, Sendable {
-        let mac: String
+    package struct SMSCode: Codable, Sendable {
+        package let mac: String
     }
 
     /// The MAC an SMS code is stored as.
@@ -124,7 +127,7 @@ struct FactorVerifier: Sendable {
     }
 
     /// Sends a code for a ceremony (a pending sign-in, a re-authentication), replacing any earlier one.
-    func sendCode(_ key: SMSCodeKey, user: User, phone: String, context: some ClientContext) async throws {
+    package func sendCode(_ key: SMSCodeKey, user: User, phone: String, context: some ClientContext) async throws {
         try await send(to: phone, user: user, detail: key.purpose.rawValue, context: context) { code in
             try await ceremonies.begin(
                 key.purpose, id: key.challengeID, userID: user.id, payload: SMSCode(mac: Base64URL.encode(mac(code))),
@@ -132,7 +135,7 @@ struct FactorVerifier: Sendable {
         }
     }
 
-    func checkSMSCode(_ code: String, key: SMSCodeKey, user: User, kind: AuditKind, context: some ClientContext)
+    package func checkSMSCode(_ code: String, key: SMSCodeKey, user: User, kind: AuditKind, context: some ClientContext)
         async throws
     {
         let limit = rateLimiter.key(.sms, account: user.id, address: context.clientAddress)
@@ -153,7 +156,7 @@ struct FactorVerifier: Sendable {
 
     /// Starts a phone-number change: the new number waits, sealed, under a challenge derived from the code sent to
     /// it; the confirmed number stays in force until `completePhoneChange`.
-    func beginPhoneChange(_ phone: String, user: User, context: some ClientContext) async throws {
+    package func beginPhoneChange(_ phone: String, user: User, context: some ClientContext) async throws {
         try await send(to: phone, user: user, detail: ChallengePurpose.phoneChange.rawValue, context: context) { code in
             try await store.beginPhoneChange(
                 userID: user.id, phone: phone, challengeID: phoneChangeID(userID: user.id, code: code),
@@ -165,7 +168,7 @@ struct FactorVerifier: Sendable {
     }
 
     /// Confirms the number the code was sent to (rate limited like every code).
-    func completePhoneChange(code: String, user: User, context: some ClientContext) async throws {
+    package func completePhoneChange(code: String, user: User, context: some ClientContext) async throws {
         let limit = rateLimiter.key(.sms, account: user.id, address: context.clientAddress)
         try await rateLimiter.attempt(limit)
         let typed = code.trimmingCharacters(in: .whitespaces)
@@ -212,9 +215,9 @@ struct FactorVerifier: Sendable {
 
     /// A mobile number in ITU-T E.164 form: `+`, a country code that does not start with 0, 7 to 15 digits in all.
     /// The account page checks the same pattern before sending (`account.js`; `VocabularyTests` ties the two).
-    static let phonePattern = #"^\+[1-9][0-9]{6,14}$"#
+    package static let phonePattern = #"^\+[1-9][0-9]{6,14}$"#
 
-    static func isE164(_ phone: String) -> Bool {
+    package static func isE164(_ phone: String) -> Bool {
         let bytes = Array(phone.utf8)
         guard bytes.count >= 8, bytes.count <= 16, bytes[0] == UInt8(ascii: "+"), bytes[1] != UInt8(ascii: "0") else {
             return false

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SesameCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -13,7 +14,7 @@ public protocol SMSSender: Sendable {
 /// Development sender: prints the message to standard output (and hands it to `observer`, for tests). Refused on an
 /// https origin unless `allowConsoleSMS` (docs/configuration.md).
 public struct ConsoleSMSSender: SMSSender {
-    let observer: (@Sendable (String, String) -> Void)?
+    package let observer: (@Sendable (String, String) -> Void)?
     public init(observer: (@Sendable (String, String) -> Void)? = nil) { self.observer = observer }
     public func send(to phone: String, message: String) async throws {
         if let observer {
@@ -27,12 +28,12 @@ public struct ConsoleSMSSender: SMSSender {
 
 /// POSTs `{"to": ..., "message": ...}` as JSON to the configured URL, with a 10-second timeout; any answer but 2xx
 /// is a failure.
-struct WebhookSMSSender: SMSSender {
-    struct Failed: Error {}
-    let url: URL
-    let logger: Logger
+package struct WebhookSMSSender: SMSSender {
+    package struct Failed: Error {}
+    package let url: URL
+    package let logger: Logger
 
-    func send(to phone: String, message: String) async throws {
+    package func send(to phone: String, message: String) async throws {
         var request = URLRequest(url: url, timeoutInterval: 10)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -43,7 +44,7 @@ struct WebhookSMSSender: SMSSender {
 }
 
 /// The SMS sender the configuration names.
-func makeSMSSender(_ configuration: ServerConfiguration, logger: Logger) -> any SMSSender {
+package func makeSMSSender(_ configuration: ServerConfiguration, logger: Logger) -> any SMSSender {
     if configuration.smsSender != "console", let url = URL(string: configuration.smsSender) {
         return WebhookSMSSender(url: url, logger: logger)
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import OneTimeCode
 import WebAuthn
+import SesameCore
 
 /// Second factors for password sign-in: setting them up (every step sensitive: a recent sign-in) and the second
 /// step of a password sign-in.
@@ -16,36 +17,36 @@ import WebAuthn
 /// Sign-in: after `POST /api/sessions/password` answered `second_factor_required`,
 /// `POST /api/sessions/second-factor/sms` sends a code and `POST /api/sessions/second-factor {factor, code}`
 /// finishes with a session.
-struct SecondFactorRoutes {
-    let sesame: Sesame
+package struct SecondFactorRoutes {
+    package let sesame: Sesame
 
-    struct TOTPSetupBody: ResponseEncodable, Sendable {
+    package struct TOTPSetupBody: ResponseEncodable, Sendable {
         /// Base32 secret, for typing into an app by hand.
-        let secret: String
-        let otpauthURI: String
-        let appleOtpauthURI: String?
+        package let secret: String
+        package let otpauthURI: String
+        package let appleOtpauthURI: String?
         /// GET this (with the session) for the QR code as PNG.
-        let qrCodeURL: String
+        package let qrCodeURL: String
     }
 
-    struct CodeRequest: Decodable, Sendable { let code: String }
-    struct PhoneRequest: Decodable, Sendable { let phone: String }
+    package struct CodeRequest: Decodable, Sendable { package let code: String }
+    package struct PhoneRequest: Decodable, Sendable { package let phone: String }
 
-    struct SecondFactorRequest: Decodable, Sendable {
-        let factor: String
-        let code: String
+    package struct SecondFactorRequest: Decodable, Sendable {
+        package let factor: String
+        package let code: String
         /// The pending token from the password step (pages may rely on the `sesame_pending` cookie instead).
-        let pendingToken: String?
+        package let pendingToken: String?
     }
 
-    struct PendingOnly: Decodable, Sendable { let pendingToken: String? }
+    package struct PendingOnly: Decodable, Sendable { package let pendingToken: String? }
 
-    struct RecoveryCodesBody: ResponseEncodable, Sendable {
+    package struct RecoveryCodesBody: ResponseEncodable, Sendable {
         /// Shown once; only salted hashes are kept.
-        let codes: [String]
+        package let codes: [String]
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         let sensitive = router.group("/api/account", context: RecentlySignedInRequestContext.self)
 
         // Setting up TOTP changes how the account signs in with its password (and re-authenticates): a sensitive

@@ -1,20 +1,16 @@
 import Foundation
 import Hummingbird
-
-/// An enrolled keychain device, as a device token proved it.
-struct KeychainDevice: Sendable {
-    let enrollment: KeychainEnrollment
-    let user: User
-}
+import SesameCore
 
 /// Authenticates the device token on the keychain sync routes (`Authorization: Bearer <device token>`), before
 /// their context is made. A missing token leaves the request unauthenticated; a wrong one is counted against the
 /// client address (`KeychainSync.authenticate`).
-struct KeychainDeviceMiddleware: RouterMiddleware {
-    typealias Context = SesameRequestContext
-    let sync: KeychainSync
+package struct KeychainDeviceMiddleware: RouterMiddleware {
+    package typealias Context = SesameRequestContext
+    package let sync: KeychainSync
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws
         -> Response
     {
         var context = context
@@ -26,51 +22,51 @@ struct KeychainDeviceMiddleware: RouterMiddleware {
 
 /// The context of the keychain sync routes: a device token authenticated the request, else 401
 /// `keychain_device_unknown` with `WWW-Authenticate: Bearer`.
-struct KeychainDeviceRequestContext: ChildRequestContext, ClientContext {
-    var coreContext: CoreRequestContextStorage
-    let device: KeychainDevice
-    let clientAddress: String
+package struct KeychainDeviceRequestContext: ChildRequestContext, ClientContext {
+    package var coreContext: CoreRequestContextStorage
+    package let device: KeychainDevice
+    package let clientAddress: String
 
-    init(context: SesameRequestContext) throws {
+    package init(context: SesameRequestContext) throws {
         guard let device = context.keychainDevice else { throw APIError.keychainDeviceUnknown }
         self.coreContext = context.coreContext
         self.device = device
         self.clientAddress = context.clientAddress
     }
 
-    var user: User { device.user }
+    package var user: User { device.user }
     /// Push bodies carry a whole vault's sealed records; the sync routes read their bodies themselves with
     /// ``KeychainSync/maximumMessageBytes``.
-    var maxUploadSize: Int { KeychainSync.maximumMessageBytes }
-    var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
-    var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
+    package var maxUploadSize: Int { KeychainSync.maximumMessageBytes }
+    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
 extension APIError {
-    static var keychainDeviceUnknown: APIError {
+    package static var keychainDeviceUnknown: APIError {
         var error = APIError(
             .unauthorized, .keychainDeviceUnknown,
             "Send the keychain device token as a bearer token; enroll the device again if it was revoked.")
         error.wwwAuthenticate = "Bearer"
         return error
     }
-    static let keychainDeviceMismatch = APIError(
+    package static let keychainDeviceMismatch = APIError(
         .forbidden, .keychainDeviceMismatch, "This device token acts for another keychain device.")
-    static func keychainInvalidMessage(_ why: String) -> APIError {
+    package static func keychainInvalidMessage(_ why: String) -> APIError {
         APIError(.badRequest, .keychainInvalidMessage, why)
     }
-    static func keychainVersionConflict(current: UInt64) -> APIError {
+    package static func keychainVersionConflict(current: UInt64) -> APIError {
         var error = APIError(
             .conflict, .keychainVersionConflict, "The vault moved on since this device pulled; pull, merge, push again."
         )
         error.extra = ["version": String(current)]
         return error
     }
-    static let keychainWrongVault = APIError(
+    package static let keychainWrongVault = APIError(
         .conflict, .keychainWrongVault, "This account's keychain is another vault.")
-    static let keychainLimitReached = APIError(
+    package static let keychainLimitReached = APIError(
         .conflict, .keychainLimitReached, "Too many join requests or share offers are waiting.")
-    static func keychainQuotaReached(_ mebibytes: Int) -> APIError {
+    package static func keychainQuotaReached(_ mebibytes: Int) -> APIError {
         APIError(
             .conflict, .keychainLimitReached,
             "This account's keychain would hold more than the server allows (\(mebibytes) MiB); nothing was written.")

@@ -3,6 +3,7 @@ import Hummingbird
 import Keychain
 import NIOCore
 import WebAuthn
+import SesameCore
 
 /// Keychain sync (docs/keychain.md, "Sync over `sesame serve`").
 ///
@@ -10,28 +11,28 @@ import WebAuthn
 /// for one keychain device (`sesame keychain enroll` does this with a session token), lists the enrolled devices
 /// and revokes one. The sync routes take only a device token (`KeychainDeviceRequestContext`); their bodies and
 /// answers are the keychain's wire messages (`SyncMessages.swift`), which the server stores as opaque bytes.
-struct KeychainSyncRoutes {
-    let sesame: Sesame
-    let sync: KeychainSync
+package struct KeychainSyncRoutes {
+    package let sesame: Sesame
+    package let sync: KeychainSync
 
-    init(sesame: Sesame) {
+    package init(sesame: Sesame) {
         self.sesame = sesame
         self.sync = KeychainSync(sesame: sesame)
     }
 
-    struct EnrollmentRequest: Decodable, Sendable {
-        let name: String
+    package struct EnrollmentRequest: Decodable, Sendable {
+        package let name: String
     }
 
-    struct EnrollmentBody: Codable, Sendable {
-        let id: String
-        let name: String
+    package struct EnrollmentBody: Codable, Sendable {
+        package let id: String
+        package let name: String
         /// The keychain device ID (base64url) the token acts for, once it has been used.
-        let device: String?
-        let createdAt: Date
-        let lastUsedAt: Date
+        package let device: String?
+        package let createdAt: Date
+        package let lastUsedAt: Date
 
-        init(_ e: KeychainEnrollment) {
+        package init(_ e: KeychainEnrollment) {
             id = e.id
             name = e.name
             device = e.device.map(Base64URL.encode)
@@ -40,17 +41,17 @@ struct KeychainSyncRoutes {
         }
     }
 
-    struct Enrolled: ResponseEncodable, Sendable {
+    package struct Enrolled: ResponseEncodable, Sendable {
         /// The device token, shown only in this answer: send it as `Authorization: Bearer <token>`.
-        let token: String
-        let enrollment: EnrollmentBody
+        package let token: String
+        package let enrollment: EnrollmentBody
     }
 
-    struct EnrollmentList: ResponseEncodable, Sendable {
-        let enrollments: [EnrollmentBody]
+    package struct EnrollmentList: ResponseEncodable, Sendable {
+        package let enrollments: [EnrollmentBody]
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         // Enrolling gives access to the account's ciphertext, so it needs a recent sign-in; listing and revoking
         // (which only takes access away) need a session.
         let recent = router.group("/api/keychain/enrollments", context: RecentlySignedInRequestContext.self)
@@ -181,7 +182,7 @@ struct KeychainSyncRoutes {
     // MARK: Adapters
 
     /// The request body, up to ``KeychainSync/maximumMessageBytes``, as JSON.
-    static func body(_ request: Request) async throws -> [UInt8] {
+    package static func body(_ request: Request) async throws -> [UInt8] {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard mediaType == "application/json" else { throw APIError.unsupportedMediaType }
@@ -199,7 +200,7 @@ struct KeychainSyncRoutes {
     }
 
     /// A wire message as the answer.
-    static func message(_ json: [UInt8]) -> Response {
+    package static func message(_ json: [UInt8]) -> Response {
         Response(
             status: .ok,
             headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
@@ -207,7 +208,7 @@ struct KeychainSyncRoutes {
     }
 
     /// `{"format": 1, "<name>": [message…]}` from messages already in their wire form.
-    static func list(_ name: String, _ messages: [[UInt8]]) -> Response {
+    package static func list(_ name: String, _ messages: [[UInt8]]) -> Response {
         var json = Array(#"{"format":1,""#.utf8) + Array(name.utf8) + Array(#"":["#.utf8)
         for (index, message) in messages.enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
@@ -218,7 +219,7 @@ struct KeychainSyncRoutes {
     }
 
     /// A decimal vault version from the query (`since`).
-    static func version(_ text: Substring?) throws -> UInt64 {
+    package static func version(_ text: Substring?) throws -> UInt64 {
         guard let text, text.utf8.count <= 20, text.utf8.allSatisfy({ (48...57).contains($0) }),
             let value = UInt64(text)
         else { throw APIError.keychainInvalidMessage("Give since as a decimal vault version.") }
@@ -226,7 +227,7 @@ struct KeychainSyncRoutes {
     }
 
     /// A base64url value of exactly `count` bytes from the query or path.
-    static func bytes(_ text: (some StringProtocol)?, count: Int, name: String) throws -> [UInt8] {
+    package static func bytes(_ text: (some StringProtocol)?, count: Int, name: String) throws -> [UInt8] {
         guard let text, text.utf8.count <= 64, let bytes = try? Base64URL.decode(String(text)), bytes.count == count
         else { throw APIError.keychainInvalidMessage("Give \(name) as \(count) bytes of unpadded base64url.") }
         return bytes

@@ -1,27 +1,28 @@
 import Foundation
 import Keychain
+import SesameCore
 
 /// The server half of keychain sync (docs/keychain.md, "Sync over `sesame serve`"): device enrollment and its
 /// tokens, and the rules the sync routes apply before the store (`KeychainSyncStore`) writes. The server never
 /// opens anything it stores; every message is parsed with the keychain's own strict parsers (`SyncMessages.swift`)
 /// and stored as the bytes it carried.
-struct KeychainSync: Sendable {
-    let store: any Store
-    let clock: ServerClock
-    let audit: AuditLog
-    let rateLimits: RateLimitPolicy
+package struct KeychainSync: Sendable {
+    package let store: any Store
+    package let clock: ServerClock
+    package let audit: AuditLog
+    package let rateLimits: RateLimitPolicy
     /// `keychainQuota`: what one account's keychain may hold on the server, in MiB and in bytes.
-    let quotaMiB: Int
-    var quotaBytes: Int64 { Int64(quotaMiB) * 1024 * 1024 }
+    package let quotaMiB: Int
+    package var quotaBytes: Int64 { Int64(quotaMiB) * 1024 * 1024 }
 
     /// The largest sync message the routes read (a push of a whole vault of 10,000 passkeys is about 6 MiB).
-    static let maximumMessageBytes = 64 * 1024 * 1024
+    package static let maximumMessageBytes = 64 * 1024 * 1024
     /// Join requests an account may have waiting at once.
-    static let waitingJoinRequests = 10
+    package static let waitingJoinRequests = 10
     /// Share offers an account may have out at once.
-    static let openShares = 1000
+    package static let openShares = 1000
 
-    init(sesame: Sesame) {
+    package init(sesame: Sesame) {
         store = sesame.store
         clock = sesame.clock
         audit = sesame.audit
@@ -34,12 +35,12 @@ struct KeychainSync: Sendable {
     /// Bad device tokens from one client address share one bucket with the address limit of the other guessable
     /// secrets' policy (`perAddress` per window). Past it, every token from that address, right or wrong, is
     /// answered 429 until the window ends, so the answer never tells a guess that was right.
-    static func bucket(address: String) -> String { "keychain_token:" + RateLimiter.bucket(address: address) }
+    package static func bucket(address: String) -> String { "keychain_token:" + RateLimiter.bucket(address: address) }
 
     /// The device the `Authorization` header's token names, or nil without a bearer header. A malformed, unknown,
     /// revoked or wrong token is 401 `keychain_device_unknown` and counts against the address; a disabled account
     /// is 403 `account_disabled`.
-    func authenticate(authorization: String?, address: String) async throws -> KeychainDevice? {
+    package func authenticate(authorization: String?, address: String) async throws -> KeychainDevice? {
         guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
@@ -65,7 +66,7 @@ struct KeychainSync: Sendable {
     }
 
     /// Enrolls a device for the signed-in account: a new token, shown once.
-    func enroll(user: User, name: String, context: some ClientContext) async throws -> (
+    package func enroll(user: User, name: String, context: some ClientContext) async throws -> (
         token: String, enrollment: KeychainEnrollment
     ) {
         let issued = KeychainDeviceToken.issue()
@@ -79,7 +80,7 @@ struct KeychainSync: Sendable {
 
     /// Makes the token act for `device` (see `KeychainSyncStore.bindKeychainEnrollment`); 403
     /// `keychain_device_mismatch` when it already acts for another device of the vault.
-    func bind(_ device: KeychainDevice, to id: [UInt8]) async throws {
+    package func bind(_ device: KeychainDevice, to id: [UInt8]) async throws {
         guard try await store.bindKeychainEnrollment(id: device.enrollment.id, device: id, at: clock.now()) else {
             throw APIError.keychainDeviceMismatch
         }
@@ -88,7 +89,7 @@ struct KeychainSync: Sendable {
     // MARK: Sync
 
     /// Pull-since-version for the device the token acts for.
-    func pull(_ device: KeychainDevice, since: UInt64, for id: [UInt8]) async throws -> PullResponse {
+    package func pull(_ device: KeychainDevice, since: UInt64, for id: [UInt8]) async throws -> PullResponse {
         try await bind(device, to: id)
         return try await store.keychainPull(userID: device.user.id, since: since, device: id)
     }
@@ -96,7 +97,7 @@ struct KeychainSync: Sendable {
     /// Push-with-expected-version. The token must already act for a device (it pulled first, as every sync
     /// does), and that device must stay on the device list it pushes: a device cannot push itself out, and a
     /// device taken off the list by another loses its token in the same transaction.
-    func push(_ device: KeychainDevice, _ request: PushRequest, context: some ClientContext) async throws
+    package func push(_ device: KeychainDevice, _ request: PushRequest, context: some ClientContext) async throws
         -> PushResponse
     {
         guard let me = device.enrollment.device, request.devices.contains(where: { $0.id == me }) else {
@@ -129,7 +130,7 @@ struct KeychainSync: Sendable {
 extension KeychainSync {
     /// Parses a sync message with the keychain's strict parser; a message that is not the documented shape is 400
     /// `keychain_invalid_message` (the reason names the message, never its bytes).
-    static func parse<T>(_ what: String, _ body: () throws(KeychainError) -> T) throws -> T {
+    package static func parse<T>(_ what: String, _ body: () throws(KeychainError) -> T) throws -> T {
         do {
             return try body()
         } catch {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
+import SesameCore
 
 /// The server's own web pages (`/signin`, `/signup`, `/account`) and their static files (`/static/<name>`).
 ///
@@ -11,28 +12,28 @@ import NIOCore
 /// under `Resources/Web/static`, served by exact name only (the name set is read at start-up, so no request path
 /// ever reaches the file system). Every page carries a Content-Security-Policy that allows only this origin and
 /// no inline script or style.
-struct WebRoutes {
-    let sesame: Sesame
+package struct WebRoutes {
+    package let sesame: Sesame
 
     /// Scripts, styles, images and connections from this origin only; no plugins, no framing, no `<base>`, forms
     /// post here only; DOM string sinks must go through Trusted Types (the pages never use them).
-    static let contentSecurityPolicy = [
+    package static let contentSecurityPolicy = [
         "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
         "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
         "require-trusted-types-for 'script'", "trusted-types 'none'",
     ].joined(separator: "; ")
 
     /// A static file held in memory with its validator.
-    struct StaticFile: Sendable {
-        let bytes: ByteBuffer
-        let contentType: String
-        let etag: String
+    package struct StaticFile: Sendable {
+        package let bytes: ByteBuffer
+        package let contentType: String
+        package let etag: String
     }
 
-    enum Page: String, CaseIterable, Sendable {
+    package enum Page: String, CaseIterable, Sendable {
         case signin, signup, account
 
-        var title: String {
+        package var title: String {
             switch self {
             case .signin: "Sign in"
             case .signup: "Create an account"
@@ -41,8 +42,8 @@ struct WebRoutes {
         }
     }
 
-    struct LoadError: Error, CustomStringConvertible {
-        let description: String
+    package struct LoadError: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private static func resourceDirectory(_ name: String) throws -> URL {
@@ -53,7 +54,7 @@ struct WebRoutes {
     }
 
     /// `{{key}}` → escaped value. Unknown keys are an error, so a typo in a template fails at start-up.
-    static func fill(_ template: String, _ values: [String: String]) throws -> String {
+    package static func fill(_ template: String, _ values: [String: String]) throws -> String {
         var output = ""
         var rest = Substring(template)
         while let open = rest.range(of: "{{") {
@@ -69,7 +70,7 @@ struct WebRoutes {
         return output + rest
     }
 
-    static func escapeHTML(_ text: String) -> String {
+    package static func escapeHTML(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for character in text {
@@ -86,13 +87,13 @@ struct WebRoutes {
     }
 
     /// A page filled per request (consent, application errors): the layout and the body template, read once.
-    struct DynamicPage: Sendable {
-        let layout: String
-        let body: String
-        let name: String
-        let title: String
+    package struct DynamicPage: Sendable {
+        package let layout: String
+        package let body: String
+        package let name: String
+        package let title: String
 
-        static func load(_ name: String, title: String) throws -> DynamicPage {
+        package static func load(_ name: String, title: String) throws -> DynamicPage {
             let templates = try resourceDirectory("templates")
             return DynamicPage(
                 layout: try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8),
@@ -102,7 +103,9 @@ struct WebRoutes {
         }
 
         /// The page's HTML; every value is escaped. `script` names the static module the page loads.
-        func render(_ configuration: ServerConfiguration, script: String, _ values: [String: String]) throws -> String {
+        package func render(_ configuration: ServerConfiguration, script: String, _ values: [String: String]) throws
+            -> String
+        {
             let common = ["title": title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": script]
             let all = values.merging(common) { own, _ in own }
             return try fill(layout, common.merging(["content": try fill(body, all)]) { old, _ in old })
@@ -110,7 +113,7 @@ struct WebRoutes {
     }
 
     /// Every page, rendered with this server's configuration.
-    static func renderPages(_ configuration: ServerConfiguration) throws -> [Page: ByteBuffer] {
+    package static func renderPages(_ configuration: ServerConfiguration) throws -> [Page: ByteBuffer] {
         let templates = try resourceDirectory("templates")
         let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
         var pages: [Page: ByteBuffer] = [:]
@@ -126,12 +129,12 @@ struct WebRoutes {
         return pages
     }
 
-    static let contentTypes = [
+    package static let contentTypes = [
         "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml",
         "png": "image/png", "ico": "image/x-icon",
     ]
 
-    static func loadStaticFiles() throws -> [String: StaticFile] {
+    package static func loadStaticFiles() throws -> [String: StaticFile] {
         let directory = try resourceDirectory("static")
         var files: [String: StaticFile] = [:]
         for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil) {
@@ -144,7 +147,7 @@ struct WebRoutes {
         return files
     }
 
-    func register(on router: Router<SesameRequestContext>) {
+    package func register(on router: Router<SesameRequestContext>) {
         // The resources ship inside the binary's bundle; if they are missing the API still runs and the pages
         // answer 503 (logged once here).
         var pages: [Page: ByteBuffer] = [:]

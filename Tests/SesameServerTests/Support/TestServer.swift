@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 
 @testable import SesameServer
+@testable import SesameCore
 
 /// The engines every server test runs on: SQLite always, PostgreSQL when `SESAME_TEST_POSTGRES_URL` is set.
 /// `scripts/test` starts a throwaway PostgreSQL 15 cluster and sets it; `swift test` alone has no PostgreSQL,

@@ -1,3 +1,4 @@
+import SesameCore
 /// Why `sesame backup` or `sesame restore` refused or failed. Nothing was written under the name the operator gave
 /// when one of these is thrown (a partial file is removed first).
 ///
@@ -42,7 +43,7 @@ public struct BackupError: Error, Hashable, Sendable, CustomStringConvertible {
     public let file: String
     public let line: Int
 
-    init(_ code: Code, _ detail: String, file: String = #fileID, line: Int = #line) {
+    package init(_ code: Code, _ detail: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.detail = detail
         self.file = file

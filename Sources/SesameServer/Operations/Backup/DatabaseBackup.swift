@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SQLKit
 import SQLiteKit
+import SesameCore
 
 #if canImport(Glibc)
     import Glibc
@@ -29,8 +30,8 @@ import SQLiteKit
 /// given their final name in one step; whatever fails before that removes the temporary file, so nothing appears
 /// half-written under the name the operator gave, and the source is never modified.
 public enum DatabaseBackup {
-    static let markerTable = "sesame_backup"
-    static let format = "sesame-backup-1"
+    package static let markerTable = "sesame_backup"
+    package static let format = "sesame-backup-1"
 
     public struct BackupSummary: Sendable {
         public let path: String
@@ -202,14 +203,14 @@ public enum DatabaseBackup {
         }
     }
 
-    struct Marker {
-        let schemaVersion: Int
-        let createdAt: Int64
-        let producer: String
+    package struct Marker {
+        package let schemaVersion: Int
+        package let createdAt: Int64
+        package let producer: String
     }
 
     /// Checks the copy's pages and its `sesame_backup` row against its migrations table.
-    static func readMarker(_ path: String, input: String, logger: Logger) async throws -> Marker {
+    package static func readMarker(_ path: String, input: String, logger: Logger) async throws -> Marker {
         let copy = try await PlainSQLite.open(path, logger: logger)
         do {
             let check = try await copy.sql.raw("PRAGMA integrity_check").all()
@@ -265,7 +266,7 @@ public enum DatabaseBackup {
     }
 
     /// The restore target must not hold anything: absent, empty, or a SQLite file without tables.
-    static func checkEmpty(_ target: String, logger: Logger) async throws {
+    package static func checkEmpty(_ target: String, logger: Logger) async throws {
         let wal = (try? FileManager.default.attributesOfItem(atPath: target + "-wal"))?[.size] as? Int ?? 0
         guard exists(target) else {
             guard wal == 0 else { throw notEmpty(target) }
@@ -289,7 +290,7 @@ public enum DatabaseBackup {
         guard count == 0 else { throw notEmpty(target) }
     }
 
-    static func notEmpty(_ target: String) -> BackupError {
+    package static func notEmpty(_ target: String) -> BackupError {
         BackupError(
             .targetNotEmpty,
             "\(target) already holds data: restore only into an empty database (point --database at a new file, or move this one away first)"
@@ -297,7 +298,7 @@ public enum DatabaseBackup {
     }
 
     /// Checks the file is a whole SQLite file before anything is copied; returns its size.
-    static func checkHeader(_ input: String) throws -> Int {
+    package static func checkHeader(_ input: String) throws -> Int {
         let attributes: [FileAttributeKey: Any]
         let prefix: [UInt8]
         do {
@@ -330,50 +331,50 @@ public enum DatabaseBackup {
         }
     }
 
-    static func sqlitePath(_ configuration: ServerConfiguration, postgresAdvice: String) throws -> String {
+    package static func sqlitePath(_ configuration: ServerConfiguration, postgresAdvice: String) throws -> String {
         switch try DatabaseLocation(parsing: configuration.database) {
         case .sqlite(let path): return path
         case .postgres: throw BackupError(.postgres, postgresAdvice)
         }
     }
 
-    static let pgDumpAdvice = """
+    package static let pgDumpAdvice = """
         the database is PostgreSQL: back it up with PostgreSQL's own tool while servers run, e.g. \
         `pg_dump --format=custom --file=sesame.dump "$SESAME_DATABASE"` (a consistent snapshot), and keep the \
         sealing key file apart from the dump (docs/backup.md)
         """
-    static let pgRestoreAdvice = """
+    package static let pgRestoreAdvice = """
         the database is PostgreSQL: restore a pg_dump into an empty database with \
         `pg_restore --no-owner --dbname="$SESAME_DATABASE" sesame.dump`, then start sesame (docs/backup.md)
         """
 
-    static func fileKeyIDs(_ counts: [SealedSecretCount]) -> [String] {
+    package static func fileKeyIDs(_ counts: [SealedSecretCount]) -> [String] {
         Set(counts.map(\.key)).subtracting(["database", "unrecognised"]).sorted()
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
-    static func readPrefix(_ path: String, count: Int) throws -> [UInt8] {
+    package static func readPrefix(_ path: String, count: Int) throws -> [UInt8] {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         return [UInt8](try handle.read(upToCount: count) ?? Data())
     }
 
     /// An error's text without SQL binds (sqlite-nio's messages are SQLite's own).
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         String(String(describing: error).prefix(300))
     }
 }
 
 /// One SQLite connection without Sesame's settings (no switch to WAL): for reading a file as it is.
-struct PlainSQLite {
-    let connection: SQLiteConnection
-    var sql: any SQLDatabase { connection.sql(queryLogLevel: nil) }
+package struct PlainSQLite {
+    package let connection: SQLiteConnection
+    package var sql: any SQLDatabase { connection.sql(queryLogLevel: nil) }
 
-    static func open(_ path: String, logger: Logger) async throws -> PlainSQLite {
+    package static func open(_ path: String, logger: Logger) async throws -> PlainSQLite {
         let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
         let plain = PlainSQLite(connection: connection)
         do {
@@ -386,7 +387,7 @@ struct PlainSQLite {
     }
 
     /// The highest migration applied, nil when the file has no migrations table.
-    func schemaVersion() async throws -> Int? {
+    package func schemaVersion() async throws -> Int? {
         let table = try await sql.raw(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'sesame_migrations'"
         ).all()
@@ -395,17 +396,17 @@ struct PlainSQLite {
             column: "v", as: Int?.self)
     }
 
-    func close() async throws {
+    package func close() async throws {
         let connection = self.connection
         try await Task { try await connection.close() }.value
     }
 }
 
 /// A file created exclusively with mode 0600 beside its destination, renamed there once complete.
-struct TemporaryFile {
-    let path: String
+package struct TemporaryFile {
+    package let path: String
 
-    init(beside destination: String) throws {
+    package init(beside destination: String) throws {
         let url = URL(fileURLWithPath: destination)
         let directory = url.deletingLastPathComponent().path
         let name = ".\(url.lastPathComponent).partial-\(Secrets.random(6).map { String($0, radix: 16) }.joined())"
@@ -420,7 +421,7 @@ struct TemporaryFile {
     }
 
     /// Streams `source` into this (empty) file; the size must stay what was checked.
-    func copy(from source: String, expectedBytes: Int) throws {
+    package func copy(from source: String, expectedBytes: Int) throws {
         let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: source))
         defer { try? input.close() }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -438,7 +439,7 @@ struct TemporaryFile {
 
     /// Syncs the file and gives it its final name; `replacing: false` fails when that name exists.
     /// Returns the file's size.
-    func commit(as destination: String, replacing: Bool) throws -> Int {
+    package func commit(as destination: String, replacing: Bool) throws -> Int {
         // Written in rollback-journal mode and closed: everything is in the one file.
         for suffix in ["-wal", "-journal"] where DatabaseBackup.exists(path + suffix) {
             throw BackupError(.io, "\(path)\(suffix) is left over: the copy was not closed cleanly")
@@ -473,7 +474,7 @@ struct TemporaryFile {
         return Int(info.st_size)
     }
 
-    func remove() {
+    package func remove() {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
     }
 }

@@ -1,3 +1,4 @@
+import SesameCore
 /// The parts of a SQLite database file's 100-byte header that `sesame restore` checks before it copies anything
 /// (https://www.sqlite.org/fileformat2.html §1.3). Offsets and sizes, big-endian:
 ///
@@ -11,17 +12,17 @@
 ///
 /// The size at 28 is trusted only when the counters at 24 and 92 agree (SQLite ≥ 3.7.0 keeps them so); a file
 /// shorter than that many pages was cut off.
-struct SQLiteFileHeader: Equatable {
-    static let length = 100
-    static let magic: [UInt8] = Array("SQLite format 3".utf8) + [0]
+package struct SQLiteFileHeader: Equatable {
+    package static let length = 100
+    package static let magic: [UInt8] = Array("SQLite format 3".utf8) + [0]
 
-    let pageSize: Int
-    let pageCount: Int
+    package let pageSize: Int
+    package let pageCount: Int
 
     /// The number of bytes the whole file must have.
-    var expectedFileSize: Int { pageSize * pageCount }
+    package var expectedFileSize: Int { pageSize * pageCount }
 
-    enum Problem: Error, Equatable {
+    package enum Problem: Error, Equatable {
         /// Fewer than 100 bytes, but what is there starts like a SQLite file.
         case tooShort
         /// Not a SQLite file at all.
@@ -31,7 +32,7 @@ struct SQLiteFileHeader: Equatable {
     }
 
     /// Reads the header from the first bytes of a file (more than 100 may be given).
-    static func parse(_ bytes: [UInt8]) -> Result<SQLiteFileHeader, Problem> {
+    package static func parse(_ bytes: [UInt8]) -> Result<SQLiteFileHeader, Problem> {
         guard bytes.count >= length else {
             let prefix = min(bytes.count, magic.count)
             return !bytes.isEmpty && Array(bytes[0..<prefix]) == Array(magic[0..<prefix])

@@ -1,0 +1,129 @@
+import Foundation
+
+/// The rate-limit rules: at most `perAccount` / `perAddress` attempts at a guessable secret per fixed window
+/// (successes are given back); past that, 429 until the window ends. Counters live in the database, so every node
+/// sees the same counts.
+public struct RateLimitPolicy: Sendable, Equatable {
+    public var window: TimeInterval = 15 * 60
+    /// Per account (password, TOTP, SMS code, recovery code: each guessable secret has its own bucket).
+    public var perAccount = 5
+    /// Per client address, across accounts and secrets.
+    public var perAddress = 50
+    /// Ceremonies started (options requests) per client address: bounds stored challenges and sign-up spam.
+    public var ceremoniesPerAddress = 300
+    public init() {}
+}
+
+/// What an attempt guesses at; each has its own per-account bucket.
+package enum GuessableSecret: String, Sendable {
+    case password
+    case totp
+    case sms
+    case recovery
+    /// Sending an SMS code (every send counts; sends are never given back).
+    case smsSend = "sms_send"
+    /// A device's user code typed on the `/device` page (RFC 8628 §5.1: user codes are guessable).
+    case deviceCode = "device_code"
+
+    /// The bucket of a factor's codes.
+    package init(_ factor: Factor) {
+        switch factor {
+        case .totp: self = .totp
+        case .sms: self = .sms
+        case .recovery: self = .recovery
+        }
+    }
+}
+
+/// Which rate-limit buckets an attempt falls in.
+package struct RateLimitKey: Sendable {
+    package let buckets: [(name: String, limit: Int)]
+}
+
+package struct RateLimiter: Sendable {
+    package let store: any Store
+    package let policy: RateLimitPolicy
+    package let clock: ServerClock
+
+    package init(store: any Store, policy: RateLimitPolicy, clock: ServerClock) {
+        self.store = store
+        self.policy = policy
+        self.clock = clock
+    }
+
+    /// Bucket names carry no usernames or addresses in clear: they are SHA-256 hex of the subject.
+    package static func bucket(_ secret: String, account: String) -> String {
+        "\(secret):acct:" + hex(Secrets.sha256(account).prefix(16))
+    }
+
+    package static func bucket(address: String) -> String {
+        "addr:" + hex(Secrets.sha256(address).prefix(16))
+    }
+
+    private static func ceremonyBucket(_ address: String) -> String { "ceremony:" + bucket(address: address) }
+
+    /// Lowercase hex (what `String(format: "%02x")` per byte gives, without a formatter per byte on every request).
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    package func key(_ secret: GuessableSecret, account: String, address: String) -> RateLimitKey {
+        RateLimitKey(buckets: [
+            (Self.bucket(secret.rawValue, account: account), policy.perAccount),
+            (Self.bucket(address: address), policy.perAddress),
+        ])
+    }
+
+    /// Counts one attempt in every bucket, atomically, before the secret is checked; throws 429 with Retry-After
+    /// when that puts any bucket over its limit. Counting first (one `INSERT … ON CONFLICT … RETURNING` per
+    /// bucket) means concurrent guesses cannot all pass a check made before any of them was recorded.
+    package func attempt(_ key: RateLimitKey) async throws {
+        let now = clock.now()
+        var retryAfter: TimeInterval?
+        for bucket in key.buckets {
+            let state = try await store.recordFailure(bucket: bucket.name, now: now, window: policy.window)
+            if state.count > bucket.limit {
+                let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
+                retryAfter = max(retryAfter ?? 0, retry)
+            }
+        }
+        if let retryAfter { throw APIError.tooManyAttempts(retryAfter: Int(retryAfter.rounded(.up))) }
+    }
+
+    /// After a correct secret: the account's bucket is cleared and the attempt is given back to the address.
+    package func succeeded(_ key: RateLimitKey) async throws {
+        guard let account = key.buckets.first else { return }
+        try await store.clearFailures(bucket: account.name)
+        for bucket in key.buckets.dropFirst() { try await store.forgiveFailure(bucket: bucket.name) }
+    }
+
+    /// After a lookup whose right answer proves nothing about earlier guesses (a person's own device code, which
+    /// they read off the device): this attempt is given back in every bucket, and the wrong guesses before it still
+    /// count. Clearing the account's bucket here would let an account alternate guesses with its own code forever.
+    package func forgive(_ key: RateLimitKey) async throws {
+        for bucket in key.buckets { try await store.forgiveFailure(bucket: bucket.name) }
+    }
+
+    /// Counts one ceremony start for the address and stores its challenge (`Store.startCeremony`); 429, with no
+    /// challenge stored, once the window's budget is spent.
+    package func startCeremony(address: String, challengeID: [UInt8], binding: [UInt8], _ challenge: ChallengeRecord)
+        async throws
+    {
+        let now = clock.now()
+        let state = try await store.startCeremony(
+            bucket: Self.ceremonyBucket(address), limit: policy.ceremoniesPerAddress, now: now, window: policy.window,
+            challengeID: challengeID, binding: binding, challenge
+        )
+        if state.count > policy.ceremoniesPerAddress {
+            let retry = state.windowStart.addingTimeInterval(policy.window).timeIntervalSince(now)
+            throw APIError.tooManyAttempts(retryAfter: Int(retry.rounded(.up)))
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import SQLKit
+
+/// An scrypt password hash with the parameters it was made with.
+public struct PasswordRecord: Sendable, Equatable {
+    public var hash: [UInt8]
+    public var salt: [UInt8]
+    public var logN: Int
+    public var r: Int
+    public var p: Int
+
+    package init(hash: [UInt8], salt: [UInt8], logN: Int, r: Int, p: Int) {
+        self.hash = hash
+        self.salt = salt
+        self.logN = logN
+        self.r = r
+        self.p = p
+    }
+}
+
+/// Password hashes.
+public protocol PasswordStore {
+    func password(userID: String) async throws -> PasswordRecord?
+    func setPassword(userID: String, _ record: PasswordRecord, at: Date) async throws
+    /// Sets or changes the password, ends the account's other sessions (all but `keepingSession`) and revokes every
+    /// OAuth grant of the account, in one transaction; returns how many sessions ended.
+    func replacePassword(userID: String, _ record: PasswordRecord, at: Date, keepingSession: String) async throws -> Int
+    /// Refused (`lastWayIn`) when the account has no passkey.
+    func deletePassword(userID: String) async throws -> RemovalOutcome
+}
+
+extension SQLStore: PasswordStore {
+    package struct PasswordRow: Decodable {
+        /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
+        package enum CodingKeys: String, CodingKey {
+            case hash, salt, logN = "log_n", r, p
+        }
+
+        package let hash: Data
+        package let salt: Data
+        package let logN: Int
+        package let r: Int
+        package let p: Int
+    }
+
+    package static func passwordUpsert(userID: String, _ record: PasswordRecord, at: Date) -> SQLQueryString {
+        """
+        INSERT INTO passwords (user_id, hash, salt, log_n, r, p, updated_at)
+        VALUES (\(bind: userID), \(bind: Data(record.hash)), \(bind: Data(record.salt)), \(bind: record.logN), \(bind: record.r),
+                \(bind: record.p), \(bind: at.milliseconds))
+        ON CONFLICT (user_id) DO UPDATE SET hash = excluded.hash, salt = excluded.salt, log_n = excluded.log_n,
+            r = excluded.r, p = excluded.p, updated_at = excluded.updated_at
+        """
+    }
+
+    public func password(userID: String) async throws -> PasswordRecord? {
+        guard
+            let row = try await db.raw("SELECT hash, salt, log_n, r, p FROM passwords WHERE user_id = \(bind: userID)")
+                .first()
+        else {
+            return nil
+        }
+        let r = try row.decode(model: PasswordRow.self)
+        return PasswordRecord(hash: [UInt8](r.hash), salt: [UInt8](r.salt), logN: r.logN, r: r.r, p: r.p)
+    }
+
+    public func setPassword(userID: String, _ record: PasswordRecord, at: Date) async throws {
+        try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
+    }
+
+    public func replacePassword(userID: String, _ record: PasswordRecord, at: Date, keepingSession: String) async throws
+        -> Int
+    {
+        try await engine.withTransaction { db in
+            try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
+            // Whoever knew the old password may hold an app's tokens too: those end with the other sessions.
+            try await Self.revokeGrants(userID: userID, db, at: at)
+            return try await db.raw(
+                "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keepingSession) RETURNING id"
+            ).all().count
+        }
+    }
+
+    public func deletePassword(userID: String) async throws -> RemovalOutcome {
+        try await engine.withTransaction { [self] db in
+            try await lockUser(db, userID)
+            let deleted = try await db.raw(
+                """
+                DELETE FROM passwords WHERE user_id = \(bind: userID)
+                    AND EXISTS (SELECT 1 FROM credentials WHERE user_id = \(bind: userID))
+                RETURNING user_id
+                """
+            ).all()
+            if !deleted.isEmpty { return .removed }
+            let exists = try await db.raw("SELECT user_id FROM passwords WHERE user_id = \(bind: userID)").first()
+            return exists == nil ? .notFound : .lastWayIn
+        }
+    }
+}

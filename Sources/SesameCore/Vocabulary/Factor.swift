@@ -1,0 +1,61 @@
+/// A second factor for password sign-in and re-authentication.
+public enum Factor: String, CaseIterable, Sendable, Codable {
+    case totp
+    case sms
+    case recovery
+
+    /// The order pages offer them in.
+    package static let offered: [Factor] = [.totp, .sms, .recovery]
+}
+
+/// How a session's holder last proved who they are (`method` of the sessions API). The identity provider's `amr`
+/// and `acr` claims are derived from it, so it says truthfully how many factors were used.
+public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, Codable {
+    /// A passkey with user verification: the device and a PIN or biometric (two factors).
+    case passkey
+    /// A passkey that only tested presence (a security key without a PIN): one factor.
+    case passkeyPresence
+    /// A password alone (the account has no second factor).
+    case password
+    /// A password and a second factor.
+    case passwordAnd(Factor)
+
+    public static var allCases: [SessionMethod] {
+        [.passkey, .passkeyPresence, .password] + Factor.allCases.map(Self.passwordAnd)
+    }
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "passkey": self = .passkey
+        case "passkey-up": self = .passkeyPresence
+        case "password": self = .password
+        default:
+            guard rawValue.hasPrefix("password+"),
+                let factor = Factor(rawValue: String(rawValue.dropFirst("password+".count)))
+            else {
+                return nil
+            }
+            self = .passwordAnd(factor)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .passkey: "passkey"
+        case .passkeyPresence: "passkey-up"
+        case .password: "password"
+        case .passwordAnd(let factor): "password+\(factor.rawValue)"
+        }
+    }
+
+    /// The method of a passkey ceremony whose UV flag was `userVerified`.
+    package static func passkey(userVerified: Bool) -> SessionMethod { userVerified ? .passkey : .passkeyPresence }
+
+    /// Whether two independent factors were used.
+    public var isMultiFactor: Bool {
+        switch self {
+        case .passkey, .passwordAnd: true
+        case .passkeyPresence, .password: false
+        }
+    }
+}
