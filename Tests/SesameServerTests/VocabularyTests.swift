@@ -127,6 +127,18 @@ import WebAuthn
         #expect(SessionMethod(rawValue: "passkey+totp") == nil)
     }
 
+    /// Password sign-in and re-authentication both ask `Factor.secondStepNeeded`: an authenticator app or a phone
+    /// makes a second step; recovery codes alone do not (they stand in for one); no factor, no second step.
+    @Test func whichFactorsMakeASecondStep() {
+        #expect(Factor.secondStepNeeded([Factor.totp]))
+        #expect(Factor.secondStepNeeded([Factor.sms]))
+        #expect(Factor.secondStepNeeded([Factor.recovery, .sms]))
+        #expect(!Factor.secondStepNeeded([Factor.recovery]))
+        #expect(!Factor.secondStepNeeded([Factor]()))
+        // Every factor but recovery codes is one an account enrolls as its second step.
+        #expect(Factor.allCases.filter(\.makesASecondStep) == Factor.allCases.filter { $0 != .recovery })
+    }
+
     // MARK: The phone rule
 
     @Test(arguments: [
@@ -252,6 +264,26 @@ import WebAuthn
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["--no-such-setting", "1"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["--port"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["stray"]) }
+    }
+
+    /// The default `--help` and docs/configuration.md print is the default the server runs with: applying each
+    /// setting's printed default to a fresh configuration changes nothing. The rows whose default is a phrase in
+    /// parentheses ("(none)", "(bundled)", "(accept any)") describe an absent value and must leave it absent.
+    @Test func everyPrintedDefaultIsTheDefaultTheServerRunsWith() throws {
+        let fresh = ServerConfiguration()
+        var checked = 0
+        for setting in ServerConfiguration.settings where !setting.defaultValue.hasPrefix("(") {
+            var configuration = ServerConfiguration()
+            try setting.apply(&configuration, setting.defaultValue)
+            #expect(configuration == fresh, "\(setting.key): the printed default \(setting.defaultValue) differs")
+            checked += 1
+        }
+        #expect(checked >= 20)
+        for setting in ServerConfiguration.settings where setting.defaultValue.hasPrefix("(") {
+            var configuration = ServerConfiguration()
+            try setting.apply(&configuration, "")
+            #expect(configuration == fresh, "\(setting.key): an empty value is not the absent default")
+        }
     }
 
     @Test func anEnvironmentVariableSetsItsSetting() throws {

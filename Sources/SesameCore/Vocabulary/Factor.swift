@@ -6,6 +6,21 @@ public enum Factor: String, CaseIterable, Sendable, Codable {
 
     /// The order pages offer them in.
     package static let offered: [Factor] = [.totp, .sms, .recovery]
+
+    /// Whether an account that has this factor must give it (or a recovery code) after its password. Recovery codes
+    /// only stand in for such a factor. A switch with no default, so a new factor cannot be added without deciding.
+    package var makesASecondStep: Bool {
+        switch self {
+        case .totp, .sms: true
+        case .recovery: false
+        }
+    }
+
+    /// Whether an account with these factors needs a second step after its password: the one rule password sign-in
+    /// and re-authentication share.
+    package static func secondStepNeeded(_ available: some Sequence<Factor>) -> Bool {
+        available.contains { $0.makesASecondStep }
+    }
 }
 
 /// How a session's holder last proved who they are (`method` of the sessions API). The identity provider's `amr`

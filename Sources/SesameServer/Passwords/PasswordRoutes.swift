@@ -99,7 +99,7 @@ package struct PasswordRoutes {
         }
 
         let factors = try await sesame.factors.available(for: user)
-        if factors.contains(.totp) || factors.contains(.sms) {
+        if Factor.secondStepNeeded(factors) {
             let (pending, pendingHash) = Secrets.token()
             let expires = try await sesame.ceremonies.begin(
                 .pendingSecondFactor, id: pendingHash, userID: user.id, payload: PendingSecondStep())

@@ -165,7 +165,7 @@ package struct ReauthenticationRoutes {
         try await sesame.rateLimiter.succeeded(limit)
 
         let available = try await sesame.factors.available(for: user)
-        guard available.contains(.totp) || available.contains(.sms) else { return .password }
+        guard Factor.secondStepNeeded(available) else { return .password }
         guard let factor, let code else {
             var error = APIError(
                 .forbidden, .secondFactorRequired, "Give a second factor (factor and code) with the password.")
