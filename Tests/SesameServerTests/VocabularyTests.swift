@@ -266,6 +266,21 @@ import WebAuthn
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["stray"]) }
     }
 
+    /// The ID token's fields are exactly the claims discovery lists (`ScopeClaims.supported`), which UserInfo and the
+    /// token issuer read too; a claim added to the token and not to the list (or the other way round) fails here.
+    @Test func theIDTokensFieldsAreTheClaimsDiscoveryLists() {
+        let claims = IDTokenClaims(
+            iss: "i", sub: "s", aud: "a", exp: 1, iat: 1, auth_time: 1, nonce: "n", amr: [], acr: "a", azp: "a",
+            preferred_username: "p", name: "n")
+        #expect(Mirror(reflecting: claims).children.compactMap(\.label) == ScopeClaims.supported)
+        let user = User(
+            id: "u1", username: "ada", displayName: "Ada", userHandle: [1], disabled: false,
+            createdAt: Date(timeIntervalSince1970: 0))
+        #expect(
+            ScopeClaims.claims(scope: "openid profile", user: user) == ["preferred_username": "ada", "name": "Ada"])
+        #expect(ScopeClaims.claims(scope: "openid", user: user).isEmpty)
+    }
+
     /// The default `--help` and docs/configuration.md print is the default the server runs with: applying each
     /// setting's printed default to a fresh configuration changes nothing. The rows whose default is a phrase in
     /// parentheses ("(none)", "(bundled)", "(accept any)") describe an absent value and must leave it absent.

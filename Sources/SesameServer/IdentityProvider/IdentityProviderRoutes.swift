@@ -99,10 +99,7 @@ package struct IdentityProviderRoutes {
             "subject_types_supported": ["public", "pairwise"],
             "id_token_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
             "scopes_supported": AuthorizationRequest.supportedScopes,
-            "claims_supported": [
-                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp", "preferred_username",
-                "name",
-            ],
+            "claims_supported": ScopeClaims.supported,
             "token_endpoint_auth_methods_supported": [
                 "client_secret_basic", "client_secret_post", "private_key_jwt", "none",
             ],
@@ -428,10 +425,7 @@ package struct IdentityProviderRoutes {
             throw OAuthError.invalidToken()
         }
         var body: [String: any Sendable] = ["sub": claims.sub]
-        if claims.scope.split(separator: " ").contains("profile") {
-            body["preferred_username"] = user.username
-            body["name"] = user.displayName
-        }
+        for (name, value) in ScopeClaims.claims(scope: claims.scope, user: user) { body[name] = value }
         return try jsonResponse(body, cache: "no-store")
     }
 

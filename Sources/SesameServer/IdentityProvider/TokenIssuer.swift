@@ -2,6 +2,29 @@ import Foundation
 import WebAuthn
 import SesameCore
 
+/// The claims the identity provider gives, in one place: those every ID token carries, and those each scope adds from
+/// the account. The ID token (`IDTokenClaims`), UserInfo and discovery's `claims_supported` all read this list.
+package enum ScopeClaims {
+    /// Every ID token's claims (OpenID Connect Core 1.0 §2).
+    package static let always = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp"]
+    /// The claims a scope adds, each with its value from the account (§5.4: `profile`).
+    package static let byScope: [(scope: String, claims: [(name: String, value: @Sendable (User) -> String)])] = [
+        ("profile", [("preferred_username", { $0.username }), ("name", { $0.displayName })])
+    ]
+    /// What discovery lists as `claims_supported`.
+    package static var supported: [String] { always + byScope.flatMap { $0.claims.map(\.name) } }
+
+    /// The scope-given claims for a granted scope (space-separated) and an account.
+    package static func claims(scope: String, user: User) -> [String: String] {
+        let granted = Set(scope.split(separator: " ").map(String.init))
+        var claims: [String: String] = [:]
+        for (name, given) in byScope where granted.contains(name) {
+            for claim in given { claims[claim.name] = claim.value(user) }
+        }
+        return claims
+    }
+}
+
 /// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
 package struct IDTokenClaims: Codable, Sendable {
     package let iss: String
@@ -88,14 +111,14 @@ package struct TokenIssuer: Sendable {
     {
         let now = clock.now()
         let iat = Int(now.timeIntervalSince1970)
-        let profile = grant.scope.split(separator: " ").contains("profile")
+        let given = ScopeClaims.claims(scope: grant.scope, user: user)
         let subject = subjects.subject(userID: user.id, client: client)
         let idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
             auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
             amr: IDTokenClaims.amr(grant.method, passkeyBackupEligible: grant.passkeyBackupEligible),
-            acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: profile ? user.username : nil,
-            name: profile ? user.displayName : nil
+            acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: given["preferred_username"],
+            name: given["name"]
         )
         let idKey = try await keyring.current(IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
         let accessClaims = AccessTokenClaims(
