@@ -2,6 +2,7 @@ import ArgumentParser
 import CBOR
 import Crypto
 import Foundation
+import SesameBytes
 import SesameServer
 import WebAuthn
 import X509
@@ -261,7 +262,7 @@ enum Inspector {
             if !error.detail.isEmpty { members.append(("detail", .string(error.detail))) }
             if bytes.count >= 37 {
                 // The fixed header can still be shown.
-                members.append(("rpIdHash", .string(hex(bytes[0..<32]))))
+                members.append(("rpIdHash", .string(Hex.encode(bytes[0..<32]))))
                 members.append(("flags", CLIJSON.flags(AuthenticatorFlags(rawValue: bytes[32]))))
                 members.append(
                     (
@@ -275,7 +276,7 @@ enum Inspector {
             return .object(members)
         }
         var members: [(String, CLIJSON)] = [
-            ("rpIdHash", .string(hex(data.rpIdHash))),
+            ("rpIdHash", .string(Hex.encode(data.rpIdHash))),
             ("flags", CLIJSON.flags(data.flags)),
             ("signCount", .int(Int64(data.signCount))),
         ]
@@ -311,8 +312,6 @@ enum Inspector {
         }
         return .object(members)
     }
-
-    static func hex(_ b: some Sequence<UInt8>) -> String { b.map { String(format: "%02x", $0) }.joined() }
 
     /// Human-readable rendering: one `path: value` line per leaf.
     static func text(_ value: CLIJSON, prefix: String = "") -> String {
