@@ -1,48 +1,10 @@
 import Foundation
+import WebAuthn
 
-/// Any JSON value, for the parts of native messages the host passes on without a fixed shape (the page's options,
-/// the credential JSON it answers with). Integers stay integers, so `-7` is written back as `-7`.
-enum BrowserJSON: Sendable, Hashable, Codable {
-    case null
-    case bool(Bool)
-    case integer(Int)
-    case number(Double)
-    case string(String)
-    case array([BrowserJSON])
-    case object([String: BrowserJSON])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([BrowserJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: BrowserJSON].self))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
+/// The native messages' JSON: the parts the host passes on without a fixed shape (the page's options, the
+/// credential JSON it answers with) are the `WebAuthn` library's `JSONValue`, through `Codable` (integers stay
+/// integers, so `-7` is written back as `-7`); this is how the host writes and reads them, within its limits.
+enum BrowserJSON {
     static func encoded(_ value: some Encodable) throws(KeychainError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -88,12 +50,12 @@ enum BrowserJSON: Sendable, Hashable, Codable {
         return true
     }
 
-    static func decoded(_ bytes: [UInt8]) throws(KeychainError) -> BrowserJSON {
+    static func decoded(_ bytes: [UInt8]) throws(KeychainError) -> JSONValue {
         guard nestsWithinLimit(bytes) else {
             throw KeychainError(.malformedNativeMessage, reason: "JSON nested deeper than \(maximumDepth)")
         }
         do {
-            return try JSONDecoder().decode(BrowserJSON.self, from: Data(bytes))
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
             throw KeychainError(.malformedNativeMessage, reason: "not JSON")
         }
