@@ -43,7 +43,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CBOR", swiftSettings: strict),
-        // Small byte helpers written once for the libraries and the server: the constant-time compare and hex.
+        // Small byte helpers written once for the libraries and the server: the constant-time compare, hex, JSON
+        // string literals.
         // Not a product: other targets of this package use it through `package` access.
         .target(name: "SesameBytes", swiftSettings: strict),
         .target(

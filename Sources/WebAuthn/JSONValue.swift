@@ -56,8 +56,8 @@ extension JSONValue {
 
 extension JSONValue {
     /// JSON text: compact (one line, no spaces) or pretty (two-space indent, `": "` after keys). Members are
-    /// written in their order; strings escape `"`, `\`, and control characters (`\n`, `\r`, `\t`, else `\u00xx`),
-    /// and everything else goes out as UTF-8.
+    /// written in their order; strings as `JSONString.quoted` writes them (`\n`, `\r`, `\t`, else `\u00xx` for
+    /// control characters; everything else as UTF-8).
     package func rendered(pretty: Bool = false) -> String {
         var out = ""
         write(into: &out, pretty: pretty, indent: 0)
@@ -70,56 +70,40 @@ extension JSONValue {
     }
 
     private func write(into out: inout String, pretty: Bool, indent: Int) {
-        let pad = pretty ? String(repeating: "  ", count: indent + 1) : ""
-        let end = pretty ? "\n" + String(repeating: "  ", count: indent) : ""
-        let newline = pretty ? "\n" : ""
         switch self {
-        case .string(let s): out += Self.quoted(s)
+        case .string(let s): out += JSONString.quoted(s)
         case .number(let text): out += text
         case .bool(let b): out += b ? "true" : "false"
         case .null: out += "null"
         case .array(let items):
-            guard !items.isEmpty else {
-                out += "[]"
-                return
-            }
-            out += "[" + newline
-            for (index, item) in items.enumerated() {
-                if index > 0 { out += "," + newline }
-                out += pad
+            Self.write(items, open: "[", close: "]", into: &out, pretty: pretty, indent: indent) { item, out in
                 item.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            out += end + "]"
         case .object(let members):
-            guard !members.isEmpty else {
-                out += "{}"
-                return
-            }
-            out += "{" + newline
-            for (index, member) in members.enumerated() {
-                if index > 0 { out += "," + newline }
-                out += pad + Self.quoted(member.key) + (pretty ? ": " : ":")
+            Self.write(members, open: "{", close: "}", into: &out, pretty: pretty, indent: indent) { member, out in
+                out += JSONString.quoted(member.key) + (pretty ? ": " : ":")
                 member.value.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            out += end + "}"
         }
     }
 
-    /// A JSON string literal with the escapes ``rendered(pretty:)`` describes.
-    package static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += "\\u00" + Hex.encode([UInt8(scalar.value)])
-            default: out.unicodeScalars.append(scalar)
-            }
+    /// An array's or object's brackets around its elements, one per line when pretty.
+    private static func write<Element>(
+        _ elements: [Element], open: String, close: String, into out: inout String, pretty: Bool, indent: Int,
+        element: (Element, inout String) -> Void
+    ) {
+        guard !elements.isEmpty else {
+            out += open + close
+            return
         }
-        return out + "\""
+        let newline = pretty ? "\n" : ""
+        let pad = pretty ? String(repeating: "  ", count: indent + 1) : ""
+        out += open
+        for (index, item) in elements.enumerated() {
+            out += (index > 0 ? "," : "") + newline + pad
+            element(item, &out)
+        }
+        out += newline + (pretty ? String(repeating: "  ", count: indent) : "") + close
     }
 }
 
