@@ -68,19 +68,28 @@ let package = Package(
             dependencies: ["SesameBytes", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // What an authenticator writes, written once for the two in the package (the keychain's and the virtual
+        // one): credential keys and signatures, authenticator data, attestation objects, client data JSON.
         .target(
-            name: "VirtualAuthenticator",
+            name: "AuthenticatorSigning",
             dependencies: [
-                "CBOR", "WebAuthn",
+                "CBOR", "SesameBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         .target(
+            name: "VirtualAuthenticator",
+            dependencies: [
+                "AuthenticatorSigning", "CBOR", "WebAuthn",
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "Keychain",
             dependencies: [
-                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode",
+                "AuthenticatorSigning", "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

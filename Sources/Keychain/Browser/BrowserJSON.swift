@@ -5,13 +5,19 @@ import WebAuthn
 /// credential JSON it answers with) are the `WebAuthn` library's `JSONValue`, through `Codable` (integers stay
 /// integers, so `-7` is written back as `-7`); this is how the host writes and reads them, within its limits.
 enum BrowserJSON {
-    static func encoded(_ value: some Encodable) throws(KeychainError) -> [UInt8] {
+    /// `value` as JSON with sorted keys and unescaped slashes, as the host and the keychain's passkey responses are
+    /// written; `failure` when the encoder refuses it.
+    static func encoded(
+        _ value: some Encodable,
+        failure: @autoclosure () -> KeychainError = KeychainError(
+            .malformedNativeMessage, reason: "a value could not be written as JSON")
+    ) throws(KeychainError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
             return Array(try encoder.encode(value))
         } catch {
-            throw KeychainError(.malformedNativeMessage, reason: "a value could not be written as JSON")
+            throw failure()
         }
     }
 
