@@ -43,6 +43,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CBOR", swiftSettings: strict),
+        // Small byte helpers written once for the libraries and the server: the constant-time compare, hex, JSON
+        // string literals.
+        // Not a product: other targets of this package use it through `package` access.
+        .target(name: "SesameBytes", swiftSettings: strict),
         .target(
             name: "SesameBuildInfo",
             cSettings: buildCommit.map { [.define("SESAME_COMMIT", to: "\"\($0)\"")] } ?? []
@@ -50,7 +54,7 @@ let package = Package(
         .target(
             name: "WebAuthn",
             dependencies: [
-                "CBOR",
+                "CBOR", "SesameBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -61,22 +65,31 @@ let package = Package(
         ),
         .target(
             name: "OneTimeCode",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SesameBytes", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // What an authenticator writes, written once for the two in the package (the keychain's and the virtual
+        // one): credential keys and signatures, authenticator data, attestation objects, client data JSON.
         .target(
-            name: "VirtualAuthenticator",
+            name: "AuthenticatorSigning",
             dependencies: [
-                "CBOR", "WebAuthn",
+                "CBOR", "SesameBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
         .target(
+            name: "VirtualAuthenticator",
+            dependencies: [
+                "AuthenticatorSigning", "CBOR", "WebAuthn",
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "Keychain",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode",
+                "AuthenticatorSigning", "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -85,7 +98,8 @@ let package = Package(
         .executableTarget(
             name: "sesame",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain", "SesameBuildInfo",
+                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
+                "SesameBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 "SesameServer", "SesameCore",
@@ -93,11 +107,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
+        .testTarget(name: "SesameBytesTests", dependencies: ["SesameBytes"], swiftSettings: strict),
         // Checks on the repository itself (NOTICE and LICENSE), reading files from the source tree.
         .testTarget(name: "RepositoryTests", swiftSettings: strict),
         .testTarget(
             name: "WebAuthnTests",
-            dependencies: ["WebAuthn", "CBOR", "VirtualAuthenticator"],
+            dependencies: ["WebAuthn", "CBOR", "SesameBytes", "VirtualAuthenticator"],
             resources: [.copy("Vectors")],
             swiftSettings: strict
         ),

@@ -1,3 +1,5 @@
+import SesameBytes
+
 /// A key URI: everything an authenticator app needs to generate codes for one account.
 ///
 /// Format (Google Authenticator "Key Uri Format", and Apple's `apple-otpauth:` variant that opens iCloud Keychain
@@ -257,7 +259,7 @@ public struct OTPKeyURI: Sendable, Hashable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.endIndex,
-                    let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                    let high = Hex.value(ofDigit: bytes[index + 1]), let low = Hex.value(ofDigit: bytes[index + 2])
                 else {
                     throw OneTimeCodeError(.invalidKeyURI, reason: "malformed percent escape in \(what)")
                 }
@@ -275,15 +277,6 @@ public struct OTPKeyURI: Sendable, Hashable {
             throw OneTimeCodeError(.invalidKeyURI, reason: "\(what) is not UTF-8")
         }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     static func decimal(_ text: String) -> UInt64? {

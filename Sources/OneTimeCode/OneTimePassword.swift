@@ -1,4 +1,5 @@
 import Crypto
+import SesameBytes
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -130,7 +131,7 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
 
     /// Constant-time, so comparing secrets (say, to detect reuse) leaks nothing about their bytes.
     public static func == (lhs: OTPSecret, rhs: OTPSecret) -> Bool {
-        constantTimeEquals(lhs.bytes, rhs.bytes)
+        ConstantTime.equal(lhs.bytes, rhs.bytes)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -1,4 +1,5 @@
 import Crypto
+import SesameBytes
 
 /// Single-use recovery codes: the way back in when the device that makes one-time codes is lost.
 ///
@@ -61,7 +62,7 @@ public struct RecoveryCodeSet: Sendable, Hashable {
         guard let normalised = Self.normalise(code) else { return nil }
         let candidate = Self.hash(salt: salt, normalised: normalised)
         var found: Int? = nil
-        for (index, stored) in hashes.enumerated() where constantTimeEquals(stored, candidate) {
+        for (index, stored) in hashes.enumerated() where ConstantTime.equal(stored, candidate) {
             found = index
         }
         return found

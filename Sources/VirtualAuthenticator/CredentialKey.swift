@@ -1,7 +1,4 @@
-import CBOR
-import Crypto
-import CryptoExtras
-import Foundation
+import AuthenticatorSigning
 import WebAuthn
 
 extension VirtualAuthenticator {
@@ -34,160 +31,60 @@ extension VirtualAuthenticator {
     }
 }
 
-/// A credential private key and the operations an authenticator needs from it.
-enum CredentialKey: Sendable {
-    case es256(P256.Signing.PrivateKey)
-    case edDSA(Curve25519.Signing.PrivateKey)
-    case rs256(_RSA.Signing.PrivateKey)
-    case mldsa65(MLDSA65.PrivateKey)
-    case mldsa87(MLDSA87.PrivateKey)
+extension VirtualAuthenticator.Algorithm {
+    /// The algorithm a key was made for: keys here are only made from this type (``CredentialKey/generate(_:)``),
+    /// so every key's algorithm is one of its cases.
+    init(_ algorithm: CredentialKey.Algorithm) {
+        guard let own = Self.allCases.first(where: { CredentialKey.Algorithm($0) == algorithm }) else {
+            preconditionFailure("a \(algorithm) key that no VirtualAuthenticator.Algorithm makes")
+        }
+        self = own
+    }
+}
 
+/// The credential keys are the package's `CredentialKey` (`AuthenticatorSigning`, shared with the keychain's
+/// authenticator); these give it this authenticator's algorithm type and errors.
+extension CredentialKey {
     static func generate(_ algorithm: VirtualAuthenticator.Algorithm) throws(VirtualAuthenticatorError) -> CredentialKey
     {
-        switch algorithm {
-        case .es256: return .es256(P256.Signing.PrivateKey())
-        case .edDSA: return .edDSA(Curve25519.Signing.PrivateKey())
-        case .rs256:
-            do {
-                return .rs256(try _RSA.Signing.PrivateKey(keySize: .bits2048))
-            } catch {
-                throw VirtualAuthenticatorError(.authenticatorFailure, detail: "RSA key generation failed")
-            }
-        case .mldsa65, .mldsa87:
-            do {
-                return algorithm == .mldsa65 ? .mldsa65(try MLDSA65.PrivateKey()) : .mldsa87(try MLDSA87.PrivateKey())
-            } catch {
-                throw VirtualAuthenticatorError(.authenticatorFailure, detail: "ML-DSA key generation failed")
-            }
+        do {
+            return try CredentialKey(generating: Algorithm(algorithm))
+        } catch {
+            let name = algorithm == .rs256 ? "RSA" : "ML-DSA"
+            throw VirtualAuthenticatorError(.authenticatorFailure, detail: "\(name) key generation failed")
         }
     }
 
     /// Rebuilds a key from ``privateKeyBytes`` (the store format).
     init(algorithm: VirtualAuthenticator.Algorithm, privateKeyBytes: [UInt8]) throws(VirtualAuthenticatorError) {
         do {
-            switch algorithm {
-            case .es256: self = .es256(try P256.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
-            case .edDSA: self = .edDSA(try Curve25519.Signing.PrivateKey(rawRepresentation: privateKeyBytes))
-            case .rs256: self = .rs256(try _RSA.Signing.PrivateKey(derRepresentation: privateKeyBytes))
-            case .mldsa65: self = .mldsa65(try MLDSA65.PrivateKey(seedRepresentation: privateKeyBytes, publicKey: nil))
-            case .mldsa87: self = .mldsa87(try MLDSA87.PrivateKey(seedRepresentation: privateKeyBytes, publicKey: nil))
-            }
+            try self.init(algorithm: Algorithm(algorithm), privateKeyBytes: privateKeyBytes)
         } catch {
             throw VirtualAuthenticatorError(.invalidStore, detail: "stored \(algorithm) private key is malformed")
         }
     }
 
-    var algorithm: VirtualAuthenticator.Algorithm {
-        switch self {
-        case .es256: .es256
-        case .edDSA: .edDSA
-        case .rs256: .rs256
-        case .mldsa65: .mldsa65
-        case .mldsa87: .mldsa87
-        }
-    }
-
-    /// P-256 and Ed25519: the raw scalar/seed; RSA: PKCS #1 DER; ML-DSA: the 32-byte seed (FIPS 204 ξ).
-    var privateKeyBytes: [UInt8] {
-        switch self {
-        case .es256(let k): Array(k.rawRepresentation)
-        case .edDSA(let k): Array(k.rawRepresentation)
-        case .rs256(let k): Array(k.derRepresentation)
-        case .mldsa65(let k): Array(k.seedRepresentation)
-        case .mldsa87(let k): Array(k.seedRepresentation)
-        }
-    }
-
-    /// Signs `data` as the credential's algorithm prescribes (ECDSA signatures in ASN.1 DER, as WebAuthn §6.5.5
-    /// requires; Ed25519 and RSA signatures are raw).
-    func sign(_ data: [UInt8]) throws(VirtualAuthenticatorError) -> [UInt8] {
+    /// The signature over `authenticatorData || SHA-256(clientDataJSON)`, of an assertion (§6.3.3 step 11) or a
+    /// packed self attestation (§8.2).
+    func assertionSignature(authenticatorData: [UInt8], clientDataJSON: [UInt8]) throws(VirtualAuthenticatorError)
+        -> [UInt8]
+    {
         do {
-            switch self {
-            case .es256(let k): return Array(try k.signature(for: data).derRepresentation)
-            case .edDSA(let k): return Array(try k.signature(for: data))
-            case .rs256(let k): return Array(try k.signature(for: data, padding: .insecurePKCS1v1_5).rawRepresentation)
-            case .mldsa65(let k): return Array(try k.signature(for: data))
-            case .mldsa87(let k): return Array(try k.signature(for: data))
-            }
+            return try signature(authenticatorData: authenticatorData, clientDataJSON: clientDataJSON)
         } catch {
             throw VirtualAuthenticatorError(.authenticatorFailure, detail: "signing failed")
         }
     }
+}
 
-    /// The public key as a COSE_Key (RFC 9052 §7, RFC 9053), encoded in CTAP2 canonical CBOR.
-    ///
-    /// ```
-    /// EC2:  {1: 2 (kty EC2), 3: -7, -1: 1 (crv P-256), -2: x (32 bytes), -3: y (32 bytes)}
-    /// OKP:  {1: 1 (kty OKP), 3: -8, -1: 6 (crv Ed25519), -2: x (32 bytes)}
-    /// RSA:  {1: 3 (kty RSA), 3: -257, -1: n (modulus, big-endian), -2: e (exponent, big-endian)}   (RFC 8230)
-    /// AKP:  {1: 7 (kty AKP), 3: -49 | -50, -1: pub (the FIPS 204 public key)}                        (RFC 9964)
-    /// ```
-    var coseKey: [UInt8] {
-        var entries: [CBORMapEntry] = []
-        switch self {
-        case .es256(let k):
-            let point = Array(k.publicKey.x963Representation)  // 0x04 || x || y
-            entries = [
-                CBORMapEntry(1, 2), CBORMapEntry(3, CBOR(Int64(-7))), CBORMapEntry(CBOR(Int64(-1)), 1),
-                CBORMapEntry(CBOR(Int64(-2)), .byteString(Array(point[1..<33]))),
-                CBORMapEntry(CBOR(Int64(-3)), .byteString(Array(point[33..<65]))),
-            ]
-        case .edDSA(let k):
-            entries = [
-                CBORMapEntry(1, 1), CBORMapEntry(3, CBOR(Int64(-8))), CBORMapEntry(CBOR(Int64(-1)), 6),
-                CBORMapEntry(CBOR(Int64(-2)), .byteString(Array(k.publicKey.rawRepresentation))),
-            ]
-        case .rs256(let k):
-            // getKeyPrimitives cannot fail for a key this type holds; fall back to empty fields defensively.
-            let primitives = try? k.publicKey.getKeyPrimitives()
-            entries = [
-                CBORMapEntry(1, 3), CBORMapEntry(3, CBOR(Int64(-257))),
-                CBORMapEntry(CBOR(Int64(-1)), .byteString(Self.unsignedBigEndian(primitives?.modulus ?? Data()))),
-                CBORMapEntry(
-                    CBOR(Int64(-2)), .byteString(Self.unsignedBigEndian(primitives?.publicExponent ?? Data()))),
-            ]
-        case .mldsa65(let k):
-            entries = [
-                CBORMapEntry(1, 7), CBORMapEntry(3, CBOR(Int64(-49))),
-                CBORMapEntry(CBOR(Int64(-1)), .byteString(Array(k.publicKey.rawRepresentation))),
-            ]
-        case .mldsa87(let k):
-            entries = [
-                CBORMapEntry(1, 7), CBORMapEntry(3, CBOR(Int64(-50))),
-                CBORMapEntry(CBOR(Int64(-1)), .byteString(Array(k.publicKey.rawRepresentation))),
-            ]
+extension CredentialKey.Algorithm {
+    init(_ algorithm: VirtualAuthenticator.Algorithm) {
+        switch algorithm {
+        case .es256: self = .es256
+        case .edDSA: self = .edDSA
+        case .rs256: self = .rs256
+        case .mldsa65: self = .mldsa65
+        case .mldsa87: self = .mldsa87
         }
-        return CBOREncoder.encode(.map(entries))
-    }
-
-    /// The public key as X.509 SubjectPublicKeyInfo DER, which browsers return as `getPublicKey()`.
-    var subjectPublicKeyInfo: [UInt8] {
-        switch self {
-        case .es256(let k): return Array(k.publicKey.derRepresentation)
-        case .edDSA(let k):
-            // RFC 8410 §4: SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING (32-byte key) }
-            return [0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]
-                + Array(k.publicKey.rawRepresentation)
-        case .rs256(let k): return Array(k.publicKey.derRepresentation)
-        case .mldsa65(let k): return Self.mldsaSPKI(oidLast: 18, Array(k.publicKey.rawRepresentation))
-        case .mldsa87(let k): return Self.mldsaSPKI(oidLast: 19, Array(k.publicKey.rawRepresentation))
-        }
-    }
-
-    /// RFC 9881 §4: `SEQUENCE { SEQUENCE { OID id-ml-dsa-65 (2.16.840.1.101.3.4.3.18) | id-ml-dsa-87 (….19) },
-    /// BIT STRING pub }`. Written here, not taken from the WebAuthn library, so that the two are checked against
-    /// each other. Both keys are longer than 255 bytes, so every length is the two-byte long form.
-    private static func mldsaSPKI(oidLast: UInt8, _ pub: [UInt8]) -> [UInt8] {
-        func long(_ count: Int) -> [UInt8] { [0x82, UInt8(count >> 8), UInt8(count & 0xFF)] }
-        let algorithm: [UInt8] = [0x30, 0x0B, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, oidLast]
-        let bitString: [UInt8] = [0x03] + long(pub.count + 1) + [0x00] + pub
-        return [0x30] + long(algorithm.count + bitString.count) + algorithm + bitString
-    }
-
-    /// Big-endian integer bytes without leading zeros (COSE RSA parameters are unsigned).
-    private static func unsignedBigEndian(_ data: Data) -> [UInt8] {
-        let bytes = Array(data)
-        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return bytes.isEmpty ? [] : [0] }
-        return Array(bytes[first...])
     }
 }

@@ -1,3 +1,4 @@
+import AuthenticatorSigning
 import Foundation
 import WebAuthn
 
@@ -16,7 +17,7 @@ extension VirtualAuthenticator {
         public let backedUp: Bool
         let key: CredentialKey
 
-        public var algorithm: Algorithm { key.algorithm }
+        public var algorithm: Algorithm { Algorithm(key.algorithm) }
         /// The credential public key as COSE_Key bytes, as in attested credential data.
         public var publicKeyCOSE: [UInt8] { key.coseKey }
         /// The credential public key as SubjectPublicKeyInfo DER.

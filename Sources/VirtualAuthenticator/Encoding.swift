@@ -31,21 +31,4 @@ enum ClientEncoding {
         }
         return Array(data)
     }
-
-    /// A JSON string literal as W3C WebAuthn Level 3 §5.8.1.1 (CCDToString) writes it: `"` and `\` escaped,
-    /// code points below U+0020 as `\u00xx`, everything else as UTF-8.
-    static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\u{00}"..."\u{1f}":
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// What `navigator.credentials.create()` resolves with, serialised by `PublicKeyCredential.toJSON()` as
 /// W3C WebAuthn Level 3 §5.1 `RegistrationResponseJSON`:
@@ -90,43 +91,5 @@ public struct AuthenticationResponse: Sendable, Hashable {
         ]
         if let authenticatorAttachment { top["authenticatorAttachment"] = .string(authenticatorAttachment) }
         return JSONValue.object(top).encoded()
-    }
-}
-
-/// A small JSON writer with sorted keys, so responses are byte-stable.
-enum JSONValue: Sendable, Hashable {
-    case string(String)
-    case int(Int)
-    case bool(Bool)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    func encoded() -> [UInt8] {
-        var out = ""
-        write(into: &out)
-        return Array(out.utf8)
-    }
-
-    private func write(into out: inout String) {
-        switch self {
-        case .string(let s): out += ClientEncoding.jsonString(s)
-        case .int(let i): out += String(i)
-        case .bool(let b): out += b ? "true" : "false"
-        case .array(let items):
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                item.write(into: &out)
-            }
-            out += "]"
-        case .object(let members):
-            out += "{"
-            for (i, key) in members.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
-                out += ClientEncoding.jsonString(key) + ":"
-                members[key]?.write(into: &out)
-            }
-            out += "}"
-        }
     }
 }

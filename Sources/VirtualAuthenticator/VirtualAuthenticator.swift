@@ -1,5 +1,5 @@
+import AuthenticatorSigning
 import CBOR
-import Crypto
 import Foundation
 import Synchronization
 import WebAuthn
@@ -114,17 +114,15 @@ public final class VirtualAuthenticator: Sendable {
         }
 
         // Authenticator data with attested credential data (§6.1, §6.5.1).
-        var flags = Self.flags(
+        let flags = AuthenticatorOutput.flags(
             userPresent: behaviour.userPresent, userVerified: verified, backupEligible: credential.backupEligible,
-            backedUp: credential.backedUp)
-        flags |= 0x40  // AT
-        var authData = Self.authenticatorDataPrefix(
-            rpId: behaviour.rpIdForHash ?? rpId, flags: flags ^ behaviour.flagsXOR,
-            signCount: behaviour.signCount ?? initialCount)
-        authData += configuration.aaguid
-        authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
-        authData += credentialId
-        authData += key.coseKey
+            backedUp: credential.backedUp, attestedCredentialData: true)
+        let authData =
+            AuthenticatorOutput.authenticatorDataPrefix(
+                rpId: behaviour.rpIdForHash ?? rpId, flags: flags ^ behaviour.flagsXOR,
+                signCount: behaviour.signCount ?? initialCount)
+            + AuthenticatorOutput.attestedCredentialData(
+                aaguid: configuration.aaguid, credentialId: credentialId, publicKey: key)
 
         let clientDataJSON = Self.clientData(
             type: behaviour.clientDataType ?? "webauthn.create", challenge: options.challenge,
@@ -136,7 +134,7 @@ public final class VirtualAuthenticator: Sendable {
         case .none:
             statement = .map([])
         case .packedSelf:
-            var sig = try key.sign(authData + Array(SHA256.hash(data: clientDataJSON)))
+            var sig = try key.assertionSignature(authenticatorData: authData, clientDataJSON: clientDataJSON)
             Self.apply(behaviour.tamper, signature: &sig)
             statement = .map([
                 CBORMapEntry("alg", CBOR(algorithm.rawValue)), CBORMapEntry("sig", .byteString(sig)),
@@ -145,12 +143,8 @@ public final class VirtualAuthenticator: Sendable {
         var sentAuthData = authData
         var sentClientData = clientDataJSON
         Self.apply(behaviour.tamper, authenticatorData: &sentAuthData, clientDataJSON: &sentClientData)
-        let attestationObject = CBOREncoder.encode(
-            .map([
-                CBORMapEntry("fmt", .textString(configuration.attestation.rawValue)),
-                CBORMapEntry("attStmt", statement),
-                CBORMapEntry("authData", .byteString(sentAuthData)),
-            ]))
+        let attestationObject = AuthenticatorOutput.attestationObject(
+            format: configuration.attestation.rawValue, statement: statement, authenticatorData: sentAuthData)
 
         return RegistrationResponse(
             credentialId: behaviour.responseCredentialId ?? credentialId, clientDataJSON: sentClientData,
@@ -205,17 +199,18 @@ public final class VirtualAuthenticator: Sendable {
             return stored[index]
         }
 
-        let flags = Self.flags(
+        let flags = AuthenticatorOutput.flags(
             userPresent: behaviour.userPresent, userVerified: verified, backupEligible: credential.backupEligible,
-            backedUp: credential.backedUp)
-        let authData = Self.authenticatorDataPrefix(
+            backedUp: credential.backedUp, attestedCredentialData: false)
+        let authData = AuthenticatorOutput.authenticatorDataPrefix(
             rpId: behaviour.rpIdForHash ?? rpId, flags: flags ^ behaviour.flagsXOR,
             signCount: behaviour.signCount ?? credential.signCount)
         let clientDataJSON = Self.clientData(
             type: behaviour.clientDataType ?? "webauthn.get", challenge: options.challenge,
             origin: behaviour.clientDataOrigin ?? caller.serialized, behaviour: behaviour)
         // §6.3.3 step 11: the assertion signature covers authenticatorData || SHA-256(clientDataJSON).
-        var signature = try credential.key.sign(authData + Array(SHA256.hash(data: clientDataJSON)))
+        var signature = try credential.key.assertionSignature(
+            authenticatorData: authData, clientDataJSON: clientDataJSON)
         var sentAuthData = authData
         var sentClientData = clientDataJSON
         Self.apply(behaviour.tamper, signature: &signature)
@@ -254,21 +249,6 @@ public final class VirtualAuthenticator: Sendable {
         return behaviour.userVerified ?? (configuration.userVerification && requirement != "discouraged")
     }
 
-    static func flags(userPresent: Bool, userVerified: Bool, backupEligible: Bool, backedUp: Bool) -> UInt8 {
-        (userPresent ? 0x01 : 0) | (userVerified ? 0x04 : 0) | (backupEligible ? 0x08 : 0) | (backedUp ? 0x10 : 0)
-    }
-
-    /// `rpIdHash (32) || flags (1) || signCount (4, big-endian)` (§6.1).
-    static func authenticatorDataPrefix(rpId: String, flags: UInt8, signCount: UInt32) -> [UInt8] {
-        var out = Array(SHA256.hash(data: Array(rpId.utf8)))
-        out.append(flags)
-        out += [
-            UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff),
-            UInt8(signCount & 0xff),
-        ]
-        return out
-    }
-
     /// Client data JSON in the member order §5.8.1.1 prescribes: type, challenge, origin, crossOrigin, then
     /// topOrigin when cross-origin.
     static func clientData(type: String, challenge: [UInt8], origin: String, behaviour: Behaviour) -> [UInt8] {
@@ -276,14 +256,9 @@ public final class VirtualAuthenticator: Sendable {
         if behaviour.tamperChallenge {
             if challenge.isEmpty { challenge = [1] } else { challenge[challenge.count - 1] ^= 0x01 }
         }
-        var s = "{\"type\":" + ClientEncoding.jsonString(type)
-        s += ",\"challenge\":" + ClientEncoding.jsonString(ClientEncoding.base64url(challenge))
-        s += ",\"origin\":" + ClientEncoding.jsonString(origin)
-        s += ",\"crossOrigin\":" + (behaviour.crossOrigin ? "true" : "false")
-        if behaviour.crossOrigin, let top = behaviour.topOrigin {
-            s += ",\"topOrigin\":" + ClientEncoding.jsonString(top)
-        }
-        return Array((s + "}").utf8)
+        return AuthenticatorOutput.clientDataJSON(
+            type: type, challenge: ClientEncoding.base64url(challenge), origin: origin,
+            crossOrigin: behaviour.crossOrigin, topOrigin: behaviour.topOrigin)
     }
 
     private static func apply(_ tamper: [Tamper], signature: inout [UInt8]) {

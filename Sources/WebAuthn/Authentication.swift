@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SesameBytes
 
 /// What the relying party expects of one authentication response.
 public struct AuthenticationExpectation: Sendable {

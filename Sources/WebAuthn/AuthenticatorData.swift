@@ -1,4 +1,5 @@
 import CBOR
+import SesameBytes
 
 /// The flags byte of authenticator data (W3C WebAuthn Level 3 §6.1).
 public struct AuthenticatorFlags: OptionSet, Sendable, Hashable {
@@ -37,36 +38,17 @@ public struct AAGUID: Sendable, Hashable, CustomStringConvertible {
     /// Parses the 8-4-4-4-12 hexadecimal form (either case).
     public init?(uuidString: String) {
         let hex = uuidString.filter { $0 != "-" }
-        guard uuidString.count == 36, hex.count == 32 else { return nil }
-        var out: [UInt8] = []
-        var chars = hex.makeIterator()
-        while let a = chars.next(), let b = chars.next() {
-            guard let v = UInt8(String([a, b]), radix: 16) else { return nil }
-            out.append(v)
-        }
-        self.bytes = out
+        guard uuidString.count == 36, hex.count == 32, let bytes = Hex.decode(hex) else { return nil }
+        self.bytes = bytes
     }
 
     /// Lower-case 8-4-4-4-12 hexadecimal.
     public var uuidString: String {
-        let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { r in
-            String(
-                hex[
-                    hex.index(
-                        hex.startIndex, offsetBy: r.lowerBound)..<hex.index(hex.startIndex, offsetBy: r.upperBound)])
-        }
-        return parts.joined(separator: "-")
+        [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { Hex.encode(bytes[$0]) }.joined(separator: "-")
     }
 
     public var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
     public var description: String { uuidString }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
 }
 
 /// The credential a registration creates, as the authenticator reports it (§6.5.1).

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SesameBytes
 
 /// The client data a browser (or other WebAuthn client) collected and the authenticator signed over, parsed
 /// from `clientDataJSON`, with the exact bytes kept.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CBOR
 import Crypto
 import Foundation
+import SesameBytes
 import SesameServer
 import WebAuthn
 import X509
@@ -48,16 +49,17 @@ struct InspectCommand: AsyncParsableCommand {
         let bytes: [UInt8]
         do { bytes = try readInput(input) } catch { throw usage("cannot read \(input)") }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        var report: CLIJSON
+        var report: JSONValue
         do {
             report = try Inspector.inspect(text)
         } catch {
             throw failed(error)
         }
-        if case .object(var members) = report, members.first?.1 == .string("registration"),
+        if case .object(var members) = report, members.first?.value == .string("registration"),
             let response = try? RegistrationResponseJSON.decode(Array(text.utf8))
         {
-            members.append(("attestation", await Inspector.attestation(response, time: time, metadata: metadata)))
+            members.append(
+                .init(key: "attestation", value: await Inspector.attestation(response, time: time, metadata: metadata)))
             report = .object(members)
         }
         if json {
@@ -69,7 +71,7 @@ struct InspectCommand: AsyncParsableCommand {
 }
 
 enum Inspector {
-    static func inspect(_ text: String) throws(WebAuthnError) -> CLIJSON {
+    static func inspect(_ text: String) throws(WebAuthnError) -> JSONValue {
         if text.hasPrefix("{") {
             return try inspectResponse(Array(text.utf8))
         }
@@ -83,13 +85,13 @@ enum Inspector {
         return .object([("kind", .string("authenticatorData")), ("authenticatorData", authenticatorData(bytes))])
     }
 
-    static func inspectResponse(_ json: [UInt8]) throws(WebAuthnError) -> CLIJSON {
+    static func inspectResponse(_ json: [UInt8]) throws(WebAuthnError) -> JSONValue {
         // Decide the ceremony by the members present; both decoders check the envelope strictly.
         let probe = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
         let inner = probe?["response"] as? [String: Any]
         if inner?["attestationObject"] != nil {
             let r = try RegistrationResponseJSON.decode(json)
-            var members: [(String, CLIJSON)] = [
+            var members: [(String, JSONValue)] = [
                 ("kind", .string("registration")),
                 ("id", .string(r.id)),
                 ("type", .string(r.type)),
@@ -115,14 +117,14 @@ enum Inspector {
         ])
     }
 
-    static func extensionResults(_ e: AuthenticationExtensionsClientOutputsJSON) -> CLIJSON {
-        var members: [(String, CLIJSON)] = []
+    static func extensionResults(_ e: AuthenticationExtensionsClientOutputsJSON) -> JSONValue {
+        var members: [(String, JSONValue)] = []
         if let appid = e.appid { members.append(("appid", .bool(appid))) }
         if let credProps = e.credProps {
-            members.append(("credProps", .object([("rk", credProps.rk.map(CLIJSON.bool) ?? .null)])))
+            members.append(("credProps", .object([("rk", credProps.rk.map(JSONValue.bool) ?? .null)])))
         }
         if let prf = e.prf {
-            var p: [(String, CLIJSON)] = [("enabled", prf.enabled.map(CLIJSON.bool) ?? .null)]
+            var p: [(String, JSONValue)] = [("enabled", prf.enabled.map(JSONValue.bool) ?? .null)]
             if let r = prf.results {
                 p.append(
                     (
@@ -137,22 +139,22 @@ enum Inspector {
                 (
                     "largeBlob",
                     .object([
-                        ("supported", lb.supported.map(CLIJSON.bool) ?? .null),
+                        ("supported", lb.supported.map(JSONValue.bool) ?? .null),
                         ("blob", .optional(lb.blob?.description)),
-                        ("written", lb.written.map(CLIJSON.bool) ?? .null),
+                        ("written", lb.written.map(JSONValue.bool) ?? .null),
                     ])
                 ))
         }
         return .object(members)
     }
 
-    static func clientData(_ bytes: [UInt8]) -> CLIJSON {
+    static func clientData(_ bytes: [UInt8]) -> JSONValue {
         do {
             let c = try CollectedClientData(bytes: bytes)
-            var members: [(String, CLIJSON)] = [
+            var members: [(String, JSONValue)] = [
                 ("type", .string(c.type)), ("challenge", .string(c.challenge)), ("origin", .string(c.origin)),
             ]
-            members.append(("crossOrigin", c.crossOrigin.map(CLIJSON.bool) ?? .null))
+            members.append(("crossOrigin", c.crossOrigin.map(JSONValue.bool) ?? .null))
             members.append(("topOrigin", .optional(c.topOrigin)))
             return .object(members)
         } catch {
@@ -164,7 +166,7 @@ enum Inspector {
     /// proves, the trust path, the metadata statement of the model and the provider's name.
     static func attestation(
         _ response: RegistrationResponseJSON, time: Date, metadata: MetadataIndex?
-    ) async -> CLIJSON {
+    ) async -> JSONValue {
         let object: AttestationObject
         do {
             object = try AttestationObject(
@@ -177,7 +179,7 @@ enum Inspector {
         if let bundled = try? TrustAnchors.bundled() { trust.formatAnchors = bundled.formatAnchors }
         let clientDataHash = Array(SHA256.hash(data: response.response.clientDataJSON.bytes))
         let aaguid = object.authenticatorData.attestedCredentialData?.aaguid
-        var members: [(String, CLIJSON)] = []
+        var members: [(String, JSONValue)] = []
         var leaf: Certificate?
         do {
             let result = try await AttestationFormatRegistry.standard.verify(
@@ -206,7 +208,7 @@ enum Inspector {
             ]
         }
         let entry = metadata?.entry(aaguid: aaguid, attestationCertificate: leaf)
-        members.append(("metadata", entry.map(CLIJSON.metadata) ?? .null))
+        members.append(("metadata", entry.map(JSONValue.metadata) ?? .null))
         let provider = aaguid.flatMap { AuthenticatorProviders.sesameBundled[$0]?.name } ?? entry?.name
         members.append(("provider", .optional(provider)))
         return .object(members)
@@ -218,15 +220,15 @@ enum Inspector {
         return subject.isEmpty ? "(empty subject)" : subject
     }
 
-    static func attestationObject(_ bytes: [UInt8]) -> CLIJSON {
+    static func attestationObject(_ bytes: [UInt8]) -> JSONValue {
         let item: CBOR
         do { item = try CBORDecoder(options: .lenientMapOrder).decode(bytes) } catch {
             return .object([("error", .string("invalidCBOR")), ("detail", .string(error.description))])
         }
-        var members: [(String, CLIJSON)] = [("fmt", .optional(item[text: "fmt"]?.string))]
+        var members: [(String, JSONValue)] = [("fmt", .optional(item[text: "fmt"]?.string))]
         let statement = item[text: "attStmt"] ?? .map([])
-        members.append(("attStmt", CLIJSON.from(statement)))
-        var certificates: [CLIJSON] = []
+        members.append(("attStmt", JSONValue.from(statement)))
+        var certificates: [JSONValue] = []
         for der in (statement[text: "x5c"]?.array ?? []).compactMap(\.bytes) {
             certificates.append(certificate(der))
         }
@@ -239,7 +241,7 @@ enum Inspector {
         return .object(members)
     }
 
-    static func certificate(_ der: [UInt8]) -> CLIJSON {
+    static func certificate(_ der: [UInt8]) -> JSONValue {
         do {
             let cert = try Certificate(derEncoded: der)
             return .object([
@@ -255,15 +257,15 @@ enum Inspector {
         }
     }
 
-    static func authenticatorData(_ bytes: [UInt8]) -> CLIJSON {
+    static func authenticatorData(_ bytes: [UInt8]) -> JSONValue {
         let data: AuthenticatorData
         do { data = try AuthenticatorData(bytes: bytes, options: COSEKeyOptions(allowRS1: true)) } catch {
-            var members: [(String, CLIJSON)] = [("error", .string(error.code.name))]
+            var members: [(String, JSONValue)] = [("error", .string(error.code.name))]
             if !error.detail.isEmpty { members.append(("detail", .string(error.detail))) }
             if bytes.count >= 37 {
                 // The fixed header can still be shown.
-                members.append(("rpIdHash", .string(hex(bytes[0..<32]))))
-                members.append(("flags", CLIJSON.flags(AuthenticatorFlags(rawValue: bytes[32]))))
+                members.append(("rpIdHash", .string(Hex.encode(bytes[0..<32]))))
+                members.append(("flags", JSONValue.flags(AuthenticatorFlags(rawValue: bytes[32]))))
                 members.append(
                     (
                         "signCount",
@@ -275,9 +277,9 @@ enum Inspector {
             }
             return .object(members)
         }
-        var members: [(String, CLIJSON)] = [
-            ("rpIdHash", .string(hex(data.rpIdHash))),
-            ("flags", CLIJSON.flags(data.flags)),
+        var members: [(String, JSONValue)] = [
+            ("rpIdHash", .string(Hex.encode(data.rpIdHash))),
+            ("flags", JSONValue.flags(data.flags)),
             ("signCount", .int(Int64(data.signCount))),
         ]
         if let attested = data.attestedCredentialData {
@@ -286,14 +288,14 @@ enum Inspector {
             members.append(
                 ("credentialPublicKey", coseKey(attested.publicKeyBytes, algorithm: attested.publicKey.algorithm)))
         }
-        members.append(("extensions", data.extensions.map(CLIJSON.from) ?? .null))
+        members.append(("extensions", data.extensions.map(JSONValue.from) ?? .null))
         return .object(members)
     }
 
     static let coseLabels: [Int64: String] = [1: "kty", 3: "alg", -1: "crv/n/pub", -2: "x/e", -3: "y"]
 
-    static func coseKey(_ bytes: [UInt8], algorithm: COSEAlgorithm) -> CLIJSON {
-        var members: [(String, CLIJSON)] = [
+    static func coseKey(_ bytes: [UInt8], algorithm: COSEAlgorithm) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("alg", .int(Int64(algorithm.rawValue))), ("algName", .string(algorithm.name)),
             ("cose", .string(Base64URL.encode(bytes))),
         ]
@@ -304,22 +306,21 @@ enum Inspector {
                     .object(
                         entries.map { entry in
                             let label = entry.key.int64.flatMap { coseLabels[$0] }.map {
-                                "\(CLIJSON.keyText(entry.key)) (\($0))"
+                                "\(JSONValue.keyText(entry.key)) (\($0))"
                             }
-                            return (label ?? CLIJSON.keyText(entry.key), CLIJSON.from(entry.value))
+                            return (label ?? JSONValue.keyText(entry.key), JSONValue.from(entry.value))
                         })
                 ))
         }
         return .object(members)
     }
 
-    static func hex(_ b: some Sequence<UInt8>) -> String { b.map { String(format: "%02x", $0) }.joined() }
-
     /// Human-readable rendering: one `path: value` line per leaf.
-    static func text(_ value: CLIJSON, prefix: String = "") -> String {
+    static func text(_ value: JSONValue, prefix: String = "") -> String {
         switch value {
         case .object(let members):
-            return members.map { key, v in
+            return members.map { member in
+                let (key, v) = (member.key, member.value)
                 let path = prefix.isEmpty ? key : prefix + "." + key
                 if case .object(let inner) = v, !inner.isEmpty { return text(v, prefix: path) }
                 if case .array(let items) = v, !items.isEmpty { return text(v, prefix: path) }

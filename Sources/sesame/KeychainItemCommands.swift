@@ -22,8 +22,8 @@ extension KeychainItem {
     }
 
     /// One line of JSON for scripts (no secrets).
-    var summaryJSON: CLIJSON {
-        var members: [(String, CLIJSON)] = [
+    var summaryJSON: JSONValue {
+        var members: [(String, JSONValue)] = [
             ("id", .string(id.text)), ("kind", .string(kind.rawValue)), ("title", .string(title)),
             ("sites", .array(storedSites.map { .string($0) })), ("created", .string(isoDate(created))),
             ("modified", .string(isoDate(modified))),
@@ -114,15 +114,16 @@ struct KeychainShowCommand: AsyncParsableCommand {
         guard case .object(var members) = item.summaryJSON else { return }
         if reveal {
             switch item.content {
-            case .password(let p): members.append(("password", .string(p.password)))
-            case .codeGenerator(let c): members.append(("uri", .string(c.key.otpauthURI)))
+            case .password(let p): members.append(.init(key: "password", value: .string(p.password)))
+            case .codeGenerator(let c): members.append(.init(key: "uri", value: .string(c.key.otpauthURI)))
             case .passkey: break
             }
         }
         if json {
-            print(CLIJSON.object(members).rendered(pretty: true))
+            print(JSONValue.object(members).rendered(pretty: true))
         } else {
-            for (name, value) in members {
+            for member in members {
+                let (name, value) = (member.key, member.value)
                 switch value {
                 case .string(let s): print("\(name): \(s)")
                 case .null: continue

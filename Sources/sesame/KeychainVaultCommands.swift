@@ -103,7 +103,7 @@ struct KeychainStatusCommand: AsyncParsableCommand {
     func run() async throws {
         let directory = try options.directory()
         let session = try keychainCall { try Keychain.sessionStatus(directory) }
-        var members: [(String, CLIJSON)] = [
+        var members: [(String, JSONValue)] = [
             ("directory", .string(directory.path)), ("unlocked", .bool(session != nil)),
         ]
         if let session {
@@ -141,13 +141,13 @@ struct KeychainStatusCommand: AsyncParsableCommand {
             }
         }
         if json {
-            print(CLIJSON.object(members).rendered())
+            print(JSONValue.object(members).rendered())
         } else {
             for (name, value) in members {
                 let text: String
                 switch value {
                 case .string(let s): text = s
-                case .int(let n): text = String(n)
+                case .number(let n): text = n
                 case .bool(let b): text = b ? "yes" : "no"
                 default: text = value.rendered()
                 }

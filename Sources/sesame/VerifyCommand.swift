@@ -76,11 +76,11 @@ func usage(_ message: String) -> ExitCode {
 
 /// Prints a ceremony failure and returns the exit status for it.
 func failed(_ error: WebAuthnError) -> ExitCode {
-    var members: [(String, CLIJSON)] = [
+    var members: [(String, JSONValue)] = [
         ("ok", .bool(false)), ("error", .string(error.code.name)), ("step", .string(error.step)),
     ]
     if !error.detail.isEmpty { members.append(("detail", .string(error.detail))) }
-    print(CLIJSON.object(members).rendered())
+    print(JSONValue.object(members).rendered())
     return ExitCode(1)
 }
 
@@ -182,7 +182,7 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
                 response: response, expected: expectation, now: time)
             let record = result.credential
             print(
-                CLIJSON.object([
+                JSONValue.object([
                     ("ok", .bool(true)),
                     ("fmt", .string(result.attestation.format)),
                     ("attestationType", .string(result.attestation.type.rawValue)),
@@ -190,10 +190,10 @@ struct VerifyRegistrationCommand: AsyncParsableCommand {
                     ("credentialPublicKey", .string(Base64URL.encode(record.publicKey))),
                     ("signCount", .int(Int64(record.signCount))),
                     ("aaguid", .optional(record.aaguid?.uuidString)),
-                    ("flags", CLIJSON.flags(result.flags)),
+                    ("flags", JSONValue.flags(result.flags)),
                     ("chainVerified", .bool(result.attestation.chainVerified)),
                     ("trustAnchor", .optional(result.attestation.trustAnchor.map { String(describing: $0.subject) })),
-                    ("metadata", result.metadata.map(CLIJSON.metadata) ?? .null),
+                    ("metadata", result.metadata.map(JSONValue.metadata) ?? .null),
                     ("transports", .array(record.transports.map { .string($0.rawValue) })),
                 ]).rendered())
         } catch {
@@ -267,14 +267,14 @@ struct VerifyAuthenticationCommand: ParsableCommand {
                 userVerification: ceremony.requireUV ? .required : .preferred, appid: appid)
             let result = try rp.verifyAuthentication(response: response, expected: expectation, now: Date())
             print(
-                CLIJSON.object([
+                JSONValue.object([
                     ("ok", .bool(true)),
                     ("credentialId", .string(Base64URL.encode(result.credentialId))),
                     ("signCount", .int(Int64(result.signCount))),
                     ("cloneWarning", .bool(result.cloneWarning)),
                     ("userHandle", .optional(result.userHandle.map(Base64URL.encode))),
                     ("usedAppID", .bool(result.usedAppID)),
-                    ("flags", CLIJSON.flags(result.flags)),
+                    ("flags", JSONValue.flags(result.flags)),
                 ]).rendered())
         } catch {
             throw failed(error)

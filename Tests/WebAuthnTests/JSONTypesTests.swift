@@ -1,4 +1,5 @@
 import Foundation
+import SesameBytes
 import Testing
 
 @testable import WebAuthn

@@ -1,4 +1,4 @@
-import Crypto
+import AuthenticatorSigning
 import Foundation
 import WebAuthn
 
@@ -73,15 +73,14 @@ extension Keychain {
         let item = try add(.passkey(passkey))
 
         // Authenticator data with attested credential data (§6.1, §6.5.1).
-        var authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: uvFlag, attested: true)
-        authData += KeychainProvider.aaguid
-        authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
-        authData += credentialId
-        authData += key.coseKey
+        let authData =
+            Self.authenticatorDataPrefix(rpId: rpId, userVerified: uvFlag, attested: true)
+            + AuthenticatorOutput.attestedCredentialData(
+                aaguid: KeychainProvider.aaguid, credentialId: credentialId, publicKey: key)
         let clientData = Self.clientDataJSON(
             type: "webauthn.create", challenge: options.challenge.bytes, origin: origin)
         // §8.7 "none" attestation: fmt "none", empty attStmt.
-        let attestationObject = NoneAttestation.noneAttestation(authData: authData)
+        let attestationObject = AuthenticatorOutput.attestationObject(format: "none", authenticatorData: authData)
 
         let response = RegistrationResponseJSON(
             id: Base64URL.encode(credentialId), rawId: credentialId,
@@ -139,7 +138,7 @@ extension Keychain {
         let authData = Self.authenticatorDataPrefix(rpId: rpId, userVerified: verified, attested: false)
         let clientData = Self.clientDataJSON(type: "webauthn.get", challenge: options.challenge.bytes, origin: origin)
         // §6.3.3 step 11: the signature covers authenticatorData || SHA-256(clientDataJSON).
-        let signature = try key.sign(authData + Array(SHA256.hash(data: clientData)))
+        let signature = try key.assertionSignature(authenticatorData: authData, clientDataJSON: clientData)
 
         // `largeBlob` (§10.1.5): read from the passkey item, or written into it (saved and synced with it).
         let (largeBlob, written) = LargeBlobExtension.authenticate(options.extensions?.largeBlob, passkey: passkey)
@@ -262,44 +261,19 @@ extension Keychain {
     /// `rpIdHash (32) || flags (1) || signCount (4) = 0`. Flags: UP, UV when verified, BE and BS (a synced
     /// passkey), AT with attested credential data.
     static func authenticatorDataPrefix(rpId: String, userVerified: Bool, attested: Bool) -> [UInt8] {
-        var flags: UInt8 = 0x01 | 0x08 | 0x10
-        if userVerified { flags |= 0x04 }
-        if attested { flags |= 0x40 }
-        return Array(SHA256.hash(data: Array(rpId.utf8))) + [flags, 0, 0, 0, 0]
+        let flags = AuthenticatorOutput.flags(
+            userPresent: true, userVerified: userVerified, backupEligible: true, backedUp: true,
+            attestedCredentialData: attested)
+        return AuthenticatorOutput.authenticatorDataPrefix(rpId: rpId, flags: flags, signCount: 0)
     }
 
-    /// Client data JSON with the members in the order §5.8.1.1 prescribes (type, challenge, origin, crossOrigin),
-    /// strings escaped as CCDToString does.
+    /// Client data JSON (§5.8.1.1): never cross-origin, since the keychain answers the page itself.
     static func clientDataJSON(type: String, challenge: [UInt8], origin: WebOrigin) -> [UInt8] {
-        var s = "{\"type\":" + ccdString(type)
-        s += ",\"challenge\":" + ccdString(Base64URL.encode(challenge))
-        s += ",\"origin\":" + ccdString(origin.description)
-        s += ",\"crossOrigin\":false}"
-        return Array(s.utf8)
-    }
-
-    static func ccdString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\u{00}"..."\u{1f}":
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        AuthenticatorOutput.clientDataJSON(
+            type: type, challenge: Base64URL.encode(challenge), origin: origin.description)
     }
 
     static func encode(_ value: some Encodable) throws(KeychainError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(value))
-        } catch {
-            throw KeychainError(.cryptoFailure, reason: "encoding the response failed")
-        }
+        try BrowserJSON.encoded(value, failure: KeychainError(.cryptoFailure, reason: "encoding the response failed"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// The browser extension in `Extensions/browser/` and where browsers look for its native host's manifest.
 public enum BrowserExtension {
@@ -43,7 +44,7 @@ public enum BrowserExtension {
 
     /// The host manifest (Chromium: `allowed_origins`; Firefox: `allowed_extensions`), pointing at `launcher`.
     public static func hostManifest(for browser: Browser, launcher: String) -> [UInt8] {
-        var manifest: [String: BrowserJSON] = [
+        var manifest: [String: JSONValue] = [
             "name": .string(hostName),
             "description": .string("Sesame Keychain: passkeys for the browser extension"),
             "path": .string(launcher),

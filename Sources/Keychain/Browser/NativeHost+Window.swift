@@ -70,7 +70,7 @@ extension NativeHost {
         }
     }
 
-    func answerSync(_ request: NativeHostRequest) async throws(KeychainError) -> BrowserJSON {
+    func answerSync(_ request: NativeHostRequest) async throws(KeychainError) -> JSONValue {
         if request.kind == .removeDevice {
             // As `sesame keychain devices --remove`: out of the vault's device list at once, the vault key rotated
             // at the sync that follows (now, when there is a sync place; else the next one).
@@ -80,10 +80,10 @@ extension NativeHost {
                 throw KeychainError(.invalidDeviceRemoval, reason: "no such device in this vault")
             }
             try keychain.removeDevice(id)
-            var result: [String: BrowserJSON] = ["removed": .string(device.name)]
+            var result: [String: JSONValue] = ["removed": .string(device.name)]
             if let syncControl {
                 let report = try await keychain.sync(with: try syncControl.transport())
-                result["version"] = .integer(Int(report.version))
+                result["version"] = .int(Int(report.version))
             }
             try keychain.save()
             return .object(result)
@@ -103,16 +103,16 @@ extension NativeHost {
             try keychain.save()
             return .object([
                 "name": .string(entry.name), "fingerprint": .string(entry.fingerprint.description),
-                "version": .integer(Int(report.version)),
+                "version": .int(Int(report.version)),
             ])
         default:
             let keychain = try open()
             let report = try await keychain.sync(with: try syncControl.transport())
             try keychain.save()
             return .object([
-                "version": .integer(Int(report.version)), "received": .integer(report.received),
-                "sent": .integer(report.sent), "conflictCopies": .integer(report.conflictCopies),
-                "unknownServerDevices": .integer(report.unknownServerDevices.count),
+                "version": .int(Int(report.version)), "received": .int(report.received),
+                "sent": .int(report.sent), "conflictCopies": .int(report.conflictCopies),
+                "unknownServerDevices": .int(report.unknownServerDevices.count),
             ])
         }
     }
@@ -148,7 +148,7 @@ extension NativeHost {
     /// The most items one `items` reply lists.
     static let maximumListedItems = 200
 
-    func answerWindow(_ request: NativeHostRequest) throws(KeychainError) -> BrowserJSON {
+    func answerWindow(_ request: NativeHostRequest) throws(KeychainError) -> JSONValue {
         switch request.kind {
         case .status, .unlock, .lock:
             guard let session else {
@@ -165,16 +165,16 @@ extension NativeHost {
             let keychain = try open()
             let origin = try request.origin.isEmpty ? nil : WebOrigin(request.origin)
             let needle = (request.query ?? "").lowercased().trimmingCharacters(in: .whitespaces)
-            var site: [BrowserJSON] = []
-            var others: [BrowserJSON] = []
+            var site: [JSONValue] = []
+            var others: [JSONValue] = []
             for item in keychain.items.sorted(by: { $0.title.lowercased() < $1.title.lowercased() }) {
                 guard needle.isEmpty || Self.searchText(item).contains(needle) else { continue }
                 let forSite = origin.map { serves(item, $0) } ?? false
-                let summary = BrowserJSON.object(Self.summary(item, forSite: forSite))
+                let summary = JSONValue.object(Self.summary(item, forSite: forSite))
                 if forSite { site.append(summary) } else { others.append(summary) }
             }
             let all = site + others
-            var result: [String: BrowserJSON] = [
+            var result: [String: JSONValue] = [
                 "items": .array(Array(all.prefix(Self.maximumListedItems))),
                 "more": .bool(all.count > Self.maximumListedItems),
             ]
@@ -245,7 +245,7 @@ extension NativeHost {
             try keychain.delete(id)
             try keychain.save()
             recentlyDeleted.keep(item, now: Date())
-            return .object(["deleted": .string(id.text), "undoSeconds": .integer(RecentlyDeleted.undoSeconds)])
+            return .object(["deleted": .string(id.text), "undoSeconds": .int(RecentlyDeleted.undoSeconds)])
         case .undoDelete:
             guard let id = request.itemId, let item = recentlyDeleted.take(id, now: Date()) else {
                 throw KeychainError(.itemNotFound, reason: "nothing to undo for that ID")
@@ -260,14 +260,14 @@ extension NativeHost {
                 throw KeychainError(.joinInProgress, reason: "this directory holds a join in progress")
             }
             return .object([
-                "configured": .bool(syncControl != nil), "version": .integer(Int(status.syncedVersion)),
-                "pendingChanges": .integer(status.pendingChanges),
+                "configured": .bool(syncControl != nil), "version": .int(Int(status.syncedVersion)),
+                "pendingChanges": .int(status.pendingChanges),
                 "devices": .array(
                     status.devices.map { device in
                         .object([
                             "deviceId": .string(Base64URL.encode(device.id)), "name": .string(device.name),
                             "fingerprint": .string(device.fingerprint.description),
-                            "added": .integer(Int(ItemTime.milliseconds(device.added))),
+                            "added": .int(Int(ItemTime.milliseconds(device.added))),
                             "thisDevice": .bool(device.id == keychain.deviceId),
                         ])
                     }),
@@ -290,8 +290,8 @@ extension NativeHost {
             let report = try keychain.importCXF(request.document ?? [])
             try keychain.save()
             return .object([
-                "imported": Self.counts(report.imported), "duplicates": .integer(report.duplicates),
-                "skippedTypes": .object(report.skippedTypes.mapValues { .integer($0) }),
+                "imported": Self.counts(report.imported), "duplicates": .int(report.duplicates),
+                "skippedTypes": .object(report.skippedTypes.mapValues { .int($0) }),
                 "failures": .array(report.failures.map { .string($0) }),
             ])
         case .itemCode:
@@ -301,10 +301,10 @@ extension NativeHost {
             }
             let code = try keychain.code(for: id)
             try keychain.save()  // an HOTP counter moved on
-            var result: [String: BrowserJSON] = ["code": .string(code.code)]
-            if let left = code.secondsLeft { result["secondsLeft"] = .integer(left) }
+            var result: [String: JSONValue] = ["code": .string(code.code)]
+            if let left = code.secondsLeft { result["secondsLeft"] = .int(left) }
             if case .codeGenerator(let c) = item.content, case .totp(let totp) = c.key.generator {
-                result["period"] = .integer(totp.period)
+                result["period"] = .int(totp.period)
             }
             return .object(result)
         default:
@@ -313,33 +313,33 @@ extension NativeHost {
     }
 
     /// An item's page: its summary with the fields the window shows, and the passkeys for its sites.
-    static func detail(of item: KeychainItem, in keychain: Keychain) -> [String: BrowserJSON] {
+    static func detail(of item: KeychainItem, in keychain: Keychain) -> [String: JSONValue] {
         var detail = Self.summary(item, forSite: false)
         detail.removeValue(forKey: "forSite")
-        detail["modified"] = .integer(Int(ItemTime.milliseconds(item.modified)))
+        detail["modified"] = .int(Int(ItemTime.milliseconds(item.modified)))
         if let notes = item.notes { detail["notes"] = .string(notes) }
         switch item.content {
         case .password(let p): detail["password"] = .string(p.password)
         case .passkey(let p):
             detail["displayName"] = .string(p.displayName)
-            if let used = p.lastUsed { detail["lastUsed"] = .integer(Int(ItemTime.milliseconds(used))) }
+            if let used = p.lastUsed { detail["lastUsed"] = .int(Int(ItemTime.milliseconds(used))) }
         case .codeGenerator(let c):
             if let issuer = c.key.issuer { detail["issuer"] = .string(issuer) }
             switch c.key.generator {
             case .totp(let totp):
                 detail["codeType"] = .string("totp")
-                detail["period"] = .integer(totp.period)
+                detail["period"] = .int(totp.period)
             case .hotp: detail["codeType"] = .string("hotp")
             }
         }
-        let passkeys: [BrowserJSON] = keychain.items.compactMap { other in
+        let passkeys: [JSONValue] = keychain.items.compactMap { other in
             guard case .passkey(let p) = other.content,
                 item.sites.contains(where: { $0.lowercased() == p.rpId || Self.isParent(p.rpId, of: $0) })
             else { return nil }
             return .object([
                 "itemId": .string(other.id.text), "userName": .string(p.userName),
                 "displayName": .string(p.displayName),
-                "created": .integer(Int(ItemTime.milliseconds(other.created))),
+                "created": .int(Int(ItemTime.milliseconds(other.created))),
             ])
         }
         detail["passkeys"] = .array(passkeys)
@@ -357,14 +357,14 @@ extension NativeHost {
         site.lowercased().hasSuffix("." + parent)
     }
 
-    static func counts(_ counts: [ItemKind: Int]) -> BrowserJSON {
-        .object(Dictionary(uniqueKeysWithValues: ItemKind.allCases.map { ($0.rawValue, .integer(counts[$0] ?? 0)) }))
+    static func counts(_ counts: [ItemKind: Int]) -> JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: ItemKind.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) }))
     }
 
-    static func sessionJSON(_ status: SessionStatus?) -> BrowserJSON {
+    static func sessionJSON(_ status: SessionStatus?) -> JSONValue {
         guard let status else { return .object(["unlocked": .bool(false)]) }
         return .object([
-            "unlocked": .bool(true), "expires": .integer(Int(ItemTime.milliseconds(status.expires))),
+            "unlocked": .bool(true), "expires": .int(Int(ItemTime.milliseconds(status.expires))),
             "userVerified": .bool(status.userVerified),
         ])
     }
@@ -385,11 +385,11 @@ extension NativeHost {
         return parts.joined(separator: "\n").lowercased()
     }
 
-    static func summary(_ item: KeychainItem, forSite: Bool) -> [String: BrowserJSON] {
+    static func summary(_ item: KeychainItem, forSite: Bool) -> [String: JSONValue] {
         [
             "itemId": .string(item.id.text), "kind": .string(item.kind.rawValue), "title": .string(item.title),
             "username": .string(username(item)), "sites": .array(item.sites.map { .string($0) }),
-            "forSite": .bool(forSite), "created": .integer(Int(ItemTime.milliseconds(item.created))),
+            "forSite": .bool(forSite), "created": .int(Int(ItemTime.milliseconds(item.created))),
         ]
     }
 }

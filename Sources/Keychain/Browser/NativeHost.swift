@@ -69,7 +69,7 @@ public struct NativeHost: Sendable {
         }
     }
 
-    func answer(_ request: NativeHostRequest) throws(KeychainError) -> BrowserJSON {
+    func answer(_ request: NativeHostRequest) throws(KeychainError) -> JSONValue {
         let options = request.options ?? []
         switch request.kind {
         case .prepare where request.ceremony == .create:
@@ -80,7 +80,7 @@ public struct NativeHost: Sendable {
             let keychain = try open()
             let (rpId, items) = try keychain.passkeyCandidates(
                 optionsJSON: options, origin: request.origin, suffixes: suffixes)
-            let accounts: [BrowserJSON] = items.compactMap { item in
+            let accounts: [JSONValue] = items.compactMap { item in
                 guard case .passkey(let p) = item.content else { return nil }
                 return .object([
                     "credentialId": .string(Base64URL.encode(p.credentialId)), "userName": .string(p.userName),
@@ -164,7 +164,7 @@ public struct NativeHost: Sendable {
     /// keychain holds it (`{"unknown": [account]}`), for the extension to ask before a `remove` request;
     /// `signalAllAcceptedCredentials` hides the user's passkeys the list leaves out and shows the ones it names
     /// (`{"updated": n}`).
-    func applySignal(_ request: NativeHostRequest) throws(KeychainError) -> BrowserJSON {
+    func applySignal(_ request: NativeHostRequest) throws(KeychainError) -> JSONValue {
         let rpId = try checkSignal(request)
         guard let payload = request.payload else { return .object([:]) }
         switch request.signal {
@@ -174,7 +174,7 @@ public struct NativeHost: Sendable {
             let updated = try keychain.applyCurrentUserDetails(
                 rpId: rpId, userHandle: userHandle, name: payload.name ?? "", displayName: payload.displayName ?? "")
             if updated > 0 { try keychain.save() }
-            return .object(["updated": .integer(updated)])
+            return .object(["updated": .int(updated)])
         case .unknownCredential:
             let keychain = try open()
             let id = (try? Base64URL.decode(payload.credentialId ?? "")) ?? []
@@ -197,7 +197,7 @@ public struct NativeHost: Sendable {
             let updated = try keychain.applyAllAcceptedCredentials(
                 rpId: rpId, userHandle: userHandle, accepted: accepted)
             if updated > 0 { try keychain.save() }
-            return .object(["updated": .integer(updated)])
+            return .object(["updated": .int(updated)])
         case .none:
             return .object([:])
         }
@@ -252,7 +252,7 @@ public struct NativeHost: Sendable {
     private struct Reply: Encodable {
         let id: Int?
         let ok: Bool
-        let result: BrowserJSON?
+        let result: JSONValue?
         let error: [String: String]?
 
         func encode(to encoder: any Encoder) throws {
@@ -265,7 +265,7 @@ public struct NativeHost: Sendable {
         enum CodingKeys: String, CodingKey { case id, ok, result, error }
     }
 
-    static func success(id: Int, _ result: BrowserJSON) -> [UInt8] {
+    static func success(id: Int, _ result: JSONValue) -> [UInt8] {
         let reply = (try? BrowserJSON.encoded(Reply(id: id, ok: true, result: result, error: nil))) ?? []
         guard !reply.isEmpty, reply.count <= NativeMessageFrame.maximumLength else {
             return failure(

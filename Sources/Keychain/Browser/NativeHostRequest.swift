@@ -101,7 +101,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let kind: Kind
         let origin: String
         let ceremony: Ceremony?
-        let options: BrowserJSON?
+        let options: JSONValue?
         let credentialId: String?
         let rpId: String?
         let itemId: String?
@@ -113,7 +113,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let query: String?
         let notes: String?
         let displayName: String?
-        let document: BrowserJSON?
+        let document: JSONValue?
         let pairingCode: String?
         let deviceName: String?
         let site: String?

@@ -50,11 +50,13 @@ enum CXFExport {
                 title = p.sites.first ?? ""
                 subtitle = p.username
             case .passkey(let p):
-                guard let key = try? CredentialKey(algorithm: p.algorithm, privateKey: p.privateKey) else { continue }
+                guard let key = try? CredentialKey(algorithm: p.algorithm, privateKey: p.privateKey),
+                    let pkcs8 = key.pkcs8
+                else { continue }
                 var passkey: [String: Any] = [
                     "type": "passkey", "credentialId": Base64URL.encode(p.credentialId), "rpId": p.rpId,
                     "username": p.userName, "userDisplayName": p.displayName,
-                    "userHandle": Base64URL.encode(p.userHandle), "key": Base64URL.encode(key.pkcs8),
+                    "userHandle": Base64URL.encode(p.userHandle), "key": Base64URL.encode(pkcs8),
                 ]
                 if let h = p.hmacSecret {
                     passkey["fido2Extensions"] = [

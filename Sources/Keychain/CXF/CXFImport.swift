@@ -154,14 +154,14 @@ enum CXFImport {
             try c.requiredString("credentialId", maximum: 2048), field: "credentialId")
         let userHandle = try CXFBase64.decode(try c.requiredString("userHandle", maximum: 256), field: "userHandle")
         let der = try CXFBase64.decode(try c.requiredString("key", maximum: 8192), field: "key")
-        guard let key = CredentialKey(pkcs8: der) else {
+        guard let key = CredentialKey(pkcs8: der), let algorithm = key.passkeyAlgorithm else {
             throw KeychainError(.invalidItem, reason: "the passkey's key is not a PKCS #8 P-256 or Ed25519 key")
         }
         return Passkey(
             rpId: try c.requiredString("rpId", maximum: 253).lowercased(), credentialId: credentialId,
             userHandle: userHandle,
             userName: try c.string("username", "userName") ?? "", displayName: try c.string("userDisplayName") ?? "",
-            algorithm: key.algorithm, privateKey: key.rawPrivateKey, hmacSecret: try hmacSecret(c))
+            algorithm: algorithm, privateKey: key.rawPrivateKey, hmacSecret: try hmacSecret(c))
     }
 
     /// CXF 1.0 `fido2Extensions.hmacCredentials` (the secrets of hmac-secret and `prf`): algorithm `hmac-sha256`,

@@ -1,4 +1,5 @@
 import Crypto
+import SesameBytes
 
 /// The code a joining device shows, for the person to type into (or scan with) an enrolled device.
 ///

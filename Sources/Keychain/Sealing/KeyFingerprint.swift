@@ -1,4 +1,5 @@
 import Crypto
+import SesameBytes
 
 /// The fingerprint of an X25519 public key (a device's or a keychain's sharing key): SHA-256 over a label and
 /// the key, shown as 16 Crockford Base32 characters in four groups (80 bits), e.g. `7QMX-P3K9-FHT2-RZC8`.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SesameBytes
 
 /// The recovery key: 256 bits from the CSPRNG, shown once when the vault is made, for the person to write down.
 /// With it (and the sync server) everything comes back after every device is lost.

@@ -1,5 +1,6 @@
 import CBOR
 import Foundation
+import SesameBytes
 import X509
 
 /// What an `android-key` verification accepts beyond W3C WebAuthn's fixed rules.
@@ -71,7 +72,7 @@ public struct AndroidKeyAttestationVerifier: AttestationStatementVerifier {
 
         // Step 4: attestationChallenge.
         let description = try Self.keyDescription(in: credCert, step: step("8.4", "step 4: key description"))
-        guard constantTimeEqual(description.attestationChallenge, clientDataHash) else {
+        guard ConstantTime.equal(description.attestationChallenge, clientDataHash) else {
             throw WebAuthnError(.attestationNonceMismatch, step: step("8.4", "step 4: attestationChallenge"))
         }
 

@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import SesameBytes
 import X509
 
 /// The `apple` format (W3C WebAuthn §8.8, Apple Anonymous Attestation): Apple's anonymisation CA issues a
@@ -33,7 +34,7 @@ public struct AppleAttestationVerifier: AttestationStatementVerifier {
 
         let expected = Array(SHA256.hash(data: authenticatorData.bytes + clientDataHash))
         let nonce = try AttestationExtensions.appleNonce(in: credCert, step: step("8.8", "credCert"))
-        guard constantTimeEqual(nonce, expected) else {
+        guard ConstantTime.equal(nonce, expected) else {
             throw WebAuthnError(.attestationNonceMismatch, step: step("8.8", "nonce"))
         }
         guard credCert.publicKey.isSameKey(as: credential.publicKey) else {

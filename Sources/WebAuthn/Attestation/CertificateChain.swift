@@ -347,11 +347,3 @@ enum AttestationExtensions {
         }
     }
 }
-
-/// Byte comparison whose time does not depend on where the inputs differ (lengths are not secret).
-func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for index in a.indices { difference |= a[index] ^ b[index] }
-    return difference == 0
-}

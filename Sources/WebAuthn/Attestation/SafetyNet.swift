@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import SesameBytes
 import X509
 
 /// How `android-safetynet` statements are accepted. The format is deprecated (W3C WebAuthn §8.5 note; Google
@@ -93,7 +94,7 @@ public struct SafetyNetAttestationVerifier: AttestationStatementVerifier {
 
         // Step 3: nonce.
         let expected = Data(SHA256.hash(data: authenticatorData.bytes + clientDataHash)).base64EncodedString()
-        guard constantTimeEqual(Array(payload.nonce.utf8), Array(expected.utf8)) else {
+        guard ConstantTime.equal(Array(payload.nonce.utf8), Array(expected.utf8)) else {
             throw WebAuthnError(.attestationNonceMismatch, step: step("8.5", "step 3: nonce"))
         }
 

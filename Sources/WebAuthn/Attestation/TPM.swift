@@ -1,6 +1,7 @@
 import CBOR
 import Crypto
 import Foundation
+import SesameBytes
 import SwiftASN1
 import X509
 
@@ -115,7 +116,7 @@ public struct TPMAttestationVerifier: AttestationStatementVerifier {
         // Step 5b (type) is enforced by the parser: TPMU_ATTEST can only be read for TPM_ST_ATTEST_CERTIFY.
         let expectedExtraData = try Self.digest(
             attToBeSigned, for: algorithm, trust: trust, step: step("8.3", "step 5c: extraData"))
-        guard constantTimeEqual(certInfo.extraData, expectedExtraData) else {
+        guard ConstantTime.equal(certInfo.extraData, expectedExtraData) else {
             throw WebAuthnError(.attestationNonceMismatch, step: step("8.3", "step 5c: extraData"))
         }
         if pubArea.nameAlg == .sha1, !trust.allowSHA1Signatures {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SesameBytes
 import SwiftASN1
 import X509
 
@@ -96,7 +97,7 @@ public struct TrustAnchors: Sendable {
             do { try serializer.serialize(certificate) } catch {
                 throw WebAuthnError(.invalidConfiguration, detail: "\(entry.file) does not re-encode")
             }
-            let digest = SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.encode(SHA256.hash(data: serializer.serializedBytes))
             guard digest == entry.sha256.lowercased() else {
                 throw WebAuthnError(
                     .invalidConfiguration, detail: "\(entry.file) does not match its SHA-256 in index.json")

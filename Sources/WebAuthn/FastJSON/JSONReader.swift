@@ -12,27 +12,6 @@
 /// - nesting deeper than `maximumDepth`, and input longer than `maximumLength`.
 ///
 /// `FuzzFastJSON` checks that every value it reads is the value `JSONDecoder` reads from the same bytes.
-public enum JSONValue: Sendable, Hashable {
-    case object([Member])
-    case array([JSONValue])
-    case string(String)
-    /// The number's text as written (the fast paths read no numbers; it is kept for equality checks).
-    case number(String)
-    case bool(Bool)
-    case null
-
-    public struct Member: Sendable, Hashable {
-        public let key: String
-        public let value: JSONValue
-    }
-
-    /// The value of `key`, when this is an object that has it.
-    public subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
-    }
-}
-
 public enum JSONReader {
     public static let maximumDepth = 32
     public static let maximumLength = 256 * 1024

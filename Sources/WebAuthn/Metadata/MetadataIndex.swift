@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SesameBytes
 import SwiftASN1
 import X509
 
@@ -122,6 +123,6 @@ public struct MetadataIndex: Sendable {
                     return try ASN1BitString(derEncoded: &nodes)
                 })
         else { return nil }
-        return Insecure.SHA1.hash(data: Array(key.bytes)).map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(Insecure.SHA1.hash(data: Array(key.bytes)))
     }
 }
