@@ -136,7 +136,7 @@ let package = Package(
         .target(
             name: "SesameCore",
             dependencies: [
-                "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
+                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode", "Keychain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -158,7 +158,7 @@ let package = Package(
         .target(
             name: "SesameServer",
             dependencies: [
-                "SesameCore", "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
+                "SesameCore", "SesameBytes", "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -177,8 +177,8 @@ let package = Package(
         .testTarget(
             name: "SesameServerTests",
             dependencies: [
-                "SesameServer", "SesameCore", "WebAuthn", "OneTimeCode", "VirtualAuthenticator", "Keychain",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "SesameServer", "SesameCore", "SesameBytes", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
+                "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict

@@ -4,6 +4,7 @@ import Testing
 
 @testable import SesameServer
 @testable import SesameCore
+import SesameBytes
 
 /// The store's guarantees (its conformance suite), on every engine, on fresh databases and on databases earlier
 /// releases wrote (see `TestDatabase`).
@@ -157,7 +158,7 @@ import Testing
 
     /// Bucket names are stored, so they must stay what earlier versions wrote (`String(format: "%02x")` per byte).
     @Test func rateLimitBucketNamesKeepTheirHexForm() {
-        #expect(RateLimiter.hex([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        #expect(Hex.encode([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
         let digest = Secrets.sha256("198.51.100.7").prefix(16)
         #expect(
             RateLimiter.bucket(address: "198.51.100.7") == "addr:" + digest.map { String(format: "%02x", $0) }.joined())

@@ -1,4 +1,5 @@
 import Foundation
+import SesameBytes
 
 /// Sign-in challenges that carry their own state, so that the options step writes nothing (issue 11: a sign-in
 /// should cost little more than its signature check). Every node derives the same key from the server secret in
@@ -56,7 +57,7 @@ package struct SealedSignInChallenge: Sendable {
     /// binding, another server's key, or altered).
     package func open(_ challenge: [UInt8], binding: [UInt8]) -> Opened? {
         guard challenge.count == Self.length, challenge[0] == Self.version, challenge[1] & ~1 == 0,
-            Secrets.constantTimeEqual(Array(challenge[42..<58]), issueTag(Array(challenge[0..<42]), binding: binding))
+            ConstantTime.equal(Array(challenge[42..<58]), issueTag(Array(challenge[0..<42]), binding: binding))
         else { return nil }
         let milliseconds = challenge[2..<10].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard let signed = Int64(exactly: milliseconds) else { return nil }
@@ -66,7 +67,7 @@ package struct SealedSignInChallenge: Sendable {
 
     /// Whether the challenge named the account `accountID` (nil: none) in its options, in constant time.
     package func names(_ opened: Opened, accountID: String?) -> Bool {
-        Secrets.constantTimeEqual(
+        ConstantTime.equal(
             Array(opened.challenge[26..<42]), accountTag(Array(opened.challenge[0..<26]), accountID: accountID))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SesameBytes
 
 /// Finds the session (cookie or bearer token), applies the forwarded-address policy, and guards writes:
 /// unsafe methods with an `Origin` header from elsewhere are refused (a live bearer token excepted), and
@@ -64,7 +65,7 @@ package struct SessionMiddleware: RouterMiddleware {
             if unsafe, carrier == .cookie {
                 let expected = sessions.csrfToken(for: authentication.tokenHash)
                 let given = request.headers[Self.csrfHeader] ?? ""
-                csrfOK = Secrets.constantTimeEqual(Array(given.utf8), Array(expected.utf8))
+                csrfOK = ConstantTime.equal(Array(given.utf8), Array(expected.utf8))
             }
             if csrfOK {
                 context.authentication = authentication

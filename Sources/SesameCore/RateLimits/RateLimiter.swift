@@ -1,4 +1,5 @@
 import Foundation
+import SesameBytes
 
 /// The rate-limit rules: at most `perAccount` / `perAddress` attempts at a guessable secret per fixed window
 /// (successes are given back); past that, 429 until the window ends. Counters live in the database, so every node
@@ -53,26 +54,14 @@ package struct RateLimiter: Sendable {
 
     /// Bucket names carry no usernames or addresses in clear: they are SHA-256 hex of the subject.
     package static func bucket(_ secret: String, account: String) -> String {
-        "\(secret):acct:" + hex(Secrets.sha256(account).prefix(16))
+        "\(secret):acct:" + Hex.encode(Secrets.sha256(account).prefix(16))
     }
 
     package static func bucket(address: String) -> String {
-        "addr:" + hex(Secrets.sha256(address).prefix(16))
+        "addr:" + Hex.encode(Secrets.sha256(address).prefix(16))
     }
 
     private static func ceremonyBucket(_ address: String) -> String { "ceremony:" + bucket(address: address) }
-
-    /// Lowercase hex (what `String(format: "%02x")` per byte gives, without a formatter per byte on every request).
-    package static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 
     package func key(_ secret: GuessableSecret, account: String, address: String) -> RateLimitKey {
         RateLimitKey(buckets: [

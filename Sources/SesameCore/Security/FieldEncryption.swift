@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import WebAuthn
+import SesameBytes
 
 /// Encryption at rest for stored secrets that must be read back (TOTP secrets, SMS phone numbers).
 ///
@@ -49,7 +50,7 @@ package struct FieldCipher: Sendable {
         package var description: String {
             switch self {
             case .database: return "database key"
-            case .file(let id): return "file key \(SealingKey.hex(id))"
+            case .file(let id): return "file key \(Hex.encode(id))"
             case .unrecognised: return "unrecognised format"
             }
         }
@@ -98,7 +99,7 @@ package struct FieldCipher: Sendable {
         switch sealingKey {
         case .file(let id):
             guard let fileKey = fileKeys[id] else {
-                throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id))
+                throw StoreError.unknownSealingKey(purpose.rawValue, keyID: Hex.encode(id))
             }
             header = [Self.fileKeyVersion] + id
             key = fileKey
@@ -138,7 +139,7 @@ package struct FieldCipher: Sendable {
             aad = associatedData(userID: userID, header: [])
         case .file(let id):
             guard let fileKey = fileKeys[id] else {
-                throw StoreError.unknownSealingKey(purpose.rawValue, keyID: SealingKey.hex(id))
+                throw StoreError.unknownSealingKey(purpose.rawValue, keyID: Hex.encode(id))
             }
             key = fileKey
             headerLength = 1 + SealingKey.idLength

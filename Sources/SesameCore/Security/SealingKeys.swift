@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SesameBytes
 
 /// A 256-bit key from the sealing key file. Its id is the first 8 bytes of HMAC-SHA256(key, "sesame sealing key
 /// id"): stored in front of every value sealed under the key, printed by `sesame seal-keys status` and logged at
@@ -17,11 +18,7 @@ public struct SealingKey: Sendable {
         id = Array(Array(mac).prefix(Self.idLength))
     }
 
-    public var hexID: String { Self.hex(id) }
-
-    package static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-    }
+    public var hexID: String { Hex.encode(id) }
 
     /// A new random key as one line of a key file (standard base64, as `openssl rand -base64 32` prints).
     public static func generateLine() -> String {

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import WebAuthn
+import SesameBytes
 
 /// Random values, hashes and comparisons used for tokens, challenges and codes.
 package enum Secrets {
@@ -21,14 +22,6 @@ package enum Secrets {
 
     package static func hmac(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: key)))
-    }
-
-    /// Compares without an early exit, so timing does not reveal how much of a secret matched.
-    package static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 
     /// A new opaque token: 32 random bytes as unpadded base64url (43 characters).

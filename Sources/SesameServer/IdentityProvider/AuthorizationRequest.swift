@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// An authorization request (OpenID Connect Core 1.0 §3.1.2.1), checked in the order the specification sets:
 /// first the client and redirect URI, whose failures are shown on Sesame's own page and never redirected (an
@@ -174,7 +175,7 @@ package struct ReturnMarker: Sendable {
         rest[Self.timeName] = nil
         rest[Self.macName] = nil
         let expected = Base64URL.encode(mac(rest, time: time))
-        guard Secrets.constantTimeEqual(Array(given.utf8), Array(expected.utf8)) else { return nil }
+        guard ConstantTime.equal(Array(given.utf8), Array(expected.utf8)) else { return nil }
         return time
     }
 }

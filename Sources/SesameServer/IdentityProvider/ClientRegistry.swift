@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// Registering clients (`sesame clients …`) and recognising them at the endpoints: redirect URI matching and client
 /// authentication. Client secrets are 256 random bits shown once; only their SHA-256 is stored, compared in
@@ -126,7 +127,7 @@ package struct ClientRegistry: Sendable {
         }
         let secret = basic?.secret ?? form["client_secret"]
         if let expected = client.secretHash {
-            guard let secret, Secrets.constantTimeEqual(Secrets.sha256(secret), expected) else {
+            guard let secret, ConstantTime.equal(Secrets.sha256(secret), expected) else {
                 throw OAuthError.invalidClient(basic: basic != nil)
             }
         } else if secret != nil {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// The device authorization grant (RFC 8628) for TVs, command-line tools and other devices without a browser.
 ///
@@ -181,7 +182,7 @@ package struct DeviceAuthorizationRoutes {
     package func formSession(_ request: Request, _ form: FormParameters) async throws -> Authentication? {
         guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
             let csrf = form["csrf_token"],
-            Secrets.constantTimeEqual(
+            ConstantTime.equal(
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
         else { return nil }
         return authentication

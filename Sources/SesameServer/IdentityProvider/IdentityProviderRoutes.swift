@@ -5,6 +5,7 @@ import Hummingbird
 import NIOCore
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// The OpenID Connect provider (OpenID Connect Core 1.0, Discovery 1.0, OAuth 2.1 rules): discovery, JWKS, the
 /// authorization endpoint with Sesame's own sign-in pages in front of it and a consent page, the token endpoint
@@ -278,7 +279,7 @@ package struct IdentityProviderRoutes {
         let form = try await FormParameters.body(request)
         guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
             let csrf = form["csrf_token"],
-            Secrets.constantTimeEqual(
+            ConstantTime.equal(
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
         else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
         let query = form["request"] ?? ""
@@ -337,7 +338,7 @@ package struct IdentityProviderRoutes {
                     verifier.utf8.allSatisfy({
                         ClientRules.isBase64URL($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~")
                     }),
-                    Secrets.constantTimeEqual(
+                    ConstantTime.equal(
                         Array(Base64URL.encode(Secrets.sha256(verifier)).utf8), Array(stored.codeChallenge.utf8))
                 else { throw OAuthError.invalidGrant }
                 return try await tokenResponse(grant: grant, client: client)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): an application sends the person to
 /// `/oauth/logout` to end their Sesame session too.
@@ -131,7 +132,7 @@ package struct LogoutRoutes {
             return finished(logout, pages: pages, done: done, signedOut: false)
         }
         guard let csrf = form["csrf_token"],
-            Secrets.constantTimeEqual(
+            ConstantTime.equal(
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
         else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
         guard form["decision"] == "sign_out" else {

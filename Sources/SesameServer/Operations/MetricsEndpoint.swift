@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import SesameCore
+import SesameBytes
 
 /// `GET /metrics`: the Prometheus text of the application's registry.
 ///
@@ -21,7 +22,7 @@ package enum MetricsEndpoint {
         if let token {
             try guesses.start(address: address, now: now)
             let given = request.headers[.authorization] ?? ""
-            guard Secrets.constantTimeEqual(Array(given.utf8), Array("Bearer \(token)".utf8)) else {
+            guard ConstantTime.equal(Array(given.utf8), Array("Bearer \(token)".utf8)) else {
                 throw APIError(.unauthorized, .unauthenticated, "Send the metrics token as a bearer token.")
             }
             guesses.giveBack(address: address, now: now)

@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// Passkey providers by AAGUID: names and icons, read with the WebAuthn library's `AuthenticatorProviders`, which
 /// keeps only icons that are safe to serve. By default the list is `Resources/providers.json`: provider names by
@@ -47,7 +48,7 @@ package enum ProviderNames {
     /// 16 bytes as a lower-case UUID string; nil for any other length or the all-zero AAGUID.
     package static func uuidString(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 16, bytes.contains(where: { $0 != 0 }) else { return nil }
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let hex = Hex.encode(bytes)
         let parts = [
             hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
             hex.dropFirst(20),

@@ -1,6 +1,7 @@
 import CryptoExtras
 import Foundation
 import SesameCore
+import SesameBytes
 
 /// Password hashing with scrypt (RFC 7914) from CryptoExtras.
 ///
@@ -62,7 +63,7 @@ public struct PasswordHasher: Sendable {
             return false
         }
         let derived = try Self.derive(password, salt: record.salt, logN: record.logN, r: record.r, p: record.p)
-        return Secrets.constantTimeEqual(derived, record.hash)
+        return ConstantTime.equal(derived, record.hash)
     }
 
     /// Spends the same work as a real verification, for unknown users (same timing, same answer).

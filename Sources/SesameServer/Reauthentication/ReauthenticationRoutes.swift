@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// Re-authentication inside a session, before sensitive account changes.
 ///
@@ -119,7 +120,7 @@ package struct ReauthenticationRoutes {
         guard record.userID == user.id else { throw APIError.challengeInvalid }
         let credentials = try await sesame.store.credentials(userID: user.id)
         // Only the signed-in account's own passkeys count.
-        guard let stored = credentials.first(where: { Secrets.constantTimeEqual($0.id, credential.rawId.bytes) }) else {
+        guard let stored = credentials.first(where: { ConstantTime.equal($0.id, credential.rawId.bytes) }) else {
             await failed(context, "\(WebAuthnError.Code.credentialNotAllowed)")
             throw SignInRoutes.authenticationFailed(.credentialNotAllowed)
         }

@@ -3,6 +3,7 @@ import Logging
 import OneTimeCode
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// Second-factor codes, with their rate limits and audit, for every feature that asks for one (password sign-in,
 /// re-authentication, setting a factor up).
@@ -145,7 +146,7 @@ package struct FactorVerifier: Sendable {
         let stored = try await ceremonies.peek(key.purpose, id: key.challengeID).flatMap {
             try? ceremonies.payload($0, as: SMSCode.self)
         }
-        guard typed.utf8.count == 6, let stored, Secrets.constantTimeEqual(Array(stored.mac.utf8), expected),
+        guard typed.utf8.count == 6, let stored, ConstantTime.equal(Array(stored.mac.utf8), expected),
             (try? await ceremonies.finish(key.purpose, id: key.challengeID)) != nil
         else {
             await audit.record(kind, .failure, user: user, context: context, detail: Factor.sms.rawValue)

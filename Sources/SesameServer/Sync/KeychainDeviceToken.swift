@@ -1,6 +1,7 @@
 import Foundation
 import WebAuthn
 import SesameCore
+import SesameBytes
 
 /// A keychain device token: what `POST /api/keychain/enrollments` hands a device once, and what the device sends as
 /// `Authorization: Bearer <token>` on every sync call.
@@ -39,6 +40,6 @@ package struct KeychainDeviceToken: Sendable {
 
     /// Whether this token's secret is the one whose hash was stored.
     package func matches(storedHash: [UInt8]) -> Bool {
-        Secrets.constantTimeEqual(Secrets.sha256(secret), storedHash)
+        ConstantTime.equal(Secrets.sha256(secret), storedHash)
     }
 }

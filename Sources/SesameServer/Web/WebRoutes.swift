@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SesameCore
+import SesameBytes
 
 /// The server's own web pages (`/signin`, `/signup`, `/account`) and their static files (`/static/<name>`).
 ///
@@ -141,7 +142,7 @@ package struct WebRoutes {
             let name = url.lastPathComponent
             guard let type = contentTypes[url.pathExtension.lowercased()] else { continue }
             let data = try Data(contentsOf: url)
-            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.encode(SHA256.hash(data: data).prefix(12))
             files[name] = StaticFile(bytes: ByteBuffer(bytes: data), contentType: type, etag: "\"\(digest)\"")
         }
         return files

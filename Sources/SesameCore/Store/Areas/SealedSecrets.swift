@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameBytes
 
 /// One line of `sesame seal-keys status`: how many values of a purpose are sealed under a key.
 public struct SealedSecretCount: Sendable, Equatable {
@@ -110,7 +111,7 @@ extension SQLStore: SealedSecretStore {
                 let name: String
                 switch key {
                 case .database: name = "database"
-                case .file(let id): name = SealingKey.hex(id)
+                case .file(let id): name = Hex.encode(id)
                 case .unrecognised: name = "unrecognised"
                 }
                 counts.append(
