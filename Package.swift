@@ -102,7 +102,7 @@ let package = Package(
                 "SesameBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                "SesameServer", "SesameCore",
+                "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations",
             ],
             swiftSettings: strict
         ),
@@ -154,31 +154,177 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The server's features and the composition root (`buildApplication`).
+        // the server-rendered pages and static files (Resources/Web).
         .target(
-            name: "SesameServer",
+            name: "SesameWeb",
             dependencies: [
-                "SesameCore", "SesameBytes", "CBOR", "WebAuthn", "OneTimeCode", "Keychain",
+                "SesameCore",
+                "SesameBytes",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        // the FIDO metadata in force and `sesame metadata`.
+        .target(
+            name: "SesameMetadata",
+            dependencies: [
+                "SesameCore",
+                "WebAuthn",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        // TOTP, SMS and recovery codes: FactorVerifier and their routes.
+        .target(
+            name: "SesameSecondFactors",
+            dependencies: [
+                "SesameCore",
+                "OneTimeCode",
+                "SesameBytes",
+                "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // the OpenID Connect provider.
+        .target(
+            name: "SesameIdentityProvider",
+            dependencies: [
+                "SesameCore",
+                "SesameWeb",
+                "SesameBytes",
+                "WebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // password sign-in and password changes.
+        .target(
+            name: "SesamePasswords",
+            dependencies: [
+                "SesameCore",
+                "SesameSecondFactors",
+                "SesameIdentityProvider",
+                "SesameBytes",
+                "WebAuthn",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        // passkey sign-up, sign-in and management; provider names (Resources/providers.json).
+        .target(
+            name: "SesamePasskeys",
+            dependencies: [
+                "SesameCore",
+                "SesameMetadata",
+                "CBOR",
+                "SesameBytes",
+                "WebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        // the account document, sessions, signals, the data export.
+        .target(
+            name: "SesameAccount",
+            dependencies: [
+                "SesameCore",
+                "SesamePasskeys",
+                "SesameSecondFactors",
+                "SesameIdentityProvider",
+                "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        // confirming the holder of a session again.
+        .target(
+            name: "SesameReauthentication",
+            dependencies: [
+                "SesameCore",
+                "SesamePasskeys",
+                "SesamePasswords",
+                "SesameSecondFactors",
+                "SesameBytes",
+                "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        // keychain devices and sync.
+        .target(
+            name: "SesameKeychainSync",
+            dependencies: [
+                "SesameCore",
+                "SesamePasskeys",
+                "Keychain",
+                "SesameBytes",
+                "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        // reverse-proxy sign-in.
+        .target(
+            name: "SesameForwardAuth",
+            dependencies: [
+                "SesameCore",
+                "SesameIdentityProvider",
+                "WebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        // health, metrics, the API document (Resources/openapi.yaml), admin commands, backups.
+        .target(
+            name: "SesameOperations",
+            dependencies: [
+                "SesameCore",
+                "SesameAccount",
+                "SesameIdentityProvider",
+                "SesamePasskeys",
+                "SesamePasswords",
+                "SesameBytes",
+                "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strict
         ),
+        // The composition root: `buildApplication` builds the core and every feature, registers their routes and
+        // background services.
+        .target(
+            name: "SesameServer",
+            dependencies: [
+                "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // MaximumAvailableConnections, for the server's connection limit.
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SesameServerTests",
             dependencies: [
-                "SesameServer", "SesameCore", "SesameBytes", "WebAuthn", "OneTimeCode", "VirtualAuthenticator",
-                "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes", "WebAuthn", "OneTimeCode",
+                "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict

@@ -1,6 +1,17 @@
 import ArgumentParser
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,17 @@ import Foundation
 import Logging
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// `sesame backup --to FILE` and `sesame restore --from FILE` (docs/backup.md): thin wrappers over
 /// `DatabaseBackup`, which owns the checks. A refusal exits with status 1 and a `BackupError` message that says what

@@ -2,6 +2,17 @@ import ArgumentParser
 import Foundation
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// `sesame clients`: the applications that sign their people in through Sesame (OpenID Connect).
 struct ClientsCommand: AsyncParsableCommand {
@@ -44,7 +55,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            var client = Admin.ClientOptions(name: name, redirectURIs: redirectURIs)
+            var client = ClientAdmin.ClientOptions(name: name, redirectURIs: redirectURIs)
             client.postLogoutRedirectURIs = postLogoutRedirectURIs
             client.backchannelLogoutURI = backchannelLogoutURI
             client.isPublic = isPublic
@@ -58,7 +69,7 @@ struct ClientsCommand: AsyncParsableCommand {
                 client.jwks = String(decoding: data, as: UTF8.self)
             }
             try await withAdmin(options) { admin in
-                for line in try await admin.addClient(client) { print(line) }
+                for line in try await ClientAdmin(store: admin.store).addClient(client) { print(line) }
             }
         }
     }
@@ -70,7 +81,7 @@ struct ClientsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withAdmin(options) { admin in
-                for line in try await admin.listClients() { print(line) }
+                for line in try await ClientAdmin(store: admin.store).listClients() { print(line) }
             }
         }
     }
@@ -81,7 +92,8 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withAdmin(options) { admin in print(try await admin.showClient(client)) }
+            try await withAdmin(options) { admin in print(try await ClientAdmin(store: admin.store).showClient(client))
+            }
         }
     }
 
@@ -92,7 +104,9 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withAdmin(options) { admin in print(try await admin.removeClient(client)) }
+            try await withAdmin(options) { admin in
+                print(try await ClientAdmin(store: admin.store).removeClient(client))
+            }
         }
     }
 
@@ -105,7 +119,9 @@ struct ClientsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withAdmin(options) { admin in print(try await admin.rotateClientSecret(client)) }
+            try await withAdmin(options) { admin in
+                print(try await ClientAdmin(store: admin.store).rotateClientSecret(client))
+            }
         }
     }
 }
@@ -126,7 +142,7 @@ struct SigningKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withAdmin(options) { admin in
-                for line in try await admin.rotateSigningKeys() { print(line) }
+                for line in try await ClientAdmin(store: admin.store).rotateSigningKeys() { print(line) }
             }
         }
     }

@@ -7,6 +7,17 @@ import SesameServer
 import WebAuthn
 import X509
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// `sesame inspect FILE|-`: decode a WebAuthn response (or one of its parts) and print it readably.
 struct InspectCommand: AsyncParsableCommand {

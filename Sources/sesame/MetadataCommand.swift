@@ -2,6 +2,17 @@ import ArgumentParser
 import Foundation
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// `sesame metadata import|show`: the FIDO metadata BLOB the server checks attestations and status reports against.
 struct MetadataCommand: AsyncParsableCommand {
@@ -37,7 +48,8 @@ struct MetadataCommand: AsyncParsableCommand {
                 }
                 return text
             }
-            var request = Admin.MetadataImport(jwt: try read(blob).trimmingCharacters(in: .whitespacesAndNewlines))
+            var request = MetadataAdmin.MetadataImport(
+                jwt: try read(blob).trimmingCharacters(in: .whitespacesAndNewlines))
             request.rootsPEM = try roots.map(read)
             request.crlsPEM = try crls.map(read)
             request.allowStale = allowStale
@@ -48,7 +60,7 @@ struct MetadataCommand: AsyncParsableCommand {
                 request.time = time
             }
             try await withAdmin(options) { admin in
-                for line in try await admin.importMetadata(request) { print(line) }
+                for line in try await MetadataAdmin(store: admin.store).importMetadata(request) { print(line) }
             }
         }
     }
@@ -60,7 +72,7 @@ struct MetadataCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withAdmin(options) { admin in
-                for line in try await admin.showMetadata() { print(line) }
+                for line in try await MetadataAdmin(store: admin.store).showMetadata() { print(line) }
             }
         }
     }

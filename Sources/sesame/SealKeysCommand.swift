@@ -2,6 +2,17 @@ import ArgumentParser
 import Foundation
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 struct SealKeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

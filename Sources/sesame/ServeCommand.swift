@@ -5,6 +5,17 @@ import NIOCore
 import NIOPosix
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// Flags shared by every command that opens the database (`serve`, `migrate`, `users`, `audit`, `seal-keys`).
 ///

@@ -1,6 +1,17 @@
 import ArgumentParser
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// Turns an error found while reading the settings or opening what they name into a message for the operator: the
 /// setting it concerns, with every way to set it (flag, environment variable, config-file key) and where the

@@ -3,6 +3,17 @@ import Foundation
 import Logging
 import SesameServer
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1078,7 +1078,7 @@ def test_sign_in_by_keyboard_alone(browser, server):
 def api_error_codes() -> set:
     """Every error code the server answers with: the OpenAPI `ErrorCode` enum, which VocabularyTests ties to the
     server's `APIErrorCode`."""
-    document = yaml.safe_load((ROOT / "Sources" / "SesameServer" / "Resources" / "openapi.yaml").read_text())
+    document = yaml.safe_load((ROOT / "Sources" / "SesameOperations" / "Resources" / "openapi.yaml").read_text())
     return set(document["components"]["schemas"]["ErrorCode"]["enum"])
 
 

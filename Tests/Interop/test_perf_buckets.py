@@ -14,8 +14,8 @@ def sample(*frames):
 def test_each_sample_goes_to_the_first_bucket_its_stack_matches():
     samples = [
         # A checkpoint's pwrite is the checkpoint's, not a socket write or a statement's.
-        sample("__libc_pwrite", "sqlite3WalCheckpoint", "sqlite_nio_sqlite3_step", "$s12SesameServer12SQLiteHandleC3run"),
-        sample("futex_wait", "pthread_mutex_lock", "$s12SesameServer12SQLiteHandleC3run"),
+        sample("__libc_pwrite", "sqlite3WalCheckpoint", "sqlite_nio_sqlite3_step", "$s10SesameCore12SQLiteHandleC3run"),
+        sample("futex_wait", "pthread_mutex_lock", "$s10SesameCore12SQLiteHandleC3run"),
         sample("__ecp_nistz256_mul_montx", "ecp_nistz256_points_mul_public"),
         sample("swift_retain", "$s11Hummingbird6RouterC"),
         sample("$s8NIOPosix19SelectableEventLoopC06runOne"),

@@ -9,6 +9,17 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
+@testable import SesameWeb
+@testable import SesameMetadata
+@testable import SesameSecondFactors
+@testable import SesameIdentityProvider
+@testable import SesamePasswords
+@testable import SesamePasskeys
+@testable import SesameAccount
+@testable import SesameReauthentication
+@testable import SesameKeychainSync
+@testable import SesameForwardAuth
+@testable import SesameOperations
 
 /// FIDO metadata in the server (issue 12): `sesame metadata import` verifies before it stores, refuses an older or
 /// tampered BLOB, running servers load a new one without a restart, its statements name passkeys, and a registration
@@ -26,8 +37,8 @@ import WebAuthn
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func importRequest(_ file: String = "mds3-example-blob.jwt") throws -> Admin.MetadataImport {
-        var request = Admin.MetadataImport(jwt: try example(file))
+    static func importRequest(_ file: String = "mds3-example-blob.jwt") throws -> MetadataAdmin.MetadataImport {
+        var request = MetadataAdmin.MetadataImport(jwt: try example(file))
         request.rootsPEM = [try example("mds3-example-root.pem")]
         request.time = ISO8601DateFormatter().date(from: "2023-09-15T00:00:00Z")!
         request.allowStale = true  // the example's nextUpdate precedes its signer's notBefore
@@ -55,27 +66,30 @@ import WebAuthn
             // A tampered BLOB and one signed by another root are refused and store nothing.
             await #expect(throws: AdminError.self) {
                 try await server.withStore {
-                    try await Admin(store: $0).importMetadata(try Self.importRequest("mds3-example-blob-tampered.jwt"))
+                    try await MetadataAdmin(store: $0).importMetadata(
+                        try Self.importRequest("mds3-example-blob-tampered.jwt"))
                 }
             }
             await #expect(throws: AdminError.self) {
                 try await server.withStore { store in
                     var request = try Self.importRequest()
                     request.rootsPEM = []  // the bundled FIDO root did not sign the example
-                    return try await Admin(store: store).importMetadata(request)
+                    return try await MetadataAdmin(store: store).importMetadata(request)
                 }
             }
             #expect(try await server.withStore { try await $0.latestMetadataNumber() } == nil)
 
             let lines = try await server.withStore {
-                try await Admin(store: $0).importMetadata(try Self.importRequest())
+                try await MetadataAdmin(store: $0).importMetadata(try Self.importRequest())
             }
             #expect(lines.first?.hasPrefix("metadata BLOB 15 imported: 2 entries") == true)
             // The same number again is not newer.
             await #expect(throws: AdminError.self) {
-                try await server.withStore { try await Admin(store: $0).importMetadata(try Self.importRequest()) }
+                try await server.withStore {
+                    try await MetadataAdmin(store: $0).importMetadata(try Self.importRequest())
+                }
             }
-            let shown = try await server.withStore { try await Admin(store: $0).showMetadata() }
+            let shown = try await server.withStore { try await MetadataAdmin(store: $0).showMetadata() }
             #expect(shown.contains("number: 15") && shown.contains("entries: 2"))
 
             // The running server picks it up once its poll interval has passed.

@@ -7,6 +7,17 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
+@testable import SesameWeb
+@testable import SesameMetadata
+@testable import SesameSecondFactors
+@testable import SesameIdentityProvider
+@testable import SesamePasswords
+@testable import SesamePasskeys
+@testable import SesameAccount
+@testable import SesameReauthentication
+@testable import SesameKeychainSync
+@testable import SesameForwardAuth
+@testable import SesameOperations
 
 /// Provider names from the bundled list (`Resources/providers.json`: names only), icons from a deployment's own list
 /// (`providerListFile`), and `GET /providers/{aaguid}/icon`.
@@ -15,7 +26,7 @@ import WebAuthn
     static func bundledList() throws -> [String: [String: String]] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-            .appendingPathComponent("Sources/SesameServer/Resources/providers.json")
+            .appendingPathComponent("Sources/SesamePasskeys/Resources/providers.json")
         let data = try Data(contentsOf: url)
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: String]])
     }

@@ -6,6 +6,17 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
+@testable import SesameWeb
+@testable import SesameMetadata
+@testable import SesameSecondFactors
+@testable import SesameIdentityProvider
+@testable import SesamePasswords
+@testable import SesamePasskeys
+@testable import SesameAccount
+@testable import SesameReauthentication
+@testable import SesameKeychainSync
+@testable import SesameForwardAuth
+@testable import SesameOperations
 
 /// The server's vocabulary lives in Swift enums and tables (`Vocabulary/`, `Configuration/Settings.swift`); every
 /// other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held
@@ -13,13 +24,13 @@ import WebAuthn
 @Suite struct VocabularyTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let resources = root.appendingPathComponent("Sources/SesameServer/Resources")
+    static let resources = root.appendingPathComponent("Sources/SesameWeb/Resources")
 
     static func text(_ relative: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
     }
 
-    static var openAPI: String { get throws { try text("Sources/SesameServer/Resources/openapi.yaml") } }
+    static var openAPI: String { get throws { try text("Sources/SesameOperations/Resources/openapi.yaml") } }
 
     /// The `enum: [a, b]` list of a schema under `components/schemas`.
     static func openAPIEnum(schema: String) throws -> [String] {
@@ -52,7 +63,7 @@ import WebAuthn
 
     /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.
     static func pageMessageKeys() throws -> [String] {
-        let script = try text("Sources/SesameServer/Resources/Web/static/api.js")
+        let script = try text("Sources/SesameWeb/Resources/Web/static/api.js")
         guard let start = script.range(of: "const messages = {\n"),
             let end = script.range(of: "\n};", range: start.upperBound..<script.endIndex)
         else {
@@ -151,7 +162,7 @@ import WebAuthn
         let regex = try NSRegularExpression(pattern: FactorVerifier.phonePattern)
         let matches = regex.firstMatch(in: phone, range: NSRange(phone.startIndex..., in: phone)) != nil
         #expect(matches == accepted, "the pattern and the check disagree on \(phone)")
-        let page = try Self.text("Sources/SesameServer/Resources/Web/static/account.js")
+        let page = try Self.text("Sources/SesameWeb/Resources/Web/static/account.js")
         #expect(
             page.contains("/\(FactorVerifier.phonePattern)/.test(phone)"),
             "account.js checks phones with another pattern")

@@ -7,6 +7,17 @@ import ServiceLifecycle
 import Synchronization
 import WebAuthn
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// What the process supplies besides the settings: clock, logger, SMS delivery, metrics registry. Tests replace
 /// these; `sesame serve` uses the defaults.
@@ -110,12 +121,12 @@ public func buildApplication(
             ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery()
         )
         // Clients declared in the config file, brought in line before the first request.
-        let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.now)
+        let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.core.now)
         for id in declared.created {
-            await sesame.audit.record(.clientAdded, .success, user: nil, clientAddress: "config", detail: id)
+            await sesame.core.audit.record(.clientAdded, .success, user: nil, clientAddress: "config", detail: id)
         }
         for id in declared.updated {
-            await sesame.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
+            await sesame.core.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
         }
     } catch {
         checkpointer?.close()
@@ -137,14 +148,15 @@ public func buildApplication(
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
         logger: logger
     )
-    app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame))
+    app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame.core))
     if let checkpointer, let handle = engine.sqliteHandle {
         app.addServices(
             SQLiteCheckpointService(
                 checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger))
     }
     if let metricsListener = try MetricsEndpoint.listener(
-        configuration, metrics: sesame.metrics, guesses: sesame.metricsGuesses, clock: sesame.clock, logger: logger)
+        configuration, metrics: sesame.core.metrics, guesses: sesame.core.metricsGuesses, clock: sesame.core.clock,
+        logger: logger)
     {
         app.addServices(metricsListener)
     }
@@ -160,10 +172,11 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     // HEAD on a GET route runs the GET handler (with every middleware) and answers its status and headers,
     // Content-Length included, without the body (RFC 9110 §9.3.2).
     let router = Router(context: SesameRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: ErrorMiddleware(metrics: sesame.metrics, methods: MethodIndex(routes: scratch.routes)))
+    router.add(middleware: ErrorMiddleware(metrics: sesame.core.metrics, methods: MethodIndex(routes: scratch.routes)))
     router.add(
         middleware: SessionMiddleware(
-            configuration: sesame.configuration, cookies: sesame.cookies, sessions: sesame.sessions, clock: sesame.clock
+            configuration: sesame.core.configuration, cookies: sesame.core.cookies, sessions: sesame.core.sessions,
+            clock: sesame.core.clock
         ))
     registerRoutes(on: router, sesame)
     return router
@@ -171,20 +184,31 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
 
 /// Every feature's routes, in registration order.
 package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
-    WebRoutes(sesame: sesame).register(on: router)
-    OperationalRoutes(sesame: sesame).register(on: router)
-    SignUpRoutes(sesame: sesame).register(on: router)
-    SignInRoutes(sesame: sesame).register(on: router)
-    PasskeyManagementRoutes(sesame: sesame).register(on: router)
-    ProviderIconRoutes(sesame: sesame).register(on: router)
-    PasswordRoutes(sesame: sesame).register(on: router)
-    SecondFactorRoutes(sesame: sesame).register(on: router)
-    ReauthenticationRoutes(sesame: sesame).register(on: router)
-    AccountRoutes(sesame: sesame).register(on: router)
-    IdentityProviderRoutes(sesame: sesame).register(on: router)
-    AppAccessRoutes(sesame: sesame).register(on: router)
-    LogoutRoutes(sesame: sesame).register(on: router)
-    DeviceAuthorizationRoutes(sesame: sesame).register(on: router)
-    ForwardAuthRoutes(sesame: sesame).register(on: router)
-    KeychainSyncRoutes(sesame: sesame).register(on: router)
+    let core = sesame.core
+    WebRoutes(sesame: core).register(on: router)
+    OperationalRoutes(sesame: core).register(on: router)
+    SignUpRoutes(sesame: core, passkeyVerifier: sesame.passkeys).register(on: router)
+    SignInRoutes(sesame: core, passkeyVerifier: sesame.passkeys).register(on: router)
+    PasskeyManagementRoutes(sesame: core, passkeyVerifier: sesame.passkeys, metadataService: sesame.metadata)
+        .register(on: router)
+    ProviderIconRoutes(sesame: core).register(on: router)
+    PasswordRoutes(
+        sesame: core, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
+        backChannelLogout: sesame.backChannelLogout
+    ).register(on: router)
+    SecondFactorRoutes(sesame: core, factorVerifier: sesame.factors).register(on: router)
+    ReauthenticationRoutes(
+        sesame: core, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
+        passkeyVerifier: sesame.passkeys
+    ).register(on: router)
+    AccountRoutes(sesame: core, factorVerifier: sesame.factors, backChannelLogout: sesame.backChannelLogout)
+        .register(on: router)
+    IdentityProviderRoutes(sesame: core, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens)
+        .register(on: router)
+    AppAccessRoutes(sesame: core, backChannelLogout: sesame.backChannelLogout).register(on: router)
+    LogoutRoutes(sesame: core, tokenIssuer: sesame.tokens, backChannelLogout: sesame.backChannelLogout)
+        .register(on: router)
+    DeviceAuthorizationRoutes(sesame: core).register(on: router)
+    ForwardAuthRoutes(sesame: core).register(on: router)
+    KeychainSyncRoutes(sesame: core).register(on: router)
 }

@@ -1,10 +1,21 @@
 import Foundation
 import ServiceLifecycle
 import SesameCore
+import SesameWeb
+import SesameMetadata
+import SesameSecondFactors
+import SesameIdentityProvider
+import SesamePasswords
+import SesamePasskeys
+import SesameAccount
+import SesameReauthentication
+import SesameKeychainSync
+import SesameForwardAuth
+import SesameOperations
 
 /// Deletes expired challenges, sessions and rate-limit windows once a minute.
 package struct PurgeService: Service {
-    package let sesame: Sesame
+    package let sesame: ServerCore
 
     package func run() async throws {
         // Sleeping is cancelled by graceful shutdown, so the service never delays it.

@@ -1,0 +1,164 @@
+import Foundation
+import WebAuthn
+import SesameCore
+import SesameIdentityProvider
+import SesameMetadata
+import SesamePasskeys
+import SesameSecondFactors
+import SesameWeb
+
+/// "Download my data" (`GET /api/account/export`) and `sesame users export NAME`: everything Sesame holds about one
+/// person, as one JSON document, without anything that would let its reader sign in as them or open a factor.
+///
+/// Left out on purpose: the password hash and salt, the TOTP secret, recovery-code hashes, session and refresh
+/// token hashes, challenges and rate-limit counters (keyed by hashes, not by person). Passkeys' public keys are in
+/// (they are not secret). The phone number is shown in full to the operator (`sesame users export`) and with only
+/// its last two digits on the web, where a stolen session should not learn a number to take over.
+///
+/// ```
+/// { "format": "sesame-account-export-1", "exportedAt": date,
+///   "account": { id, username, displayName, userHandle (base64url), createdAt, disabled },
+///   "passkeys": [ { id (base64url), name, provider?, aaguid?, publicKey (COSE_Key, base64url), signCount,
+///                   createdAt, lastUsedAt?, backupEligible, backedUp, userVerified, attestationFormat,
+///                   transports } ],
+///   "password": { "set": bool },
+///   "authenticatorApp": { "confirmed": bool } | null,
+///   "phone": { "number": string, "confirmed": bool } | null,
+///   "recoveryCodes": { "remaining": int },
+///   "sessions": [ { id, createdAt, lastSeenAt, expiresAt, authenticatedAt, userAgent, method } ],
+///   "apps": [ { clientID, name?, scope, grantedAt } ],
+///   "auditEvents": [ { at, kind, outcome, clientAddress, detail } ] }          (newest first, all of them)
+/// ```
+package struct AccountExport: Codable, Sendable {
+    package static let format = "sesame-account-export-1"
+
+    package struct Account: Codable, Sendable {
+        package let id: String
+        package let username: String
+        package let displayName: String
+        package let userHandle: String
+        package let createdAt: Date
+        package let disabled: Bool
+    }
+
+    package struct Passkey: Codable, Sendable {
+        package let id: String
+        package let name: String
+        package let provider: String?
+        package let aaguid: String?
+        package let publicKey: String
+        package let signCount: UInt32
+        package let createdAt: Date
+        package let lastUsedAt: Date?
+        package let backupEligible: Bool
+        package let backedUp: Bool
+        package let userVerified: Bool
+        package let attestationFormat: String
+        package let transports: [String]
+    }
+
+    package struct Password: Codable, Sendable { package let set: Bool }
+    package struct AuthenticatorApp: Codable, Sendable { package let confirmed: Bool }
+    package struct Phone: Codable, Sendable {
+        package let number: String
+        package let confirmed: Bool
+    }
+    package struct RecoveryCodes: Codable, Sendable { package let remaining: Int }
+
+    package struct Session: Codable, Sendable {
+        package let id: String
+        package let createdAt: Date
+        package let lastSeenAt: Date
+        package let expiresAt: Date
+        package let authenticatedAt: Date
+        package let userAgent: String
+        package let method: String
+    }
+
+    package struct App: Codable, Sendable {
+        package let clientID: String
+        package let name: String?
+        package let scope: String
+        package let grantedAt: Date
+    }
+
+    package struct Event: Codable, Sendable {
+        package let at: Date
+        package let kind: String
+        package let outcome: String
+        package let clientAddress: String
+        package let detail: String
+    }
+
+    package let format: String
+    package let exportedAt: Date
+    package let account: Account
+    package let passkeys: [Passkey]
+    package let password: Password
+    package let authenticatorApp: AuthenticatorApp?
+    package let phone: Phone?
+    package let recoveryCodes: RecoveryCodes
+    package let sessions: [Session]
+    package let apps: [App]
+    package let auditEvents: [Event]
+
+    /// Every audit event of the account is exported; this bounds one export's size all the same.
+    package static let auditLimit = 100_000
+
+    package static func build(
+        for user: User, store: any Store, providers: AuthenticatorProviders, now: Date, fullPhoneNumber: Bool
+    ) async throws -> AccountExport {
+        let passkeys = try await store.credentials(userID: user.id).map { c in
+            let aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
+            return Passkey(
+                id: Base64URL.encode(c.id), name: c.name,
+                provider: aaguid.flatMap { ProviderNames.provider(for: $0, in: providers)?.name }, aaguid: aaguid,
+                publicKey: Base64URL.encode(c.publicKey), signCount: c.signCount, createdAt: c.createdAt,
+                lastUsedAt: c.lastUsedAt, backupEligible: c.backupEligible, backedUp: c.backedUp,
+                userVerified: c.userVerified, attestationFormat: c.attestationFormat, transports: c.transports)
+        }
+        var apps: [App] = []
+        for consent in try await store.consents(userID: user.id) {
+            apps.append(
+                App(
+                    clientID: consent.clientID, name: try await store.client(id: consent.clientID)?.name,
+                    scope: consent.scope, grantedAt: consent.grantedAt))
+        }
+        let phone = try await store.sms(userID: user.id)
+        return AccountExport(
+            format: format, exportedAt: now,
+            account: Account(
+                id: user.id, username: user.username, displayName: user.displayName,
+                userHandle: Base64URL.encode(user.userHandle), createdAt: user.createdAt, disabled: user.disabled),
+            passkeys: passkeys,
+            password: Password(set: try await store.password(userID: user.id) != nil),
+            authenticatorApp: try await store.totp(userID: user.id).map { AuthenticatorApp(confirmed: $0.confirmed) },
+            phone: phone.map {
+                Phone(number: fullPhoneNumber ? $0.phone : lastDigits($0.phone), confirmed: $0.confirmed)
+            },
+            recoveryCodes: RecoveryCodes(remaining: try await store.unusedRecoveryCodeCount(userID: user.id)),
+            sessions: try await store.sessions(userID: user.id, now: now).map {
+                Session(
+                    id: $0.id, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt, expiresAt: $0.expiresAt,
+                    authenticatedAt: $0.authenticatedAt, userAgent: $0.userAgent, method: $0.method)
+            },
+            apps: apps,
+            auditEvents: try await store.auditEvents(userID: user.id, limit: auditLimit).map {
+                Event(at: $0.at, kind: $0.kind, outcome: $0.outcome, clientAddress: $0.clientAddress, detail: $0.detail)
+            }
+        )
+    }
+
+    /// `+15555550123` → `•••••••••23`: the last two digits, every other character hidden.
+    package static func lastDigits(_ phone: String) -> String {
+        String(repeating: "•", count: max(0, phone.count - 2)) + phone.suffix(2)
+    }
+
+    /// The document as a file: ISO 8601 dates, sorted keys, indented.
+    package func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import NIOPosix
+import WebAuthn
+
+/// The services every feature shares, built once by `buildApplication`: the configuration and store, the clock and
+/// logger, sessions and their cookies, ceremonies, rate limits and audit. A feature takes this and, beside it, only
+/// the services of other features it uses (named one by one where the composition root builds it).
+package struct ServerCore: Sendable {
+    package let configuration: ServerConfiguration
+    package let store: any Store
+    package let clock: ServerClock
+    package let logger: Logger
+    /// Keys the CSRF tokens, SMS code MACs and the decoys of unknown users.
+    package let serverSecret: [UInt8]
+    package let metrics: ServerMetrics
+    /// Passkey provider names and icons by AAGUID (the bundled list, or `providerListFile`).
+    package let providers: AuthenticatorProviders
+    package let cookies: Cookies
+    package let sessions: SessionIssuer
+    package let rateLimiter: RateLimiter
+    package let ceremonies: Ceremonies
+    /// Seals and opens sign-in challenges. Whether this node issues sealed or stored ones is `sealsSignIn`
+    /// (`ServerConfiguration.signInChallenges`); it finishes both kinds whatever it issues.
+    package let sealedSignIn: SealedSignInChallenge
+    package let sealsSignIn: Bool
+    /// Sign-in starts per address on this node, when sealed challenges leave no row to count.
+    package let signInStarts: NodeCeremonyBudget
+    /// Metrics token attempts per address on this node (`MetricsEndpoint`), on both listeners.
+    package let metricsGuesses: NodeCeremonyBudget
+    package let audit: AuditLog
+
+    package init(
+        configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
+        metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.serverSecret = serverSecret
+        self.metrics = metrics
+        self.providers = providers
+        let cookies = Cookies(configuration)
+        self.cookies = cookies
+        self.sessions = SessionIssuer(
+            store: store, clock: clock, cookies: cookies, serverSecret: serverSecret,
+            lifetime: configuration.sessionLifetime
+        )
+        let rateLimiter = RateLimiter(store: store, policy: rateLimits, clock: clock)
+        self.rateLimiter = rateLimiter
+        self.ceremonies = Ceremonies(
+            store: store, rateLimiter: rateLimiter, clock: clock, cookies: cookies,
+            lifetime: configuration.challengeTimeout)
+        self.sealedSignIn = SealedSignInChallenge(serverSecret: serverSecret)
+        self.sealsSignIn = configuration.sealsSignInChallenges
+        self.signInStarts = NodeCeremonyBudget(limit: rateLimits.ceremoniesPerAddress, window: rateLimits.window)
+        self.metricsGuesses = NodeCeremonyBudget(limit: rateLimits.perAddress, window: rateLimits.window)
+        self.audit = AuditLog(store: store, metrics: metrics, clock: clock, logger: logger)
+    }
+
+    package var now: Date { clock.now() }
+
+    /// Runs CPU-heavy work (scrypt) off the event loops.
+    package func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SesameCore
+import SesameIdentityProvider
+import SesameWeb
+
+/// Reverse-proxy sign-in (docs/integrations.md): the check nginx `auth_request`, Caddy `forward_auth` and Traefik
+/// `ForwardAuth` call, the return endpoint people are sent to, and the callback on an app's own host. The rules
+/// are `ForwardAuthService`'s.
+///
+/// - `GET /forward-auth`: `X-Forwarded-Proto`/`-Host`/`-Uri` name what was asked for. A host outside
+///   `forwardAuthDomains` (or a malformed header) is 403 `host_not_allowed`, never a redirect. A session that may
+///   pass is 200 with `Remote-User`, `Remote-Name`, `Remote-Amr`. Otherwise 302 to Sesame, or with
+///   `?mode=status` (nginx: `auth_request` understands only 2xx, 401 and 403) 401 with the same `Location`.
+/// - `GET /forward-auth/return?rd=URL[&state=…]`: on Sesame's origin, after sign-in; `rd` outside the configured
+///   domains is 403, never a redirect.
+/// - `GET /forward-auth/callback?rd=URL` (start) and `?code=…` (finish): reached through the app's proxy at
+///   `/_sesame/callback`.
+package struct ForwardAuthRoutes {
+    package let sesame: ServerCore
+
+    package init(sesame: ServerCore) {
+        self.sesame = sesame
+    }
+
+    package static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    package static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    package static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
+
+    /// What the proxy says was asked for, if it is an address Sesame answers for.
+    package static func target(_ request: Request, service: ForwardAuthService, uri: Bool = true) throws
+        -> ForwardTarget
+    {
+        // A header given twice is ambiguous: refused rather than guessed.
+        for name in [forwardedProto, forwardedHost, forwardedURI] where request.headers[values: name].count > 1 {
+            throw APIError.hostNotAllowed
+        }
+        guard
+            let target = ForwardTarget(
+                proto: request.headers[forwardedProto], host: request.headers[forwardedHost],
+                uri: uri ? request.headers[forwardedURI] : "/"),
+            service.accepts(target)
+        else { throw APIError.hostNotAllowed }
+        return target
+    }
+
+    package static func redirect(_ location: String, status: HTTPResponse.Status = .seeOther, headers: HTTPFields = [:])
+        -> Response
+    {
+        var fields = headers
+        fields[.location] = location
+        fields[.cacheControl] = "no-store"
+        fields[.init("Referrer-Policy")!] = "no-referrer"
+        return Response(status: status, headers: fields)
+    }
+
+    package func register(on router: Router<SesameRequestContext>) {
+        let service = ForwardAuthService(sesame)
+
+        router.get("/forward-auth") { request, _ -> Response in
+            let query = FormParameters.query(request)
+            guard query.repeated.isEmpty else { throw APIError.badRequest }
+            let statusOnly: Bool
+            switch query["mode"] {
+            case nil, "redirect"?: statusOnly = false
+            case "status"?: statusOnly = true
+            default: throw APIError.badRequest
+            }
+            let target = try Self.target(request, service: service)
+            if let authentication = try await service.admittedSession(request, at: target) {
+                return Response(status: .ok, headers: service.identityHeaders(authentication))
+            }
+            return Self.redirect(
+                service.signInLocation(target), status: statusOnly ? .unauthorized : .found)
+        }
+
+        router.get("/forward-auth/return") { request, context -> Response in
+            let query = FormParameters.query(request)
+            guard query.repeated.isEmpty, let rd = query["rd"], let target = ForwardTarget(url: rd),
+                service.accepts(target)
+            else { throw APIError.hostNotAllowed }
+            // Outside the cookie domain the code exchange needs the state its callback set in this browser.
+            let state = query["state"]
+            let shared = service.sharesCookie(target)
+            guard shared || state.map({ SessionIssuer.isWellFormed($0) }) == true else { throw APIError.badRequest }
+            guard let authentication = context.authentication, service.admits(authentication.session, at: target)
+            else { return Self.redirect(service.signInPage(target, state: shared ? nil : state)) }
+            guard let state, !shared else { return Self.redirect(target.url) }
+            return Self.redirect(
+                try await service.callback(
+                    for: target, state: state, authentication, clientAddress: context.clientAddress))
+        }
+
+        router.get("/forward-auth/callback") { request, context -> Response in
+            let query = FormParameters.query(request)
+            guard query.repeated.isEmpty else { throw APIError.badRequest }
+            let origin = try Self.target(request, service: service, uri: false)
+            if let rd = query["rd"], query["code"] == nil {
+                let (cookie, location) = try service.start(rd: rd, at: origin)
+                return Self.redirect(location, headers: [.setCookie: cookie])
+            }
+            guard let code = query["code"] else { throw APIError.challengeInvalid }
+            let state = request.cookies[Cookies.forwardStateName(secure: origin.scheme == "https")]?.value
+            let (cookies, location) = try await service.redeem(
+                code: code, state: state, at: origin, clientAddress: context.clientAddress)
+            var headers = HTTPFields()
+            for cookie in cookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
+            return Self.redirect(location, headers: headers)
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import WebAuthn
+import SesameCore
+import SesameBytes
+import SesameWeb
+
+/// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): an application sends the person to
+/// `/oauth/logout` to end their Sesame session too.
+///
+/// - `post_logout_redirect_uri` is followed only when it is registered, exactly, for the client named by
+///   `client_id` or by the audience of `id_token_hint` (both given and different: refused). Anything else shows a
+///   page and redirects nowhere, so the endpoint is no open redirect.
+/// - A genuine `id_token_hint` (signed by one of Sesame's keys; it may have expired) for the person signed in ends
+///   the session at once. Without one, the person confirms on a page whose form carries the session's CSRF token,
+///   so another site cannot sign them out by sending them here.
+/// - Ending the session also sends back-channel logout tokens to the clients that registered for them.
+package struct LogoutRoutes {
+    package let sesame: ServerCore
+    package let tokenIssuer: TokenIssuer
+    package let backChannelLogout: BackChannelLogout
+
+    package init(sesame: ServerCore, tokenIssuer: TokenIssuer, backChannelLogout: BackChannelLogout) {
+        self.sesame = sesame
+        self.tokenIssuer = tokenIssuer
+        self.backChannelLogout = backChannelLogout
+    }
+
+    package struct Request: Sendable {
+        package let client: OAuthClient?
+        package let redirectURI: String?
+        package let state: String?
+        package let hintSubject: String?
+        package let query: String
+    }
+
+    package struct Refused: Error { package let message: String }
+
+    package func register(on router: Router<SesameRequestContext>) {
+        var confirmPage: WebRoutes.DynamicPage?
+        var done: WebRoutes.DynamicPage?
+        var errorPage: WebRoutes.DynamicPage?
+        do {
+            confirmPage = try .load("logout", title: "Sign out")
+            done = try .load("signed-out", title: "Signed out")
+            errorPage = try .load("app-error", title: "Sign-out link")
+        } catch {
+            sesame.logger.error("logout pages not loaded", metadata: ["reason": .string(String(describing: error))])
+        }
+        let pages = IdentityProviderRoutes.Pages(
+            consent: confirmPage, error: errorPage, configuration: sesame.configuration)
+        let donePage = done
+
+        router.get("/oauth/logout") { request, context in
+            try await logout(
+                FormParameters.query(request),
+                authentication: try await sesame.sessions.authenticate(cookieOf: request), context: context,
+                pages: pages, done: donePage)
+        }
+        router.post("/oauth/logout") { request, context in
+            try await logout(
+                try await FormParameters.body(request),
+                authentication: try await sesame.sessions.authenticate(cookieOf: request),
+                context: context, pages: pages, done: donePage)
+        }
+        router.post("/oauth/logout/confirm") { request, context in
+            try await confirm(request, context: context, pages: pages, done: donePage)
+        }
+    }
+
+    package func parse(_ form: FormParameters) async throws -> Request {
+        if let name = form.repeated.first { throw Refused(message: "The link gives \(name) more than once.") }
+        var hint: TokenIssuer.Hint?
+        if let token = form["id_token_hint"] {
+            guard let claims = try await tokenIssuer.idTokenHint(token) else {
+                throw Refused(message: "The sign-out link carries a token Sesame did not issue.")
+            }
+            hint = claims
+        }
+        if let clientID = form["client_id"], let hint, hint.aud != clientID {
+            throw Refused(message: "The sign-out link names two different applications.")
+        }
+        var client: OAuthClient?
+        if let clientID = form["client_id"] ?? hint?.aud {
+            guard clientID.utf8.count <= 128, let found = try await sesame.store.client(id: clientID) else {
+                throw Refused(message: "The sign-out link names an application Sesame does not know.")
+            }
+            client = found
+        }
+        let redirectURI = form["post_logout_redirect_uri"]
+        if let redirectURI {
+            guard let client, client.postLogoutRedirectURIs.contains(redirectURI) else {
+                throw Refused(
+                    message: "The sign-out link asks to go back to an address its application did not register.")
+            }
+        }
+        let kept = ["client_id", "post_logout_redirect_uri", "state", "id_token_hint"].compactMap { name in
+            form[name].map { (name, $0) }
+        }
+        return Request(
+            client: client, redirectURI: redirectURI, state: form["state"], hintSubject: hint?.sub,
+            query: FormParameters.encode(kept))
+    }
+
+    package func logout(
+        _ form: FormParameters, authentication: Authentication?, context: SesameRequestContext,
+        pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?
+    ) async throws -> Response {
+        let request: Request
+        do { request = try await parse(form) } catch let refused as Refused { return pages.failure(refused.message) }
+        guard let authentication else {
+            return finished(request, pages: pages, done: done, signedOut: false)
+        }
+        if let hint = request.hintSubject, let client = request.client,
+            tokenIssuer.subjects.subject(userID: authentication.user.id, client: client) == hint
+        {
+            return try await signOut(authentication, request, context: context, pages: pages, done: done)
+        }
+        return pages.html(
+            pages.consent, status: .ok,
+            values: [
+                "clientName": request.client?.name ?? "An application", "username": authentication.user.username,
+                "request": request.query, "csrf": sesame.sessions.csrfToken(for: authentication.tokenHash),
+            ],
+            formAction: request.redirectURI.map(IdentityProviderRoutes.formActionSource) ?? "")
+    }
+
+    /// `POST /oauth/logout/confirm`: the confirmation form's answer, checked like the consent form (the session
+    /// from its cookie, the form's CSRF token).
+    package func confirm(
+        _ request: Hummingbird.Request, context: SesameRequestContext, pages: IdentityProviderRoutes.Pages,
+        done: WebRoutes.DynamicPage?
+    ) async throws -> Response {
+        let form = try await FormParameters.body(request)
+        let logout: Request
+        do {
+            logout = try await parse(FormParameters(Substring(form["request"] ?? "")))
+        } catch let refused as Refused { return pages.failure(refused.message) }
+        guard let authentication = try await sesame.sessions.authenticate(cookieOf: request) else {
+            return finished(logout, pages: pages, done: done, signedOut: false)
+        }
+        guard let csrf = form["csrf_token"],
+            ConstantTime.equal(
+                Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
+        else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
+        guard form["decision"] == "sign_out" else {
+            return Response(status: .seeOther, headers: [.location: "/account", .cacheControl: "no-store"])
+        }
+        return try await signOut(authentication, logout, context: context, pages: pages, done: done)
+    }
+
+    package func signOut(
+        _ authentication: Authentication, _ request: Request, context: SesameRequestContext,
+        pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?
+    ) async throws -> Response {
+        // The apps to tell are found first: the grants without offline_access this session made end with it.
+        let apps = try await backChannelLogout.clients(of: authentication.user.id)
+        _ = try await sesame.store.deleteSession(userID: authentication.user.id, id: authentication.session.id)
+        await sesame.audit.record(
+            .signOut, .success, user: authentication.user, context: context, detail: request.client?.id ?? "")
+        backChannelLogout.send(to: apps, userID: authentication.user.id)
+        var response = finished(request, pages: pages, done: done, signedOut: true)
+        response.headers[.setCookie] = sesame.cookies.clear(.session)
+        return response
+    }
+
+    /// Back to the application when it registered where, else a page saying what happened.
+    package func finished(
+        _ request: Request, pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?, signedOut: Bool
+    ) -> Response {
+        if let redirectURI = request.redirectURI {
+            let separator = redirectURI.contains("?") ? "&" : "?"
+            let location =
+                request.state.map { redirectURI + separator + FormParameters.encode([("state", $0)]) } ?? redirectURI
+            return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+        }
+        return pages.html(
+            done, status: .ok,
+            values: [
+                "heading": signedOut ? "You’re signed out" : "You’re not signed in",
+                "message": signedOut
+                    ? "Your \(sesame.configuration.rpName) session has ended. The apps you use with it were told."
+                    : "There was no \(sesame.configuration.rpName) session to end in this browser.",
+            ])
+    }
+}

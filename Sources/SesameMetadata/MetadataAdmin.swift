@@ -1,0 +1,84 @@
+import Foundation
+import WebAuthn
+import X509
+import SesameCore
+
+/// `sesame metadata import` and `sesame metadata show`: the operator brings a FIDO metadata BLOB they downloaded
+/// (Sesame fetches nothing); it is verified here, then stored for every node to load.
+public struct MetadataAdmin: Sendable {
+    package let store: any Store
+
+    public init(store: any Store) { self.store = store }
+
+    public struct MetadataImport: Sendable {
+        public var jwt: String
+        /// PEM roots to verify against instead of the bundled FIDO root (the conformance tools sign with their own).
+        public var rootsPEM: [String] = []
+        /// PEM CRLs to check the signer's chain against.
+        public var crlsPEM: [String] = []
+        public var time = Date()
+        /// Import a BLOB whose `nextUpdate` has passed (for test BLOBs; a production BLOB that old is out of date).
+        public var allowStale = false
+
+        public init(jwt: String) { self.jwt = jwt }
+    }
+
+    public func importMetadata(_ request: MetadataImport) async throws -> [String] {
+        var roots: [Certificate] = []
+        var rootsPEM = request.rootsPEM.joined(separator: "\n")
+        do {
+            if request.rootsPEM.isEmpty {
+                roots = try TrustAnchors.bundled().metadataRoots
+                rootsPEM = try roots.map { try $0.serializeAsPEM().pemString }.joined(separator: "\n")
+            } else {
+                roots = try AttestationTrust.certificates(fromPEM: rootsPEM)
+            }
+        } catch {
+            throw AdminError(description: "metadata roots: \(error)")
+        }
+        var crls: [CertificateRevocationList] = []
+        for pem in request.crlsPEM {
+            do { crls += try CertificateRevocationList.lists(fromPEM: pem) } catch {
+                throw AdminError(description: "metadata CRL: \(error.detail)")
+            }
+        }
+        let held = try await store.latestMetadataNumber()
+        let blob: MetadataBLOB
+        let index: MetadataIndex
+        do {
+            blob = try await MetadataBLOB.verify(
+                request.jwt, roots: roots, crls: crls, time: request.time, enforceNextUpdate: !request.allowStale,
+                newerThan: held)
+            index = try MetadataIndex(blob)
+        } catch {
+            throw AdminError(description: "the metadata BLOB is refused: \(error)")
+        }
+        do {
+            try await store.addMetadataBLOB(
+                StoredMetadataBLOB(
+                    number: blob.number, jwt: request.jwt, rootsPEM: rootsPEM, verifiedAt: request.time,
+                    importedAt: Date()))
+        } catch StoreError.conflict {
+            throw AdminError(description: "a metadata BLOB numbered \(blob.number) is already imported")
+        }
+        try await store.appendAudit(
+            AuditEvent.byOperator(.metadataImported, .success, user: nil, detail: "\(blob.number)"))
+        return [
+            "metadata BLOB \(blob.number) imported: \(index.entries.count) entries, next update \(blob.nextUpdate)",
+            "running servers load it within a minute",
+        ]
+    }
+
+    public func showMetadata() async throws -> [String] {
+        guard let stored = try await store.latestMetadataBLOB() else { return ["no metadata imported"] }
+        let index: MetadataIndex
+        do { index = try await MetadataService.index(stored) } catch {
+            throw AdminError(description: "the stored metadata BLOB \(stored.number) no longer verifies: \(error)")
+        }
+        let dates = Date.ISO8601FormatStyle()
+        return [
+            "number: \(stored.number)", "next update: \(index.nextUpdate)", "entries: \(index.entries.count)",
+            "verified at: \(stored.verifiedAt.formatted(dates))", "imported at: \(stored.importedAt.formatted(dates))",
+        ]
+    }
+}

@@ -1,0 +1,218 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+import SesameCore
+import SesameBytes
+
+/// The server's own web pages (`/signin`, `/signup`, `/account`) and their static files (`/static/<name>`).
+///
+/// Pages are HTML templates from `Resources/Web/templates`: each page's body is placed in `layout.html`, and the
+/// `{{key}}` placeholders are replaced by HTML-escaped configuration values (site name, RP ID). Nothing in a page
+/// depends on the request, so every page is rendered once when the routes are built. Scripts and styles are files
+/// under `Resources/Web/static`, served by exact name only (the name set is read at start-up, so no request path
+/// ever reaches the file system). Every page carries a Content-Security-Policy that allows only this origin and
+/// no inline script or style.
+package struct WebRoutes {
+    package let sesame: ServerCore
+
+    package init(sesame: ServerCore) {
+        self.sesame = sesame
+    }
+
+    /// Scripts, styles, images and connections from this origin only; no plugins, no framing, no `<base>`, forms
+    /// post here only; DOM string sinks must go through Trusted Types (the pages never use them).
+    package static let contentSecurityPolicy = [
+        "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
+        "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+        "require-trusted-types-for 'script'", "trusted-types 'none'",
+    ].joined(separator: "; ")
+
+    /// A static file held in memory with its validator.
+    package struct StaticFile: Sendable {
+        package let bytes: ByteBuffer
+        package let contentType: String
+        package let etag: String
+    }
+
+    package enum Page: String, CaseIterable, Sendable {
+        case signin, signup, account
+
+        package var title: String {
+            switch self {
+            case .signin: "Sign in"
+            case .signup: "Create an account"
+            case .account: "Your account"
+            }
+        }
+    }
+
+    package struct LoadError: Error, CustomStringConvertible {
+        package let description: String
+    }
+
+    private static func resourceDirectory(_ name: String) throws -> URL {
+        guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources/Web") else {
+            throw LoadError(description: "web resource folder \(name) is missing from the bundle")
+        }
+        return url
+    }
+
+    /// `{{key}}` → escaped value. Unknown keys are an error, so a typo in a template fails at start-up.
+    package static func fill(_ template: String, _ values: [String: String]) throws -> String {
+        var output = ""
+        var rest = Substring(template)
+        while let open = rest.range(of: "{{") {
+            output += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                throw LoadError(description: "unclosed {{ in template")
+            }
+            let key = String(rest[open.upperBound..<close.lowerBound])
+            guard let value = values[key] else { throw LoadError(description: "template names unknown value \(key)") }
+            output += key == "content" ? value : escapeHTML(value)
+            rest = rest[close.upperBound...]
+        }
+        return output + rest
+    }
+
+    package static func escapeHTML(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// A page filled per request (consent, application errors): the layout and the body template, read once.
+    package struct DynamicPage: Sendable {
+        package let layout: String
+        package let body: String
+        package let name: String
+        package let title: String
+
+        package static func load(_ name: String, title: String) throws -> DynamicPage {
+            let templates = try resourceDirectory("templates")
+            return DynamicPage(
+                layout: try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8),
+                body: try String(contentsOf: templates.appendingPathComponent("\(name).html"), encoding: .utf8),
+                name: name, title: title
+            )
+        }
+
+        /// The page's HTML; every value is escaped. `script` names the static module the page loads.
+        package func render(_ configuration: ServerConfiguration, script: String, _ values: [String: String]) throws
+            -> String
+        {
+            let common = ["title": title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": script]
+            let all = values.merging(common) { own, _ in own }
+            return try fill(layout, common.merging(["content": try fill(body, all)]) { old, _ in old })
+        }
+    }
+
+    /// Every page, rendered with this server's configuration.
+    package static func renderPages(_ configuration: ServerConfiguration) throws -> [Page: ByteBuffer] {
+        let templates = try resourceDirectory("templates")
+        let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
+        var pages: [Page: ByteBuffer] = [:]
+        for page in Page.allCases {
+            let body = try String(
+                contentsOf: templates.appendingPathComponent("\(page.rawValue).html"), encoding: .utf8)
+            let values = [
+                "title": page.title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": page.rawValue,
+            ]
+            let html = try fill(layout, values.merging(["content": try fill(body, values)]) { old, _ in old })
+            pages[page] = ByteBuffer(string: html)
+        }
+        return pages
+    }
+
+    package static let contentTypes = [
+        "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "svg": "image/svg+xml",
+        "png": "image/png", "ico": "image/x-icon",
+    ]
+
+    package static func loadStaticFiles() throws -> [String: StaticFile] {
+        let directory = try resourceDirectory("static")
+        var files: [String: StaticFile] = [:]
+        for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil) {
+            let name = url.lastPathComponent
+            guard let type = contentTypes[url.pathExtension.lowercased()] else { continue }
+            let data = try Data(contentsOf: url)
+            let digest = Hex.encode(SHA256.hash(data: data).prefix(12))
+            files[name] = StaticFile(bytes: ByteBuffer(bytes: data), contentType: type, etag: "\"\(digest)\"")
+        }
+        return files
+    }
+
+    package func register(on router: Router<SesameRequestContext>) {
+        // The resources ship inside the binary's bundle; if they are missing the API still runs and the pages
+        // answer 503 (logged once here).
+        var pages: [Page: ByteBuffer] = [:]
+        var files: [String: StaticFile] = [:]
+        do {
+            pages = try Self.renderPages(sesame.configuration)
+            files = try Self.loadStaticFiles()
+        } catch {
+            sesame.logger.error("web pages not loaded", metadata: ["reason": .string(String(describing: error))])
+        }
+        let loadedPages = pages
+        let loadedFiles = files
+
+        @Sendable func page(_ page: Page) -> Response {
+            guard let html = loadedPages[page] else {
+                return Response(
+                    status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
+            }
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/html; charset=utf-8",
+                    .contentSecurityPolicy: Self.contentSecurityPolicy,
+                    .init("Cross-Origin-Opener-Policy")!: "same-origin",
+                    .init("Permissions-Policy")!:
+                        "publickey-credentials-get=(self), publickey-credentials-create=(self)",
+                ],
+                body: .init(byteBuffer: html)
+            )
+        }
+
+        @Sendable func redirect(_ location: String) -> Response {
+            Response(status: .seeOther, headers: [.location: location])
+        }
+
+        router.get("/") { _, context in
+            redirect(context.authentication == nil ? "/signin" : "/account")
+        }
+        // With `return` (an application's authorization request sent the person to sign in again), the page is
+        // shown even to a signed-in person.
+        router.get("/signin") { request, context in
+            context.authentication == nil || request.uri.queryParameters["return"] != nil
+                ? page(.signin) : redirect("/account")
+        }
+        router.get("/signup") { _, context in
+            context.authentication == nil ? page(.signup) : redirect("/account")
+        }
+        router.get("/account") { _, context in
+            context.authentication == nil ? redirect("/signin") : page(.account)
+        }
+        router.get("/static/{name}") { request, context -> Response in
+            let name = try context.parameters.require("name")
+            guard let file = loadedFiles[name] else { throw APIError.notFound }
+            var headers: HTTPFields = [.contentType: file.contentType, .eTag: file.etag, .cacheControl: "no-cache"]
+            if file.contentType.hasPrefix("image/svg") { headers[.contentSecurityPolicy] = "default-src 'none'" }
+            if request.headers[.ifNoneMatch] == file.etag {
+                return Response(status: .notModified, headers: headers)
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
+        }
+    }
+}
