@@ -108,6 +108,8 @@ import Testing
         try await engine.shutdown()
     }
 
+    /// The service's turns are counted on a clock the test moves: one turn, one quarter of a second. Its next sleep
+    /// begins only when a turn's work is done, so the test waits for that instead of for a time.
     @Test func theServiceCheckpointsWhileTheServerRuns() async throws {
         let server = TestServer(.sqlite)
         let (engine, store) = try await openStore(server)
@@ -115,29 +117,62 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let handle = try #require(engine.sqliteHandle)
         let checkpointer = try SQLiteCheckpointer.open(path: path)
+        let ticks = ManualClock()
         let service = SQLiteCheckpointService(
-            checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: Self.logger)
+            checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: Self.logger,
+            ticks: ticks)
         let group = ServiceGroup(services: [service], logger: Self.logger)
+        func turn() async throws {
+            let started = ticks.sleepsStarted
+            ticks.advance(by: SQLiteCheckpointer.interval)
+            #expect(await ManualClock.waitUntil { ticks.sleepsStarted > started }, "the turn never ended")
+        }
+        func checkpoints() -> Int { checkpointer.checkpoints.load(ordering: .relaxed) }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            // Its first turn copies what the migrations wrote (waited for: a loaded machine delays it by seconds);
-            // with no commit after it, the turns that follow (four a second) do nothing.
-            for _ in 0..<300 where checkpointer.checkpoints.load(ordering: .relaxed) == 0 {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            try await Task.sleep(for: .seconds(1))
-            #expect(checkpointer.checkpoints.load(ordering: .relaxed) == 1)
+            #expect(await ManualClock.waitUntil { ticks.sleepsStarted == 1 })
+            #expect(checkpoints() == 0, "nothing is checkpointed before the first turn")
+            // The first turn copies what the migrations wrote; the turns after it, with no commit, do nothing.
+            try await turn()
+            #expect(checkpoints() == 1)
+            for _ in 0..<4 { try await turn() }
+            #expect(checkpoints() == 1)
             let commits = handle.commits.load(ordering: .relaxed)
             try await store.createUser(user("while running", server.clock))
             #expect(handle.commits.load(ordering: .relaxed) > commits)
-            // The service checkpoints every quarter of a second after a commit: soon the row is in the file itself.
-            var copied = false
-            for _ in 0..<150 where !copied {
-                try await Task.sleep(for: .milliseconds(200))
-                copied = try await usernamesInTheFileAlone(path).contains("while running")
-            }
-            #expect(copied)
-            #expect(checkpointer.checkpoints.load(ordering: .relaxed) == 2)
+            // The turn after a commit copies it: the row is in the file itself.
+            try await turn()
+            #expect(checkpoints() == 2)
+            #expect(try await usernamesInTheFileAlone(path).contains("while running"))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        try await engine.shutdown()
+    }
+
+    /// The purge runs once a minute of its clock: a challenge spent and expired stays until the minute passes, and
+    /// is gone after it (so the same challenge can be spent again, as on a fresh database).
+    @Test func thePurgeRunsOnceAMinuteOfItsClock() async throws {
+        let server = TestServer(.sqlite)
+        let (engine, store) = try await openStore(server)
+        defer { try? FileManager.default.removeItem(atPath: server.configuration.database) }
+        let core = ServerCore(
+            configuration: server.configuration, store: store, clock: server.clock.serverClock, logger: Self.logger,
+            serverSecret: Array(repeating: 7, count: 32), metrics: ServerMetrics(),
+            providers: try ProviderNames.load(nil), rateLimits: RateLimitPolicy())
+        let ticks = ManualClock()
+        let group = ServiceGroup(services: [PurgeService(sesame: core, ticks: ticks)], logger: Self.logger)
+        let challenge = SpentChallenge(id: Array(repeating: 9, count: 32), expiresAt: server.clock.now + 300)
+        #expect(try await store.spendChallenge(challenge))
+        server.clock.advance(300)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(await ManualClock.waitUntil { ticks.sleepsStarted == 1 })
+            ticks.advance(by: PurgeService.interval - .seconds(1))
+            #expect(try await !store.spendChallenge(challenge), "purged before its minute")
+            ticks.advance(by: .seconds(1))
+            #expect(await ManualClock.waitUntil { ticks.sleepsStarted == 2 })
+            #expect(try await store.spendChallenge(challenge), "not purged after its minute")
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }

@@ -92,11 +92,17 @@ package struct SQLiteCheckpointService: Service {
     package let checkpointer: SQLiteCheckpointer
     package let commits: @Sendable () -> Int
     package let logger: Logger
+    /// What the turns are counted on: the continuous clock when serving; tests advance a clock of their own.
+    package let ticks: any Clock<Duration>
 
-    package init(checkpointer: SQLiteCheckpointer, commits: @escaping @Sendable () -> Int, logger: Logger) {
+    package init(
+        checkpointer: SQLiteCheckpointer, commits: @escaping @Sendable () -> Int, logger: Logger,
+        ticks: any Clock<Duration> = ContinuousClock()
+    ) {
         self.checkpointer = checkpointer
         self.commits = commits
         self.logger = logger
+        self.ticks = ticks
     }
 
     package func run() async throws {
@@ -104,7 +110,7 @@ package struct SQLiteCheckpointService: Service {
         try? await cancelWhenGracefulShutdown {
             var copied = -1
             while true {
-                try await Task.sleep(for: SQLiteCheckpointer.interval)
+                try await ticks.sleep(for: SQLiteCheckpointer.interval)
                 let committed = commits()
                 guard committed != copied else { continue }
                 do {

@@ -32,6 +32,9 @@ public struct ServerEnvironment: Sendable {
     public var rateLimits = RateLimitPolicy()
     /// PostgreSQL schema to use instead of the default one (tests isolate runs this way).
     public var postgresSchema: String?
+    /// What background services count their turns on (the purge, SQLite checkpoints); tests pass a clock they
+    /// advance by hand.
+    public var serviceClock: any Clock<Duration> = ContinuousClock()
     /// Sees every statement the store runs (tests reading query plans; see `StatementObserver`).
     package var statementObserver: StatementObserver?
 
@@ -148,11 +151,12 @@ public func buildApplication(
             availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
         logger: logger
     )
-    app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame.core))
+    app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame.core, ticks: environment.serviceClock))
     if let checkpointer, let handle = engine.sqliteHandle {
         app.addServices(
             SQLiteCheckpointService(
-                checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger))
+                checkpointer: checkpointer, commits: { handle.commits.load(ordering: .relaxed) }, logger: logger,
+                ticks: environment.serviceClock))
     }
     if let metricsListener = try MetricsEndpoint.listener(
         configuration, metrics: sesame.core.metrics, guesses: sesame.core.metricsGuesses, clock: sesame.core.clock,
