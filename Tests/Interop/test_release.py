@@ -26,6 +26,10 @@ def stand_in(tmp_path, said):
     path.parent.mkdir(exist_ok=True)
     path.write_text(f"#!/bin/sh\necho '{said}'\n")
     path.chmod(0o755)
+    # A resource bundle beside it, as SwiftPM leaves one per server target that has resources.
+    page = path.parent / "sesame_SesameWeb.resources" / "Resources" / "Web" / "signin.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("<!doctype html>\n")
     return path
 
 
@@ -52,6 +56,8 @@ def test_release_packages_the_binary_docs_and_configuration(tmp_path):
         assert all(member.name.startswith(name + "/") or member.name == name for member in members.values())
         assert all(member.uid == 0 and member.gid == 0 for member in members.values())
         assert members[f"{name}/bin/sesame"].mode == 0o755
+        # The resources go beside the binary, where it looks for them first.
+        assert f"{name}/bin/sesame_SesameWeb.resources/Resources/Web/signin.html" in members
         assert members[f"{name}/docs/deploy.md"].mode == 0o644
         archive.extractall(tmp_path / "x", filter="data")
     said = subprocess.run([tmp_path / "x" / name / "bin" / "sesame", "--version"], capture_output=True, text=True)
@@ -75,3 +81,13 @@ def test_release_refuses_a_binary_with_a_dynamic_swift_runtime(sesame_bin, tmp_p
 def test_release_refuses_a_binary_of_another_version(tmp_path):
     result = release("--bin", stand_in(tmp_path, "0.0.1 (commit unknown)"), "--out", tmp_path / "out")
     assert result.returncode == 1 and "CHANGELOG.md says" in result.stderr, result.stderr
+
+
+def test_release_refuses_a_binary_without_its_resource_bundles(tmp_path):
+    binary = stand_in(tmp_path, f"{changelog_version()} (commit 0123456789abcdef0123456789abcdef01234567)")
+    import shutil
+
+    shutil.rmtree(binary.parent / "sesame_SesameWeb.resources")
+    result = release("--bin", binary, "--out", tmp_path / "a")
+    assert result.returncode != 0 and "no resource bundles" in result.stderr, result.stderr
+
