@@ -225,7 +225,7 @@ let package = Package(
             dependencies: [
                 "SesameCore",
                 "SesameMetadata",
-                "CBOR",
+                "AuthenticatorSigning",
                 "SesameBytes",
                 "WebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),

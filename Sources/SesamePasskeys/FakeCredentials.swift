@@ -1,8 +1,8 @@
-import CBOR
 import Crypto
 import WebAuthn
 import SesameCore
 import SesameMetadata
+import AuthenticatorSigning
 
 /// The allow list sign-in options carry for a username with no passkey (no such account, or an account without
 /// passkeys), shaped like a real account's so that the options do not say whether the account exists.
@@ -103,16 +103,7 @@ package struct FakeCredentials: Sendable {
             ).withUnsafeBytes { Array($0) }
             // A 32-byte value is a valid P-256 scalar unless it is 0 or at least the group order (chance about 2^-32).
             if let key = try? P256.Signing.PrivateKey(rawRepresentation: seed) {
-                let raw = Array(key.publicKey.rawRepresentation)
-                return CBOREncoder.encode(
-                    .map([
-                        CBORMapEntry(.unsigned(1), .unsigned(2)),
-                        CBORMapEntry(.unsigned(3), .negative(6)),
-                        CBORMapEntry(.negative(0), .unsigned(1)),
-                        CBORMapEntry(.negative(1), .byteString(Array(raw[0..<32]))),
-                        CBORMapEntry(.negative(2), .byteString(Array(raw[32..<64]))),
-                    ])
-                )
+                return CredentialKey.es256(key).coseKey
             }
             counter &+= 1
         }
