@@ -4,11 +4,39 @@ import SesameCore
 import SesameMetadata
 import SesamePasskeys
 
+/// An enrolled keychain device, as a device token proved it.
+package struct KeychainDevice: Sendable {
+    package let enrollment: KeychainEnrollment
+    package let user: User
+
+    package init(enrollment: KeychainEnrollment, user: User) {
+        self.enrollment = enrollment
+        self.user = user
+    }
+}
+
+/// The keychain sync routes' first context: the request as the session middleware left it, and the device a token
+/// proved (`KeychainDeviceMiddleware` sets it), from which `KeychainDeviceRequestContext` is made.
+package struct KeychainTokenRequestContext: ChildRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let clientAddress: String
+    package var device: KeychainDevice?
+
+    package init(context: SesameRequestContext) throws {
+        self.coreContext = context.coreContext
+        self.clientAddress = context.clientAddress
+        self.device = nil
+    }
+
+    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
+}
+
 /// Authenticates the device token on the keychain sync routes (`Authorization: Bearer <device token>`), before
 /// their context is made. A missing token leaves the request unauthenticated; a wrong one is counted against the
 /// client address (`KeychainSync.authenticate`).
 package struct KeychainDeviceMiddleware: RouterMiddleware {
-    package typealias Context = SesameRequestContext
+    package typealias Context = KeychainTokenRequestContext
     package let sync: KeychainSync
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -16,7 +44,7 @@ package struct KeychainDeviceMiddleware: RouterMiddleware {
         -> Response
     {
         var context = context
-        context.keychainDevice = try await sync.authenticate(
+        context.device = try await sync.authenticate(
             authorization: request.headers[.authorization], address: context.clientAddress)
         return try await next(request, context)
     }
@@ -29,8 +57,8 @@ package struct KeychainDeviceRequestContext: ChildRequestContext, ClientContext 
     package let device: KeychainDevice
     package let clientAddress: String
 
-    package init(context: SesameRequestContext) throws {
-        guard let device = context.keychainDevice else { throw APIError.keychainDeviceUnknown }
+    package init(context: KeychainTokenRequestContext) throws {
+        guard let device = context.device else { throw APIError.keychainDeviceUnknown }
         self.coreContext = context.coreContext
         self.device = device
         self.clientAddress = context.clientAddress

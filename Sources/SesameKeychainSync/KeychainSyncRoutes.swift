@@ -17,9 +17,9 @@ package struct KeychainSyncRoutes {
     package let sesame: ServerCore
     package let sync: KeychainSync
 
-    package init(sesame: ServerCore) {
+    package init(sesame: ServerCore, store: any Store & KeychainSyncStore) {
         self.sesame = sesame
-        self.sync = KeychainSync(sesame: sesame)
+        self.sync = KeychainSync(sesame: sesame, store: store)
     }
 
     package struct EnrollmentRequest: Decodable, Sendable {
@@ -70,19 +70,20 @@ package struct KeychainSyncRoutes {
 
         signedIn.get("") { _, context in
             EnrollmentList(
-                enrollments: try await sesame.store.keychainEnrollments(userID: context.user.id).map(
+                enrollments: try await sync.store.keychainEnrollments(userID: context.user.id).map(
                     EnrollmentBody.init))
         }
 
         signedIn.delete("/{id}") { _, context in
             let id = try context.parameters.require("id")
-            guard id.utf8.count <= 64, try await sesame.store.deleteKeychainEnrollment(userID: context.user.id, id: id)
+            guard id.utf8.count <= 64, try await sync.store.deleteKeychainEnrollment(userID: context.user.id, id: id)
             else { throw APIError.notFound }
             await sesame.audit.record(.keychainDeviceRevoked, .success, user: context.user, context: context)
             return Status(status: "revoked")
         }
 
-        let device = router.group("/api/keychain").add(middleware: KeychainDeviceMiddleware(sync: sync))
+        let device = router.group("/api/keychain", context: KeychainTokenRequestContext.self)
+            .add(middleware: KeychainDeviceMiddleware(sync: sync))
             .group(context: KeychainDeviceRequestContext.self)
 
         device.get("/sync") { request, context in
@@ -104,14 +105,14 @@ package struct KeychainSyncRoutes {
             }
             try await sync.bind(context.device, to: join.device)
             guard
-                try await sesame.store.postKeychainJoinRequest(
+                try await sync.store.postKeychainJoinRequest(
                     userID: context.user.id, join, limit: KeychainSync.waitingJoinRequests, at: sesame.now)
             else { throw APIError.keychainLimitReached }
             return EditedResponse(status: .created, response: Status(status: "requested"))
         }
 
         device.get("/join") { _, context in
-            let requests = try await sesame.store.keychainJoinRequests(userID: context.user.id)
+            let requests = try await sync.store.keychainJoinRequests(userID: context.user.id)
             return Self.list("requests", requests.map(\.json))
         }
 
@@ -124,7 +125,7 @@ package struct KeychainSyncRoutes {
             guard approval.request == path else {
                 throw APIError.keychainInvalidMessage("The approval names another request than the path.")
             }
-            guard try await sesame.store.postKeychainJoinApproval(userID: context.user.id, approval) else {
+            guard try await sync.store.postKeychainJoinApproval(userID: context.user.id, approval) else {
                 throw APIError.notFound
             }
             return EditedResponse(status: .created, response: Status(status: "approved"))
@@ -133,7 +134,7 @@ package struct KeychainSyncRoutes {
         // Only the device that asked to join reads its approval; to anyone else it does not exist.
         device.get("/join/{request}/approval") { _, context in
             let path = try Self.bytes(context.parameters.get("request"), count: 16, name: "request")
-            guard let found = try await sesame.store.keychainJoinApproval(userID: context.user.id, request: path),
+            guard let found = try await sync.store.keychainJoinApproval(userID: context.user.id, request: path),
                 found.device == context.device.enrollment.device, let approval = found.approval
             else { throw APIError.notFound }
             return Self.message(approval.json)
@@ -142,7 +143,7 @@ package struct KeychainSyncRoutes {
         device.post("/shares") { request, context in
             let bytes = try await Self.body(request)
             let share = try KeychainSync.parse("share") { () throws(KeychainError) in try ShareMessage(json: bytes) }
-            switch try await sesame.store.postKeychainShare(
+            switch try await sync.store.postKeychainShare(
                 userID: context.user.id, share, limit: KeychainSync.openShares,
                 quota: sesame.configuration.keychainQuotaBytes, at: sesame.now)
             {
@@ -161,11 +162,11 @@ package struct KeychainSyncRoutes {
             switch (query["recipient"], query["sender"]) {
             case (let recipient?, nil):
                 let key = try Self.bytes(recipient, count: 32, name: "recipient")
-                return Self.list("shares", try await sesame.store.keychainShares(recipient: key).map(\.json))
+                return Self.list("shares", try await sync.store.keychainShares(recipient: key).map(\.json))
             case (nil, let sender?):
                 let key = try Self.bytes(sender, count: 32, name: "sender")
                 return Self.list(
-                    "shares", try await sesame.store.keychainShares(userID: context.user.id, sender: key).map(\.json))
+                    "shares", try await sync.store.keychainShares(userID: context.user.id, sender: key).map(\.json))
             default:
                 throw APIError.keychainInvalidMessage("Give exactly one of recipient and sender.")
             }
@@ -174,7 +175,7 @@ package struct KeychainSyncRoutes {
         device.delete("/shares/{id}") { request, context in
             let id = try Self.bytes(context.parameters.get("id"), count: 16, name: "id")
             let sender = try Self.bytes(request.uri.queryParameters["sender"], count: 32, name: "sender")
-            guard try await sesame.store.revokeKeychainShare(userID: context.user.id, id: id, sender: sender) else {
+            guard try await sync.store.revokeKeychainShare(userID: context.user.id, id: id, sender: sender) else {
                 throw APIError.notFound
             }
             return Status(status: "revoked")

@@ -9,7 +9,8 @@ import SesamePasskeys
 /// opens anything it stores; every message is parsed with the keychain's own strict parsers (`SyncMessages.swift`)
 /// and stored as the bytes it carried.
 package struct KeychainSync: Sendable {
-    package let store: any Store
+    /// The core's store (accounts, rate limits) with this feature's own part (`KeychainSyncStore`).
+    package let store: any Store & KeychainSyncStore
     package let clock: ServerClock
     package let audit: AuditLog
     package let rateLimits: RateLimitPolicy
@@ -24,8 +25,8 @@ package struct KeychainSync: Sendable {
     /// Share offers an account may have out at once.
     package static let openShares = 1000
 
-    package init(sesame: ServerCore) {
-        store = sesame.store
+    package init(sesame: ServerCore, store: any Store & KeychainSyncStore) {
+        self.store = store
         clock = sesame.clock
         audit = sesame.audit
         rateLimits = sesame.rateLimiter.policy

@@ -36,7 +36,8 @@ struct BackupCommand: AsyncParsableCommand {
         let configuration = try options.resolve()
         do {
             let summary = try await DatabaseBackup.backup(
-                configuration, to: output, producer: SesameVersion.description, now: Date(), logger: quietLogger())
+                configuration, to: output, producer: SesameVersion.description, now: Date(), logger: quietLogger(),
+                schema: ServerSchema.full)
             print("backup written to \(summary.path) (\(summary.bytes) bytes, schema version \(summary.schemaVersion))")
             if summary.sealingKeyIDs.isEmpty {
                 print(
@@ -72,7 +73,7 @@ struct RestoreCommand: AsyncParsableCommand {
         let configuration = try options.resolve()
         do {
             let summary = try await DatabaseBackup.restore(
-                configuration, from: input, now: Date(), logger: quietLogger())
+                configuration, from: input, now: Date(), logger: quietLogger(), schema: ServerSchema.full)
             let created = summary.createdAt.formatted(.iso8601)
             print(
                 "restored \(summary.accounts) account(s) into \(summary.path) from a backup of \(created) by \(summary.producer)"

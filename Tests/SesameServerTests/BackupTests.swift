@@ -91,27 +91,30 @@ import Testing
         let backup = directory.appendingPathComponent("backup.sqlite").path
 
         let summary = try await DatabaseBackup.backup(
-            live, to: backup, producer: "test", now: Date(), logger: Self.logger)
-        #expect(summary.schemaVersion == Migrations.current)
+            live, to: backup, producer: "test", now: Date(), logger: Self.logger, schema: ServerSchema.full)
+        #expect(summary.schemaVersion == ServerSchema.full.current)
         #expect(summary.sealingKeyIDs == [try SealingKeyTests.id(SealingKeyTests.keyA)])
         let mode = try FileManager.default.attributesOfItem(atPath: backup)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         await #expect(throws: BackupError(.outputExists, "")) {
-            try await DatabaseBackup.backup(live, to: backup, producer: "test", now: Date(), logger: Self.logger)
+            try await DatabaseBackup.backup(
+                live, to: backup, producer: "test", now: Date(), logger: Self.logger, schema: ServerSchema.full)
         }
 
         // Without the key the sealed secret needs: refused, and no database appears.
         var target = ServerConfiguration()
         target.database = directory.appendingPathComponent("restored.sqlite").path
         await #expect(throws: BackupError(.sealingKeyMissing, "")) {
-            try await DatabaseBackup.restore(target, from: backup, now: Date(), logger: Self.logger)
+            try await DatabaseBackup.restore(
+                target, from: backup, now: Date(), logger: Self.logger, schema: ServerSchema.full)
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(left == ["backup.sqlite", "live.sqlite", "live.sqlite-shm", "live.sqlite-wal"].filter(left.contains))
         #expect(!left.contains("restored.sqlite"))
 
         target.sealingKeyFile = keyFile
-        let restored = try await DatabaseBackup.restore(target, from: backup, now: Date(), logger: Self.logger)
+        let restored = try await DatabaseBackup.restore(
+            target, from: backup, now: Date(), logger: Self.logger, schema: ServerSchema.full)
         #expect(restored.accounts == 1)
         let (engine, store) = try await openStore(target, logger: Self.logger)
         let totp = try await store.totp(userID: "u1")
@@ -120,7 +123,8 @@ import Testing
 
         // A second restore into the now non-empty database is refused.
         await #expect(throws: BackupError(.targetNotEmpty, "")) {
-            try await DatabaseBackup.restore(target, from: backup, now: Date(), logger: Self.logger)
+            try await DatabaseBackup.restore(
+                target, from: backup, now: Date(), logger: Self.logger, schema: ServerSchema.full)
         }
     }
 }

@@ -124,7 +124,7 @@ import Testing
         let location = try DatabaseLocation(parsing: server.configuration.database)
         let engine = try await SQLEngine.open(location, searchPath: server.schema, logger: logger)
         do {
-            #expect(try await Migrations.run(on: engine, now: server.clock.now, through: 1) == [1])
+            #expect(try await Migrations.run(ServerSchema.full, on: engine, now: server.clock.now, through: 1) == [1])
             let sql = engine.sql
             try await sql.raw(
                 """
@@ -139,8 +139,8 @@ import Testing
                 "INSERT INTO sms (user_id, phone, confirmed, created_at) VALUES ('u1', \(bind: Self.phone), 1, 0)"
             ).run()
 
-            #expect(try await Migrations.run(on: engine, now: server.clock.now).contains(2))
-            let store = try await SQLStore.open(engine: engine, now: server.clock.now)
+            #expect(try await Migrations.run(ServerSchema.full, on: engine, now: server.clock.now).contains(2))
+            let store = try await SQLStore.open(engine: engine, schema: ServerSchema.full, now: server.clock.now)
             let raw = try await Self.rawTOTP(store, "u1")
             #expect(!Self.contains(raw, Self.totpSecret))
             #expect(try await Self.rawPhone(store, "u1") != Self.phone)

@@ -36,10 +36,31 @@ import SesameBytes
         var logger = Logger(label: "t")
         logger.logLevel = .critical
         let (engine, _) = try await openStore(server.configuration, environment: server.environment, logger: logger)
-        #expect(try await engine.appliedMigrations() == Migrations.all.map(\.version))
+        #expect(try await engine.appliedMigrations() == ServerSchema.full.migrations.map(\.version))
         // A second run applies nothing.
-        #expect(try await Migrations.run(on: engine, now: Date()).isEmpty)
+        #expect(try await Migrations.run(ServerSchema.full, on: engine, now: Date()).isEmpty)
         try await engine.shutdown()
+    }
+
+    /// The schema the composition root puts together from the core's part and the features' (keychain sync's
+    /// tables are its own): one rising sequence of numbers, and every account table it names exists with a `user_id`
+    /// column, so deleting an account empties what each part says it holds.
+    @Test func thePartsMakeOneSchema() async throws {
+        let versions = ServerSchema.full.migrations.map(\.version)
+        #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(KeychainSyncSchema.part.migrations.map(\.version) == [5])
+        #expect(!Migrations.core.migrations.contains { $0.version == 5 })
+        let tables = ServerSchema.full.accountTables
+        #expect(Set(tables).count == tables.count)
+        #expect(tables.contains("keychain_vaults") && tables.contains("credentials"))
+        let server = TestServer(.sqlite)
+        try await server.withStore { store in
+            for table in tables {
+                let columns = try await store.db.raw("PRAGMA table_info(\(ident: table))").all()
+                let names = try columns.map { try $0.decode(column: "name", as: String.self) }
+                #expect(names.contains("user_id"), "\(table)")
+            }
+        }
     }
 
     /// Several nodes starting at once: each migrates under the lock; exactly one applies each migration.
@@ -55,7 +76,7 @@ import SesameBytes
                     let location = try DatabaseLocation(parsing: server.configuration.database)
                     let engine = try await SQLEngine.open(location, searchPath: server.schema, logger: logger)
                     do {
-                        let versions = try await Migrations.run(on: engine, now: Date())
+                        let versions = try await Migrations.run(ServerSchema.full, on: engine, now: Date())
                         try await engine.shutdown()
                         return versions
                     } catch {
@@ -71,7 +92,7 @@ import SesameBytes
         }
         // Each migration the database lacked (all of them when fresh) was applied by exactly one of the four.
         let before = try db.release.map(UpgradeFixture.schema) ?? 0
-        #expect(applied.sorted() == Migrations.all.map(\.version).filter { $0 > before })
+        #expect(applied.sorted() == ServerSchema.full.migrations.map(\.version).filter { $0 > before })
     }
 
     @Test(arguments: TestDatabase.conformance)

@@ -48,7 +48,7 @@ import WebAuthn
         let server = TestServer(db)
         let (engine, store) = try await openStore(
             server.configuration, environment: server.environment, logger: Self.quiet)
-        #expect(try await engine.appliedMigrations() == Migrations.all.map(\.version))
+        #expect(try await engine.appliedMigrations() == ServerSchema.full.migrations.map(\.version))
 
         let accounts = try #require(people["people"] as? [[String: Any]])
         #expect(accounts.count == 2)
@@ -78,26 +78,26 @@ import WebAuthn
         let server = TestServer(db)
         let open = { try await openStore(server.configuration, environment: server.environment, logger: Self.quiet) }
         let (engine, _) = try await open()
-        let next = Migrations.current + 1
+        let next = ServerSchema.full.current + 1
         try await engine.sql.raw(
             "INSERT INTO sesame_migrations (version, name, applied_at, schema_change) VALUES (\(bind: next), 'newer: adds', 0, 'expand')"
         ).run()
         try await engine.shutdown()
 
         let (beside, _) = try await open()
-        #expect(try await Migrations.checkNoUnknownContract(on: beside) == [next])
+        #expect(try await Migrations.checkNoUnknownContract(ServerSchema.full, on: beside) == [next])
         try await beside.sql.raw(
             "INSERT INTO sesame_migrations (version, name, applied_at, schema_change) VALUES (\(bind: next + 1), 'newer: drops', 0, 'contract')"
         ).run()
         try await beside.shutdown()
 
-        await #expect(throws: StoreError.newerSchema(version: next + 1, knownThrough: Migrations.current)) {
+        await #expect(throws: StoreError.newerSchema(version: next + 1, knownThrough: ServerSchema.full.current)) {
             _ = try await open()
         }
         // The refused start left the records as they were.
         let location = try DatabaseLocation(parsing: server.configuration.database)
         let after = try await SQLEngine.open(location, searchPath: server.schema, logger: Self.quiet)
-        #expect(try await after.appliedMigrations() == Migrations.all.map(\.version) + [next, next + 1])
+        #expect(try await after.appliedMigrations() == ServerSchema.full.migrations.map(\.version) + [next, next + 1])
         try await after.shutdown()
     }
 }

@@ -20,9 +20,6 @@ public struct SesameRequestContext: RequestContext {
     package var reauthenticationWindow = 0
     /// Client address after the `X-Forwarded-For` policy; set by `SessionMiddleware`.
     package var clientAddress: String
-    /// The keychain device a device token authenticated; set by `KeychainDeviceMiddleware` on the keychain sync
-    /// routes only (`Sync/`).
-    package var keychainDevice: KeychainDevice?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -99,15 +96,3 @@ package protocol ClientContext: RequestContext {
 extension SesameRequestContext: ClientContext {}
 extension SignedInRequestContext: ClientContext {}
 extension RecentlySignedInRequestContext: ClientContext {}
-
-/// An enrolled keychain device, as a device token proved it (`KeychainDeviceMiddleware` sets it on the keychain
-/// sync routes).
-package struct KeychainDevice: Sendable {
-    package let enrollment: KeychainEnrollment
-    package let user: User
-
-    package init(enrollment: KeychainEnrollment, user: User) {
-        self.enrollment = enrollment
-        self.user = user
-    }
-}

@@ -20,6 +20,17 @@ package struct Migration: Sendable {
     /// Work SQL alone cannot do (e.g. encrypting rows), run after the statements in the same transaction.
     package var transform: (@Sendable (any SQLDatabase, Date) async throws -> Void)? = nil
     package var change: SchemaChange = .expand
+
+    package init(
+        version: Int, name: String, statements: [String],
+        transform: (@Sendable (any SQLDatabase, Date) async throws -> Void)? = nil, change: SchemaChange = .expand
+    ) {
+        self.version = version
+        self.name = name
+        self.statements = statements
+        self.transform = transform
+        self.change = change
+    }
 }
 
 /// What a migration does to nodes of earlier versions still running against the database.
@@ -30,8 +41,50 @@ package enum SchemaChange: String, Sendable {
     case contract
 }
 
+/// A part of the one database: the migrations a target brings (numbered in the one sequence, never reused) and the
+/// tables that hold an account's rows, which deleting the account empties (children before parents).
+package struct SchemaPart: Sendable {
+    package let name: String
+    package let migrations: [Migration]
+    package let accountTables: [String]
+
+    package init(name: String, migrations: [Migration], accountTables: [String]) {
+        self.name = name
+        self.migrations = migrations
+        self.accountTables = accountTables
+    }
+}
+
+/// The whole schema, put together once by the composition root from the core's part and each feature's: every
+/// migration in version order (two parts may not use one number), and every account table.
+package struct DatabaseSchema: Sendable {
+    package let migrations: [Migration]
+    package let accountTables: [String]
+
+    package init(_ parts: [SchemaPart]) {
+        let migrations = parts.flatMap(\.migrations).sorted { $0.version < $1.version }
+        for (a, b) in zip(migrations, migrations.dropFirst()) {
+            precondition(a.version != b.version, "migration \(a.version) is numbered twice (\(a.name); \(b.name))")
+        }
+        self.migrations = migrations
+        self.accountTables = parts.flatMap(\.accountTables)
+    }
+
+    /// The newest migration this build knows.
+    package var current: Int { migrations.last?.version ?? 0 }
+}
+
 package enum Migrations {
-    package static let all: [Migration] = [
+    /// The core's part: accounts and what every feature shares, and (until each moves to its feature) the tables of
+    /// the features that have not taken theirs yet.
+    package static let core = SchemaPart(
+        name: "core",
+        migrations: coreMigrations,
+        accountTables: [
+            "credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions", "challenges",
+        ])
+
+    private static let coreMigrations: [Migration] = [
         Migration(
             version: 1,
             name: "accounts, factors, sessions, challenges, rate limits, audit, secrets",
@@ -247,90 +300,6 @@ package enum Migrations {
             ]
         ),
         Migration(
-            version: 5,
-            name: "keychain sync: device enrollments, vaults, sealed records, key wraps, devices, joins, shares",
-            // Ciphertext and public values only (docs/keychain.md, "Sync over sesame serve"): every blob is sealed
-            // or HPKE-wrapped by the keychain, every ID is random, and the enrollment token is stored as its hash.
-            statements: [
-                """
-                CREATE TABLE keychain_enrollments (
-                    id TEXT PRIMARY KEY,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    name TEXT NOT NULL,
-                    device {bytes},
-                    token_hash {bytes} NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    last_used_at BIGINT NOT NULL
-                )
-                """,
-                "CREATE INDEX keychain_enrollments_user ON keychain_enrollments (user_id, device)",
-                """
-                CREATE TABLE keychain_vaults (
-                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-                    vault {bytes} NOT NULL,
-                    version BIGINT NOT NULL,
-                    manifest {bytes} NOT NULL,
-                    recovery_epoch BIGINT NOT NULL,
-                    recovery {bytes} NOT NULL,
-                    updated_at BIGINT NOT NULL
-                )
-                """,
-                """
-                CREATE TABLE keychain_records (
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    id {bytes} NOT NULL,
-                    version BIGINT NOT NULL,
-                    blob {bytes} NOT NULL,
-                    written_at BIGINT NOT NULL,
-                    PRIMARY KEY (user_id, id)
-                )
-                """,
-                "CREATE INDEX keychain_records_written ON keychain_records (user_id, written_at)",
-                """
-                CREATE TABLE keychain_wraps (
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    device {bytes} NOT NULL,
-                    epoch BIGINT NOT NULL,
-                    sender {bytes} NOT NULL,
-                    blob {bytes} NOT NULL,
-                    PRIMARY KEY (user_id, device, epoch)
-                )
-                """,
-                """
-                CREATE TABLE keychain_devices (
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    id {bytes} NOT NULL,
-                    public_key {bytes} NOT NULL,
-                    position BIGINT NOT NULL,
-                    PRIMARY KEY (user_id, id)
-                )
-                """,
-                """
-                CREATE TABLE keychain_join_requests (
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    request {bytes} NOT NULL,
-                    device {bytes} NOT NULL,
-                    public_key {bytes} NOT NULL,
-                    approval {bytes},
-                    created_at BIGINT NOT NULL,
-                    PRIMARY KEY (user_id, request)
-                )
-                """,
-                """
-                CREATE TABLE keychain_shares (
-                    id {bytes} PRIMARY KEY,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    sender {bytes} NOT NULL,
-                    recipient {bytes} NOT NULL,
-                    blob {bytes} NOT NULL,
-                    created_at BIGINT NOT NULL
-                )
-                """,
-                "CREATE INDEX keychain_shares_recipient ON keychain_shares (recipient)",
-                "CREATE INDEX keychain_shares_user ON keychain_shares (user_id, sender)",
-            ]
-        ),
-        Migration(
             version: 6,
             name: "OAuth device authorization grant (RFC 8628)",
             statements: [
@@ -436,7 +405,6 @@ package enum Migrations {
     package static let changeRecordedFrom = 12
 
     /// The newest schema version this build knows.
-    package static var current: Int { all.last?.version ?? 0 }
 
     /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with
     /// `FieldCipher` (keys from the server secret, generated here if this database never had one).
@@ -461,24 +429,26 @@ package enum Migrations {
     /// Applies every migration not yet recorded (up to `through`, for tests that need an older schema). Returns
     /// the versions applied by this call.
     @discardableResult
-    package static func run(on engine: SQLEngine, now: Date, through: Int = .max) async throws -> [Int] {
+    package static func run(_ schema: DatabaseSchema, on engine: SQLEngine, now: Date, through: Int = .max)
+        async throws -> [Int]
+    {
         let bytes = engine.bytes
         let kind = engine.kind
         return try await engine.withMigrationLock { db in
-            try await run(on: db, kind: kind, bytes: bytes, now: now, through: through)
+            try await run(schema, on: db, kind: kind, bytes: bytes, now: now, through: through)
         }
     }
 
-    private static func run(on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date, through: Int)
-        async throws -> [Int]
-    {
+    private static func run(
+        _ schema: DatabaseSchema, on db: any SQLDatabase, kind: SQLEngineKind, bytes: String, now: Date, through: Int
+    ) async throws -> [Int] {
         try await whileBusy(kind) {
             try await db.raw(
                 "CREATE TABLE IF NOT EXISTS sesame_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)"
             ).run()
         }
         var applied: [Int] = []
-        for migration in all where migration.version <= through {
+        for migration in schema.migrations where migration.version <= through {
             // Each migration is its own transaction, retried alone if SQLite reports the database busy, so the
             // versions this call applied are all reported even when a later one had to wait.
             if try await whileBusy(kind, { try await apply(migration, on: db, kind: kind, bytes: bytes, now: now) }) {
@@ -530,7 +500,8 @@ package enum Migrations {
     /// Run after `run`: the versions a newer Sesame recorded that this build does not know, when each of them only
     /// expands the schema (this node may run beside that version). Throws `StoreError.newerSchema` when one of them
     /// contracts it: this build may read or write what it removed or changed.
-    package static func checkNoUnknownContract(on engine: SQLEngine) async throws -> [Int] {
+    package static func checkNoUnknownContract(_ schema: DatabaseSchema, on engine: SQLEngine) async throws -> [Int] {
+        let current = schema.current
         let rows = try await engine.sql.raw(
             "SELECT version, schema_change FROM sesame_migrations WHERE version > \(bind: current) ORDER BY version"
         ).all()

@@ -11,21 +11,27 @@ public struct SQLStore: Store {
     package var db: any SQLDatabase { engine.sql }
     /// Seal TOTP secrets and phone numbers at rest (keys derived from the server secret).
     package let ciphers: FieldCiphers
+    /// The schema it was migrated to: which tables hold an account's rows.
+    package let schema: DatabaseSchema
 
     /// Opens the store over a migrated engine, loading (or, on first start, generating) the server secret that
     /// the database sealing key comes from; `sealingKeys` (the sealing key file) adds keys held outside it.
-    public static func open(engine: SQLEngine, now: Date, sealingKeys: SealingKeyFile? = nil) async throws -> SQLStore {
+    package static func open(
+        engine: SQLEngine, schema: DatabaseSchema, now: Date, sealingKeys: SealingKeyFile? = nil
+    ) async throws -> SQLStore {
         let secret = try await loadServerSecret(
             engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
         if engine.kind == .sqlite {
             for statement in sqliteSignInStatements { try await engine.sql.raw(statement).run() }
         }
-        return SQLStore(engine: engine, ciphers: FieldCiphers(serverSecret: secret, keys: sealingKeys))
+        return SQLStore(
+            engine: engine, ciphers: FieldCiphers(serverSecret: secret, keys: sealingKeys), schema: schema)
     }
 
-    package init(engine: SQLEngine, ciphers: FieldCiphers) {
+    package init(engine: SQLEngine, ciphers: FieldCiphers, schema: DatabaseSchema) {
         self.engine = engine
         self.ciphers = ciphers
+        self.schema = schema
     }
 
     /// Inserts the named secret unless a row exists (another node may race: `ON CONFLICT DO NOTHING`), then reads it.

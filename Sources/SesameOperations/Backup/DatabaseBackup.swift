@@ -63,8 +63,9 @@ public enum DatabaseBackup {
     // MARK: - Backup
 
     /// Copies the configured SQLite database to `output` while servers may be using it.
-    public static func backup(
-        _ configuration: ServerConfiguration, to output: String, producer: String, now: Date, logger: Logger
+    package static func backup(
+        _ configuration: ServerConfiguration, to output: String, producer: String, now: Date, logger: Logger,
+        schema known: DatabaseSchema
     ) async throws -> BackupSummary {
         let source = try sqlitePath(configuration, postgresAdvice: pgDumpAdvice)
         let keys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in
@@ -85,16 +86,16 @@ public enum DatabaseBackup {
                 throw BackupError(
                     .noDatabase, "\(source) holds no Sesame schema: nothing to back up (check --database)")
             }
-            guard schema <= Migrations.current else {
+            guard schema <= known.current else {
                 throw BackupError(
                     .newerSchema,
-                    "\(source) is at schema \(schema), newer than this sesame knows (\(Migrations.current)): back it up with the version that serves it"
+                    "\(source) is at schema \(schema), newer than this sesame knows (\(known.current)): back it up with the version that serves it"
                 )
             }
-            guard schema == Migrations.current else {
+            guard schema == known.current else {
                 throw BackupError(
                     .olderSchema,
-                    "\(source) is at schema \(schema), older than this sesame's (\(Migrations.current)): back it up with the version that serves it, before upgrading"
+                    "\(source) is at schema \(schema), older than this sesame's (\(known.current)): back it up with the version that serves it, before upgrading"
                 )
             }
         } catch {
@@ -116,7 +117,7 @@ public enum DatabaseBackup {
             let engine = try await SQLEngine.open(.sqlite(path: partial.path), logger: logger)
             let counts: [SealedSecretCount]
             do {
-                let store = try await SQLStore.open(engine: engine, now: now, sealingKeys: keys)
+                let store = try await SQLStore.open(engine: engine, schema: known, now: now, sealingKeys: keys)
                 counts = try await store.sealedSecretCounts()
                 let ids = fileKeyIDs(counts)
                 try await engine.sql.raw(
@@ -149,9 +150,10 @@ public enum DatabaseBackup {
     // MARK: - Restore
 
     /// Restores a backup into the configured SQLite database, which must be absent or empty.
-    public static func restore(_ configuration: ServerConfiguration, from input: String, now: Date, logger: Logger)
-        async throws -> RestoreSummary
-    {
+    package static func restore(
+        _ configuration: ServerConfiguration, from input: String, now: Date, logger: Logger,
+        schema known: DatabaseSchema
+    ) async throws -> RestoreSummary {
         let target = try sqlitePath(configuration, postgresAdvice: pgRestoreAdvice)
         let keys = try configuration.sealingKeyFile.map { path throws(SealingKeyError) in
             try SealingKeyFile.load(path: path)
@@ -162,16 +164,16 @@ public enum DatabaseBackup {
         let partial = try TemporaryFile(beside: target)
         do {
             try partial.copy(from: input, expectedBytes: size)
-            let marker = try await readMarker(partial.path, input: input, logger: logger)
+            let marker = try await readMarker(partial.path, input: input, logger: logger, schema: known)
 
             let engine = try await SQLEngine.open(.sqlite(path: partial.path), logger: logger)
             let migratedTo: Int
             let accounts: Int
             do {
                 try await engine.sql.raw("DROP TABLE sesame_backup").run()
-                if marker.schemaVersion < Migrations.current { try await Migrations.run(on: engine, now: now) }
+                if marker.schemaVersion < known.current { try await Migrations.run(known, on: engine, now: now) }
                 migratedTo = try await engine.appliedMigrations().max() ?? 0
-                let store = try await SQLStore.open(engine: engine, now: now, sealingKeys: keys)
+                let store = try await SQLStore.open(engine: engine, schema: known, now: now, sealingKeys: keys)
                 let unopenable = try await store.sealedSecretCounts().filter {
                     $0.state == .missing || $0.state == .unrecognised
                 }
@@ -217,7 +219,9 @@ public enum DatabaseBackup {
     }
 
     /// Checks the copy's pages and its `sesame_backup` row against its migrations table.
-    package static func readMarker(_ path: String, input: String, logger: Logger) async throws -> Marker {
+    package static func readMarker(_ path: String, input: String, logger: Logger, schema known: DatabaseSchema)
+        async throws -> Marker
+    {
         let copy = try await PlainSQLite.open(path, logger: logger)
         do {
             let check = try await copy.sql.raw("PRAGMA integrity_check").all()
@@ -250,10 +254,10 @@ public enum DatabaseBackup {
                     .newerSchema, "\(input) is a backup in format \(format.prefix(40)), which this sesame does not read"
                 )
             }
-            guard schema <= Migrations.current else {
+            guard schema <= known.current else {
                 throw BackupError(
                     .newerSchema,
-                    "\(input) was made by a newer Sesame (schema \(schema); this one knows up to \(Migrations.current)): restore it with that version or newer"
+                    "\(input) was made by a newer Sesame (schema \(schema); this one knows up to \(known.current)): restore it with that version or newer"
                 )
             }
             let applied =

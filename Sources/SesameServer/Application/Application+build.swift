@@ -58,7 +58,7 @@ public func openStore(
         postgresConnectionsPerLoop: configuration.postgresConnections,
         deadline: DatabaseDeadline(seconds: configuration.databaseTimeout))
     do {
-        let applied = try await Migrations.run(on: engine, now: environment.clock.now())
+        let applied = try await Migrations.run(ServerSchema.full, on: engine, now: environment.clock.now())
         if !applied.isEmpty {
             logger.notice(
                 "database migrated",
@@ -67,16 +67,17 @@ public func openStore(
                     "database": .string(location.redacted),
                 ])
         }
-        let newer = try await Migrations.checkNoUnknownContract(on: engine)
+        let newer = try await Migrations.checkNoUnknownContract(ServerSchema.full, on: engine)
         if !newer.isEmpty {
             logger.warning(
                 "database schema is newer than this node's; running beside the newer version (its changes only add)",
                 metadata: [
                     "versions": .string(newer.map(String.init).joined(separator: ",")),
-                    "this node": .string(String(Migrations.current)),
+                    "this node": .string(String(ServerSchema.full.current)),
                 ])
         }
-        let store = try await SQLStore.open(engine: engine, now: environment.clock.now(), sealingKeys: sealingKeys)
+        let store = try await SQLStore.open(
+            engine: engine, schema: ServerSchema.full, now: environment.clock.now(), sealingKeys: sealingKeys)
         if let sealingKeys, let path = configuration.sealingKeyFile {
             logger.info(
                 "sealing key file loaded", metadata: ["keys": .string(sealingKeys.descriptions.joined(separator: ","))])
@@ -214,5 +215,5 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
         .register(on: router)
     DeviceAuthorizationRoutes(sesame: core).register(on: router)
     ForwardAuthRoutes(sesame: core).register(on: router)
-    KeychainSyncRoutes(sesame: core).register(on: router)
+    KeychainSyncRoutes(sesame: core, store: sesame.keychainSyncStore).register(on: router)
 }

@@ -26,9 +26,11 @@ package struct Sesame: Sendable {
     package let signingKeys: SigningKeyring
     package let tokens: TokenIssuer
     package let backChannelLogout: BackChannelLogout
+    /// The store with the keychain sync feature's own part.
+    package let keychainSyncStore: any Store & KeychainSyncStore
 
     package init(
-        configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
+        configuration: ServerConfiguration, store: SQLStore, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
         relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
     ) {
@@ -36,6 +38,7 @@ package struct Sesame: Sendable {
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits)
         self.core = core
+        self.keychainSyncStore = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
         self.factors = FactorVerifier(
             store: store, rateLimiter: core.rateLimiter, ceremonies: core.ceremonies, audit: core.audit, clock: clock,

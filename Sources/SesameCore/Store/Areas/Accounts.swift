@@ -173,11 +173,7 @@ extension SQLStore: AccountStore {
     public func deleteUser(id: String) async throws -> Bool {
         try await engine.withTransaction { db in
             // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
-            for table in [
-                "credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions",
-                "challenges", "keychain_enrollments", "keychain_records", "keychain_wraps", "keychain_devices",
-                "keychain_join_requests", "keychain_shares", "keychain_vaults",
-            ] {
+            for table in schema.accountTables {
                 try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
             }
             return !(try await db.raw("DELETE FROM users WHERE id = \(bind: id) RETURNING id").all()).isEmpty

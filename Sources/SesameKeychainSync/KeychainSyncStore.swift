@@ -1,6 +1,7 @@
 import Foundation
 import Keychain
 import SQLKit
+import SesameCore
 
 /// A keychain device enrolled with an account: the person signed in and asked for a device token (`sesame keychain
 /// enroll`). The token itself is never stored, only the SHA-256 of its secret half; the server learns the keychain's
