@@ -1,11 +1,7 @@
 import Foundation
 import WebAuthn
 import SesameCore
-import SesameIdentityProvider
-import SesameMetadata
 import SesamePasskeys
-import SesameSecondFactors
-import SesameWeb
 
 /// "Download my data" (`GET /api/account/export`) and `sesame users export NAME`: everything Sesame holds about one
 /// person, as one JSON document, without anything that would let its reader sign in as them or open a factor.

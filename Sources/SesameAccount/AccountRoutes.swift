@@ -4,10 +4,8 @@ import NIOCore
 import WebAuthn
 import SesameCore
 import SesameIdentityProvider
-import SesameMetadata
 import SesamePasskeys
 import SesameSecondFactors
-import SesameWeb
 
 /// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere —
 /// which also reaches the apps registered for back-channel logout — sign out this one) and its own audit events. None of these adds or removes a way in, so none needs a recent

@@ -2,8 +2,6 @@ import Crypto
 import Foundation
 import WebAuthn
 import SesameCore
-import SesameIdentityProvider
-import SesameWeb
 
 /// The value of the host-only cookie Sesame sets on an app's own host (`sesame_forward`, see `Cookies`) after a
 /// one-time code exchange: the session's token hash sealed with AES-256-GCM under a key derived from the server

@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import SesameCore
 import SesameIdentityProvider
-import SesameWeb
 
 /// Reverse-proxy sign-in (docs/integrations.md): the check nginx `auth_request`, Caddy `forward_auth` and Traefik
 /// `ForwardAuth` call, the return endpoint people are sent to, and the callback on an app's own host. The rules

@@ -4,7 +4,6 @@ import Hummingbird
 import WebAuthn
 import SesameCore
 import SesameIdentityProvider
-import SesameWeb
 
 /// Forward auth's rules (docs/integrations.md): which hosts Sesame answers for, which need a passkey, which session a
 /// proxied request carries, where a signed-out person is sent, and the one-time code that carries a session to an

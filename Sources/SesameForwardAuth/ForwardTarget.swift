@@ -1,6 +1,4 @@
 import SesameCore
-import SesameIdentityProvider
-import SesameWeb
 /// The address a person asked for behind a reverse proxy: where forward auth sends them back after signing in.
 ///
 /// It comes from two places, both read strictly by hand (no URL parser whose reading could differ from a

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import SesameCore
-import SesameWeb
 
 /// "Apps with access" on the account page: the applications that sign this person in through Sesame (a consent
 /// given, or a live grant of a first-party client), and removing one. Removing revokes the consent and every grant

@@ -3,7 +3,6 @@ import Foundation
 import WebAuthn
 import SesameCore
 import SesameBytes
-import SesameWeb
 
 /// An authorization request (OpenID Connect Core 1.0 §3.1.2.1), checked in the order the specification sets:
 /// first the client and redirect URI, whose failures are shown on Sesame's own page and never redirected (an

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import WebAuthn
 import SesameCore
-import SesameWeb
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,6 +1,5 @@
 import Foundation
 import SesameCore
-import SesameWeb
 
 /// `sesame clients …` and `sesame signing-keys rotate`: registering the applications that sign their people in
 /// through Sesame, and rotating the keys their tokens are signed with. Every change is an audit event; a client

@@ -3,7 +3,6 @@ import CryptoExtras
 import Foundation
 import WebAuthn
 import SesameCore
-import SesameWeb
 
 /// A key that can check a JWS signature: the provider's own signing keys, and the public keys a client registered
 /// for `private_key_jwt` (OpenID Connect Core §9).

@@ -1,6 +1,5 @@
 import Foundation
 import SesameCore
-import SesameWeb
 
 extension ClientRegistry {
     /// Brings the store in line with the declared clients; returns the ids created and the ids updated.

@@ -3,7 +3,6 @@ import Hummingbird
 import WebAuthn
 import SesameCore
 import SesameBytes
-import SesameWeb
 
 /// Registering clients (`sesame clients …`) and recognising them at the endpoints: redirect URI matching and client
 /// authentication. Client secrets are 256 random bits shown once; only their SHA-256 is stored, compared in

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import SesameCore
-import SesameWeb
 
 /// `application/x-www-form-urlencoded` parameters (the OAuth endpoints' request format, RFC 6749 Appendix B) from
 /// a query string or a request body. A parameter given twice is an error (RFC 6749 §3.1: "MUST NOT be included

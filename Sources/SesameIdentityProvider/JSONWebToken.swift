@@ -3,7 +3,6 @@ import Foundation
 import CryptoExtras
 import WebAuthn
 import SesameCore
-import SesameWeb
 
 /// Compact JWS (RFC 7515 §7.1) as the provider signs and reads its own tokens:
 /// `BASE64URL(header) "." BASE64URL(claims) "." BASE64URL(signature)` over the first two parts.

@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import SesameCore
-import SesameWeb
 
 /// The provider's token-signing keys: one current ES256 and one current RS256 key, made on first start (the first
 /// node to start wins; the others read its keys), their private keys sealed at rest like TOTP secrets. A rotated

@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import WebAuthn
 import SesameCore
-import SesameWeb
 
 /// The `sub` a client sees (OpenID Connect Core §8): the account's id for ordinary ("public") clients, or for a
 /// pairwise client a value of its sector's own, `base64url(HMAC-SHA256(key, sector ‖ 0x00 ‖ account id))`, with the

@@ -1,7 +1,6 @@
 import Foundation
 import WebAuthn
 import SesameCore
-import SesameWeb
 
 /// The claims the identity provider gives, in one place: those every ID token carries, and those each scope adds from
 /// the account. The ID token (`IDTokenClaims`), UserInfo and discovery's `claims_supported` all read this list.

@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
 import SesameCore
-import SesameMetadata
-import SesamePasskeys
 
 /// An enrolled keychain device, as a device token proved it.
 package struct KeychainDevice: Sendable {

@@ -2,8 +2,6 @@ import Foundation
 import WebAuthn
 import SesameCore
 import SesameBytes
-import SesameMetadata
-import SesamePasskeys
 
 /// A keychain device token: what `POST /api/keychain/enrollments` hands a device once, and what the device sends as
 /// `Authorization: Bearer <token>` on every sync call.

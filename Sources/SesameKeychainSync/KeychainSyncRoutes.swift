@@ -4,7 +4,6 @@ import Keychain
 import NIOCore
 import WebAuthn
 import SesameCore
-import SesameMetadata
 import SesamePasskeys
 
 /// Keychain sync (docs/keychain.md, "Sync over `sesame serve`").

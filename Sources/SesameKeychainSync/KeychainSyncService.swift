@@ -1,8 +1,6 @@
 import Foundation
 import Keychain
 import SesameCore
-import SesameMetadata
-import SesamePasskeys
 
 /// The server half of keychain sync (docs/keychain.md, "Sync over `sesame serve`"): device enrollment and its
 /// tokens, and the rules the sync routes apply before the store (`KeychainSyncStore`) writes. The server never

@@ -4,11 +4,9 @@ import WebAuthn
 import SesameCore
 import SesameAccount
 import SesameIdentityProvider
-import SesameMetadata
 import SesamePasskeys
 import SesamePasswords
 import SesameSecondFactors
-import SesameWeb
 
 /// What the admin commands (`sesame users`, `sesame audit`) do, over the same store as the server.
 /// Output is plain text lines; nothing secret (no hashes, keys or tokens) is printed.

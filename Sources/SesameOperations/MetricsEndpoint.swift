@@ -5,13 +5,6 @@ import NIOCore
 import ServiceLifecycle
 import SesameCore
 import SesameBytes
-import SesameAccount
-import SesameIdentityProvider
-import SesameMetadata
-import SesamePasskeys
-import SesamePasswords
-import SesameSecondFactors
-import SesameWeb
 
 /// `GET /metrics`: the Prometheus text of the application's registry.
 ///

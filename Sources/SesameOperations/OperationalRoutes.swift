@@ -2,13 +2,6 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SesameCore
-import SesameAccount
-import SesameIdentityProvider
-import SesameMetadata
-import SesamePasskeys
-import SesamePasswords
-import SesameSecondFactors
-import SesameWeb
 
 /// `/health`, `/metrics`, `/openapi.yaml` and the well-known files.
 package struct OperationalRoutes {

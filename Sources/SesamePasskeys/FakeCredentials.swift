@@ -1,7 +1,6 @@
 import Crypto
 import WebAuthn
 import SesameCore
-import SesameMetadata
 import AuthenticatorSigning
 
 /// The allow list sign-in options carry for a username with no passkey (no such account, or an account without

@@ -4,7 +4,6 @@ import NIOCore
 import WebAuthn
 import SesameCore
 import SesameBytes
-import SesameMetadata
 
 /// Passkey providers by AAGUID: names and icons, read with the WebAuthn library's `AuthenticatorProviders`, which
 /// keeps only icons that are safe to serve. By default the list is `Resources/providers.json`: provider names by

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import WebAuthn
 import SesameCore
-import SesameMetadata
 
 /// Passkey sign-in: `POST /api/authentication/options {username?}` → request options bound to the ceremony token
 /// (with a username: the account's passkeys, or stable decoys for a name without any); `POST /api/authentication

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import WebAuthn
 import SesameCore
-import SesameMetadata
 
 /// Passkey sign-up: `POST /api/registration/options {username, displayName?}` → creation options (a new random
 /// user handle, resident key required) bound to the ceremony token; `POST /api/registration {credential}` verifies

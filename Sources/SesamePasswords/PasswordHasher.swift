@@ -2,9 +2,6 @@ import CryptoExtras
 import Foundation
 import SesameCore
 import SesameBytes
-import SesameIdentityProvider
-import SesameSecondFactors
-import SesameWeb
 
 /// Password hashing with scrypt (RFC 7914) from CryptoExtras.
 ///

@@ -4,7 +4,6 @@ import WebAuthn
 import SesameCore
 import SesameIdentityProvider
 import SesameSecondFactors
-import SesameWeb
 
 /// Passwords: `POST /api/sessions/password` signs in (answered with a session, or with a pending second step when
 /// the account has TOTP or SMS); `PUT /api/account/password` sets or changes it and `DELETE` removes it (both

@@ -3,12 +3,9 @@ import Hummingbird
 import WebAuthn
 import SesameCore
 import SesameBytes
-import SesameIdentityProvider
-import SesameMetadata
 import SesamePasskeys
 import SesamePasswords
 import SesameSecondFactors
-import SesameWeb
 
 /// Re-authentication inside a session, before sensitive account changes.
 ///

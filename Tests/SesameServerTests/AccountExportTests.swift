@@ -6,18 +6,7 @@ import Testing
 import OneTimeCode
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
 @testable import SesameOperations
 
 /// "Download my data" (`GET /api/account/export`) and `sesame users export`: everything held about the person,

@@ -5,19 +5,7 @@ import HummingbirdTesting
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// `PATCH /api/account {displayName}`: the display name changes, with the sign-up rules, for the signed-in account only.
 @Suite struct AccountNameTests {

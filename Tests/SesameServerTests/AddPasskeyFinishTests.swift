@@ -5,19 +5,7 @@ import HummingbirdTesting
 import Testing
 import VirtualAuthenticator
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Adding a passkey: the options step needs a recent authentication; the finish step is bound to those options
 /// (same session, single use, `challengeTimeout`) and does not check the window again, so a ceremony begun inside

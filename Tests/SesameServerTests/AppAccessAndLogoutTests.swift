@@ -6,18 +6,8 @@ import NIOCore
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
 @testable import SesameOperations
 
 /// "Apps with access" (list, remove, nobody else's), RP-initiated logout (no open redirect, a hint or a confirmed

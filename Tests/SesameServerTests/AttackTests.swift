@@ -10,17 +10,8 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
 @testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
 @testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The attacks of issue 13 that no other suite made over HTTP on both engines, or made more weakly than the issue
 /// words them. Each must fail to get in. docs/threat-model.md ("Attacks and their tests") maps every attack of the

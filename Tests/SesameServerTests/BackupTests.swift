@@ -5,16 +5,8 @@ import Testing
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
 @testable import SesameKeychainSync
-@testable import SesameForwardAuth
 @testable import SesameOperations
 
 /// `sesame backup` / `sesame restore` at the library level: the SQLite header check that runs before anything is

@@ -8,17 +8,7 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The OpenID Foundation's Basic OP certification plan (`oidcc-basic-certification-test-plan`, module list from
 /// the conformance suite's `OIDCCBasicTestPlan`) cannot run here (it needs Maven and Docker). Each of its modules

@@ -8,19 +8,7 @@ import SQLKit
 import Testing
 import VirtualAuthenticator
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The second outside review's two database findings (issue 26): the live SQLite files were created with the umask's
 /// mode although they hold the server secret, and a PostgreSQL that stops answering (not one that refuses) held every

@@ -6,19 +6,8 @@ import NIOCore
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// OpenID Connect clients declared in the JSON configuration file: refused with a message naming the field, created
 /// at the first start, updated when the declaration changes, left alone when it does not, on both engines.

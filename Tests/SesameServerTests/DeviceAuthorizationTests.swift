@@ -6,19 +6,8 @@ import NIOCore
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The device authorization grant (RFC 8628) over HTTP on both engines: the device's request and polls
 /// (`authorization_pending`, `slow_down`, `access_denied`, `expired_token`, tokens once), the person's pages (sign-in

@@ -5,19 +5,8 @@ import HummingbirdTesting
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
 @testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Sign-in options for a username without passkeys look like a real account's: same JSON shape and field order,
 /// a stable 1–3 descriptors with realistic ID lengths and transports, the same after a restart.

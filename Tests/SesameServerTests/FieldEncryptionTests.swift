@@ -8,17 +8,6 @@ import Testing
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// TOTP secrets and phone numbers are sealed at rest (`FieldCipher`), on every engine.
 @Suite struct FieldEncryptionTests {

@@ -9,17 +9,8 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
 @testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Forward auth over HTTP, as a proxy and an attacker would call it: who passes and with which headers, where the
 /// signed-out go (never a foreign address), the passkey rule, the cookie domain's cookie and the checks it must not

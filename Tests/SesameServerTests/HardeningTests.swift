@@ -14,17 +14,6 @@ import WebAuthn
 #endif
 
 @testable import SesameServer
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The hardening the security review recommended (issue 9), decided in docs/server.md and docs/threat-model.md.
 @Suite struct HardeningTests {

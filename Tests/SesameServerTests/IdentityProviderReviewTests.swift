@@ -7,18 +7,8 @@ import SQLKit
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
 @testable import SesameOperations
 
 /// Regression tests for the second outside review's confirmed defects in the OpenID Connect provider (issue 26,

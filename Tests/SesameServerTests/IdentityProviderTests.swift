@@ -10,17 +10,7 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The OpenID Connect provider over HTTP on both engines: the code flow with PKCE from a signed-in session, the
 /// consent page, tokens checked against the JWKS, refresh rotation and reuse detection, code replay, revocation,

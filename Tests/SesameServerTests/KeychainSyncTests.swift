@@ -8,17 +8,8 @@ import WebAuthn
 @testable import Keychain
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
 @testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
 @testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Keychain sync over `sesame serve` (`Sync/`, `Store/Areas/KeychainSync.swift`), on SQLite and PostgreSQL: the
 /// keychain's own client (`HTTPSyncTransport`, over real sockets) syncs, joins and recovers through it, and an

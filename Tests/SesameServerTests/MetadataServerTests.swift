@@ -7,19 +7,8 @@ import Testing
 import VirtualAuthenticator
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
 @testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// FIDO metadata in the server (issue 12): `sesame metadata import` verifies before it stores, refuses an older or
 /// tampered BLOB, running servers load a new one without a restart, its statements name passkeys, and a registration

@@ -9,17 +9,7 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
 @testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Complete passkey journeys over HTTP, driven by `VirtualAuthenticator` acting as browser + authenticator.
 @Suite struct PasskeyJourneyTests {

@@ -5,19 +5,7 @@ import HummingbirdTesting
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 @Suite struct PasskeyManagementTests {
     func credential(_ id: UInt8, user: User, aaguid: [UInt8]?) -> StoredCredential {

@@ -2,19 +2,7 @@ import Foundation
 import NIOPosix
 import Testing
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// PostgreSQL's connection pool, sized by `postgresConnections` (connections per event loop).
 @Suite struct PostgresPoolTests {

@@ -3,19 +3,7 @@ import PostgresNIO
 import SQLKit
 import Testing
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// PostgreSQL runs the sign-in path's statements prepared once per pooled connection (`PostgresStatementText`).
 @Suite struct PreparedStatementTests {

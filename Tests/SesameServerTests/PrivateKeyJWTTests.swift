@@ -7,19 +7,8 @@ import NIOCore
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// `private_key_jwt` client authentication (OpenID Connect Core §9, RFC 7523) over HTTP on both engines: a client
 /// with registered keys signs an assertion; forged, replayed, expired, long-lived, misaddressed or unsigned ones

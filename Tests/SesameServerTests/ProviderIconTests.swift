@@ -5,19 +5,8 @@ import HummingbirdTesting
 import Testing
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
 @testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Provider names from the bundled list (`Resources/providers.json`: names only), icons from a deployment's own list
 /// (`providerListFile`), and `GET /providers/{aaguid}/icon`.

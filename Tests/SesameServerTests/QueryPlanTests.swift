@@ -11,17 +11,6 @@ import VirtualAuthenticator
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Every statement the sign-in path runs finds its rows through an index, on both engines (issue 13: sign-in cost
 /// must not grow with the number of accounts). The statements are not listed by hand: the server runs the real

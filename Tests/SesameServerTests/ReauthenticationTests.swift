@@ -7,19 +7,7 @@ import Testing
 import VirtualAuthenticator
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Sensitive account changes need a recent sign-in or re-authentication (`reauthenticationWindow`).
 @Suite struct ReauthenticationTests {

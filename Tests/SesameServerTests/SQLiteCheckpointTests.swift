@@ -7,17 +7,7 @@ import Testing
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
 @testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The WAL checkpoint off the event loops (issue 11): the server's own connection checkpoints only as a backstop, and
 /// `SQLiteCheckpointService` copies committed pages into the database file from its connection. Proven by reading

@@ -6,19 +6,7 @@ import Testing
 import VirtualAuthenticator
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Sealed sign-in challenges (`SealedSignInChallenge`): nothing stored by the options step, spent once by the verify
 /// step on every path, and finished by nodes of either setting, so the setting can change node by node.

@@ -4,18 +4,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
 @testable import SesameOperations
 
 /// The sealing key file: parsing, typed errors, and moving a database from the database key to file keys and

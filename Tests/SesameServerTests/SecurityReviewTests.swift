@@ -8,19 +8,7 @@ import Testing
 import VirtualAuthenticator
 import WebAuthn
 
-@testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Regression tests for the outside security review's confirmed defects (issue 9), each over HTTP on both engines.
 /// Each one failed on the code as it was before the fix.

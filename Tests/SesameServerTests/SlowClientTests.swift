@@ -8,18 +8,6 @@ import Testing
     import Glibc
 #endif
 
-@testable import SesameServer
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The connection limits against slow clients (`idleTimeout`, `requestTimeout`; issue 13, `scripts/faults` "slow
 /// and broken clients"), over real sockets: a head sent a byte at a time and a body trickled faster than the idle

@@ -5,17 +5,6 @@ import Testing
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// A full disk under SQLite (issue 13, `scripts/faults` "disk full"): a write fails with an error the server answers
 /// as 503 `storage_full` (not 500), reads go on, the store says it is full until a write commits again, and nothing

@@ -5,17 +5,8 @@ import Testing
 @testable import SesameServer
 @testable import SesameCore
 import SesameBytes
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
 @testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
 @testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The store's guarantees (its conformance suite), on every engine, on fresh databases and on databases earlier
 /// releases wrote (see `TestDatabase`).

@@ -7,17 +7,7 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
 @testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// Upgrades (docs/deploy.md): a database an earlier release wrote migrates to this version's schema with everything
 /// in it intact (the store suite then runs on it too: `TestDatabase.conformance`), and nodes of two versions share

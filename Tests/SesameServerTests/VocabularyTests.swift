@@ -6,17 +6,9 @@ import WebAuthn
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
 @testable import SesameSecondFactors
 @testable import SesameIdentityProvider
-@testable import SesamePasswords
 @testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The server's vocabulary lives in Swift enums and tables (`Vocabulary/`, `Configuration/Settings.swift`); every
 /// other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held

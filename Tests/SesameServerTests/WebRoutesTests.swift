@@ -5,19 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-@testable import SesameServer
 @testable import SesameCore
 @testable import SesameWeb
-@testable import SesameMetadata
-@testable import SesameSecondFactors
-@testable import SesameIdentityProvider
-@testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The server's own pages: templates, headers, static files and where signed-in and signed-out visitors land.
 /// (The pages' behaviour in a browser is checked by `Tests/Interop/test_browser_flows.py`.)

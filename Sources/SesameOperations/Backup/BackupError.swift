@@ -1,11 +1,4 @@
 import SesameCore
-import SesameAccount
-import SesameIdentityProvider
-import SesameMetadata
-import SesamePasskeys
-import SesamePasswords
-import SesameSecondFactors
-import SesameWeb
 /// Why `sesame backup` or `sesame restore` refused or failed. Nothing was written under the name the operator gave
 /// when one of these is thrown (a partial file is removed first).
 ///

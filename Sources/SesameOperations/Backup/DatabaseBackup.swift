@@ -3,13 +3,7 @@ import Logging
 import SQLKit
 import SQLiteKit
 import SesameCore
-import SesameAccount
 import SesameIdentityProvider
-import SesameMetadata
-import SesamePasskeys
-import SesamePasswords
-import SesameSecondFactors
-import SesameWeb
 
 #if canImport(Glibc)
     import Glibc

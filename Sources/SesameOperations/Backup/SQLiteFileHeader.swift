@@ -1,11 +1,5 @@
 import SesameCore
-import SesameAccount
 import SesameIdentityProvider
-import SesameMetadata
-import SesamePasskeys
-import SesamePasswords
-import SesameSecondFactors
-import SesameWeb
 /// The parts of a SQLite database file's 100-byte header that `sesame restore` checks before it copies anything
 /// (https://www.sqlite.org/fileformat2.html §1.3). Offsets and sizes, big-endian:
 ///

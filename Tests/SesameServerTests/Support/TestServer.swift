@@ -8,17 +8,9 @@ import Testing
 
 @testable import SesameServer
 @testable import SesameCore
-@testable import SesameWeb
-@testable import SesameMetadata
 @testable import SesameSecondFactors
 @testable import SesameIdentityProvider
 @testable import SesamePasswords
-@testable import SesamePasskeys
-@testable import SesameAccount
-@testable import SesameReauthentication
-@testable import SesameKeychainSync
-@testable import SesameForwardAuth
-@testable import SesameOperations
 
 /// The engines every server test runs on: SQLite always, PostgreSQL when `SESAME_TEST_POSTGRES_URL` is set.
 /// `scripts/test` starts a throwaway PostgreSQL 15 cluster and sets it; `swift test` alone has no PostgreSQL,
