@@ -8,7 +8,6 @@ import Testing
     import Glibc
 #endif
 
-
 /// The connection limits against slow clients (`idleTimeout`, `requestTimeout`; issue 13, `scripts/faults` "slow
 /// and broken clients"), over real sockets: a head sent a byte at a time and a body trickled faster than the idle
 /// timeout are both cut off, while a well-behaved request on the same server is answered.
