@@ -132,6 +132,9 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let untrustedDeviceKey = Code("untrustedDeviceKey")
         /// This device is no longer in the vault's device list: it was removed.
         public static let deviceRemoved = Code("deviceRemoved")
+        /// The join request is gone from the server unapproved: an enrolled device refused it (or it expired).
+        /// The join has ended; this device must ask again.
+        public static let joinRefused = Code("joinRefused")
         /// The device cannot be removed (unknown, or it is this device).
         public static let invalidDeviceRemoval = Code("invalidDeviceRemoval")
         /// A share that does not open, is for another keychain, or is malformed.

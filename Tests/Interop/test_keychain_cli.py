@@ -36,7 +36,7 @@ KEYCHAIN_AAGUID = "fbae9a5b-c577-444c-ab08-4fbf3dadd3a1"
 
 SUBCOMMANDS = [
     "init", "unlock", "lock", "status", "sync", "list", "show", "edit", "delete", "add-password", "add-code", "code",
-    "enroll", "devices", "approve", "join", "recover", "export", "import", "share", "accept", "webauthn",
+    "enroll", "devices", "approve", "refuse", "join", "recover", "export", "import", "share", "accept", "webauthn",
     "webauthn create", "webauthn get",
 ]
 
@@ -796,6 +796,30 @@ def test_a_bad_cxf_file_changes_nothing(vault, tmp_path, content):
 
 
 # MARK: Devices, sync, recovery and sharing through a sync folder
+
+
+def test_a_refused_join_ends_on_the_joining_device(binary, tmp_path):
+    """`refuse` lists the devices waiting by the start of the code each shows, and refuses one: its next `join`
+    ends with joinRefused, its code no longer approves anything, and A's vault file does not change."""
+    needs_suffix_list()
+    sync = tmp_path / "sync"
+    a = Vault(binary, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    assert a.ok("refuse").strip() == "No device is waiting to join."
+    b = Vault(binary, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE), re.M).group(1)
+    listed = a.ok("refuse")
+    assert listed.startswith(code[:14] + "  key fingerprint "), listed
+    wrong = a.run("refuse", "00000-00000-00")
+    assert wrong.returncode == 1 and error_code(wrong) == "pairingCodeMismatch", wrong.stderr
+    before = (tmp_path / "a" / "vault").read_bytes()
+    assert a.ok("refuse", code[:14]).strip() == f"Refused the device showing {code[:14]}…; its join has ended."
+    assert (tmp_path / "a" / "vault").read_bytes() == before
+    refused = b.run("join", passphrase=PASSPHRASE)
+    assert refused.returncode == 1 and error_code(refused) == "joinRefused", refused.stderr
+    late = a.run("approve", code, "--name", "B")
+    assert late.returncode == 1 and error_code(late) == "pairingCodeMismatch", late.stderr
 
 
 def test_two_devices_join_sync_merge_and_recover(binary, tmp_path):
