@@ -7,6 +7,7 @@ Every process runs in a new session without a controlling terminal, so nothing c
 from the environment, --passphrase-file or --passphrase-fd, never from argv. Vaults are unlocked once and then
 used through their session, since each scrypt derivation costs about a second in a debug build."""
 
+import datetime
 import hashlib
 import json
 import os
@@ -828,7 +829,14 @@ def test_two_devices_join_sync_merge_and_recover(binary, tmp_path):
     a = Vault(binary, tmp_path / "a", sync=sync)
     a.init(name="A")
     first = a.add_password("example.com", "alice", "shared-secret-pw")
+    solo = Vault(binary, tmp_path / "solo")  # no sync folder: never synced
+    solo.init(name="solo")
+    assert solo.status()["lastSynced"] is None and "lastSynced: never" in solo.ok("status")
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     a.ok("sync")
+    # The last successful sync, recorded in the vault: `status` shows it (ISO 8601, UTC).
+    synced = datetime.datetime.fromisoformat(a.status()["lastSynced"].replace("Z", "+00:00"))
+    assert before <= synced <= datetime.datetime.now(datetime.timezone.utc), synced
 
     # B asks to join and shows a code; until A approves, B cannot finish.
     b = Vault(binary, tmp_path / "b", sync=sync)

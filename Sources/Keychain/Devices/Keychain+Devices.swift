@@ -196,6 +196,7 @@ extension Keychain {
         guard vault.syncedVersion > 0 else {
             throw KeychainError(.joinPending, reason: "approved, but the server holds no vault yet; try again")
         }
+        vault.lastSynced = ItemTime.truncate(clock.now)
         state.vault = vault
         state.join = nil
         return SyncReport(
@@ -203,7 +204,6 @@ extension Keychain {
             unknownServerDevices: try Self.checkServerDevices(pull.devices, roster: vault.roster))
     }
 
-    static func emptyMembership(vaultId: [UInt8], key: VaultKey, roster: [RosterEntry]) -> VaultMembership {
     /// The approval of `request`; nil when there is none and the server no longer lists the request (refused);
     /// `joinPending` while it waits. The approval is read again after the list, so an approval that lands between
     /// the two reads is not taken for a refusal.
@@ -217,6 +217,7 @@ extension Keychain {
         return nil
     }
 
+    static func emptyMembership(vaultId: [UInt8], key: VaultKey, roster: [RosterEntry]) -> VaultMembership {
         VaultMembership(
             vaultId: vaultId, key: key, roster: roster,
             recovery: RecoveryPublicInfo(
