@@ -714,7 +714,32 @@ const CLASSES = {
   "gen-symbols": "!#$%&*+-=?@^_~",
 };
 
+// Words: drawn by the host from the EFF long word list (`generatePassword`, the library call of `sesame keychain
+// add-password --generate --words N`), so the list and the drawing are the CLI's; the host says the strength.
+async function generateWords() {
+  const words = Math.max(3, Math.min(20, Number($("gen-word-count").value) || 6));
+  const answer = await send({ kind: "generatePassword", words });
+  if (answer.error) { $("strength").textContent = explain(answer.error); return; }
+  const r = answer.result;
+  $("edit-password").value = r.password;
+  $("strength").textContent = `About ${Math.floor(r.bits)} bits of entropy (${words} words from ${r.list}, `
+    + `${r.listSize.toLocaleString("en")} words).`;
+}
+
+function generateMode() {
+  return $("gen-mode-words").checked ? "words" : "characters";
+}
+
+for (const id of ["gen-mode-characters", "gen-mode-words"]) {
+  $(id).addEventListener("change", () => {
+    $("gen-characters").hidden = generateMode() !== "characters";
+    $("gen-words").hidden = generateMode() !== "words";
+    generatePassword();
+  });
+}
+
 function generatePassword() {
+  if (generateMode() === "words") { generateWords(); return; }
   const alphabet = Object.keys(CLASSES).filter((id) => $(id).checked).map((id) => CLASSES[id]).join("");
   const length = Math.max(8, Math.min(128, Number($("gen-length").value) || 20));
   if (!alphabet) { $("strength").textContent = "Choose at least one kind of character."; return; }

@@ -79,7 +79,7 @@ function ask(request) {
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
   "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
-  "addCode", "waitingDevices", "refuseDevice",
+  "addCode", "waitingDevices", "refuseDevice", "generatePassword",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -101,6 +101,7 @@ function forwardWindow(message, sendResponse) {
   if (message.kind === "importCXF") request.document = message.document;
   if (message.kind === "removeDevice") request.deviceId = String(message.deviceId || "");
   if (message.kind === "refuseDevice") request.joinRequest = String(message.joinRequest || "");
+  if (message.kind === "generatePassword") request.words = Number(message.words) || 0;
   if (message.kind === "addCode") {
     request.uri = String(message.uri || "");
     request.site = String(message.site || "");

@@ -108,6 +108,12 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The public suffix list file is malformed.
         public static let invalidPublicSuffixList = Code("invalidPublicSuffixList")
 
+        /// The word list for generated passphrases is missing from the installation, or is not the list it should
+        /// be (7,776 distinct lower-case words).
+        public static let wordListUnavailable = Code("wordListUnavailable")
+        /// A password generator was asked for a length or number of words outside its limits.
+        public static let invalidGeneratorSettings = Code("invalidGeneratorSettings")
+
         // MARK: The browser's native host
 
         /// A native message that is not a frame this host reads, or JSON that is not a request it knows.
@@ -126,15 +132,15 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let joinApprovalInvalid = Code("joinApprovalInvalid")
         /// The join has not been approved yet.
         public static let joinPending = Code("joinPending")
+        /// The join request is gone from the server unapproved: an enrolled device refused it (or it expired).
+        /// The join has ended; this device must ask again.
+        public static let joinRefused = Code("joinRefused")
         /// This directory holds a join in progress, not a usable vault.
         public static let joinInProgress = Code("joinInProgress")
         /// A device (or a key for it) that the vault's authenticated device list does not contain.
         public static let untrustedDeviceKey = Code("untrustedDeviceKey")
         /// This device is no longer in the vault's device list: it was removed.
         public static let deviceRemoved = Code("deviceRemoved")
-        /// The join request is gone from the server unapproved: an enrolled device refused it (or it expired).
-        /// The join has ended; this device must ask again.
-        public static let joinRefused = Code("joinRefused")
         /// The device cannot be removed (unknown, or it is this device).
         public static let invalidDeviceRemoval = Code("invalidDeviceRemoval")
         /// A share that does not open, is for another keychain, or is malformed.

@@ -1042,6 +1042,29 @@ def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, se
     username = find(driver, "edit-username")
     username.clear()
     username.send_keys("lin2")
+    # Words: the host draws them from the EFF long word list (the library's generator, as the CLI's --words).
+    find(driver, "gen-mode-words").click()
+    wait(driver, lambda d: visible(d, "gen-word-count") and "words from the EFF long word list" in text_of(d, "strength"),
+         what="a generated passphrase")
+    assert text_of(driver, "strength") == ("About 77 bits of entropy (6 words from the EFF long word list (CC BY 3.0), "
+                                           "7,776 words).")
+    eff = set((ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().split())
+
+    def is_words(parts, count):
+        """Whether hyphen-separated parts are `count` list words (a few words hold a hyphen: "t-shirt")."""
+        if not parts or count == 0:
+            return not parts and count == 0
+        return any("-".join(parts[:i]) in eff and is_words(parts[i:], count - 1) for i in range(1, len(parts) + 1))
+    phrase = find(driver, "edit-password").get_attribute("value")
+    assert is_words(phrase.split("-"), 6), phrase
+    count = find(driver, "gen-word-count")
+    count.clear()
+    count.send_keys("4")
+    find(driver, "generate").click()
+    wait(driver, lambda d: text_of(d, "strength").startswith("About 51 bits of entropy (4 words"), what="4 words")
+    find(driver, "gen-mode-characters").click()
+    wait(driver, lambda d: not visible(d, "gen-word-count") and "characters from" in text_of(d, "strength"),
+         what="characters again")
     find(driver, "generate").click()
     wait(driver, lambda d: "bits of entropy" in text_of(d, "strength"), what="a generated password")
     generated = find(driver, "edit-password").get_attribute("value")

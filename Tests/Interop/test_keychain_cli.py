@@ -11,6 +11,7 @@ import datetime
 import hashlib
 import json
 import os
+import pathlib
 import pty
 import re
 import select
@@ -26,7 +27,7 @@ import pyotp
 import pytest
 import webauthn
 
-from conftest import b64url, b64url_decode
+from conftest import ROOT, b64url, b64url_decode
 
 PASSPHRASE = "correct horse battery staple"
 RECOVERY_KEY = re.compile(r"^\s+([0-9A-Z]{5}(?:-[0-9A-Z]{5}){10})$", re.M)
@@ -797,6 +798,42 @@ def test_a_bad_cxf_file_changes_nothing(vault, tmp_path, content):
 
 
 # MARK: Devices, sync, recovery and sharing through a sync folder
+
+
+DEBIAN_EFF_LIST = pathlib.Path("/usr/lib/python3/dist-packages/diceware/wordlists/wordlist_en_eff.txt")
+
+
+def test_generated_word_passwords_come_from_the_eff_long_list(binary, tmp_path):
+    """`--generate --words N`: N words from the EFF long word list (Electronic Frontier Foundation, 2016, CC BY 3.0),
+    whose copy in Sources/Keychain/WordLists is Debian's `diceware` package's wordlist_en_eff.txt without its dice
+    numbers (scripts/test installs the package), and the strength stated as N × log2(7776) bits."""
+    if not DEBIAN_EFF_LIST.exists():
+        pytest.skip("Debian's diceware package is not installed (scripts/test installs it): no list to compare with")
+    debian = [line.split("\t")[1] for line in DEBIAN_EFF_LIST.read_text().splitlines()]
+    ours = (ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().splitlines()
+    assert ours == debian and len(ours) == 7776
+    words = set(debian)
+    v = Vault(binary, tmp_path / "v")
+    v.init()
+    out = v.ok("add-password", "--site", "example.com", "--username", "ann", "--generate", "--words", "5")
+    password = re.search(r"^Password: (\S+)$", out, re.M).group(1)
+    assert re.search(r"^Strength: about 64 bits of entropy \(5 words from the EFF long word list \(CC BY 3\.0\), "
+                     r"7,776 words\)\.$", out, re.M), out
+
+    def splits(parts, count):
+        """Whether the hyphen-separated parts are `count` list words (a few words hold a hyphen: "t-shirt")."""
+        if not parts or count == 0:
+            return not parts and count == 0
+        return any("-".join(parts[:i]) in words and splits(parts[i:], count - 1) for i in range(1, len(parts) + 1))
+    assert splits(password.split("-"), 5), password
+    assert not splits("abacus-abdomen-notaword".split("-"), 3)
+    assert v.show("example.com", reveal=True)["password"] == password
+    out = v.ok("edit", "example.com", "--generate")
+    assert re.search(r"^Strength: about 120 bits of entropy \(20 characters from 65\)\.$", out, re.M), out
+    for bad in (["--words", "2"], ["--words", "21"]):
+        result = v.run("edit", "example.com", "--generate", *bad)
+        assert result.returncode == 2 and error_code(result) == "invalidGeneratorSettings", result.stderr
+    assert v.run("edit", "example.com", "--words", "5").returncode == 2  # --words without --generate
 
 
 def test_a_refused_join_ends_on_the_joining_device(binary, tmp_path):

@@ -96,6 +96,25 @@ import WebAuthn
         #expect(!FileManager.default.fileExists(atPath: dir.vault.sessionFile))
     }
 
+    /// The window's word generator: the host draws from the EFF long word list and says the strength; no vault or
+    /// session is needed, and a count outside 3 to 20 is refused.
+    @Test func theWindowsWordGeneratorIsTheLibrarys() throws {
+        let dir = TemporaryDirectory()
+        let host = host(dir.vault)
+        let answer = result(ask(host, ["id": 1, "kind": "generatePassword", "origin": "", "words": 5]))
+        let password = answer?["password"] as? String ?? ""
+        let list = Set(try PasswordGenerator.wordList())
+        #expect(PasswordGeneratorTests.isWords(password, count: 5, separator: "-", list: list))
+        #expect(answer?["bits"] as? Double == 5 * log2(7776.0))
+        #expect(answer?["listSize"] as? Int == 7776)
+        #expect(answer?["list"] as? String == "the EFF long word list (CC BY 3.0)")
+        #expect(
+            error(ask(host, ["id": 2, "kind": "generatePassword", "origin": "", "words": 2]))?.code
+                == "invalidGeneratorSettings")
+        #expect(
+            error(ask(host, ["id": 3, "kind": "generatePassword", "origin": ""]))?.code == "malformedNativeMessage")
+    }
+
     @Test func theSitesItemsComeFirstAndSearchFindsNamesSitesUsersAndNotes() throws {
         let dir = TemporaryDirectory()
         let ids = try filledVault(dir)

@@ -27,6 +27,8 @@ import WebAuthn
 ///                   / { "waiting": [* { "joinRequest": tstr, "codeStart": tstr,        ; waitingDevices
 ///                                       "fingerprint": tstr }] }
 ///                   / { "refused": tstr }                                             ; refuseDevice
+///                   / { "password": tstr, "bits": float, "list": tstr,                ; generatePassword
+///                       "listSize": uint }
 ///                   / { "item": detail }                                              ; addPassword, addCode
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
@@ -325,6 +327,14 @@ extension NativeHost {
                 "imported": Self.counts(report.imported), "duplicates": .integer(report.duplicates),
                 "skippedTypes": .object(report.skippedTypes.mapValues { .integer($0) }),
                 "failures": .array(report.failures.map { .string($0) }),
+            ])
+        case .generatePassword:
+            // Words from the EFF long word list, drawn by the library as `add-password --generate --words N`
+            // does; no vault is needed. (The window draws character passwords itself.)
+            let generated = try PasswordGenerator.words(count: request.words ?? 0)
+            return .object([
+                "password": .string(generated.password), "bits": .number(generated.bits),
+                "list": .string(PasswordGenerator.wordListName), "listSize": .integer(PasswordGenerator.wordListSize),
             ])
         case .itemCode:
             let keychain = try open()

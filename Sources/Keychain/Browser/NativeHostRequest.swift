@@ -10,7 +10,7 @@ import WebAuthn
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
 ///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode"
-///               / "waitingDevices" / "refuseDevice",
+///               / "waitingDevices" / "refuseDevice" / "generatePassword",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -30,6 +30,7 @@ import WebAuthn
 ///       ? "site": tstr,                              ; addPassword: the site ("username", "password", "notes" too)
 ///       ? "deviceId": tstr,                          ; removeDevice: base64url, as syncStatus lists it
 ///       ? "joinRequest": tstr,                       ; refuseDevice: base64url, as waitingDevices lists it
+///       ? "words": uint,                             ; generatePassword: how many words (3 to 20)
 ///       ? "uri": tstr,                               ; addCode: the otpauth:// link (holds the secret; never logged),
 ///                                                    ; with "site" when given and "notes"
 ///     }
@@ -43,6 +44,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
         case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode, waitingDevices, refuseDevice
+        case generatePassword
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -86,6 +88,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let uri: String?
     /// `refuseDevice`: the ID of the join request to refuse.
     public let joinRequest: [UInt8]?
+    /// `generatePassword`: the number of words.
+    public let words: Int?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -124,6 +128,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let deviceId: String?
         let uri: String?
         let joinRequest: String?
+        let words: Int?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -164,7 +169,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
-            .approveDevice, .addPassword, .removeDevice, .addCode, .waitingDevices, .refuseDevice:
+            .approveDevice, .addPassword, .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -252,6 +257,14 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             joinRequest = id
         } else {
             joinRequest = nil
+        }
+        if kind == .generatePassword {
+            guard let words = envelope.words else {
+                throw KeychainError(.malformedNativeMessage, reason: "a generatePassword request needs 'words'")
+            }
+            self.words = words
+        } else {
+            words = nil
         }
         displayName = kind == .updateItem ? envelope.displayName : nil
         if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {
