@@ -660,6 +660,48 @@ def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bi
     assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
 
 
+def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site):
+    """PRF across devices, in the browser: a passkey made with `prf` in one device's Chromium gives, after a sync,
+    the same outputs for the same salts in the other device's Chromium (its secret travels sealed with the passkey),
+    and the site verifies both sign-ins."""
+    import re
+    from test_keychain_cli import PASSPHRASE, Vault
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
+                     re.M).group(1)
+    a.ok("approve", code, "--name", "B")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+
+    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
+    try:
+        driver = first.driver
+        driver.get(second_site.origin + "/")
+        made = prf_ceremony(driver, "create", "pia")
+        on_a = prf_ceremony(driver, "get")
+    finally:
+        first.stop()
+    assert made["enabled"] is True and (on_a["first"], on_a["second"]) == (made["first"], made["second"]), on_a
+    a.ok("sync")
+    b.ok("sync")
+
+    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
+    try:
+        driver = second.driver
+        driver.get(second_site.origin + "/")
+        on_b = prf_ceremony(driver, "get")
+    finally:
+        second.stop()
+    assert on_b["buffers"] is True and on_b["id"] == on_a["id"], (on_a, on_b)
+    assert (on_b["first"], on_b["second"]) == (on_a["first"], on_a["second"])
+    assert on_b["first"] != on_b["second"]
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+
 def test_sesame_a_typed_password_is_offered_for_saving_after_sign_in(keychain_browser, server):
     from test_browser_flows import set_password
     driver, vault = keychain_browser.driver, keychain_browser.vault
