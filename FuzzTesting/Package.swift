@@ -30,5 +30,6 @@ let package = Package(
         .executableTarget(name: "FuzzPublicSuffixList", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzCXF", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzNativeMessage", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzDeflate", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

@@ -777,6 +777,52 @@ def test_cxf_export_then_import_into_a_fresh_vault_round_trips_every_item(vault,
     assert "Imported 0 passkey, 0 password, 0 code; 4 already here." in fresh.ok("import", "--cxf", out)
 
 
+def test_a_large_blob_travels_in_cxf_and_zlib_compressed_blobs_import(vault, binary, tmp_path):
+    """largeBlob in CXF (`fido2Extensions.largeBlob`, DEFLATE): Python's zlib inflates what the export wrote (stored
+    blocks) to the blob the site stored, and a blob zlib compressed (as another exporter would) imports and reads
+    back through `webauthn get` unchanged."""
+    import zlib
+    needs_suffix_list()
+    made = json.loads(vault.ok("webauthn", "create", "--origin", ORIGIN, "--options", "-",
+                               input=json.dumps(creation_options(os.urandom(32), os.urandom(16)))))
+    blob = b"a site's note, encrypted " * 40  # 1,000 bytes that compress well
+    write = request_options(os.urandom(32), [b64url_decode(made["id"])])
+    write["extensions"] = {"largeBlob": {"write": b64url(blob)}}
+    written = json.loads(vault.ok("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(write)))
+    assert written["clientExtensionResults"]["largeBlob"] == {"written": True}
+
+    vault.ok("export", "--cxf", tmp_path / "out.cxf", passphrase=PASSPHRASE)
+    document = json.loads((tmp_path / "out.cxf").read_text())
+    [passkey] = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"]
+    exported = passkey["fido2Extensions"]["largeBlob"]
+    assert exported["uncompressedSize"] == len(blob)
+    assert zlib.decompress(b64url_decode(exported["data"]), -15) == blob
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    compressed = packer.compress(blob) + packer.flush()
+    assert len(compressed) < len(blob) // 4
+    exported["data"] = b64url(compressed)
+    (tmp_path / "zlib.cxf").write_text(json.dumps(document))
+    fresh = Vault(binary, tmp_path / "fresh")
+    fresh.init()
+    assert "Imported 1 passkey" in fresh.ok("import", "--cxf", tmp_path / "zlib.cxf")
+    read = request_options(os.urandom(32), [b64url_decode(made["id"])])
+    read["extensions"] = {"largeBlob": {"read": True}}
+    got = json.loads(fresh.ok("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(read)))
+    assert b64url_decode(got["clientExtensionResults"]["largeBlob"]["blob"]) == blob
+
+    # Data that is not DEFLATE, or not its stated size: that passkey is not imported (without its blob either),
+    # and the report says why.
+    for data, size in ((b"\x07", len(blob)), (compressed, len(blob) - 1)):
+        exported["data"], exported["uncompressedSize"] = b64url(data), size
+        (tmp_path / "bad.cxf").write_text(json.dumps(document))
+        other = Vault(binary, tmp_path / f"other-{size}")
+        other.init()
+        out = other.run("import", "--cxf", tmp_path / "bad.cxf")
+        assert "Imported 0 passkey" in out.stdout and "large blob" in out.stderr, (out.stdout, out.stderr)
+        assert other.items() == []
+
+
 def test_a_cxf_document_shaped_as_the_specification_imports(vault):
     # The specification-shaped example kept with the Swift tests (see its README there).
     path = __import__("pathlib").Path(__file__).resolve().parents[1] / "KeychainTests" / "Vectors" / "cxf" / \

@@ -89,7 +89,9 @@ import WebAuthn
         }
     }
 
-    @Test(arguments: ["FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage"])
+    @Test(arguments: [
+        "FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage", "FuzzDeflate",
+    ])
     func corpus(_ target: String) {
         let inputs = Self.inputs(target)
         #expect(inputs.count >= 2, "no corpus for \(target)")
@@ -99,6 +101,7 @@ import WebAuthn
             case "FuzzSyncMessage": KeychainFuzzing.syncMessage(input)
             case "FuzzPublicSuffixList": KeychainFuzzing.publicSuffixList(input)
             case "FuzzNativeMessage": KeychainFuzzing.nativeMessage(input)
+            case "FuzzDeflate": KeychainFuzzing.deflate(input)
             default: KeychainFuzzing.cxf(input)
             }
         }

@@ -77,6 +77,14 @@ import Foundation
         }
     }
 
+    /// The DEFLATE inflater of CXF's `largeBlob`: what inflates stays within the limit and inflates the same again
+    /// from stored blocks.
+    public static func deflate(_ bytes: [UInt8]) {
+        guard let out = try? Deflate.inflate(bytes, maximumOutput: Passkey.largeBlobMaximum) else { return }
+        precondition(out.count <= Passkey.largeBlobMaximum)
+        precondition((try? Deflate.inflate(Deflate.stored(out), maximumOutput: out.count)) == out)
+    }
+
     /// The CXF importer: whatever it accepts must be a valid item.
     public static func cxf(_ bytes: [UInt8]) {
         var report = CXFImportReport()
