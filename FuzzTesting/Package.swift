@@ -31,5 +31,6 @@ let package = Package(
         .executableTarget(name: "FuzzCXF", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzNativeMessage", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzDeflate", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzBitwarden", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

@@ -111,6 +111,10 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The word list for generated passphrases is missing from the installation, or is not the list it should
         /// be (7,776 distinct lower-case words).
         public static let wordListUnavailable = Code("wordListUnavailable")
+        /// A Bitwarden or KeePassXC export that is not one this keychain reads (not JSON or CSV, or another shape).
+        public static let invalidExport = Code("invalidExport")
+        /// An encrypted Bitwarden export: only unencrypted JSON exports are read.
+        public static let encryptedExport = Code("encryptedExport")
         /// A password generator was asked for a length or number of words outside its limits.
         public static let invalidGeneratorSettings = Code("invalidGeneratorSettings")
 

@@ -39,23 +39,30 @@ struct KeychainExportCommand: AsyncParsableCommand {
 struct KeychainImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Add the passkeys, passwords and TOTP codes of a Credential Exchange Format (CXF) file.",
+        abstract: "Add the passkeys, passwords and TOTP codes of a CXF file or a Bitwarden JSON export.",
         discussion: """
-            Reads a CXF 1.0 header document or a single account; older CamelCase type names and bare strings are \
-            understood. Credentials already in the vault are skipped; other kinds (cards, Wi-Fi...) are counted.
+            --cxf reads a CXF 1.0 header document or a single account; older CamelCase type names and bare strings \
+            are understood. --bitwarden reads an unencrypted Bitwarden JSON export (logins with their URIs, \
+            notes and TOTP). Credentials already in the vault are skipped; other kinds (cards, Wi-Fi...) are \
+            counted. A file that is not what it should be adds nothing.
             """
     )
 
     @OptionGroup var options: KeychainOptions
 
     @Option(help: "The CXF file to read.")
-    var cxf: String
+    var cxf: String?
+
+    @Option(help: "The unencrypted Bitwarden JSON export to read.")
+    var bitwarden: String?
 
     func run() async throws {
-        let data = try readFile(cxf, limit: 256 * 1024 * 1024, what: "--cxf")
+        guard (cxf == nil) != (bitwarden == nil) else { throw keychainUsage("give one of --cxf and --bitwarden") }
+        let data = try readFile(
+            cxf ?? bitwarden ?? "", limit: 256 * 1024 * 1024, what: cxf != nil ? "--cxf" : "--bitwarden")
         let keychain = try options.open()
         let report = try keychainCall {
-            let report = try keychain.importCXF(data)
+            let report = cxf != nil ? try keychain.importCXF(data) : try keychain.importBitwarden(data)
             try keychain.save()
             return report
         }

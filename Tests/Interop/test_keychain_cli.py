@@ -823,6 +823,43 @@ def test_a_large_blob_travels_in_cxf_and_zlib_compressed_blobs_import(vault, bin
         assert other.items() == []
 
 
+BITWARDEN_EXPORT = ROOT / "Tests" / "KeychainTests" / "Vectors" / "bitwarden" / "export.json"
+
+
+def test_a_bitwarden_export_imports_and_a_bad_one_changes_nothing(vault, tmp_path):
+    """`import --bitwarden`: an unencrypted Bitwarden JSON export (written for the tests, in Bitwarden's shape) adds
+    its logins and codes, counts what it cannot keep, and reports the logins it could not read; an encrypted or
+    malformed export is refused before anything is written (the vault directory byte-identical)."""
+    needs_suffix_list()
+    out = vault.run("import", "--bitwarden", BITWARDEN_EXPORT)
+    assert out.returncode == 0, out.stderr
+    assert "Imported 0 passkey, 2 password, 2 code; 0 already here." in out.stdout
+    assert "Skipped 1 passkey (Bitwarden)" in out.stdout and "Skipped 1 card (Bitwarden)" in out.stdout
+    assert out.stderr.count("not imported: ") == 2
+    assert "tulip-quarry-19" not in out.stdout + out.stderr  # no secret in the report
+    [shop] = [i for i in vault.items() if i["kind"] == "password" and "shop.example.com" in json.dumps(i)]
+    assert vault.show(shop["id"], reveal=True)["password"] == "tulip-quarry-19"
+    assert vault.ok("code", "mail.example.org", "--at", 1_000_000_000).splitlines()[0] == \
+        pyotp.TOTP("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP").at(1_000_000_000)
+    assert "Imported 0 passkey, 0 password, 0 code; 4 already here." in vault.ok("import", "--bitwarden",
+                                                                               BITWARDEN_EXPORT)
+
+    before = snapshot(vault.path)
+    for name, content, code in [
+        ("encrypted", b'{"encrypted": true, "passwordProtected": true, "data": "AAAA"}', "encryptedExport"),
+        ("text", b"Group,Title,Username\n", "invalidExport"),
+        ("shape", b'{"items": [{"type": 1, "name": "a.example", "login": {"password": "p"}}, {"type": "x"}]}',
+         "invalidExport"),
+    ]:
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(content)
+        result = vault.run("import", "--bitwarden", path)
+        assert result.returncode == 2 and error_code(result) == code, (name, result.stderr)
+        assert snapshot(vault.path) == before, name
+    both = vault.run("import", "--bitwarden", BITWARDEN_EXPORT, "--cxf", BITWARDEN_EXPORT)
+    assert both.returncode == 2 and snapshot(vault.path) == before
+
+
 def test_a_cxf_document_shaped_as_the_specification_imports(vault):
     # The specification-shaped example kept with the Swift tests (see its README there).
     path = __import__("pathlib").Path(__file__).resolve().parents[1] / "KeychainTests" / "Vectors" / "cxf" / \

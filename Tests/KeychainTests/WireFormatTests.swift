@@ -91,6 +91,7 @@ import WebAuthn
 
     @Test(arguments: [
         "FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage", "FuzzDeflate",
+        "FuzzBitwarden",
     ])
     func corpus(_ target: String) {
         let inputs = Self.inputs(target)
@@ -102,6 +103,7 @@ import WebAuthn
             case "FuzzPublicSuffixList": KeychainFuzzing.publicSuffixList(input)
             case "FuzzNativeMessage": KeychainFuzzing.nativeMessage(input)
             case "FuzzDeflate": KeychainFuzzing.deflate(input)
+            case "FuzzBitwarden": KeychainFuzzing.bitwarden(input)
             default: KeychainFuzzing.cxf(input)
             }
         }

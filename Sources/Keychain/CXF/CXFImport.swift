@@ -232,6 +232,12 @@ extension Keychain {
     public func importCXF(_ json: [UInt8]) throws(KeychainError) -> CXFImportReport {
         var report = CXFImportReport()
         let candidates = try CXFImport.parse(json, report: &report)
+        return try add(candidates, report: report)
+    }
+
+    /// Adds what an import read, skipping credentials already here (counted as duplicates).
+    func add(_ candidates: [CXFImport.Candidate], report: CXFImportReport) throws(KeychainError) -> CXFImportReport {
+        var report = report
         let now = clock.now
         var existing = items
         for candidate in candidates {
