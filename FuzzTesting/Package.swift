@@ -32,5 +32,6 @@ let package = Package(
         .executableTarget(name: "FuzzNativeMessage", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzDeflate", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzBitwarden", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzKeePassXC", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

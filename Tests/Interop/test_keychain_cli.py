@@ -860,6 +860,39 @@ def test_a_bitwarden_export_imports_and_a_bad_one_changes_nothing(vault, tmp_pat
     assert both.returncode == 2 and snapshot(vault.path) == before
 
 
+KEEPASSXC_EXPORT = ROOT / "Tests" / "KeychainTests" / "Vectors" / "keepassxc" / "export.csv"
+
+
+def test_a_keepassxc_export_imports_and_a_bad_one_changes_nothing(vault, tmp_path):
+    """`import --keepassxc`: a KeePassXC CSV export (written for the tests, in KeePassXC's shape, read back here with
+    Python's csv module as a second reader) adds its rows' passwords and codes and reports the two it cannot read;
+    a file that is not such CSV is refused before anything is written (the vault directory byte-identical)."""
+    import csv
+    needs_suffix_list()
+    with open(KEEPASSXC_EXPORT, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["Title"] for r in rows] == ["Example shop", "mail.example.org", "No site here", "Bad code"]
+    out = vault.run("import", "--keepassxc", KEEPASSXC_EXPORT)
+    assert out.returncode == 0, out.stderr
+    assert "Imported 0 passkey, 2 password, 2 code; 0 already here." in out.stdout
+    assert out.stderr.count("not imported: ") == 2
+    [mail] = [i for i in vault.items() if i["kind"] == "password" and "mail.example.org" in json.dumps(i)]
+    shown = vault.show(mail["id"], reveal=True)
+    assert shown["password"] == rows[1]["Password"] and shown["notes"] == rows[1]["Notes"]
+    assert vault.ok("code", "shop.example.com", "--at", 1_000_000_000).splitlines()[0] == \
+        pyotp.parse_uri(rows[0]["TOTP"]).at(1_000_000_000)
+
+    before = snapshot(vault.path)
+    for name, content in [("bitwarden", BITWARDEN_EXPORT.read_bytes()),
+                          ("ragged", b'"Title","Username","Password","URL"\r\n"a","b","c"\r\n'),
+                          ("unterminated", b'"Title","Username","Password","URL"\r\n"a,"b","c","d"\r\n')]:
+        path = tmp_path / f"{name}.csv"
+        path.write_bytes(content)
+        result = vault.run("import", "--keepassxc", path)
+        assert result.returncode == 2 and error_code(result) == "invalidExport", (name, result.stderr)
+        assert snapshot(vault.path) == before, name
+
+
 def test_a_cxf_document_shaped_as_the_specification_imports(vault):
     # The specification-shaped example kept with the Swift tests (see its README there).
     path = __import__("pathlib").Path(__file__).resolve().parents[1] / "KeychainTests" / "Vectors" / "cxf" / \

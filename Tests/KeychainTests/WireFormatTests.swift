@@ -91,7 +91,7 @@ import WebAuthn
 
     @Test(arguments: [
         "FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage", "FuzzDeflate",
-        "FuzzBitwarden",
+        "FuzzBitwarden", "FuzzKeePassXC",
     ])
     func corpus(_ target: String) {
         let inputs = Self.inputs(target)
@@ -104,6 +104,7 @@ import WebAuthn
             case "FuzzNativeMessage": KeychainFuzzing.nativeMessage(input)
             case "FuzzDeflate": KeychainFuzzing.deflate(input)
             case "FuzzBitwarden": KeychainFuzzing.bitwarden(input)
+            case "FuzzKeePassXC": KeychainFuzzing.keePassXC(input)
             default: KeychainFuzzing.cxf(input)
             }
         }

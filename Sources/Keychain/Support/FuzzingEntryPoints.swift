@@ -98,6 +98,19 @@ import Foundation
         }
     }
 
+    /// The KeePassXC CSV importer: whatever it accepts must be a valid item.
+    public static func keePassXC(_ bytes: [UInt8]) {
+        var report = CXFImportReport()
+        guard let candidates = try? KeePassXCImport.parse(bytes, report: &report) else { return }
+        for candidate in candidates {
+            if let item = try? KeychainItem(
+                content: candidate.content, notes: candidate.notes, created: Date(timeIntervalSince1970: 0))
+            {
+                precondition((try? ItemCoding.decode(ItemCoding.encode(item))) == item)
+            }
+        }
+    }
+
     /// The CXF importer: whatever it accepts must be a valid item.
     public static func cxf(_ bytes: [UInt8]) {
         var report = CXFImportReport()
