@@ -93,6 +93,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
+            // The EFF long word list for generated passphrases (NOTICE names its source and license).
+            resources: [.copy("WordLists")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -30,5 +30,8 @@ let package = Package(
         .executableTarget(name: "FuzzPublicSuffixList", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzCXF", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzNativeMessage", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzDeflate", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzBitwarden", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzKeePassXC", dependencies: [.product(name: "Keychain", package: root)]),
     ]
 )

@@ -1,13 +1,17 @@
 // Sesame Keychain: the toolbar window (action popup). It talks to the native host through the service worker, which
 // serves these requests only to this page. The passphrase typed here goes to the host once and is not kept; the
-// host's unlock session (and its idle lock) is the only state. Nothing here is written to storage.
+// host's unlock session (and its idle lock) is the only state.
 //
 // Opened as the action popup, "the current site" is the active tab's; opened in a tab (tests, or a person who
-// prefers it), `popup.html?tab=ID` names the tab whose site comes first.
+// prefers it), `popup.html?tab=ID` names the tab whose site comes first. The one thing it stores is a setting: how
+// long a copied secret stays on the clipboard.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const CLEAR_SECONDS = 30; // the clipboard is cleared after this long (where the browser allows it)
+// How long a copied secret stays on the clipboard: the Settings choice, kept in extension storage (storage.local;
+// not a secret) and read by the worker, which clears the clipboard (worker.js, CLEAR_CHOICES).
+const CLEAR_SETTING = "clipboardClearSeconds";
+const CLEAR_DEFAULT = 30;
 
 const state = {
   origin: "", tabId: null, item: null, password: null, shown: false, codeTimer: null, listSeq: 0, view: null,
@@ -45,6 +49,7 @@ const MESSAGES = {
   hostUnavailable: "The keychain's native host is not reachable. Run `sesame keychain install-browser`.",
   vaultNotFound: "There is no keychain on this computer yet. Run `sesame keychain init`.",
   itemNotFound: "That item is no longer in the keychain.",
+  pairingCodeMismatch: "No device waiting to join shows that code.",
 };
 function explain(error) {
   return MESSAGES[error && error.code] || `The keychain refused (${(error && error.code) || "unknown"}).`;
@@ -100,15 +105,37 @@ function showUnlock(message) {
 }
 
 async function start() {
+  await loadSettings();
   state.origin = await currentOrigin();
   const answer = await send({ kind: "status" });
   if (answer.error) {
     showUnlock(answer.error.code === "locked" ? "" : explain(answer.error));
   } else if (answer.result.unlocked) {
+    watchIdleLock(answer.result);
     await showList();
   } else {
     showUnlock();
   }
+}
+
+// The idle lock is the host's: the session ends once unused for its idle time, and a request after that is
+// refused as locked. So that an open window does not go on showing what a locked vault holds, it asks for the
+// session's state when the session would end (`expires`, which each use moves on) and shows the unlock form if it
+// has ended. A status request is not a use.
+let idleTimer = null;
+function watchIdleLock(session) {
+  if (idleTimer) clearTimeout(idleTimer);
+  idleTimer = null;
+  if (!session || !session.unlocked || typeof session.expires !== "number") return;
+  idleTimer = setTimeout(async () => {
+    idleTimer = null;
+    const answer = await send({ kind: "status" });
+    if (answer.result && answer.result.unlocked) { watchIdleLock(answer.result); return; }
+    if (state.view !== "unlock") {
+      say("");
+      showUnlock("The keychain locked itself after it went unused.");
+    }
+  }, Math.max(0, session.expires - Date.now()) + 250);
 }
 
 $("unlock-form").addEventListener("submit", async (event) => {
@@ -127,6 +154,7 @@ $("unlock-form").addEventListener("submit", async (event) => {
     return;
   }
   say("Unlocked.");
+  watchIdleLock(answer.result);
   await showList();
 });
 
@@ -134,6 +162,7 @@ $("lock").addEventListener("click", async () => {
   const answer = await send({ kind: "lock" });
   if (answer.error) { say(explain(answer.error)); return; }
   say("Locked.");
+  watchIdleLock(null);
   showUnlock();
 });
 
@@ -332,9 +361,24 @@ async function copy(text, what) {
     say(`The browser did not let the keychain copy the ${what}.`);
     return;
   }
-  await send({ kind: "clearClipboardLater", seconds: CLEAR_SECONDS });
-  say(`Copied the ${what}; the clipboard is cleared in ${CLEAR_SECONDS} s.`);
+  const answer = await send({ kind: "clearClipboardLater" });
+  const seconds = answer.result ? answer.result.seconds : CLEAR_DEFAULT;
+  say(`Copied the ${what}; the clipboard is cleared in ${seconds} s.`);
 }
+
+// --- Settings ------------------------------------------------------------------------------------------------------
+
+async function loadSettings() {
+  const stored = (await chrome.storage.local.get(CLEAR_SETTING))[CLEAR_SETTING];
+  const choices = [...$("clear-seconds").options].map((o) => Number(o.value));
+  $("clear-seconds").value = String(choices.includes(stored) ? stored : CLEAR_DEFAULT);
+}
+
+$("clear-seconds").addEventListener("change", async () => {
+  const seconds = Number($("clear-seconds").value);
+  await chrome.storage.local.set({ [CLEAR_SETTING]: seconds });
+  say(`Copied secrets now leave the clipboard after ${$("clear-seconds").selectedOptions[0].textContent}.`);
+});
 
 $("copy-username").addEventListener("click", () => state.item && copy(state.item.username, "user name"));
 $("copy-password").addEventListener("click", () => state.password !== null && copy(state.password, "password"));
@@ -483,7 +527,8 @@ async function loadSync() {
   if (answer.error) { $("sync-state").textContent = explain(answer.error); return; }
   const r = answer.result;
   $("sync-state").textContent = `Vault version ${r.version}; ${r.pendingChanges} change${
-    r.pendingChanges === 1 ? "" : "s"} not yet synced.` + (r.configured ? "" : " No sync folder or server is set up.");
+    r.pendingChanges === 1 ? "" : "s"} not yet synced. ` + lastSyncedText(r.lastSynced)
+    + (r.configured ? "" : " No sync folder or server is set up.");
   $("sync-now").disabled = !r.configured;
   $("approve").disabled = !r.configured;
   $("devices").replaceChildren(...r.devices.map((d) => {
@@ -492,6 +537,54 @@ async function loadSync() {
     if (!d.thisDevice) li.append(" ", removeButton(d));
     return li;
   }));
+  if (r.configured) await loadWaiting();
+  else showWaiting([], "No sync folder or server is set up.");
+}
+
+// Devices asking to join, from the sync server: each shows a code whose first 12 characters are listed here (the
+// rest is its secret). Approve one by typing its whole code below; refuse one with its button, which ends its join.
+async function loadWaiting() {
+  const answer = await send({ kind: "waitingDevices" });
+  if (answer.error) { showWaiting([], explain(answer.error)); return; }
+  showWaiting(answer.result.waiting, "No device is waiting.");
+}
+
+function showWaiting(waiting, none) {
+  if (waiting.length === 0) {
+    const li = document.createElement("li");
+    li.className = "hint";
+    li.textContent = none;
+    $("waiting").replaceChildren(li);
+    return;
+  }
+  $("waiting").replaceChildren(...waiting.map((w) => {
+    const li = document.createElement("li");
+    li.textContent = `A device showing ${w.codeStart}…`;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "Refuse";
+    button.dataset.codeStart = w.codeStart;
+    button.setAttribute("aria-label", `Refuse the device showing ${w.codeStart}`);
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      const refused = await send({ kind: "refuseDevice", joinRequest: w.joinRequest });
+      button.disabled = false;
+      if (refused.error) { say(explain(refused.error)); return; }
+      await loadWaiting();
+      say(`Refused the device showing ${w.codeStart}…; its join has ended.`);
+    });
+    li.append(" ", button);
+    return li;
+  }));
+}
+
+// When this device last synced successfully, in the browser's own time zone, to the minute.
+function lastSyncedText(ms) {
+  if (typeof ms !== "number") return "Never synced.";
+  const at = new Date(ms);
+  const pad = (n) => String(n).padStart(2, "0");
+  return `Last synced ${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} `
+    + `${pad(at.getHours())}:${pad(at.getMinutes())}.`;
 }
 
 // Removing a device takes two presses of its button (the first asks), since it cannot be undone: the device is
@@ -546,7 +639,7 @@ $("approve-form").addEventListener("submit", async (event) => {
     return;
   }
   $("pairing-code").value = "";
-  await loadSync();
+  await loadSync();  // the approved device leaves the waiting list
   say(`Approved ${answer.result.name} (key ${answer.result.fingerprint}).`);
 });
 
@@ -621,7 +714,32 @@ const CLASSES = {
   "gen-symbols": "!#$%&*+-=?@^_~",
 };
 
+// Words: drawn by the host from the EFF long word list (`generatePassword`, the library call of `sesame keychain
+// add-password --generate --words N`), so the list and the drawing are the CLI's; the host says the strength.
+async function generateWords() {
+  const words = Math.max(3, Math.min(20, Number($("gen-word-count").value) || 6));
+  const answer = await send({ kind: "generatePassword", words });
+  if (answer.error) { $("strength").textContent = explain(answer.error); return; }
+  const r = answer.result;
+  $("edit-password").value = r.password;
+  $("strength").textContent = `About ${Math.floor(r.bits)} bits of entropy (${words} words from ${r.list}, `
+    + `${r.listSize.toLocaleString("en")} words).`;
+}
+
+function generateMode() {
+  return $("gen-mode-words").checked ? "words" : "characters";
+}
+
+for (const id of ["gen-mode-characters", "gen-mode-words"]) {
+  $(id).addEventListener("change", () => {
+    $("gen-characters").hidden = generateMode() !== "characters";
+    $("gen-words").hidden = generateMode() !== "words";
+    generatePassword();
+  });
+}
+
 function generatePassword() {
+  if (generateMode() === "words") { generateWords(); return; }
   const alphabet = Object.keys(CLASSES).filter((id) => $(id).checked).map((id) => CLASSES[id]).join("");
   const length = Math.max(8, Math.min(128, Number($("gen-length").value) || 20));
   if (!alphabet) { $("strength").textContent = "Choose at least one kind of character."; return; }

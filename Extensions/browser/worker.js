@@ -79,7 +79,7 @@ function ask(request) {
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
   "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
-  "addCode",
+  "addCode", "waitingDevices", "refuseDevice", "generatePassword",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -100,6 +100,8 @@ function forwardWindow(message, sendResponse) {
   }
   if (message.kind === "importCXF") request.document = message.document;
   if (message.kind === "removeDevice") request.deviceId = String(message.deviceId || "");
+  if (message.kind === "refuseDevice") request.joinRequest = String(message.joinRequest || "");
+  if (message.kind === "generatePassword") request.words = Number(message.words) || 0;
   if (message.kind === "addCode") {
     request.uri = String(message.uri || "");
     request.site = String(message.site || "");
@@ -121,11 +123,42 @@ function forwardWindow(message, sendResponse) {
 // Clearing what the window copied: the window may be closed by then, so the worker keeps the time. Chromium's worker
 // has no clipboard; an offscreen document (reason CLIPBOARD) writes the empty string there. Firefox's background
 // page writes it itself.
+//
+// How long: the person's setting (the window's Settings), in extension storage (storage.local, key CLEAR_SETTING),
+// one of CLEAR_CHOICES, 30 s when unset or not one of them. An alarm keeps the time across the worker's restarts,
+// but Chromium fires an installed extension's alarms no sooner than 30 s: a shorter time is a timer in the worker
+// (which lives at least 30 s after the copy's message), with the alarm at 30 s behind it in case the worker was
+// stopped anyway.
 const CLEAR_ALARM = "clear clipboard";
+const CLEAR_SETTING = "clipboardClearSeconds";
+const CLEAR_CHOICES = [10, 20, 30, 60, 120, 300];
+const CLEAR_DEFAULT = 30;
+let clearTimer = null;
 chrome.alarms && chrome.alarms.onAlarm.addListener(async (alarm) => {
   if (alarm.name !== CLEAR_ALARM) return;
   await clearClipboard();
 });
+
+async function clearSeconds() {
+  const stored = (await chrome.storage.local.get(CLEAR_SETTING))[CLEAR_SETTING];
+  return CLEAR_CHOICES.includes(stored) ? stored : CLEAR_DEFAULT;
+}
+
+async function clearLater() {
+  const seconds = await clearSeconds();
+  if (clearTimer) clearTimeout(clearTimer);
+  clearTimer = null;
+  if (seconds < 30) {
+    clearTimer = setTimeout(async () => {
+      clearTimer = null;
+      if (chrome.alarms) await chrome.alarms.clear(CLEAR_ALARM);
+      await clearClipboard();
+    }, seconds * 1000);
+  }
+  if (chrome.alarms) await chrome.alarms.create(CLEAR_ALARM, { when: Date.now() + Math.max(seconds, 30) * 1000 });
+  else if (!clearTimer) clearTimer = setTimeout(clearClipboard, seconds * 1000);
+  return seconds;
+}
 
 async function clearClipboard() {
   if (chrome.offscreen && chrome.offscreen.createDocument) {
@@ -146,11 +179,8 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const refuse = (code) => sendResponse({ error: { name: "NotAllowedError", code } });
   if (message && message.target === "offscreen") return false; // for the offscreen document
   if (fromWindow(sender) && message && message.kind === "clearClipboardLater") {
-    const seconds = Math.max(5, Math.min(600, Number(message.seconds) || 30));
-    if (chrome.alarms) chrome.alarms.create(CLEAR_ALARM, { when: Date.now() + seconds * 1000 });
-    else setTimeout(clearClipboard, seconds * 1000);
-    sendResponse({ result: {} });
-    return false;
+    clearLater().then((seconds) => sendResponse({ result: { seconds } }));
+    return true;
   }
   if (fromWindow(sender) && message && WINDOW_KINDS.has(message.kind)) {
     forwardWindow(message, sendResponse);

@@ -108,6 +108,16 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         /// The public suffix list file is malformed.
         public static let invalidPublicSuffixList = Code("invalidPublicSuffixList")
 
+        /// The word list for generated passphrases is missing from the installation, or is not the list it should
+        /// be (7,776 distinct lower-case words).
+        public static let wordListUnavailable = Code("wordListUnavailable")
+        /// A Bitwarden or KeePassXC export that is not one this keychain reads (not JSON or CSV, or another shape).
+        public static let invalidExport = Code("invalidExport")
+        /// An encrypted Bitwarden export: only unencrypted JSON exports are read.
+        public static let encryptedExport = Code("encryptedExport")
+        /// A password generator was asked for a length or number of words outside its limits.
+        public static let invalidGeneratorSettings = Code("invalidGeneratorSettings")
+
         // MARK: The browser's native host
 
         /// A native message that is not a frame this host reads, or JSON that is not a request it knows.
@@ -126,6 +136,9 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let joinApprovalInvalid = Code("joinApprovalInvalid")
         /// The join has not been approved yet.
         public static let joinPending = Code("joinPending")
+        /// The join request is gone from the server unapproved: an enrolled device refused it (or it expired).
+        /// The join has ended; this device must ask again.
+        public static let joinRefused = Code("joinRefused")
         /// This directory holds a join in progress, not a usable vault.
         public static let joinInProgress = Code("joinInProgress")
         /// A device (or a key for it) that the vault's authenticated device list does not contain.

@@ -130,6 +130,15 @@ package struct KeychainSyncRoutes {
             return EditedResponse(status: .created, response: Status(status: "approved"))
         }
 
+        // Refusing: an enrolled device of the account drops a waiting request; the joining device then finds it gone.
+        device.delete("/join/{request}") { _, context in
+            let path = try Self.bytes(context.parameters.get("request"), count: 16, name: "request")
+            guard try await sync.store.refuseKeychainJoinRequest(userID: context.user.id, request: path) else {
+                throw APIError.notFound
+            }
+            return Status(status: "refused")
+        }
+
         // Only the device that asked to join reads its approval; to anyone else it does not exist.
         device.get("/join/{request}/approval") { _, context in
             let path = try Self.bytes(context.parameters.get("request"), count: 16, name: "request")

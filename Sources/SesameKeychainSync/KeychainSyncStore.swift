@@ -80,6 +80,8 @@ public protocol KeychainSyncStore {
     func keychainJoinRequests(userID: String) async throws -> [JoinRequest]
     /// Stores the approval of a waiting request (which then stops being listed); false when there is none.
     func postKeychainJoinApproval(userID: String, _ approval: JoinApproval) async throws -> Bool
+    /// Deletes a waiting (unapproved) request: an enrolled device refused it; false when there is none.
+    func refuseKeychainJoinRequest(userID: String, request: [UInt8]) async throws -> Bool
     /// The request's device and its approval, if any.
     func keychainJoinApproval(userID: String, request: [UInt8]) async throws -> (
         device: [UInt8],
@@ -404,6 +406,16 @@ extension SQLStore: KeychainSyncStore {
             """
             UPDATE keychain_join_requests SET approval = \(bind: Data(approval.blob))
             WHERE user_id = \(bind: userID) AND request = \(bind: Data(approval.request)) AND approval IS NULL
+            RETURNING request
+            """
+        ).all()).isEmpty
+    }
+
+    public func refuseKeychainJoinRequest(userID: String, request: [UInt8]) async throws -> Bool {
+        !(try await db.raw(
+            """
+            DELETE FROM keychain_join_requests
+            WHERE user_id = \(bind: userID) AND request = \(bind: Data(request)) AND approval IS NULL
             RETURNING request
             """
         ).all()).isEmpty

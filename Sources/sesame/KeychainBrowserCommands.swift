@@ -32,6 +32,9 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
     @Option(help: "The public suffix list file (default: $SESAME_PUBLIC_SUFFIX_LIST, else Debian's).")
     var publicSuffixList: String?
 
+    @Option(help: "Seconds without use after which a session the toolbar window started locks (as `unlock --idle`).")
+    var idle: UInt32 = 600
+
     @Argument(help: .hidden)
     var browserArguments: [String] = []
 
@@ -43,7 +46,8 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
         let directory = try keychainOptions.directory()
         let passphrase = try keychainOptions.givenPassphrase()
         let syncFolder = keychainOptions.syncFolder
-        let host = Self.host(directory: directory, passphrase: passphrase, suffixes: suffixes, syncFolder: syncFolder)
+        let host = Self.host(
+            directory: directory, passphrase: passphrase, suffixes: suffixes, syncFolder: syncFolder, idle: idle)
         while true {
             guard let header = try readExactly(NativeMessageFrame.headerLength, allowEOF: true) else { return }
             switch Self.bodyLength(header) {
@@ -71,7 +75,7 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
     /// The window's sync requests go to the sync folder when the host was given one (`--sync-dir`, which
     /// `install-browser` writes into the launcher), else to the server this directory enrolled with.
     private static func host(
-        directory: VaultDirectory, passphrase: String?, suffixes: PublicSuffixList, syncFolder: String?
+        directory: VaultDirectory, passphrase: String?, suffixes: PublicSuffixList, syncFolder: String?, idle: UInt32
     ) -> NativeHost {
         let sync = NativeHost.SyncControl { () throws(KeychainError) -> any SyncTransport in
             if let syncFolder { return FileSyncTransport(directory: syncFolder) }
@@ -81,7 +85,7 @@ struct KeychainNativeHostCommand: AsyncParsableCommand {
             }
             return try HTTPSyncTransport(enrollment: enrollment)
         }
-        return NativeHost(suffixes: suffixes, session: .directory(directory), sync: sync) {
+        return NativeHost(suffixes: suffixes, session: .directory(directory, idle: idle), sync: sync) {
             () throws(KeychainError) -> Keychain in
             try Keychain.open(directory, passphrase: passphrase)
         }
@@ -146,6 +150,9 @@ struct KeychainInstallBrowserCommand: AsyncParsableCommand {
     @Option(help: "Where the extension is (printed in the instructions; default: Extensions/browser).")
     var extensionDir: String?
 
+    @Option(help: "Seconds without use after which a session the toolbar window started locks (default 600).")
+    var idle: UInt32?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let which = BrowserExtension.Browser(rawValue: browser.rawValue)!
@@ -159,6 +166,7 @@ struct KeychainInstallBrowserCommand: AsyncParsableCommand {
         // found in the vault directory itself).
         if let folder = keychainOptions.syncFolder { arguments += ["--sync-dir", absolute(folder)] }
         if let publicSuffixList { arguments += ["--public-suffix-list", absolute(publicSuffixList)] }
+        if let idle { arguments += ["--idle", String(idle)] }
         let executable = absolute(CommandLine.arguments[0].contains("/") ? CommandLine.arguments[0] : selfPath())
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -34,7 +34,8 @@ struct KeychainCommand: AsyncParsableCommand {
             KeychainEnrollCommand.self, KeychainSyncCommand.self,
             KeychainListCommand.self, KeychainShowCommand.self, KeychainEditCommand.self, KeychainDeleteCommand.self,
             KeychainAddPasswordCommand.self, KeychainAddCodeCommand.self, KeychainCodeCommand.self,
-            KeychainDevicesCommand.self, KeychainApproveCommand.self, KeychainJoinCommand.self,
+            KeychainDevicesCommand.self, KeychainApproveCommand.self, KeychainRefuseCommand.self,
+            KeychainJoinCommand.self,
             KeychainRecoverCommand.self,
             KeychainExportCommand.self, KeychainImportCommand.self,
             KeychainShareCommand.self, KeychainAcceptCommand.self,
@@ -150,6 +151,7 @@ private let usageCodes: Set<KeychainError.Code> = [
     .invalidItem, .invalidOrigin, .invalidOptions, .pairingCodeMalformed, .recoveryKeyMalformed, .recoveryKeyChecksum,
     .invalidSharingKey, .invalidCXF, .unsupportedCXFVersion, .passphraseTooShort, .invalidDirectory,
     .passphraseUnavailable, .qrDecoderUnavailable, .qrUnreadable, .malformedNativeMessage, .nativeMessageTooLarge,
+    .invalidGeneratorSettings, .invalidExport, .encryptedExport,
 ]
 
 /// Prints the error (its code and reason never hold a secret) and gives the exit status.

@@ -130,6 +130,40 @@ struct KeychainApproveCommand: AsyncParsableCommand {
     }
 }
 
+struct KeychainRefuseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refuse",
+        abstract: "Refuse a device asking to join: its join ends. Without a code, list the devices waiting.",
+        discussion: """
+            Each waiting device is listed by the first 12 characters of the code it shows (its key's part; the rest             is a secret only that device knows). Refusing drops its request on the server; the device's next             `join` ends with joinRefused. The vault itself does not change.
+            """
+    )
+
+    @OptionGroup var options: KeychainOptions
+
+    @Argument(help: "The code the device shows, or its first 12 characters (as listed).")
+    var code: String?
+
+    func run() async throws {
+        let keychain = try options.open()
+        let transport = try options.transport()
+        let waiting = try await keychainCall { try await keychain.waitingJoins(transport: transport) }
+        guard let code else {
+            if waiting.isEmpty { print("No device is waiting to join.") }
+            for device in waiting { print("\(device.codeStart)  key fingerprint \(device.fingerprint)") }
+            return
+        }
+        let typed = String(code.uppercased().filter { $0.isLetter || $0.isNumber }.prefix(12))
+        let matches = waiting.filter { $0.codeStart.filter { $0 != "-" } == typed }
+        guard typed.count == 12, let device = matches.first, matches.count == 1 else {
+            throw keychainFailure(
+                KeychainError(.pairingCodeMismatch, reason: "no device waiting to join shows a code starting so"))
+        }
+        try await keychainCall { try await keychain.refuseJoin(request: device.request, transport: transport) }
+        print("Refused the device showing \(device.codeStart)…; its join has ended.")
+    }
+}
+
 struct KeychainJoinCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "join",

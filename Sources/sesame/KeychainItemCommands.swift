@@ -173,8 +173,9 @@ struct KeychainAddPasswordCommand: AsyncParsableCommand {
         abstract: "Save a password for one or more sites.",
         discussion: """
             The password comes from --password-file (its first line), from standard input when it is not a \
-            terminal, or is asked for without echo; --generate makes a random one and prints it once. It is never \
-            taken from the command line, where other users could see it.
+            terminal, or is asked for without echo; --generate makes a random one (20 characters, or --words N from \
+            the EFF long word list) and prints it once with its strength. It is never taken from the command line, \
+            where other users could see it.
             """
     )
 
@@ -192,6 +193,9 @@ struct KeychainAddPasswordCommand: AsyncParsableCommand {
     @Flag(help: "Make a random 20-character password and print it once.")
     var generate = false
 
+    @Option(help: "With --generate: this many words (3 to 20) from the EFF long word list instead of characters.")
+    var words: Int?
+
     @Option(help: "Notes to keep with it.")
     var notes: String?
 
@@ -204,9 +208,12 @@ struct KeychainAddPasswordCommand: AsyncParsableCommand {
             if !normalised.contains(name) { normalised.append(name) }
         }
         guard !normalised.isEmpty else { throw keychainUsage("give at least one --site") }
+        guard words == nil || generate else { throw keychainUsage("--words goes with --generate") }
         let password: String
+        var generated: PasswordGenerator.Generated?
         if generate {
-            password = Self.randomPassword()
+            generated = try Self.generated(words: words)
+            password = generated?.password ?? ""
         } else if let passwordFile {
             password = try readFirstLine(path: passwordFile, what: "--password-file")
         } else if !Terminal.isInteractive {
@@ -222,14 +229,25 @@ struct KeychainAddPasswordCommand: AsyncParsableCommand {
             return item
         }
         print("Added \(item.id.text) (\(item.title)).")
-        if generate { print("Password: \(password)") }
+        if let generated { Self.show(generated, words: words) }
     }
 
-    /// 20 characters from 62 letters and digits plus 8 symbols: about 122 bits.
-    static func randomPassword() -> String {
-        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789-_.!@#%+")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<20).map { _ in alphabet.randomElement(using: &generator)! })
+    /// 20 characters from the generator's 65 (about 120 bits), or `words` words from the EFF long word list
+    /// (about 12.9 bits each).
+    static func generated(words: Int?) throws -> PasswordGenerator.Generated {
+        try keychainCall {
+            if let words { return try PasswordGenerator.words(count: words) }
+            return try PasswordGenerator.characters()
+        }
+    }
+
+    /// The password, once, and its strength.
+    static func show(_ generated: PasswordGenerator.Generated, words: Int?) {
+        print("Password: \(generated.password)")
+        let from =
+            words.map { "\($0) words from \(PasswordGenerator.wordListName), 7,776 words" }
+            ?? "\(generated.password.count) characters from \(PasswordGenerator.alphabet.count)"
+        print("Strength: about \(Int(generated.bits)) bits of entropy (\(from)).")
     }
 }
 
@@ -269,6 +287,9 @@ struct KeychainEditCommand: AsyncParsableCommand {
     @Flag(help: "Make a new random 20-character password and print it once.")
     var generate = false
 
+    @Option(help: "With --generate: this many words (3 to 20) from the EFF long word list instead of characters.")
+    var words: Int?
+
     @Option(help: "Replace the notes.")
     var notes: String?
 
@@ -280,6 +301,7 @@ struct KeychainEditCommand: AsyncParsableCommand {
             throw keychainUsage("give one of --password-file, --password-stdin and --generate")
         }
         guard notes == nil || !clearNotes else { throw keychainUsage("give --notes or --clear-notes, not both") }
+        guard words == nil || generate else { throw keychainUsage("--words goes with --generate") }
         let changes: [Bool] = [
             username != nil, !addSites.isEmpty, !removeSites.isEmpty, passwordFile != nil, passwordStdin, generate,
             notes != nil, clearNotes,
@@ -293,8 +315,10 @@ struct KeychainEditCommand: AsyncParsableCommand {
         }
         let removed = removeSites.map { SiteName.normalise($0) ?? $0.lowercased() }
         var newPassword: String?
+        var generated: PasswordGenerator.Generated?
         if generate {
-            newPassword = KeychainAddPasswordCommand.randomPassword()
+            generated = try KeychainAddPasswordCommand.generated(words: words)
+            newPassword = generated?.password
         } else if let passwordFile {
             newPassword = try readFirstLine(path: passwordFile, what: "--password-file")
         } else if passwordStdin {
@@ -335,7 +359,7 @@ struct KeychainEditCommand: AsyncParsableCommand {
             try keychain.save()
         }
         print("Changed \(edited.id.text) (\(edited.title)).")
-        if generate, let newPassword { print("Password: \(newPassword)") }
+        if let generated { KeychainAddPasswordCommand.show(generated, words: words) }
     }
 }
 

@@ -39,23 +39,43 @@ struct KeychainExportCommand: AsyncParsableCommand {
 struct KeychainImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Add the passkeys, passwords and TOTP codes of a Credential Exchange Format (CXF) file.",
+        abstract: "Add the passkeys, passwords and TOTP codes of a CXF file, a Bitwarden JSON or KeePassXC CSV export.",
         discussion: """
-            Reads a CXF 1.0 header document or a single account; older CamelCase type names and bare strings are \
-            understood. Credentials already in the vault are skipped; other kinds (cards, Wi-Fi...) are counted.
+            --cxf reads a CXF 1.0 header document or a single account; older CamelCase type names and bare strings \
+            are understood. --bitwarden reads an unencrypted Bitwarden JSON export (logins with their URIs, \
+            notes and TOTP); --keepassxc a KeePassXC CSV export (title, user name, password, URL, notes, TOTP). \
+            Credentials already in the vault are skipped; other kinds (cards, Wi-Fi...) are \
+            counted. A file that is not what it should be adds nothing.
             """
     )
 
     @OptionGroup var options: KeychainOptions
 
     @Option(help: "The CXF file to read.")
-    var cxf: String
+    var cxf: String?
+
+    @Option(help: "The unencrypted Bitwarden JSON export to read.")
+    var bitwarden: String?
+
+    @Option(help: "The KeePassXC CSV export to read.")
+    var keepassxc: String?
 
     func run() async throws {
-        let data = try readFile(cxf, limit: 256 * 1024 * 1024, what: "--cxf")
+        let given = [("--cxf", cxf), ("--bitwarden", bitwarden), ("--keepassxc", keepassxc)].compactMap { flag, path in
+            path.map { (flag, $0) }
+        }
+        guard let (flag, path) = given.first, given.count == 1 else {
+            throw keychainUsage("give one of --cxf, --bitwarden and --keepassxc")
+        }
+        let data = try readFile(path, limit: 256 * 1024 * 1024, what: flag)
         let keychain = try options.open()
         let report = try keychainCall {
-            let report = try keychain.importCXF(data)
+            let report =
+                switch flag {
+                case "--cxf": try keychain.importCXF(data)
+                case "--bitwarden": try keychain.importBitwarden(data)
+                default: try keychain.importKeePassXC(data)
+                }
             try keychain.save()
             return report
         }

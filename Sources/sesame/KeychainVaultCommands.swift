@@ -133,6 +133,8 @@ struct KeychainStatusCommand: AsyncParsableCommand {
                     ("codes", .int(Int64(status.itemCounts[.code] ?? 0))),
                     ("devices", .int(Int64(status.devices.count))),
                     ("syncedVersion", .int(Int64(clamping: status.syncedVersion))),
+                    // When this device last synced successfully (`sync`, the window's Sync now, a join).
+                    ("lastSynced", status.lastSynced.map { .string(isoDate($0)) } ?? (json ? .null : .string("never"))),
                     ("pendingChanges", .int(Int64(status.pendingChanges))),
                     ("sharingKey", .string(keychain.sharingKey?.text ?? "")),
                     ("sharingFingerprint", .string(status.sharingFingerprint.description)),

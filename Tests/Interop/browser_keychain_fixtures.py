@@ -165,9 +165,10 @@ HOST_ELEMENT = "sesame-keychain"  # the extension's prompt host element (its con
 
 class KeychainBrowser:
     """A keychain vault (unlocked), the native host installed for a fresh Chromium profile, and headless Chromium
-    started on that profile with the extension loaded. No virtual authenticator is ever added."""
+    started on that profile with the extension loaded. No virtual authenticator is ever added. `idle`: the seconds
+    after which a session the toolbar window starts locks (`install-browser --idle`; the host's default otherwise)."""
 
-    def __init__(self, sesame_bin: str, directory: pathlib.Path, vault=None):
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, vault=None, idle=None):
         from test_keychain_cli import Vault
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
@@ -179,7 +180,7 @@ class KeychainBrowser:
         self.vault = vault
         self.profile = pathlib.Path(tempfile.mkdtemp(prefix="sesame-chromium-"))
         installed = self.vault.ok("install-browser", "--browser", "chromium", "--user-data-dir", str(self.profile),
-                                  "--extension-dir", str(EXTENSION))
+                                  "--extension-dir", str(EXTENSION), *(["--idle", str(idle)] if idle else []))
         assert "NativeMessagingHosts" in installed
         self.install_output = installed
 

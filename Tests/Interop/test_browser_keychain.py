@@ -660,6 +660,48 @@ def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bi
     assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
 
 
+def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site):
+    """PRF across devices, in the browser: a passkey made with `prf` in one device's Chromium gives, after a sync,
+    the same outputs for the same salts in the other device's Chromium (its secret travels sealed with the passkey),
+    and the site verifies both sign-ins."""
+    import re
+    from test_keychain_cli import PASSPHRASE, Vault
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
+                     re.M).group(1)
+    a.ok("approve", code, "--name", "B")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+
+    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
+    try:
+        driver = first.driver
+        driver.get(second_site.origin + "/")
+        made = prf_ceremony(driver, "create", "pia")
+        on_a = prf_ceremony(driver, "get")
+    finally:
+        first.stop()
+    assert made["enabled"] is True and (on_a["first"], on_a["second"]) == (made["first"], made["second"]), on_a
+    a.ok("sync")
+    b.ok("sync")
+
+    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
+    try:
+        driver = second.driver
+        driver.get(second_site.origin + "/")
+        on_b = prf_ceremony(driver, "get")
+    finally:
+        second.stop()
+    assert on_b["buffers"] is True and on_b["id"] == on_a["id"], (on_a, on_b)
+    assert (on_b["first"], on_b["second"]) == (on_a["first"], on_a["second"])
+    assert on_b["first"] != on_b["second"]
+    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+
+
 def test_sesame_a_typed_password_is_offered_for_saving_after_sign_in(keychain_browser, server):
     from test_browser_flows import set_password
     driver, vault = keychain_browser.driver, keychain_browser.vault
@@ -1042,6 +1084,29 @@ def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, se
     username = find(driver, "edit-username")
     username.clear()
     username.send_keys("lin2")
+    # Words: the host draws them from the EFF long word list (the library's generator, as the CLI's --words).
+    find(driver, "gen-mode-words").click()
+    wait(driver, lambda d: visible(d, "gen-word-count") and "words from the EFF long word list" in text_of(d, "strength"),
+         what="a generated passphrase")
+    assert text_of(driver, "strength") == ("About 77 bits of entropy (6 words from the EFF long word list (CC BY 3.0), "
+                                           "7,776 words).")
+    eff = set((ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().split())
+
+    def is_words(parts, count):
+        """Whether hyphen-separated parts are `count` list words (a few words hold a hyphen: "t-shirt")."""
+        if not parts or count == 0:
+            return not parts and count == 0
+        return any("-".join(parts[:i]) in eff and is_words(parts[i:], count - 1) for i in range(1, len(parts) + 1))
+    phrase = find(driver, "edit-password").get_attribute("value")
+    assert is_words(phrase.split("-"), 6), phrase
+    count = find(driver, "gen-word-count")
+    count.clear()
+    count.send_keys("4")
+    find(driver, "generate").click()
+    wait(driver, lambda d: text_of(d, "strength").startswith("About 51 bits of entropy (4 words"), what="4 words")
+    find(driver, "gen-mode-characters").click()
+    wait(driver, lambda d: not visible(d, "gen-word-count") and "characters from" in text_of(d, "strength"),
+         what="characters again")
     find(driver, "generate").click()
     wait(driver, lambda d: "bits of entropy" in text_of(d, "strength"), what="a generated password")
     generated = find(driver, "edit-password").get_attribute("value")
@@ -1068,6 +1133,46 @@ def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, se
          and window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin2"], what="the undone deletion")
     assert [item["id"] for item in vault.items()] == [item_id]
     assert vault.show(item_id, reveal=True)["password"] == generated
+
+
+def test_window_clipboard_time_is_a_setting_the_clearing_honours(keychain_browser, second_site):
+    """Settings: how long a copied secret stays on the clipboard, kept in extension storage; the copy says the time
+    chosen, and the worker clears the clipboard after it (10 s: the worker's timer, ahead of its 30 s alarm)."""
+    from selenium.webdriver.support.ui import Select
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    vault.add_password(second_site.rp_id, "lin", "copied-then-cleared-7")
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: visible(d, "list-view") and window_items(d, "site-items"), what="the list")
+    stored = "chrome.storage.local.get('clipboardClearSeconds', (s) => arguments[0](s.clipboardClearSeconds ?? null))"
+    assert driver.execute_async_script(stored) is None
+    driver.find_element(By.CSS_SELECTOR, "#settings summary").click()
+    assert Select(find(driver, "clear-seconds")).first_selected_option.text == "30 seconds"
+    Select(find(driver, "clear-seconds")).select_by_visible_text("10 seconds")
+    wait(driver, lambda d: d.execute_async_script(stored) == 10, what="the setting stored")
+    assert text_of(driver, "status-text") == "Copied secrets now leave the clipboard after 10 seconds."
+    # It stays chosen in a new window.
+    driver.refresh()
+    wait(driver, lambda d: visible(d, "list-view") and window_items(d, "site-items"), what="the list again")
+    assert find(driver, "clear-seconds").get_attribute("value") == "10"
+
+    driver.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": f"chrome-extension://{EXTENSION_ID}",
+        "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    find(driver, "site-items").find_element(By.TAG_NAME, "button").click()
+    wait(driver, lambda d: visible(d, "item-view") and text_of(d, "username-value") == "lin", what="the item")
+    read_clipboard = "navigator.clipboard.readText().then(arguments[0], (e) => arguments[0]('error ' + e.name))"
+    copied_at = time.monotonic()
+    find(driver, "copy-password").click()
+    wait(driver, lambda d: "clipboard is cleared in 10 s" in text_of(d, "status"), what="the copy confirmed")
+    assert driver.execute_async_script(read_clipboard) == "copied-then-cleared-7"
+    get_alarm = "chrome.alarms.get('clear clipboard', (a) => arguments[0](a || null))"
+    backstop = driver.execute_async_script(get_alarm)
+    assert backstop and 25_000 <= backstop["scheduledTime"] - time.time() * 1000 <= 31_000, backstop
+    # Cleared by the 10 s timer within 25 s, before the 30 s alarm behind it, which the timer then cancelled.
+    WebDriverWait(driver, 25, poll_frequency=0.25).until(
+        lambda d: d.execute_async_script(read_clipboard) == "", "the clipboard cleared")
+    assert time.monotonic() - copied_at < 30 and driver.execute_async_script(get_alarm) is None
 
 
 def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bin, tmp_path):
@@ -1116,9 +1221,10 @@ def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bi
 
 def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
     """A vault with a sync folder (install-browser passes it to the host): the window lists the devices, syncs
-    what another device pushed, and lets a third device in with the code it shows, which then holds the items."""
+    what another device pushed, lets a third device in with the code it shows, which then holds the items, and
+    refuses a fourth, whose join then ends."""
     import re
-    from test_keychain_cli import PASSPHRASE, Vault
+    from test_keychain_cli import PASSPHRASE, Vault, error_code
     sync = tmp_path / "sync"
     a = Vault(sesame_bin, tmp_path / "a", sync=sync)
     a.init(name="laptop")
@@ -1144,11 +1250,17 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
         assert any(t.startswith("laptop (this device), key ") for t in devices), devices
         assert any(t.startswith("phone, key ") for t in devices), devices
 
-        # Sync now: the phone's password arrives and shows for the site.
+        # Sync now: the phone's password arrives and shows for the site, and the last sync is now.
+        before = a.status()["lastSynced"]
         find(driver, "sync-now").click()
         wait(driver, lambda d: text_of(d, "status-text").startswith("Synced: vault version")
              and window_items(d, "site-items") == [f"Password: {second_site.rp_id}, lin"], what="the sync")
         assert "1 received" in text_of(driver, "status-text")
+        after = a.status()["lastSynced"]
+        assert after and after != before, (before, after)
+        wait(driver, lambda d: f"Last synced {time.strftime('%Y-%m-%d %H:%M')}" in text_of(d, "sync-state")
+             or f"Last synced {time.strftime('%Y-%m-%d %H:%M', time.localtime(time.time() - 60))}"
+             in text_of(d, "sync-state"), what="the last sync shown")
 
         # A third device asks to join; the window approves it with the code it shows.
         c = Vault(sesame_bin, tmp_path / "c", sync=sync)
@@ -1169,6 +1281,22 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
              and len(d.find_elements(By.CSS_SELECTOR, "#devices li")) == 3, what="the approval")
         assert "Joined: 1 items" in c.ok("join", passphrase=PASSPHRASE)
 
+        # A fourth device asks to join and is refused: the waiting list (refreshed by Sync now) shows the start of
+        # the code it shows; Refuse ends its join, and its next try says so.
+        fourth = Vault(sesame_bin, tmp_path / "d", sync=sync)
+        joining = fourth.ok("join", "--device-name", "D", passphrase=PASSPHRASE)
+        d_code = re.search(r"^Pairing code: (\S+)$", joining, re.M).group(1)
+        find(driver, "sync-now").click()
+        refuse = f"#waiting button[data-code-start='{d_code[:14]}']"
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, refuse), what="the waiting device")
+        assert text_of(driver, "waiting").startswith(f"A device showing {d_code[:14]}…")
+        driver.find_element(By.CSS_SELECTOR, refuse).click()
+        wait(driver, lambda d: text_of(d, "status-text").startswith(f"Refused the device showing {d_code[:14]}")
+             and text_of(d, "waiting") == "No device is waiting.", what="the refusal")
+        refused = fourth.run("join", passphrase=PASSPHRASE)
+        assert refused.returncode == 1 and error_code(refused) == "joinRefused", refused.stderr
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#devices li")) == 3
+
         # Removing it again: two presses (the first asks), then it is out of the list and can no longer sync.
         remove = driver.find_element(By.CSS_SELECTOR, "#devices button[aria-label='Remove tablet']")
         remove.click()
@@ -1179,6 +1307,39 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
              and len(d.find_elements(By.CSS_SELECTOR, "#devices li")) == 2, what="the removal")
         c.ok("unlock", passphrase=PASSPHRASE)
         assert "deviceRemoved" in c.run("sync").stderr
+    finally:
+        browser.stop()
+
+
+def test_window_locks_after_the_idle_time_and_shows_it(sesame_bin, second_site, tmp_path):
+    """The idle lock, in the window: a host installed with `--idle 4` ends the session the window started once it
+    has gone unused for 4 s; the open window then shows the unlock form (it asks when the session would end), and
+    the vault is locked for the CLI too."""
+    browser = KeychainBrowser(sesame_bin, tmp_path, idle=4)
+    try:
+        driver, vault = browser.driver, browser.vault
+        vault.add_password(second_site.rp_id, "lin", "locked-away-8")
+        vault.ok("lock")
+        driver.get(second_site.origin + "/")
+        open_window(driver, second_site.origin)
+        wait(driver, lambda d: visible(d, "unlock-view"), what="the unlock form")
+        press(driver, "correct horse battery staple", Keys.ENTER)
+        wait(driver, lambda d: visible(d, "list-view") and window_items(d, "site-items"), what="the list")
+        find(driver, "site-items").find_element(By.TAG_NAME, "button").click()
+        wait(driver, lambda d: visible(d, "item-view") and text_of(d, "username-value") == "lin", what="the item")
+        find(driver, "toggle-password").click()
+        wait(driver, lambda d: text_of(d, "password-value") == "locked-away-8", what="the password shown")
+        assert vault.ok("list")  # unlocked, for the CLI too (a use, which moves the end on)
+        used = time.monotonic()
+
+        WebDriverWait(driver, 20, poll_frequency=0.2).until(
+            lambda d: visible(d, "unlock-view"), "the window locked after its idle time")
+        assert time.monotonic() - used >= 3.5, "locked before the idle time"
+        assert text_of(driver, "unlock-error") == "The keychain locked itself after it went unused."
+        assert "locked-away-8" not in driver.find_element(By.TAG_NAME, "main").get_attribute("innerText")
+        assert driver.execute_script("return document.getElementById('password-value').textContent") == "••••••••"
+        locked = vault.run("list")  # no session: it would need the passphrase, and has no terminal to ask on
+        assert locked.returncode == 2 and "passphraseUnavailable" in locked.stderr, locked.stderr
     finally:
         browser.stop()
 

@@ -115,6 +115,48 @@ class FirefoxKeychain:
         native objects through Xray wrappers, not what page scripts, the extension's page.js included, defined)."""
         return self.client.execute_async_script(script, script_args=list(args), sandbox=None)
 
+    # --- the toolbar window ---------------------------------------------------------------------------------------
+
+    def open_window(self, site_origin):
+        """The window (popup.html) in a tab of its own, for the tab showing `site_origin` (`popup.html?tab=ID`)."""
+        client = self.client
+        with client.using_context("chrome"):
+            host = client.execute_script(
+                "return WebExtensionPolicy.getByID('keychain@sesame.invalid').mozExtensionHostname")
+        window = f"moz-extension://{host}/popup.html"
+        client.switch_to_window(client.open(type="tab", focus=True)["handle"])
+        client.navigate(window)
+        tabs = client.execute_async_script(
+            "const done = arguments[0]; browser.tabs.query({}).then((tabs) => done(tabs.map((t) => [t.id, t.url])))",
+            sandbox=None)
+        client.navigate(f"{window}?tab={[i for i, url in tabs if url.startswith(site_origin)][0]}")
+
+    def shown(self, element_id):
+        return self.client.execute_script(
+            "const e = document.getElementById(arguments[0]); return !!e && !e.closest('[hidden]')",
+            script_args=[element_id])
+
+    def text(self, element_id):
+        return self.find(element_id).text
+
+    def labels(self, list_id):
+        return self.client.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map((b) => b.getAttribute('aria-label'))",
+            script_args=[f"#{list_id} button"])
+
+    def clipboard(self):
+        """The system clipboard's text, read from the browser's chrome context (no page can read it without a
+        permission the extension does not hold); "" when it holds no text."""
+        with self.client.using_context("chrome"):
+            return self.client.execute_script("""
+              const t = Cc["@mozilla.org/widget/transferable;1"].createInstance(Ci.nsITransferable);
+              t.init(null);
+              t.addDataFlavor("text/plain");
+              Services.clipboard.getData(t, Ci.nsIClipboard.kGlobalClipboard);
+              const data = {};
+              try { t.getTransferData("text/plain", data); } catch { return ""; }
+              return data.value ? data.value.QueryInterface(Ci.nsISupportsString).data : "";""")
+
     def press(self, *keys):
         sequence = self.client.actions.sequence("key", "keyboard")
         for key in keys:
@@ -398,24 +440,8 @@ def test_firefox_window_unlocks_searches_and_shows_an_item(firefox, second_site)
                    "--site", second_site.rp_id)
     vault.ok("lock")
     client.navigate(second_site.origin + "/")
-    with client.using_context("chrome"):
-        host = client.execute_script(
-            "return WebExtensionPolicy.getByID('keychain@sesame.invalid').mozExtensionHostname")
-    window = f"moz-extension://{host}/popup.html"
-    client.switch_to_window(client.open(type="tab", focus=True)["handle"])
-    client.navigate(window)
-    tabs = client.execute_async_script(
-        "const done = arguments[0]; browser.tabs.query({}).then((tabs) => done(tabs.map((t) => [t.id, t.url])))",
-        sandbox=None)
-    client.navigate(f"{window}?tab={[i for i, url in tabs if url.startswith(second_site.origin)][0]}")
-
-    shown = lambda element_id: client.execute_script(  # noqa: E731
-        "const e = document.getElementById(arguments[0]); return !!e && !e.closest('[hidden]')",
-        script_args=[element_id])
-    text = lambda element_id: firefox.find(element_id).text  # noqa: E731
-    labels = lambda list_id: client.execute_script(  # noqa: E731
-        "return [...document.querySelectorAll(arguments[0])].map((b) => b.getAttribute('aria-label'))",
-        script_args=[f"#{list_id} button"])
+    firefox.open_window(second_site.origin)
+    shown, text, labels = firefox.shown, firefox.text, firefox.labels
     firefox.wait(lambda: shown("unlock-view"), "the unlock form")
     firefox.find("passphrase").send_keys("not the passphrase")
     firefox.press(Keys.ENTER)
@@ -448,3 +474,29 @@ def test_firefox_window_unlocks_searches_and_shows_an_item(firefox, second_site)
     client.find_element(By.ID, "lock").click()
     firefox.wait(lambda: shown("unlock-view"), "the unlock form after locking")
     assert vault.run("list").returncode != 0
+
+
+def test_firefox_window_copies_and_the_clipboard_is_cleared_after_the_setting(firefox, second_site):
+    """Copying a password in the window puts it on Firefox's clipboard; the background page clears it after the time
+    chosen in Settings (10 s here, kept in extension storage)."""
+    from marionette_driver.by import By
+    client, vault = firefox.client, firefox.vault
+    vault.add_password(second_site.rp_id, "lin", "firefox-copied-then-cleared-3")
+    client.navigate(second_site.origin + "/")
+    firefox.open_window(second_site.origin)
+    firefox.wait(lambda: firefox.shown("list-view") and len(firefox.labels("site-items")) == 1, "the unlocked list")
+    assert client.execute_script("return document.getElementById('clear-seconds').value") == "30"
+    client.find_element(By.CSS_SELECTOR, "#settings summary").click()
+    client.find_element(By.CSS_SELECTOR, "#clear-seconds option[value='10']").click()
+    firefox.wait(lambda: "after 10 seconds" in firefox.text("status-text"), "the setting stored")
+    stored = client.execute_async_script(
+        "const done = arguments[0]; browser.storage.local.get('clipboardClearSeconds').then((s) => done(s))",
+        sandbox=None)
+    assert stored == {"clipboardClearSeconds": 10}, stored
+
+    client.execute_script("document.querySelector('#site-items button').click()")
+    firefox.wait(lambda: firefox.shown("item-view") and firefox.text("username-value") == "lin", "the password's page")
+    firefox.find("copy-password").click()
+    firefox.wait(lambda: "clipboard is cleared in 10 s" in firefox.text("status-text"), "the copy confirmed")
+    assert firefox.clipboard() == "firefox-copied-then-cleared-3"
+    firefox.wait(lambda: firefox.clipboard() == "", "the clipboard cleared", timeout=25)

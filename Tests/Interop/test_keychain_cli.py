@@ -7,9 +7,11 @@ Every process runs in a new session without a controlling terminal, so nothing c
 from the environment, --passphrase-file or --passphrase-fd, never from argv. Vaults are unlocked once and then
 used through their session, since each scrypt derivation costs about a second in a debug build."""
 
+import datetime
 import hashlib
 import json
 import os
+import pathlib
 import pty
 import re
 import select
@@ -25,7 +27,7 @@ import pyotp
 import pytest
 import webauthn
 
-from conftest import b64url, b64url_decode
+from conftest import ROOT, b64url, b64url_decode
 
 PASSPHRASE = "correct horse battery staple"
 RECOVERY_KEY = re.compile(r"^\s+([0-9A-Z]{5}(?:-[0-9A-Z]{5}){10})$", re.M)
@@ -36,7 +38,7 @@ KEYCHAIN_AAGUID = "fbae9a5b-c577-444c-ab08-4fbf3dadd3a1"
 
 SUBCOMMANDS = [
     "init", "unlock", "lock", "status", "sync", "list", "show", "edit", "delete", "add-password", "add-code", "code",
-    "enroll", "devices", "approve", "join", "recover", "export", "import", "share", "accept", "webauthn",
+    "enroll", "devices", "approve", "refuse", "join", "recover", "export", "import", "share", "accept", "webauthn",
     "webauthn create", "webauthn get",
 ]
 
@@ -775,6 +777,122 @@ def test_cxf_export_then_import_into_a_fresh_vault_round_trips_every_item(vault,
     assert "Imported 0 passkey, 0 password, 0 code; 4 already here." in fresh.ok("import", "--cxf", out)
 
 
+def test_a_large_blob_travels_in_cxf_and_zlib_compressed_blobs_import(vault, binary, tmp_path):
+    """largeBlob in CXF (`fido2Extensions.largeBlob`, DEFLATE): Python's zlib inflates what the export wrote (stored
+    blocks) to the blob the site stored, and a blob zlib compressed (as another exporter would) imports and reads
+    back through `webauthn get` unchanged."""
+    import zlib
+    needs_suffix_list()
+    made = json.loads(vault.ok("webauthn", "create", "--origin", ORIGIN, "--options", "-",
+                               input=json.dumps(creation_options(os.urandom(32), os.urandom(16)))))
+    blob = b"a site's note, encrypted " * 40  # 1,000 bytes that compress well
+    write = request_options(os.urandom(32), [b64url_decode(made["id"])])
+    write["extensions"] = {"largeBlob": {"write": b64url(blob)}}
+    written = json.loads(vault.ok("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(write)))
+    assert written["clientExtensionResults"]["largeBlob"] == {"written": True}
+
+    vault.ok("export", "--cxf", tmp_path / "out.cxf", passphrase=PASSPHRASE)
+    document = json.loads((tmp_path / "out.cxf").read_text())
+    [passkey] = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"]
+    exported = passkey["fido2Extensions"]["largeBlob"]
+    assert exported["uncompressedSize"] == len(blob)
+    assert zlib.decompress(b64url_decode(exported["data"]), -15) == blob
+
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    compressed = packer.compress(blob) + packer.flush()
+    assert len(compressed) < len(blob) // 4
+    exported["data"] = b64url(compressed)
+    (tmp_path / "zlib.cxf").write_text(json.dumps(document))
+    fresh = Vault(binary, tmp_path / "fresh")
+    fresh.init()
+    assert "Imported 1 passkey" in fresh.ok("import", "--cxf", tmp_path / "zlib.cxf")
+    read = request_options(os.urandom(32), [b64url_decode(made["id"])])
+    read["extensions"] = {"largeBlob": {"read": True}}
+    got = json.loads(fresh.ok("webauthn", "get", "--origin", ORIGIN, "--options", "-", input=json.dumps(read)))
+    assert b64url_decode(got["clientExtensionResults"]["largeBlob"]["blob"]) == blob
+
+    # Data that is not DEFLATE, or not its stated size: that passkey is not imported (without its blob either),
+    # and the report says why.
+    for data, size in ((b"\x07", len(blob)), (compressed, len(blob) - 1)):
+        exported["data"], exported["uncompressedSize"] = b64url(data), size
+        (tmp_path / "bad.cxf").write_text(json.dumps(document))
+        other = Vault(binary, tmp_path / f"other-{size}")
+        other.init()
+        out = other.run("import", "--cxf", tmp_path / "bad.cxf")
+        assert "Imported 0 passkey" in out.stdout and "large blob" in out.stderr, (out.stdout, out.stderr)
+        assert other.items() == []
+
+
+BITWARDEN_EXPORT = ROOT / "Tests" / "KeychainTests" / "Vectors" / "bitwarden" / "export.json"
+
+
+def test_a_bitwarden_export_imports_and_a_bad_one_changes_nothing(vault, tmp_path):
+    """`import --bitwarden`: an unencrypted Bitwarden JSON export (written for the tests, in Bitwarden's shape) adds
+    its logins and codes, counts what it cannot keep, and reports the logins it could not read; an encrypted or
+    malformed export is refused before anything is written (the vault directory byte-identical)."""
+    needs_suffix_list()
+    out = vault.run("import", "--bitwarden", BITWARDEN_EXPORT)
+    assert out.returncode == 0, out.stderr
+    assert "Imported 0 passkey, 2 password, 2 code; 0 already here." in out.stdout
+    assert "Skipped 1 passkey (Bitwarden)" in out.stdout and "Skipped 1 card (Bitwarden)" in out.stdout
+    assert out.stderr.count("not imported: ") == 2
+    assert "tulip-quarry-19" not in out.stdout + out.stderr  # no secret in the report
+    [shop] = [i for i in vault.items() if i["kind"] == "password" and "shop.example.com" in json.dumps(i)]
+    assert vault.show(shop["id"], reveal=True)["password"] == "tulip-quarry-19"
+    assert vault.ok("code", "mail.example.org", "--at", 1_000_000_000).splitlines()[0] == \
+        pyotp.TOTP("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP").at(1_000_000_000)
+    assert "Imported 0 passkey, 0 password, 0 code; 4 already here." in vault.ok("import", "--bitwarden",
+                                                                               BITWARDEN_EXPORT)
+
+    before = snapshot(vault.path)
+    for name, content, code in [
+        ("encrypted", b'{"encrypted": true, "passwordProtected": true, "data": "AAAA"}', "encryptedExport"),
+        ("text", b"Group,Title,Username\n", "invalidExport"),
+        ("shape", b'{"items": [{"type": 1, "name": "a.example", "login": {"password": "p"}}, {"type": "x"}]}',
+         "invalidExport"),
+    ]:
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(content)
+        result = vault.run("import", "--bitwarden", path)
+        assert result.returncode == 2 and error_code(result) == code, (name, result.stderr)
+        assert snapshot(vault.path) == before, name
+    both = vault.run("import", "--bitwarden", BITWARDEN_EXPORT, "--cxf", BITWARDEN_EXPORT)
+    assert both.returncode == 2 and snapshot(vault.path) == before
+
+
+KEEPASSXC_EXPORT = ROOT / "Tests" / "KeychainTests" / "Vectors" / "keepassxc" / "export.csv"
+
+
+def test_a_keepassxc_export_imports_and_a_bad_one_changes_nothing(vault, tmp_path):
+    """`import --keepassxc`: a KeePassXC CSV export (written for the tests, in KeePassXC's shape, read back here with
+    Python's csv module as a second reader) adds its rows' passwords and codes and reports the two it cannot read;
+    a file that is not such CSV is refused before anything is written (the vault directory byte-identical)."""
+    import csv
+    needs_suffix_list()
+    with open(KEEPASSXC_EXPORT, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["Title"] for r in rows] == ["Example shop", "mail.example.org", "No site here", "Bad code"]
+    out = vault.run("import", "--keepassxc", KEEPASSXC_EXPORT)
+    assert out.returncode == 0, out.stderr
+    assert "Imported 0 passkey, 2 password, 2 code; 0 already here." in out.stdout
+    assert out.stderr.count("not imported: ") == 2
+    [mail] = [i for i in vault.items() if i["kind"] == "password" and "mail.example.org" in json.dumps(i)]
+    shown = vault.show(mail["id"], reveal=True)
+    assert shown["password"] == rows[1]["Password"] and shown["notes"] == rows[1]["Notes"]
+    assert vault.ok("code", "shop.example.com", "--at", 1_000_000_000).splitlines()[0] == \
+        pyotp.parse_uri(rows[0]["TOTP"]).at(1_000_000_000)
+
+    before = snapshot(vault.path)
+    for name, content in [("bitwarden", BITWARDEN_EXPORT.read_bytes()),
+                          ("ragged", b'"Title","Username","Password","URL"\r\n"a","b","c"\r\n'),
+                          ("unterminated", b'"Title","Username","Password","URL"\r\n"a,"b","c","d"\r\n')]:
+        path = tmp_path / f"{name}.csv"
+        path.write_bytes(content)
+        result = vault.run("import", "--keepassxc", path)
+        assert result.returncode == 2 and error_code(result) == "invalidExport", (name, result.stderr)
+        assert snapshot(vault.path) == before, name
+
+
 def test_a_cxf_document_shaped_as_the_specification_imports(vault):
     # The specification-shaped example kept with the Swift tests (see its README there).
     path = __import__("pathlib").Path(__file__).resolve().parents[1] / "KeychainTests" / "Vectors" / "cxf" / \
@@ -798,13 +916,80 @@ def test_a_bad_cxf_file_changes_nothing(vault, tmp_path, content):
 # MARK: Devices, sync, recovery and sharing through a sync folder
 
 
+DEBIAN_EFF_LIST = pathlib.Path("/usr/lib/python3/dist-packages/diceware/wordlists/wordlist_en_eff.txt")
+
+
+def test_generated_word_passwords_come_from_the_eff_long_list(binary, tmp_path):
+    """`--generate --words N`: N words from the EFF long word list (Electronic Frontier Foundation, 2016, CC BY 3.0),
+    whose copy in Sources/Keychain/WordLists is Debian's `diceware` package's wordlist_en_eff.txt without its dice
+    numbers (scripts/test installs the package), and the strength stated as N × log2(7776) bits."""
+    if not DEBIAN_EFF_LIST.exists():
+        pytest.skip("Debian's diceware package is not installed (scripts/test installs it): no list to compare with")
+    debian = [line.split("\t")[1] for line in DEBIAN_EFF_LIST.read_text().splitlines()]
+    ours = (ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().splitlines()
+    assert ours == debian and len(ours) == 7776
+    words = set(debian)
+    v = Vault(binary, tmp_path / "v")
+    v.init()
+    out = v.ok("add-password", "--site", "example.com", "--username", "ann", "--generate", "--words", "5")
+    password = re.search(r"^Password: (\S+)$", out, re.M).group(1)
+    assert re.search(r"^Strength: about 64 bits of entropy \(5 words from the EFF long word list \(CC BY 3\.0\), "
+                     r"7,776 words\)\.$", out, re.M), out
+
+    def splits(parts, count):
+        """Whether the hyphen-separated parts are `count` list words (a few words hold a hyphen: "t-shirt")."""
+        if not parts or count == 0:
+            return not parts and count == 0
+        return any("-".join(parts[:i]) in words and splits(parts[i:], count - 1) for i in range(1, len(parts) + 1))
+    assert splits(password.split("-"), 5), password
+    assert not splits("abacus-abdomen-notaword".split("-"), 3)
+    assert v.show("example.com", reveal=True)["password"] == password
+    out = v.ok("edit", "example.com", "--generate")
+    assert re.search(r"^Strength: about 120 bits of entropy \(20 characters from 65\)\.$", out, re.M), out
+    for bad in (["--words", "2"], ["--words", "21"]):
+        result = v.run("edit", "example.com", "--generate", *bad)
+        assert result.returncode == 2 and error_code(result) == "invalidGeneratorSettings", result.stderr
+    assert v.run("edit", "example.com", "--words", "5").returncode == 2  # --words without --generate
+
+
+def test_a_refused_join_ends_on_the_joining_device(binary, tmp_path):
+    """`refuse` lists the devices waiting by the start of the code each shows, and refuses one: its next `join`
+    ends with joinRefused, its code no longer approves anything, and A's vault file does not change."""
+    needs_suffix_list()
+    sync = tmp_path / "sync"
+    a = Vault(binary, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    assert a.ok("refuse").strip() == "No device is waiting to join."
+    b = Vault(binary, tmp_path / "b", sync=sync)
+    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE), re.M).group(1)
+    listed = a.ok("refuse")
+    assert listed.startswith(code[:14] + "  key fingerprint "), listed
+    wrong = a.run("refuse", "00000-00000-00")
+    assert wrong.returncode == 1 and error_code(wrong) == "pairingCodeMismatch", wrong.stderr
+    before = (tmp_path / "a" / "vault").read_bytes()
+    assert a.ok("refuse", code[:14]).strip() == f"Refused the device showing {code[:14]}…; its join has ended."
+    assert (tmp_path / "a" / "vault").read_bytes() == before
+    refused = b.run("join", passphrase=PASSPHRASE)
+    assert refused.returncode == 1 and error_code(refused) == "joinRefused", refused.stderr
+    late = a.run("approve", code, "--name", "B")
+    assert late.returncode == 1 and error_code(late) == "pairingCodeMismatch", late.stderr
+
+
 def test_two_devices_join_sync_merge_and_recover(binary, tmp_path):
     needs_suffix_list()
     sync = tmp_path / "sync"
     a = Vault(binary, tmp_path / "a", sync=sync)
     a.init(name="A")
     first = a.add_password("example.com", "alice", "shared-secret-pw")
+    solo = Vault(binary, tmp_path / "solo")  # no sync folder: never synced
+    solo.init(name="solo")
+    assert solo.status()["lastSynced"] is None and "lastSynced: never" in solo.ok("status")
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     a.ok("sync")
+    # The last successful sync, recorded in the vault: `status` shows it (ISO 8601, UTC).
+    synced = datetime.datetime.fromisoformat(a.status()["lastSynced"].replace("Z", "+00:00"))
+    assert before <= synced <= datetime.datetime.now(datetime.timezone.utc), synced
 
     # B asks to join and shows a code; until A approves, B cannot finish.
     b = Vault(binary, tmp_path / "b", sync=sync)

@@ -388,6 +388,7 @@ import WebAuthn
             func joinRequests() async throws(KeychainError) -> [JoinRequest] { [] }
             func postJoinApproval(_ a: JoinApproval) async throws(KeychainError) {}
             func joinApproval(request: [UInt8]) async throws(KeychainError) -> JoinApproval? { nil }
+            func refuseJoin(request: [UInt8]) async throws(KeychainError) {}
             func postShare(_ s: ShareMessage) async throws(KeychainError) {}
             func shares(recipient: [UInt8]) async throws(KeychainError) -> [ShareMessage] { [] }
             func shares(sender: [UInt8]) async throws(KeychainError) -> [ShareMessage] { [] }

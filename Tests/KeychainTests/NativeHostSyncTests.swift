@@ -83,6 +83,117 @@ import Testing
         #expect(code(malformed) == "pairingCodeMalformed")
     }
 
+    /// Refusing a joining device from the window: the waiting list shows the start of the code it shows, Refuse
+    /// drops its request, and the device's next try ends its join (`joinRefused`) with nothing of the vault; the
+    /// approving vault is byte-identical, and refusing again (or a request no one made) says no device waits.
+    @Test func refusingAJoiningDeviceEndsItsJoin() async throws {
+        let dir = TemporaryDirectory()
+        let server = InMemorySyncTransport()
+        let (a, _, _) = try await enrolledPair(dir, transport: server)
+        let hostA = host(a, transport: server)
+        #expect(
+            (result(await ask(hostA, ["id": 1, "kind": "waitingDevices", "origin": ""]))?["waiting"] as? [Any])?.isEmpty
+                == true)
+
+        let c = dir.sub("c")
+        let pairing: PairingCode
+        do {
+            let (joining, shown) = try await Keychain.beginJoin(
+                in: c, passphrase: passphrase, deviceName: "device C", transport: server, parameters: fastKDF,
+                policy: fastPolicy, clock: ManualClock())
+            pairing = shown
+            withExtendedLifetime(joining) {}
+        }
+        // Still waiting: C's next try says so and keeps its join.
+        #expect(
+            await errorCode { try await using(c) { _ = try await $0.completeJoin(transport: server) } } == .joinPending)
+
+        let waiting =
+            result(await ask(hostA, ["id": 2, "kind": "waitingDevices", "origin": ""]))?["waiting"]
+            as? [[String: Any]] ?? []
+        #expect(waiting.count == 1)
+        let codeStart = waiting.first?["codeStart"] as? String
+        #expect(codeStart == String(pairing.text.prefix(14)))
+        #expect(codeStart?.count == 14 && pairing.text.hasPrefix(codeStart ?? "-"))
+        let request = waiting.first?["joinRequest"] as? String ?? ""
+
+        let vaultBefore = readBytes(a.vaultFile)
+        let refused = result(await ask(hostA, ["id": 3, "kind": "refuseDevice", "origin": "", "joinRequest": request]))
+        #expect(refused?["refused"] as? String == request)
+        #expect(readBytes(a.vaultFile) == vaultBefore)
+        #expect(
+            (result(await ask(hostA, ["id": 4, "kind": "waitingDevices", "origin": ""]))?["waiting"] as? [Any])?.isEmpty
+                == true)
+        #expect(
+            code(await ask(hostA, ["id": 5, "kind": "refuseDevice", "origin": "", "joinRequest": request]))
+                == "pairingCodeMismatch")
+        #expect(
+            code(await ask(hostA, ["id": 6, "kind": "refuseDevice", "origin": "", "joinRequest": "short"]))
+                == "malformedNativeMessage")
+
+        // C's next try: the join is over, and stays over (no code to show, nothing of the vault).
+        #expect(
+            await errorCode { try await using(c) { _ = try await $0.completeJoin(transport: server) } } == .joinRefused)
+        let ended = try open(c)
+        #expect(ended.pendingPairingCode == nil)
+        #expect(ended.items.isEmpty)
+        // The code it showed can no longer let it in.
+        #expect(
+            code(
+                await ask(
+                    hostA, ["id": 7, "kind": "approveDevice", "origin": "", "pairingCode": pairing.text]))
+                == "pairingCodeMismatch")
+    }
+
+    /// An approval that lands after the joining device found no approval but before it read the waiting list is
+    /// taken, not mistaken for a refusal (the approval is read again after the list).
+    @Test func anApprovalBetweenTheTwoReadsIsNotARefusal() async throws {
+        struct ApprovesDuringTheList: SyncTransport {
+            let inner: InMemorySyncTransport
+            let approve: @Sendable () async throws -> Void
+            func pull(since v: UInt64, device: [UInt8]) async throws(KeychainError) -> PullResponse {
+                try await inner.pull(since: v, device: device)
+            }
+            func push(_ r: PushRequest) async throws(KeychainError) -> PushResponse { try await inner.push(r) }
+            func postJoinRequest(_ r: JoinRequest) async throws(KeychainError) { try await inner.postJoinRequest(r) }
+            func joinRequests() async throws(KeychainError) -> [JoinRequest] {
+                do { try await approve() } catch { Issue.record(error) }
+                return try await inner.joinRequests()
+            }
+            func postJoinApproval(_ a: JoinApproval) async throws(KeychainError) { try await inner.postJoinApproval(a) }
+            func joinApproval(request: [UInt8]) async throws(KeychainError) -> JoinApproval? {
+                try await inner.joinApproval(request: request)
+            }
+            func refuseJoin(request: [UInt8]) async throws(KeychainError) {
+                try await inner.refuseJoin(request: request)
+            }
+            func postShare(_ s: ShareMessage) async throws(KeychainError) {}
+            func shares(recipient: [UInt8]) async throws(KeychainError) -> [ShareMessage] { [] }
+            func shares(sender: [UInt8]) async throws(KeychainError) -> [ShareMessage] { [] }
+            func revokeShare(id: [UInt8], sender: [UInt8]) async throws(KeychainError) {}
+        }
+        let dir = TemporaryDirectory()
+        let server = InMemorySyncTransport()
+        let (a, _, _) = try await enrolledPair(dir, transport: server)
+        let c = dir.sub("c")
+        let pairing: PairingCode
+        do {
+            let (joining, shown) = try await Keychain.beginJoin(
+                in: c, passphrase: passphrase, deviceName: "device C", transport: server, parameters: fastKDF,
+                policy: fastPolicy, clock: ManualClock())
+            pairing = shown
+            withExtendedLifetime(joining) {}
+        }
+        let racing = ApprovesDuringTheList(inner: server) {
+            try await using(a) { keychain in
+                try await keychain.approveJoin(code: pairing, name: "device C", transport: server)
+                _ = try await keychain.sync(with: server)
+            }
+        }
+        try await using(c) { _ = try await $0.completeJoin(transport: racing) }
+        #expect(try open(c).pendingPairingCode == nil)
+    }
+
     @Test func withoutASyncPlaceTheRequestsSaySo() async throws {
         let dir = TemporaryDirectory()
         _ = try makeVault(dir.vault)
@@ -95,5 +206,6 @@ import Testing
         #expect(String(decoding: reply, as: UTF8.self).contains("syncNotConfigured"))
         #expect(
             code(await ask(host, ["id": 4, "kind": "approveDevice", "origin": ""])) == "malformedNativeMessage")
+        #expect(code(await ask(host, ["id": 5, "kind": "waitingDevices", "origin": ""])) == "syncNotConfigured")
     }
 }

@@ -73,6 +73,48 @@ import WebAuthn
         #expect(!"\(request)".contains("secret") && !String(reflecting: request).contains("secret"))
     }
 
+    /// The idle lock: a session the window starts (`native-host --idle`) ends once it has gone unused for the idle
+    /// time; status then says locked and the list is refused, while each use moves the end forward.
+    @Test func aSessionTheWindowStartsLocksAfterTheIdleTime() throws {
+        let dir = TemporaryDirectory()
+        _ = try filledVault(dir)
+        let clock = ManualClock()
+        let host = NativeHost(
+            suffixes: suffixes, session: .directory(dir.vault, idle: 60, policy: fastPolicy, clock: clock)
+        ) { () throws(KeychainError) -> Keychain in try open(dir.vault, passphrase: nil, clock: clock) }
+        let unlocked = result(ask(host, ["id": 1, "kind": "unlock", "origin": "", "passphrase": passphrase]))
+        #expect(unlocked?["expires"] as? Int == Int(ItemTime.milliseconds(clock.now.addingTimeInterval(60))))
+        clock.advance(50)
+        #expect((result(ask(host, ["id": 2, "kind": "items", "origin": origin]))?["items"] as? [Any])?.count == 4)
+        clock.advance(50)  // 100 s after unlocking, 50 s after the last use
+        let status = result(ask(host, ["id": 3, "kind": "status", "origin": ""]))
+        #expect(status?["unlocked"] as? Bool == true)
+        #expect(status?["expires"] as? Int == Int(ItemTime.milliseconds(clock.now.addingTimeInterval(10))))
+        clock.advance(11)  // a status request is not a use
+        #expect(result(ask(host, ["id": 4, "kind": "status", "origin": ""]))?["unlocked"] as? Bool == false)
+        #expect(error(ask(host, ["id": 5, "kind": "items", "origin": origin]))?.code == "locked")
+        #expect(!FileManager.default.fileExists(atPath: dir.vault.sessionFile))
+    }
+
+    /// The window's word generator: the host draws from the EFF long word list and says the strength; no vault or
+    /// session is needed, and a count outside 3 to 20 is refused.
+    @Test func theWindowsWordGeneratorIsTheLibrarys() throws {
+        let dir = TemporaryDirectory()
+        let host = host(dir.vault)
+        let answer = result(ask(host, ["id": 1, "kind": "generatePassword", "origin": "", "words": 5]))
+        let password = answer?["password"] as? String ?? ""
+        let list = Set(try PasswordGenerator.wordList())
+        #expect(PasswordGeneratorTests.isWords(password, count: 5, separator: "-", list: list))
+        #expect(answer?["bits"] as? Double == 5 * log2(7776.0))
+        #expect(answer?["listSize"] as? Int == 7776)
+        #expect(answer?["list"] as? String == "the EFF long word list (CC BY 3.0)")
+        #expect(
+            error(ask(host, ["id": 2, "kind": "generatePassword", "origin": "", "words": 2]))?.code
+                == "invalidGeneratorSettings")
+        #expect(
+            error(ask(host, ["id": 3, "kind": "generatePassword", "origin": ""]))?.code == "malformedNativeMessage")
+    }
+
     @Test func theSitesItemsComeFirstAndSearchFindsNamesSitesUsersAndNotes() throws {
         let dir = TemporaryDirectory()
         let ids = try filledVault(dir)

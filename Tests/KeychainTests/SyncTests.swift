@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthn
 
 @testable import Keychain
 
@@ -19,6 +20,33 @@ import Testing
         // Both see the same vault and no pending changes.
         #expect(try open(a).vaultStatus?.vaultId == open(b).vaultStatus?.vaultId)
         #expect(try open(b).vaultStatus?.pendingChanges == 0)
+    }
+
+    /// The last successful sync is recorded in the vault (so it survives reopening) and shown by `status`; a sync
+    /// that fails leaves it where it was.
+    @Test func theLastSuccessfulSyncIsRecorded() async throws {
+        let dir = TemporaryDirectory()
+        let server = InMemorySyncTransport()
+        let clock = ManualClock()
+        _ = try makeVault(dir.vault, clock: clock)
+        #expect(try open(dir.vault).vaultStatus?.lastSynced == nil)
+        clock.advance(60)
+        let first = clock.now
+        try await sync(dir.vault, server, clock: clock)
+        #expect(try open(dir.vault).vaultStatus?.lastSynced == first)
+        clock.advance(60)
+        try await using(dir.vault, clock: clock) { try $0.add(samplePassword()) }
+        let second = clock.now
+        #expect(try await sync(dir.vault, server, clock: clock).sent == 1)  // a sync that pushed
+        #expect(try open(dir.vault).vaultStatus?.lastSynced == second)
+
+        // A server that lies: the sync fails and the recorded time stays.
+        clock.advance(60)
+        server.tamper { json in
+            LyingServerTests.editJSON(json) { $0["vault"] = Base64URL.encode(SecureRandom.bytes(16)) }
+        }
+        #expect(await errorCode { try await sync(dir.vault, server, clock: clock) } == .wrongVault)
+        #expect(try open(dir.vault).vaultStatus?.lastSynced == second)
     }
 
     @Test func theServerStoresNoPlaintext() async throws {

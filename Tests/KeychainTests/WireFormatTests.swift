@@ -89,7 +89,10 @@ import WebAuthn
         }
     }
 
-    @Test(arguments: ["FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage"])
+    @Test(arguments: [
+        "FuzzVaultFile", "FuzzSyncMessage", "FuzzPublicSuffixList", "FuzzCXF", "FuzzNativeMessage", "FuzzDeflate",
+        "FuzzBitwarden", "FuzzKeePassXC",
+    ])
     func corpus(_ target: String) {
         let inputs = Self.inputs(target)
         #expect(inputs.count >= 2, "no corpus for \(target)")
@@ -99,6 +102,9 @@ import WebAuthn
             case "FuzzSyncMessage": KeychainFuzzing.syncMessage(input)
             case "FuzzPublicSuffixList": KeychainFuzzing.publicSuffixList(input)
             case "FuzzNativeMessage": KeychainFuzzing.nativeMessage(input)
+            case "FuzzDeflate": KeychainFuzzing.deflate(input)
+            case "FuzzBitwarden": KeychainFuzzing.bitwarden(input)
+            case "FuzzKeePassXC": KeychainFuzzing.keePassXC(input)
             default: KeychainFuzzing.cxf(input)
             }
         }

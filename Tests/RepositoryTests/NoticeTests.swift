@@ -7,9 +7,10 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Licenses NOTICE may name: permissive ones, this project's own, and facts (which need none).
+    /// Licenses NOTICE may name: permissive ones (CC-BY-3.0 asks only for the credit NOTICE gives), this
+    /// project's own, and facts (which need none).
     static let allowedLicenses: Set<String> = [
-        "Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "ISC", "W3C-20150513", "CC0-1.0", "facts",
+        "Apache-2.0", "MIT", "BSD-2-Clause", "BSD-3-Clause", "ISC", "W3C-20150513", "CC0-1.0", "CC-BY-3.0", "facts",
     ]
 
     struct Entry {

@@ -197,11 +197,51 @@ import WebAuthn
             }
             #expect(try await them.joinApproval(request: request.request) == nil)
             await #expect(throws: KeychainError(.transportFailure, reason: "")) {
+                try await them.refuseJoin(request: request.request)
+            }
+            await #expect(throws: KeychainError(.transportFailure, reason: "")) {
                 try await them.revokeShare(id: share.id, sender: share.sender)
             }
             #expect(try await Self.held(server, mine) == before)
             #expect(try await a.shares(sender: status.sharingKey) == [share])
             #expect(try await a.joinRequests().count == 1)
+        }
+    }
+
+    /// A device of the account refuses a waiting join (`DELETE /api/keychain/join/{request}`): the request is gone,
+    /// a second refusal or an approval of it is 404, and the joining device's next try ends its join.
+    @Test(arguments: TestDatabase.all)
+    func aRefusedJoinEndsOnTheJoiningDevice(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("rui", password: "correct horse")
+        let folder = Folder()
+        try await server.app().test(.live) { client in
+            let a = try Self.transport(client, try await Self.enroll(client, "rui", name: "A").token)
+            _ = try Self.create(folder.sub("a"), name: "A")
+            try await Self.using(folder.sub("a")) { vault in _ = try await vault.sync(with: a) }
+            let b = try Self.transport(client, try await Self.enroll(client, "rui", name: "B").token)
+            let code = try await Self.beginJoin(folder.sub("b"), name: "B", transport: b)
+            await #expect(throws: KeychainError(.joinPending, reason: "")) {
+                try await Self.using(folder.sub("b")) { joining in _ = try await joining.completeJoin(transport: b) }
+            }
+            let waiting = try await Self.using(folder.sub("a")) { vault in try await vault.waitingJoins(transport: a) }
+            #expect(waiting.map(\.codeStart) == [String(code.text.prefix(14))])
+            let request = try #require(waiting.first).request
+            try await Self.using(folder.sub("a")) { vault in try await vault.refuseJoin(request: request, transport: a)
+            }
+            #expect(try await a.joinRequests().isEmpty)
+            await #expect(throws: KeychainError(.transportFailure, reason: "")) {
+                try await a.refuseJoin(request: request)
+            }
+            await #expect(throws: KeychainError(.pairingCodeMismatch, reason: "")) {
+                try await Self.using(folder.sub("a")) { vault in
+                    _ = try await vault.approveJoin(code: code, name: "B", transport: a)
+                }
+            }
+            await #expect(throws: KeychainError(.joinRefused, reason: "")) {
+                try await Self.using(folder.sub("b")) { joining in _ = try await joining.completeJoin(transport: b) }
+            }
+            #expect(try Self.open(folder.sub("b")).pendingPairingCode == nil)
         }
     }
 

@@ -17,12 +17,18 @@ import WebAuthn
 ///                   / { "imported": counts, "duplicates": uint,                       ; importCXF
 ///                       "skippedTypes": { * tstr => uint }, "failures": [* tstr] }
 ///                   / { "configured": bool, "version": uint, "pendingChanges": uint,   ; syncStatus
+///                       ? "lastSynced": uint,                                         ; Unix ms; absent: never
 ///                       "devices": [* { "deviceId": tstr, "name": tstr, "fingerprint": tstr, "added": uint,
 ///                                       "thisDevice": bool }] }
 ///                   / { "version": uint, "received": uint, "sent": uint,              ; syncNow
 ///                       "conflictCopies": uint, "unknownServerDevices": uint }
 ///                   / { "name": tstr, "fingerprint": tstr, "version": uint }          ; approveDevice
 ///                   / { "removed": tstr, ? "version": uint }                          ; removeDevice
+///                   / { "waiting": [* { "joinRequest": tstr, "codeStart": tstr,        ; waitingDevices
+///                                       "fingerprint": tstr }] }
+///                   / { "refused": tstr }                                             ; refuseDevice
+///                   / { "password": tstr, "bits": float, "list": tstr,                ; generatePassword
+///                       "listSize": uint }
 ///                   / { "item": detail }                                              ; addPassword, addCode
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
@@ -61,7 +67,7 @@ extension NativeHost {
     /// `sesame keychain approve` does, then sync). `sesame keychain native-host` answers every message with this.
     public func replyWithSync(to message: [UInt8]) async -> [UInt8] {
         guard let request = try? NativeHostRequest(json: message),
-            [.syncNow, .approveDevice, .removeDevice].contains(request.kind)
+            [.syncNow, .approveDevice, .removeDevice, .waitingDevices, .refuseDevice].contains(request.kind)
         else { return reply(to: message) }
         do throws(KeychainError) {
             return Self.success(id: request.id, try await answerSync(request))
@@ -92,6 +98,24 @@ extension NativeHost {
             throw KeychainError(.syncNotConfigured, reason: "this host has no sync folder or server")
         }
         switch request.kind {
+        case .waitingDevices:
+            // The devices asking to join, each with the start of the code it shows (its key's part) to compare.
+            let waiting = try await open().waitingJoins(transport: try syncControl.transport())
+            return .object([
+                "waiting": .array(
+                    waiting.map { device in
+                        .object([
+                            "joinRequest": .string(Base64URL.encode(device.request)),
+                            "codeStart": .string(device.codeStart),
+                            "fingerprint": .string(device.fingerprint.description),
+                        ])
+                    })
+            ])
+        case .refuseDevice:
+            // Refusing ends the join: the server drops the request and the device, at its next try, stops waiting.
+            let joinRequest = request.joinRequest ?? []
+            try await open().refuseJoin(request: joinRequest, transport: try syncControl.transport())
+            return .object(["refused": .string(Base64URL.encode(joinRequest))])
         case .approveDevice:
             let code = try PairingCode(text: request.pairingCode ?? "")
             let keychain = try open()
@@ -133,13 +157,19 @@ extension NativeHost {
             self.lock = lock
         }
 
-        /// The session of the vault in `directory`, as `sesame keychain unlock` and `lock` keep it (default idle
-        /// time and verification window).
-        public static func directory(_ directory: VaultDirectory, policy: KDFPolicy = .standard) -> SessionControl {
+        /// The session of the vault in `directory`, as `sesame keychain unlock` and `lock` keep it: a session the
+        /// window starts locks after `idle` seconds without use (`unlock --idle`; `native-host --idle`), with the
+        /// default verification window (shortened to the idle time when that is shorter).
+        public static func directory(
+            _ directory: VaultDirectory, idle: UInt32 = 600, policy: KDFPolicy = .standard,
+            clock: any KeychainClock = SystemKeychainClock()
+        ) -> SessionControl {
             SessionControl(
-                status: { () throws(KeychainError) -> SessionStatus? in try Keychain.sessionStatus(directory) },
+                status: { () throws(KeychainError) -> SessionStatus? in
+                    try Keychain.sessionStatus(directory, clock: clock)
+                },
                 unlock: { (passphrase: String) throws(KeychainError) -> SessionStatus in
-                    try Keychain.unlock(directory, passphrase: passphrase, policy: policy)
+                    try Keychain.unlock(directory, passphrase: passphrase, idle: idle, policy: policy, clock: clock)
                 },
                 lock: { () throws(KeychainError) -> Void in try Keychain.lock(directory) })
         }
@@ -259,7 +289,7 @@ extension NativeHost {
             guard let status = keychain.vaultStatus else {
                 throw KeychainError(.joinInProgress, reason: "this directory holds a join in progress")
             }
-            return .object([
+            var result: [String: JSONValue] = [
                 "configured": .bool(syncControl != nil), "version": .int(Int(status.syncedVersion)),
                 "pendingChanges": .int(status.pendingChanges),
                 "devices": .array(
@@ -271,8 +301,12 @@ extension NativeHost {
                             "thisDevice": .bool(device.id == keychain.deviceId),
                         ])
                     }),
-            ])
-        case .syncNow, .approveDevice, .removeDevice:
+            ]
+            if let lastSynced = status.lastSynced {
+                result["lastSynced"] = .int(Int(ItemTime.milliseconds(lastSynced)))
+            }
+            return .object(result)
+        case .syncNow, .approveDevice, .removeDevice, .waitingDevices, .refuseDevice:
             throw KeychainError(.syncNotConfigured, reason: "sync requests are answered by replyWithSync(to:)")
         case .exportCXF:
             let keychain = try open()
@@ -293,6 +327,14 @@ extension NativeHost {
                 "imported": Self.counts(report.imported), "duplicates": .int(report.duplicates),
                 "skippedTypes": .object(report.skippedTypes.mapValues { .int($0) }),
                 "failures": .array(report.failures.map { .string($0) }),
+            ])
+        case .generatePassword:
+            // Words from the EFF long word list, drawn by the library as `add-password --generate --words N`
+            // does; no vault is needed. (The window draws character passwords itself.)
+            let generated = try PasswordGenerator.words(count: request.words ?? 0)
+            return .object([
+                "password": .string(generated.password), "bits": .number(String(generated.bits)),
+                "list": .string(PasswordGenerator.wordListName), "listSize": .int(PasswordGenerator.wordListSize),
             ])
         case .itemCode:
             let keychain = try open()

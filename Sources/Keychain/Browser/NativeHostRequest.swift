@@ -9,7 +9,8 @@ import WebAuthn
 ///               / "passwords" / "password" / "savePassword"
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
-///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode",
+///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode"
+///               / "waitingDevices" / "refuseDevice" / "generatePassword",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -28,6 +29,8 @@ import WebAuthn
 ///       ? "pairingCode": tstr, ? "deviceName": tstr, ; approveDevice: the code the new device shows, and a name
 ///       ? "site": tstr,                              ; addPassword: the site ("username", "password", "notes" too)
 ///       ? "deviceId": tstr,                          ; removeDevice: base64url, as syncStatus lists it
+///       ? "joinRequest": tstr,                       ; refuseDevice: base64url, as waitingDevices lists it
+///       ? "words": uint,                             ; generatePassword: how many words (3 to 20)
 ///       ? "uri": tstr,                               ; addCode: the otpauth:// link (holds the secret; never logged),
 ///                                                    ; with "site" when given and "notes"
 ///     }
@@ -40,7 +43,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public enum Kind: String, Sendable, Codable {
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
-        case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode
+        case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode, waitingDevices, refuseDevice
+        case generatePassword
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -82,6 +86,10 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let deviceId: [UInt8]?
     /// `addCode`: the otpauth:// or apple-otpauth:// link.
     public let uri: String?
+    /// `refuseDevice`: the ID of the join request to refuse.
+    public let joinRequest: [UInt8]?
+    /// `generatePassword`: the number of words.
+    public let words: Int?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -119,6 +127,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let site: String?
         let deviceId: String?
         let uri: String?
+        let joinRequest: String?
+        let words: Int?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -159,7 +169,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
-            .approveDevice, .addPassword, .removeDevice, .addCode:
+            .approveDevice, .addPassword, .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -239,6 +249,22 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             deviceId = id
         } else {
             deviceId = nil
+        }
+        if kind == .refuseDevice {
+            guard let text = envelope.joinRequest, let id = try? Base64URL.decode(text), id.count == 16 else {
+                throw KeychainError(.malformedNativeMessage, reason: "a refuseDevice request needs 'joinRequest'")
+            }
+            joinRequest = id
+        } else {
+            joinRequest = nil
+        }
+        if kind == .generatePassword {
+            guard let words = envelope.words else {
+                throw KeychainError(.malformedNativeMessage, reason: "a generatePassword request needs 'words'")
+            }
+            self.words = words
+        } else {
+            words = nil
         }
         displayName = kind == .updateItem ? envelope.displayName : nil
         if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {

@@ -23,7 +23,8 @@ public struct CXFExportReport: Sendable, Hashable {
 ///        {"type": "passkey", "credentialId": "<b64url>", "rpId": "…", "username": "…", "userDisplayName": "…",
 ///                            "userHandle": "<b64url>", "key": "<b64url PKCS #8>",
 ///                            "fido2Extensions": {"hmacCredentials": {"algorithm": "hmac-sha256",
-///                                "credWithUV": "<b64url>", "credWithoutUV": "<b64url>"}}},   ; prf's secrets
+///                                "credWithUV": "<b64url>", "credWithoutUV": "<b64url>"},     ; prf's secrets
+///                              "largeBlob": {"uncompressedSize": n, "data": "<b64url DEFLATE>"}}},
 ///        {"type": "totp", "secret": "<base32>", "period": 30, "digits": 6, "username": "…", "algorithm": "sha1",
 ///                         "issuer": "…"},
 ///        {"type": "note", "content": {"fieldType": "string", "value": "…"}}]}]}]}
@@ -58,14 +59,21 @@ enum CXFExport {
                     "username": p.userName, "userDisplayName": p.displayName,
                     "userHandle": Base64URL.encode(p.userHandle), "key": Base64URL.encode(pkcs8),
                 ]
+                var extensions: [String: Any] = [:]
                 if let h = p.hmacSecret {
-                    passkey["fido2Extensions"] = [
-                        "hmacCredentials": [
-                            "algorithm": "hmac-sha256", "credWithUV": Base64URL.encode(h.withUV),
-                            "credWithoutUV": Base64URL.encode(h.withoutUV),
-                        ]
+                    extensions["hmacCredentials"] = [
+                        "algorithm": "hmac-sha256", "credWithUV": Base64URL.encode(h.withUV),
+                        "credWithoutUV": Base64URL.encode(h.withoutUV),
                     ]
                 }
+                if let blob = p.largeBlob {
+                    // CXF 1.0 Fido2LargeBlob: DEFLATE data and its size once inflated; stored blocks, which every
+                    // inflater reads.
+                    extensions["largeBlob"] = [
+                        "uncompressedSize": blob.count, "data": Base64URL.encode(Deflate.stored(blob)),
+                    ]
+                }
+                if !extensions.isEmpty { passkey["fido2Extensions"] = extensions }
                 credentials.append(passkey)
                 urls = ["https://" + p.rpId]
                 title = p.rpId

@@ -161,7 +161,27 @@ enum CXFImport {
             rpId: try c.requiredString("rpId", maximum: 253).lowercased(), credentialId: credentialId,
             userHandle: userHandle,
             userName: try c.string("username", "userName") ?? "", displayName: try c.string("userDisplayName") ?? "",
-            algorithm: algorithm, privateKey: key.rawPrivateKey, hmacSecret: try hmacSecret(c))
+            algorithm: algorithm, privateKey: key.rawPrivateKey, hmacSecret: try hmacSecret(c),
+            largeBlob: try largeBlob(c))
+    }
+
+    /// CXF 1.0 `fido2Extensions.largeBlob` (the `largeBlob` extension's blob): `data`, DEFLATE (RFC 1951) data,
+    /// and `uncompressedSize`, which the inflated bytes must match, at most ``Passkey/largeBlobMaximum``. A blob
+    /// that does not inflate, or to another size, fails the passkey rather than import it without its blob.
+    static func largeBlob(_ c: CXFObject) throws(KeychainError) -> [UInt8]? {
+        guard let extensions = try c.object("fido2Extensions"), let blob = try extensions.object("largeBlob")
+        else { return nil }
+        guard let size = try blob.integer("uncompressedSize"), (0...Int64(Passkey.largeBlobMaximum)).contains(size)
+        else {
+            throw KeychainError(
+                .invalidItem, reason: "the passkey's largeBlob size is missing or over \(Passkey.largeBlobMaximum)")
+        }
+        let data = try CXFBase64.decode(try blob.requiredString("data", maximum: 16_384), field: "largeBlob data")
+        let inflated = try Deflate.inflate(data, maximumOutput: Int(size))
+        guard inflated.count == Int(size) else {
+            throw KeychainError(.invalidItem, reason: "the passkey's largeBlob is not its stated size")
+        }
+        return inflated
     }
 
     /// CXF 1.0 `fido2Extensions.hmacCredentials` (the secrets of hmac-secret and `prf`): algorithm `hmac-sha256`,
@@ -212,6 +232,12 @@ extension Keychain {
     public func importCXF(_ json: [UInt8]) throws(KeychainError) -> CXFImportReport {
         var report = CXFImportReport()
         let candidates = try CXFImport.parse(json, report: &report)
+        return try add(candidates, report: report)
+    }
+
+    /// Adds what an import read, skipping credentials already here (counted as duplicates).
+    func add(_ candidates: [CXFImport.Candidate], report: CXFImportReport) throws(KeychainError) -> CXFImportReport {
+        var report = report
         let now = clock.now
         var existing = items
         for candidate in candidates {

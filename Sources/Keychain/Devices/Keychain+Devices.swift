@@ -2,12 +2,16 @@ import CBOR
 import Crypto
 import Foundation
 
-/// A device waiting to join, as an enrolled device sees it before approving.
+/// A device waiting to join, as an enrolled device sees it before approving or refusing.
 public struct PendingDevice: Sendable, Hashable {
     public let request: [UInt8]
     public let device: [UInt8]
     public let publicKey: [UInt8]
     public var fingerprint: KeyFingerprint { KeyFingerprint(publicKey: publicKey) }
+    /// The first 12 characters of the code the joining device shows (its key's part, `XXXXX-XXXXX-XX`): what the
+    /// person compares with that device's screen before refusing it. The rest of the code is the device's secret,
+    /// which only the device itself knows.
+    public var codeStart: String { PairingCode.keyPart(publicKey) }
 }
 
 extension Keychain {
@@ -79,6 +83,28 @@ extension Keychain {
         return entry
     }
 
+    // MARK: Refusing a join (on an enrolled device)
+
+    /// The devices waiting to join this vault: the server's join requests, minus any whose device or key the
+    /// device list already holds. Only an enrolled device (one with a vault) asks.
+    public func waitingJoins(transport: any SyncTransport) async throws(KeychainError) -> [PendingDevice] {
+        let vault = try membership()
+        return try await transport.joinRequests().compactMap { r in
+            vault.roster.contains { $0.id == r.device || $0.publicKey == r.publicKey }
+                ? nil : PendingDevice(request: r.request, device: r.device, publicKey: r.publicKey)
+        }
+    }
+
+    /// Refuses a waiting join: the server drops the request, and the joining device, at its next try, finds it
+    /// gone and ends its join (``completeJoin(transport:)`` throws `joinRefused`). Nothing in the vault changes.
+    public func refuseJoin(request: [UInt8], transport: any SyncTransport) async throws(KeychainError) {
+        _ = try membership()
+        guard try await transport.joinRequests().contains(where: { $0.request == request }) else {
+            throw KeychainError(.pairingCodeMismatch, reason: "no device with that request is waiting to join")
+        }
+        try await transport.refuseJoin(request: request)
+    }
+
     static func joinInfo(request: [UInt8], device: [UInt8], publicKey: [UInt8]) -> [UInt8] {
         Domain.bytes(Domain.joinWrap) + request + device + publicKey
     }
@@ -118,8 +144,13 @@ extension Keychain {
             }
             throw KeychainError(.vaultNotFound, reason: "no join in progress")
         }
-        guard let approval = try await transport.joinApproval(request: join.requestId) else {
-            throw KeychainError(.joinPending, reason: "the join has not been approved yet")
+        guard let approval = try await Self.approvalOrRefusal(of: join.requestId, transport: transport) else {
+            // Refused (or expired): the request is gone and no approval came. The join ends here; a new one
+            // starts with a new code.
+            state.join = nil
+            try save()
+            throw KeychainError(
+                .joinRefused, reason: "an enrolled device refused this join, or it expired; ask to join again")
         }
         let code = PairingCode(publicKey: state.device.key.publicKey, secret: join.secret)
         let plaintext: [UInt8]
@@ -165,11 +196,25 @@ extension Keychain {
         guard vault.syncedVersion > 0 else {
             throw KeychainError(.joinPending, reason: "approved, but the server holds no vault yet; try again")
         }
+        vault.lastSynced = ItemTime.truncate(clock.now)
         state.vault = vault
         state.join = nil
         return SyncReport(
             received: applied.received, sent: 0, conflictCopies: 0, version: vault.syncedVersion,
             unknownServerDevices: try Self.checkServerDevices(pull.devices, roster: vault.roster))
+    }
+
+    /// The approval of `request`; nil when there is none and the server no longer lists the request (refused);
+    /// `joinPending` while it waits. The approval is read again after the list, so an approval that lands between
+    /// the two reads is not taken for a refusal.
+    static func approvalOrRefusal(of request: [UInt8], transport: any SyncTransport) async throws(KeychainError)
+        -> JoinApproval?
+    {
+        if let approval = try await transport.joinApproval(request: request) { return approval }
+        let waiting = try await transport.joinRequests().contains { $0.request == request }
+        if let approval = try await transport.joinApproval(request: request) { return approval }
+        guard !waiting else { throw KeychainError(.joinPending, reason: "the join has not been approved yet") }
+        return nil
     }
 
     static func emptyMembership(vaultId: [UInt8], key: VaultKey, roster: [RosterEntry]) -> VaultMembership {

@@ -54,6 +54,13 @@ public struct PairingCode: Sendable, Hashable, CustomStringConvertible {
 
     public var qrPayload: String { Self.qrPrefix + text.replacingOccurrences(of: "-", with: "") }
 
+    /// The first 12 characters of the code for `publicKey`'s device (`XXXXX-XXXXX-XX`): the 60 fingerprint bits,
+    /// which an enrolled device can show from the join request alone.
+    static func keyPart(_ publicKey: [UInt8]) -> String {
+        let text = PairingCode(publicKey: publicKey, secret: [0, 0, 0, 0, 0]).text
+        return String(text.prefix(14))
+    }
+
     /// Whether `publicKey` is the key this code was made for (compared in constant time).
     func matches(publicKey: [UInt8]) -> Bool {
         ConstantTime.equal(Self.fingerprint(publicKey), fingerprint)

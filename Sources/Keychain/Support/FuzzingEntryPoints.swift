@@ -77,6 +77,40 @@ import Foundation
         }
     }
 
+    /// The DEFLATE inflater of CXF's `largeBlob`: what inflates stays within the limit and inflates the same again
+    /// from stored blocks.
+    public static func deflate(_ bytes: [UInt8]) {
+        guard let out = try? Deflate.inflate(bytes, maximumOutput: Passkey.largeBlobMaximum) else { return }
+        precondition(out.count <= Passkey.largeBlobMaximum)
+        precondition((try? Deflate.inflate(Deflate.stored(out), maximumOutput: out.count)) == out)
+    }
+
+    /// The Bitwarden JSON importer: whatever it accepts must be a valid item.
+    public static func bitwarden(_ bytes: [UInt8]) {
+        var report = CXFImportReport()
+        guard let candidates = try? BitwardenImport.parse(bytes, report: &report) else { return }
+        for candidate in candidates {
+            if let item = try? KeychainItem(
+                content: candidate.content, notes: candidate.notes, created: Date(timeIntervalSince1970: 0))
+            {
+                precondition((try? ItemCoding.decode(ItemCoding.encode(item))) == item)
+            }
+        }
+    }
+
+    /// The KeePassXC CSV importer: whatever it accepts must be a valid item.
+    public static func keePassXC(_ bytes: [UInt8]) {
+        var report = CXFImportReport()
+        guard let candidates = try? KeePassXCImport.parse(bytes, report: &report) else { return }
+        for candidate in candidates {
+            if let item = try? KeychainItem(
+                content: candidate.content, notes: candidate.notes, created: Date(timeIntervalSince1970: 0))
+            {
+                precondition((try? ItemCoding.decode(ItemCoding.encode(item))) == item)
+            }
+        }
+    }
+
     /// The CXF importer: whatever it accepts must be a valid item.
     public static func cxf(_ bytes: [UInt8]) {
         var report = CXFImportReport()

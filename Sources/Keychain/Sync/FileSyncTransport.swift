@@ -54,6 +54,10 @@ public struct FileSyncTransport: SyncTransport {
         try withState { $0.joinApprovals[request] }
     }
 
+    public func refuseJoin(request: [UInt8]) async throws(KeychainError) {
+        try withState { (s) throws(KeychainError) in try s.refuseJoin(request: request) }
+    }
+
     public func postShare(_ share: ShareMessage) async throws(KeychainError) {
         try withState { $0.postShare(share) }
     }

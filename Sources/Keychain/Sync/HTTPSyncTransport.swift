@@ -15,6 +15,7 @@ import WebAuthn
 /// | ``push(_:)`` | `POST /api/keychain/sync` (409 `keychain_version_conflict` → `versionConflict`) |
 /// | ``postJoinRequest(_:)`` / ``joinRequests()`` | `POST` / `GET /api/keychain/join` |
 /// | ``postJoinApproval(_:)`` / ``joinApproval(request:)`` | `POST` / `GET /api/keychain/join/{request}/approval` (404 → nil) |
+/// | ``refuseJoin(request:)`` | `DELETE /api/keychain/join/{request}` |
 /// | ``postShare(_:)`` | `POST /api/keychain/shares` |
 /// | ``shares(recipient:)`` / ``shares(sender:)`` | `GET /api/keychain/shares?recipient=KEY` / `?sender=KEY` |
 /// | ``revokeShare(id:sender:)`` | `DELETE /api/keychain/shares/{id}?sender=KEY` |
@@ -123,6 +124,10 @@ public struct HTTPSyncTransport: SyncTransport {
             throw KeychainError(.malformedMessage, reason: "the server answered with another request's approval")
         }
         return approval
+    }
+
+    public func refuseJoin(request: [UInt8]) async throws(KeychainError) {
+        _ = try await call("DELETE", "/api/keychain/join/\(b64(request))")
     }
 
     public func postShare(_ share: ShareMessage) async throws(KeychainError) {

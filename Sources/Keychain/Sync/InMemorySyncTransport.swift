@@ -53,6 +53,10 @@ public final class InMemorySyncTransport: SyncTransport {
         return try JoinApproval(json: approval.json)
     }
 
+    public func refuseJoin(request: [UInt8]) async throws(KeychainError) {
+        try state.withLock { (s) throws(KeychainError) in try s.refuseJoin(request: request) }
+    }
+
     public func postShare(_ share: ShareMessage) async throws(KeychainError) {
         let parsed = try ShareMessage(json: share.json)
         state.withLock { $0.postShare(parsed) }

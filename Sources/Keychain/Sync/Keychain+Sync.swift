@@ -30,17 +30,19 @@ extension Keychain {
             report.conflictCopies += applied.conflictCopies
             report.unknownServerDevices = try Self.checkServerDevices(pull.devices, roster: vault.roster)
             guard vault.hasPendingChanges else {
+                vault.lastSynced = ItemTime.truncate(clock.now)
                 state.vault = vault
                 report.version = vault.syncedVersion
                 return report
             }
-            let (request, next) = try SyncEngine.makePush(vault, device: state.device, now: clock.now)
+            var (request, next) = try SyncEngine.makePush(vault, device: state.device, now: clock.now)
             do throws(KeychainError) {
                 let answer = try await transport.push(request)
                 guard answer.version == request.expectedVersion + 1 else {
                     throw KeychainError(
                         .malformedMessage, reason: "the server reports an unexpected version after a push")
                 }
+                next.lastSynced = ItemTime.truncate(clock.now)
                 state.vault = next
                 report.sent += request.records.count
                 report.version = next.syncedVersion
@@ -83,7 +85,7 @@ extension Keychain {
             syncedVersion: vault.syncedVersion, highestSeenVersion: vault.highestSeenVersion,
             pendingChanges: vault.entries.values.filter { $0.pending != nil }.count
                 + vault.rosterChanges.added.count + vault.rosterChanges.removed.count,
-            sharingKey: vault.sharingKey.publicKey)
+            sharingKey: vault.sharingKey.publicKey, lastSynced: vault.lastSynced)
     }
 }
 
@@ -98,4 +100,6 @@ public struct VaultStatus: Sendable, Hashable {
     public let pendingChanges: Int
     public let sharingKey: [UInt8]
     public var sharingFingerprint: KeyFingerprint { KeyFingerprint(publicKey: sharingKey) }
+    /// When this device last synced successfully; nil: never.
+    public let lastSynced: Date?
 }

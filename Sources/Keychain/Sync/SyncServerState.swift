@@ -81,6 +81,13 @@ public struct SyncServerState: Sendable, Hashable {
         joinRequests.removeAll { $0.request == approval.request }
     }
 
+    mutating func refuseJoin(request: [UInt8]) throws(KeychainError) {
+        guard joinRequests.contains(where: { $0.request == request }) else {
+            throw KeychainError(.transportFailure, reason: "no such join request")
+        }
+        joinRequests.removeAll { $0.request == request }
+    }
+
     mutating func postShare(_ share: ShareMessage) {
         shares.removeAll { $0.id == share.id }
         shares.append(share)

@@ -12,6 +12,7 @@
 /// | ``joinRequests()`` | `GET /api/keychain/join` | → `{"format":1,"requests":[JoinRequest…]}` |
 /// | ``postJoinApproval(_:)`` | `POST /api/keychain/join/{request}/approval` | ``JoinApproval`` |
 /// | ``joinApproval(request:)`` | `GET /api/keychain/join/{request}/approval` | → ``JoinApproval`` or 404 |
+/// | ``refuseJoin(request:)`` | `DELETE /api/keychain/join/{request}` | — (404 when no such request waits) |
 /// | ``postShare(_:)`` | `POST /api/keychain/shares` | ``ShareMessage`` |
 /// | ``shares(recipient:)`` | `GET /api/keychain/shares?recipient=KEY` | → `{"format":1,"shares":[ShareMessage…]}` |
 /// | ``shares(sender:)`` | `GET /api/keychain/shares?sender=KEY` | → the same shape |
@@ -23,6 +24,8 @@ public protocol SyncTransport: Sendable {
     func joinRequests() async throws(KeychainError) -> [JoinRequest]
     func postJoinApproval(_ approval: JoinApproval) async throws(KeychainError)
     func joinApproval(request: [UInt8]) async throws(KeychainError) -> JoinApproval?
+    /// Removes a waiting (not yet approved) join request: an enrolled device refused it.
+    func refuseJoin(request: [UInt8]) async throws(KeychainError)
     func postShare(_ share: ShareMessage) async throws(KeychainError)
     func shares(recipient: [UInt8]) async throws(KeychainError) -> [ShareMessage]
     func shares(sender: [UInt8]) async throws(KeychainError) -> [ShareMessage]

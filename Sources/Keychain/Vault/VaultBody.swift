@@ -16,6 +16,7 @@ import Foundation
 ///   "recovery": { "key": bstr .size 32, "psk": bstr .size 32 },             ; recovery public key and PSK
 ///   "sharing": bstr .size 32,                                               ; sharing private key (X25519)
 ///   "synced": uint, "highest": uint, ? "manifest": bstr .size 32,
+///   ? "lastSynced": int,                                                    ; Unix ms of the last successful sync
 ///   "rosterChanges": { "added": [* roster-entry], "removed": [* bstr .size 16] },
 ///   "entries": [* entry],
 ///   "sent": [* { "id": bstr .size 16, "to": bstr .size 32, "item": bstr .size 16, "title": tstr, "created": int }],
@@ -93,6 +94,9 @@ enum VaultBody {
             ),
         ]
         if let digest = v.manifestDigest { map.append(CBORMapEntry("manifest", .byteString(digest))) }
+        if let lastSynced = v.lastSynced {
+            map.append(CBORMapEntry("lastSynced", CBOR(ItemTime.milliseconds(lastSynced))))
+        }
         return .map(map)
     }
 
@@ -201,7 +205,7 @@ enum VaultBody {
             vaultId: vaultId, key: key, roster: roster, recovery: recovery, sharingKey: sharing, entries: entries,
             syncedVersion: try f.unsigned("synced"), highestSeenVersion: try f.unsigned("highest"),
             manifestDigest: try f.optionalBytes("manifest", count: 32...32), rosterChanges: changes,
-            sentShares: sent, acceptedShares: accepted)
+            sentShares: sent, acceptedShares: accepted, lastSynced: try f.optionalTime("lastSynced"))
         try f.finish()
         return membership
     }

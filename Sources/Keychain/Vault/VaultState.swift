@@ -59,6 +59,9 @@ struct VaultMembership: Sendable {
     var rosterChanges: RosterChanges
     var sentShares: [SentShare]
     var acceptedShares: Set<[UInt8]>
+    /// When this device last synced with the server successfully (pulled, checked and, if it had changes, pushed);
+    /// nil: never. Shown by `status` and the window; not used by any rule.
+    var lastSynced: Date? = nil
 
     /// The items as they are now on this device: synced content with local changes applied.
     var items: [KeychainItem] {
