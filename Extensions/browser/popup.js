@@ -643,28 +643,44 @@ $("approve-form").addEventListener("submit", async (event) => {
   say(`Approved ${answer.result.name} (key ${answer.result.fingerprint}).`);
 });
 
-// --- Import and export (CXF) --------------------------------------------------------------------------------------
+// --- Import (CXF, Bitwarden, KeePassXC) and export (CXF) --------------------------------------------------------------------------------------
 
 function countsText(counts) {
   return `${counts.password} passwords, ${counts.passkey} passkeys, ${counts.code} code generators`;
 }
 
+// What each export is called when it does not read, by the host's error code.
+const IMPORT_REFUSALS = {
+  cxf: { invalidCXF: "That file is not a CXF document this keychain reads.",
+         unsupportedCXFVersion: "That file is not a CXF document this keychain reads." },
+  bitwarden: { encryptedExport: "That Bitwarden export is encrypted: export again as JSON without a password.",
+               invalidExport: "That file is not a Bitwarden JSON export this keychain reads." },
+  keepassxc: { invalidExport: "That file is not a KeePassXC CSV export this keychain reads." },
+};
+
 $("import-file").addEventListener("change", async () => {
   const file = $("import-file").files[0];
   if (!file) return;
-  let cxf;
+  const format = $("import-format").value;
+  let request;
   try {
-    cxf = JSON.parse(await file.text());
-  } catch {
-    say("That file is not a CXF document (not JSON).");
-    return;
+    const text = await file.text();
+    if (format === "cxf") {
+      try {
+        request = { kind: "importCXF", document: JSON.parse(text) };
+      } catch {
+        say("That file is not a CXF document (not JSON).");
+        return;
+      }
+    } else {
+      request = { kind: format === "bitwarden" ? "importBitwarden" : "importKeePassXC", export: text };
+    }
   } finally {
     $("import-file").value = "";
   }
-  const answer = await send({ kind: "importCXF", document: cxf });
+  const answer = await send(request);
   if (answer.error) {
-    say(answer.error.code === "invalidCXF" || answer.error.code === "unsupportedCXFVersion"
-      ? "That file is not a CXF document this keychain reads." : explain(answer.error));
+    say(IMPORT_REFUSALS[format][answer.error.code] || explain(answer.error));
     return;
   }
   const r = answer.result;

@@ -79,7 +79,7 @@ function ask(request) {
 const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
   "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
-  "addCode", "waitingDevices", "refuseDevice", "generatePassword",
+  "addCode", "waitingDevices", "refuseDevice", "generatePassword", "importBitwarden", "importKeePassXC",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -99,6 +99,9 @@ function forwardWindow(message, sendResponse) {
     request.itemId = message.itemId;
   }
   if (message.kind === "importCXF") request.document = message.document;
+  if (message.kind === "importBitwarden" || message.kind === "importKeePassXC") {
+    request.export = String(message.export || "");
+  }
   if (message.kind === "removeDevice") request.deviceId = String(message.deviceId || "");
   if (message.kind === "refuseDevice") request.joinRequest = String(message.joinRequest || "");
   if (message.kind === "generatePassword") request.words = Number(message.words) || 0;

@@ -1175,6 +1175,42 @@ def test_window_clipboard_time_is_a_setting_the_clearing_honours(keychain_browse
     assert time.monotonic() - copied_at < 30 and driver.execute_async_script(get_alarm) is None
 
 
+def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second_site, tmp_path):
+    """The window's import takes the two exports `sesame keychain import --bitwarden | --keepassxc` reads (the same
+    test files and library calls), reports what it added, and refuses an encrypted Bitwarden export with its reason
+    and nothing written."""
+    from test_keychain_cli import BITWARDEN_EXPORT, KEEPASSXC_EXPORT
+    from selenium.webdriver.support.ui import Select
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: visible(d, "list-view"), what="the list")
+    driver.find_element(By.CSS_SELECTOR, "#transfer summary").click()
+
+    Select(find(driver, "import-format")).select_by_value("bitwarden")
+    driver.find_element(By.ID, "import-file").send_keys(str(BITWARDEN_EXPORT))
+    # What the CLI reports for the same file: a card, a passkey and a note not kept, two logins that do not read.
+    wait(driver, lambda d: text_of(d, "status-text") == "Imported 2 passwords, 0 passkeys, 2 code generators; "
+         "0 already here; 3 of kinds the keychain does not keep; 2 could not be read.",
+         what="the Bitwarden import's report")
+    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "password", "password"]
+
+    before = sorted(json.dumps(i, sort_keys=True) for i in vault.items())
+    encrypted = tmp_path / "encrypted.json"
+    encrypted.write_text('{"encrypted": true, "passwordProtected": true, "data": "AAAA"}')
+    driver.find_element(By.ID, "import-file").send_keys(str(encrypted))
+    wait(driver, lambda d: "That Bitwarden export is encrypted" in text_of(d, "status-text"),
+         what="the encrypted export refused")
+    assert sorted(json.dumps(i, sort_keys=True) for i in vault.items()) == before
+
+    Select(find(driver, "import-format")).select_by_value("keepassxc")
+    driver.find_element(By.ID, "import-file").send_keys(str(KEEPASSXC_EXPORT))
+    # The CLI's count for this file after the Bitwarden one: one new password, three already here.
+    wait(driver, lambda d: text_of(d, "status-text").startswith(
+        "Imported 1 passwords, 0 passkeys, 0 code generators; 3 already here"), what="the KeePassXC import's report")
+    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "password", "password", "password"]
+
+
 def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bin, tmp_path):
     from test_keychain_cli import Vault
     driver, vault = keychain_browser.driver, keychain_browser.vault

@@ -284,6 +284,29 @@ import WebAuthn
         #expect(error(ask(target, ["id": 5, "kind": "importCXF", "origin": ""]))?.code == "malformedNativeMessage")
     }
 
+    /// The window's Bitwarden and KeePassXC imports are the CLI's library calls: the same counts, and a file that
+    /// does not read refused whole, the vault file unchanged.
+    @Test func theWindowImportsBitwardenAndKeePassXCExports() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeVault(dir.vault)
+        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, policy: fastPolicy)
+        let host = host(dir.vault)
+        let bitwarden = String(decoding: try BitwardenImportTests.vector(), as: UTF8.self)
+        let imported = result(ask(host, ["id": 1, "kind": "importBitwarden", "origin": "", "export": bitwarden]))
+        #expect(imported?["imported"] as? [String: Int] == ["passkey": 0, "password": 2, "code": 2])
+        #expect((imported?["failures"] as? [Any])?.count == 2)
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir.vault.vaultFile))
+        let encrypted = #"{"encrypted": true, "passwordProtected": true, "data": "AAAA"}"#
+        #expect(
+            error(ask(host, ["id": 2, "kind": "importBitwarden", "origin": "", "export": encrypted]))?.code
+                == "encryptedExport")
+        #expect(
+            error(ask(host, ["id": 3, "kind": "importKeePassXC", "origin": "", "export": "\"a,\"b\"\r\n"]))?.code
+                == "invalidExport")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.vault.vaultFile)) == before)
+        #expect(error(ask(host, ["id": 4, "kind": "importKeePassXC", "origin": ""]))?.code == "malformedNativeMessage")
+    }
+
     @Test func exportIsRefusedOutsideTheVerificationWindow() throws {
         let dir = TemporaryDirectory()
         _ = try filledVault(dir)

@@ -14,7 +14,8 @@ import WebAuthn
 ///                   / { "deleted": tstr, "undoSeconds": uint }                        ; deleteItem
 ///                   / { "item": summary }                                             ; undoDelete
 ///                   / { "document": cxf, "exported": counts, "skipped": [* tstr] }    ; exportCXF
-///                   / { "imported": counts, "duplicates": uint,                       ; importCXF
+///                   / { "imported": counts, "duplicates": uint,                       ; importCXF, importBitwarden,
+///                                                                                     ; importKeePassXC
 ///                       "skippedTypes": { * tstr => uint }, "failures": [* tstr] }
 ///                   / { "configured": bool, "version": uint, "pendingChanges": uint,   ; syncStatus
 ///                       ? "lastSynced": uint,                                         ; Unix ms; absent: never
@@ -319,9 +320,16 @@ extension NativeHost {
                 "document": try BrowserJSON.decoded(json),
                 "exported": Self.counts(report.exported), "skipped": .array(report.skipped.map { .string($0) }),
             ])
-        case .importCXF:
+        case .importCXF, .importBitwarden, .importKeePassXC:
+            // The same library calls as `sesame keychain import --cxf | --bitwarden | --keepassxc`: a file that does
+            // not read is refused whole and the vault is not saved.
             let keychain = try open()
-            let report = try keychain.importCXF(request.document ?? [])
+            let report =
+                switch request.kind {
+                case .importBitwarden: try keychain.importBitwarden(request.export ?? [])
+                case .importKeePassXC: try keychain.importKeePassXC(request.export ?? [])
+                default: try keychain.importCXF(request.document ?? [])
+                }
             try keychain.save()
             return .object([
                 "imported": Self.counts(report.imported), "duplicates": .int(report.duplicates),

@@ -145,7 +145,8 @@ public struct NativeHost: Sendable {
             return .object([:])
         case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
             .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword,
-            .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword:
+            .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword, .importBitwarden,
+            .importKeePassXC:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

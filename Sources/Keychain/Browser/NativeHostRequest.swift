@@ -10,7 +10,7 @@ import WebAuthn
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
 ///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode"
-///               / "waitingDevices" / "refuseDevice" / "generatePassword",
+///               / "waitingDevices" / "refuseDevice" / "generatePassword" / "importBitwarden" / "importKeePassXC",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -31,6 +31,7 @@ import WebAuthn
 ///       ? "deviceId": tstr,                          ; removeDevice: base64url, as syncStatus lists it
 ///       ? "joinRequest": tstr,                       ; refuseDevice: base64url, as waitingDevices lists it
 ///       ? "words": uint,                             ; generatePassword: how many words (3 to 20)
+///       ? "export": tstr,                            ; importBitwarden, importKeePassXC: the export file's text
 ///       ? "uri": tstr,                               ; addCode: the otpauth:// link (holds the secret; never logged),
 ///                                                    ; with "site" when given and "notes"
 ///     }
@@ -44,7 +45,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
         case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode, waitingDevices, refuseDevice
-        case generatePassword
+        case generatePassword, importBitwarden, importKeePassXC
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -90,6 +91,9 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let joinRequest: [UInt8]?
     /// `generatePassword`: the number of words.
     public let words: Int?
+    /// `importBitwarden`, `importKeePassXC`: the export file (Bitwarden's unencrypted JSON, KeePassXC's CSV) as
+    /// UTF-8, for ``Keychain/importBitwarden(_:)`` and ``Keychain/importKeePassXC(_:)``.
+    public let export: [UInt8]?
 
     /// The longest search text.
     static let maximumQueryBytes = 256
@@ -129,6 +133,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let uri: String?
         let joinRequest: String?
         let words: Int?
+        let export: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -169,7 +174,8 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             }
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
-            .approveDevice, .addPassword, .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword:
+            .approveDevice, .addPassword, .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword,
+            .importBitwarden, .importKeePassXC:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -265,6 +271,14 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             self.words = words
         } else {
             words = nil
+        }
+        if kind == .importBitwarden || kind == .importKeePassXC {
+            guard let text = envelope.export, !text.isEmpty else {
+                throw KeychainError(.malformedNativeMessage, reason: "an \(kind) request needs 'export'")
+            }
+            export = Array(text.utf8)
+        } else {
+            export = nil
         }
         displayName = kind == .updateItem ? envelope.displayName : nil
         if [.code, .password, .item, .itemCode, .updateItem, .deleteItem, .undoDelete].contains(kind) {
