@@ -6,9 +6,9 @@ import SesameCore
 /// `sesame metadata import` and `sesame metadata show`: the operator brings a FIDO metadata BLOB they downloaded
 /// (Sesame fetches nothing); it is verified here, then stored for every node to load.
 public struct MetadataAdmin: Sendable {
-    package let store: any Store
+    package let store: any AuditStore & MetadataStore
 
-    public init(store: any Store) { self.store = store }
+    package init(store: any AuditStore & MetadataStore) { self.store = store }
 
     public struct MetadataImport: Sendable {
         public var jwt: String

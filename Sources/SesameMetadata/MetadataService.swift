@@ -17,12 +17,12 @@ package final class MetadataService: Sendable {
     }
 
     private let state = Mutex(State())
-    private let store: any Store
+    private let store: any MetadataStore
     private let clock: ServerClock
     private let logger: Logger
     package static let pollInterval: TimeInterval = 60
 
-    package init(store: any Store, clock: ServerClock, logger: Logger) {
+    package init(store: any MetadataStore, clock: ServerClock, logger: Logger) {
         self.store = store
         self.clock = clock
         self.logger = logger

@@ -59,8 +59,8 @@ struct MetadataCommand: AsyncParsableCommand {
                 }
                 request.time = time
             }
-            try await withAdmin(options) { admin in
-                for line in try await MetadataAdmin(store: admin.store).importMetadata(request) { print(line) }
+            try await withStore(options) { store, _ in
+                for line in try await MetadataAdmin(store: store).importMetadata(request) { print(line) }
             }
         }
     }
@@ -71,8 +71,8 @@ struct MetadataCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withAdmin(options) { admin in
-                for line in try await MetadataAdmin(store: admin.store).showMetadata() { print(line) }
+            try await withStore(options) { store, _ in
+                for line in try await MetadataAdmin(store: store).showMetadata() { print(line) }
             }
         }
     }

@@ -113,12 +113,23 @@ struct UsersCommand: AsyncParsableCommand {
 
 /// Opens the store for an admin command, runs `body`, closes the store.
 func withAdmin(_ options: ServerOptions, _ body: (Admin) async throws -> Void) async throws {
+    try await withStore(options) { store, configuration in
+        try await body(Admin(store: store, issuer: configuration.origin))
+    }
+}
+
+/// The store the configuration names, opened and migrated, for an operator's command; closed afterwards. Commands of
+/// features that own their storage (`sesame metadata`) take the store itself; an `AdminError` becomes the
+/// command's refusal.
+func withStore(
+    _ options: ServerOptions, _ body: (SQLStore, SesameCore.ServerConfiguration) async throws -> Void
+) async throws {
     let configuration = try options.resolve()
     var logger = Logger(label: "sesame.admin")
     logger.logLevel = .warning
     let (engine, store) = try await openStore(configuration, logger: logger)
     do {
-        try await body(Admin(store: store, issuer: configuration.origin))
+        try await body(store, configuration)
     } catch let error as AdminError {
         try await engine.shutdown()
         throw ValidationError(error.description)

@@ -7,6 +7,7 @@ import Testing
 import SesameBytes
 @testable import SesamePasswords
 @testable import SesameKeychainSync
+@testable import SesameMetadata
 
 /// The store's guarantees (its conformance suite), on every engine, on fresh databases and on databases earlier
 /// releases wrote (see `TestDatabase`).
@@ -33,14 +34,15 @@ import SesameBytes
         try await engine.shutdown()
     }
 
-    /// The schema the composition root puts together from the core's part and the features' (keychain sync's
-    /// tables are its own): one rising sequence of numbers, and every account table it names exists with a `user_id`
+    /// The schema the composition root puts together from the core's part and the features' (keychain sync's and
+    /// metadata's tables are their own): one rising sequence of numbers, and every account table it names exists with a `user_id`
     /// column, so deleting an account empties what each part says it holds.
     @Test func thePartsMakeOneSchema() async throws {
         let versions = ServerSchema.full.migrations.map(\.version)
         #expect(zip(versions, versions.dropFirst()).allSatisfy { $0 < $1 })
         #expect(KeychainSyncSchema.part.migrations.map(\.version) == [5])
-        #expect(!Migrations.core.migrations.contains { $0.version == 5 })
+        #expect(MetadataSchema.part.migrations.map(\.version) == [10])
+        #expect(!Migrations.core.migrations.contains { [5, 10].contains($0.version) })
         let tables = ServerSchema.full.accountTables
         #expect(Set(tables).count == tables.count)
         #expect(tables.contains("keychain_vaults") && tables.contains("credentials"))

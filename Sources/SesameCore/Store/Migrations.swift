@@ -338,21 +338,6 @@ package enum Migrations {
             ]
         ),
         Migration(
-            version: 10,
-            name: "FIDO metadata BLOBs imported by the operator",
-            statements: [
-                """
-                CREATE TABLE metadata_blobs (
-                    number BIGINT PRIMARY KEY,
-                    jwt TEXT NOT NULL,
-                    roots TEXT NOT NULL,
-                    verified_at BIGINT NOT NULL,
-                    imported_at BIGINT NOT NULL
-                )
-                """
-            ]
-        ),
-        Migration(
             version: 11,
             name: "whether a session's passkey was backup-eligible, for amr hwk/swk",
             // NULL: not a passkey session, or one from before this migration (its tokens then say only `pop`).

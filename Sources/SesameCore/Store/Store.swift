@@ -1,15 +1,14 @@
 import Foundation
 
 /// What the server keeps that the core still holds, by area (each area's protocol, records and SQL in one file under
-/// `Areas/`); a feature that owns its storage (keychain sync) declares its own store protocol and extends `SQLStore`
+/// `Areas/`); a feature that owns its storage (keychain sync, metadata) declares its own store protocol and extends `SQLStore`
 /// in its target.
 /// One SQL implementation (`SQLStore`) serves SQLite and PostgreSQL; routes see only these protocols. Every method
 /// that must be atomic across nodes is a single statement or a transaction; the store conformance suite
 /// (`StoreTests`) runs on both engines.
 public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore,
     SessionStore,
-    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore,
-    MetadataStore, Sendable
+    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore, Sendable
 {
     func ping() async throws
 

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 
 /// A FIDO metadata BLOB as the operator imported it: the JWT, the roots it was verified against (PEM), and when.
 public struct StoredMetadataBLOB: Sendable, Equatable {
@@ -22,7 +23,7 @@ public struct StoredMetadataBLOB: Sendable, Equatable {
 }
 
 /// Imported metadata BLOBs; the newest is the one in force on every node.
-public protocol MetadataStore {
+public protocol MetadataStore: Sendable {
     /// Stores a BLOB; `StoreError.conflict` when one with the same number is stored.
     func addMetadataBLOB(_ blob: StoredMetadataBLOB) async throws
     func latestMetadataBLOB() async throws -> StoredMetadataBLOB?
