@@ -80,7 +80,10 @@ class RelyingPartyApp:
         self.origin = f"http://{self.rp_id}:{port}"
         self.users = {}        # username -> user id
         self.credentials = {}  # credential id -> {username, public_key, sign_count}
-        self.challenges = {}   # purpose -> challenge (one browser, one ceremony at a time)
+        self.challenges = {}   # "register" -> (challenge, username): one registration at a time
+        # Sign-in challenges issued and not yet spent: a page may hold two at once (AutoFill's conditional request
+        # started on load beside a button's modal one), as on any real site.
+        self.signin_challenges = set()
         self.verified = []     # what py_webauthn verified: ("registration" | "authentication", username, flags)
         app = Flask("second-site")
 
@@ -119,14 +122,19 @@ class RelyingPartyApp:
         def signin_options():
             options = generate_authentication_options(
                 rp_id=self.rp_id, user_verification=UserVerificationRequirement.PREFERRED)
-            self.challenges["signin"] = options.challenge
+            self.signin_challenges.add(options.challenge)
             return app.response_class(options_to_json(options), mimetype="application/json")
 
         @app.post("/signin/verify")
         def signin_verify():
             body = json.loads(request.get_data(as_text=True))
-            challenge = self.challenges.pop("signin")
             from conftest import b64url_decode
+            # The challenge the response signed, spent if this site issued it and it is unspent; otherwise one it
+            # never issued, so py_webauthn refuses the response.
+            client_data = json.loads(b64url_decode(body["response"]["clientDataJSON"]))
+            signed = b64url_decode(client_data.get("challenge", ""))
+            challenge = signed if signed in self.signin_challenges else b"never issued"
+            self.signin_challenges.discard(signed)
             stored = self.credentials.get(b64url_decode(body["rawId"]))
             if stored is None:
                 return jsonify(error="unknown credential"), 400
