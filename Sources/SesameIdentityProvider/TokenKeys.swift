@@ -83,9 +83,10 @@ package struct TokenKeys: Sendable {
         let collection = JWTKeyCollection(defaultJWTParser: Self.parser, defaultJWTSerializer: Self.serializer)
         for key in keys { await key.add(to: collection) }
         // jwt-kit makes the first key added the default, used for a token whose `kid` it does not know: none here.
+        // A `kid` added twice is the last key, in jwt-kit and in `algorithms` alike.
         await collection.clearDefault()
         self.collection = collection
-        self.algorithms = Dictionary(keys.map { ($0.kid, $0.algorithm) }, uniquingKeysWith: { first, _ in first })
+        self.algorithms = Dictionary(keys.map { ($0.kid, $0.algorithm) }, uniquingKeysWith: { _, last in last })
     }
 
     /// Signs `claims` with the key `kid`; the header carries `alg` (the key's), `kid` and `typ`. A failure is the
