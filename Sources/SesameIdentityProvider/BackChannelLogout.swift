@@ -35,7 +35,7 @@ public struct HTTPLogoutDelivery: LogoutDelivery {
 /// The claims of a logout token (OpenID Connect Back-Channel Logout 1.0 §2.4): who was signed out (`sub`), by
 /// whom (`iss`), for which client (`aud`), and the event that says so; never a `nonce`, so it cannot pass for an
 /// ID token.
-package struct LogoutTokenClaims: Codable, Sendable {
+package struct LogoutTokenClaims: TokenClaims {
     package static let event = "http://schemas.openid.net/event/backchannel-logout"
     package struct Empty: Codable, Sendable {}
 
@@ -129,6 +129,6 @@ package struct BackChannelLogout: Sendable {
             exp: iat + Self.lifetime,
             jti: Base64URL.encode(Secrets.random(16)), events: [LogoutTokenClaims.event: .init()])
         let algorithm = IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256
-        return try JSONWebToken.sign(claims, key: try await keyring.current(algorithm), type: "logout+jwt")
+        return try await keyring.sign(claims, algorithm, type: "logout+jwt")
     }
 }

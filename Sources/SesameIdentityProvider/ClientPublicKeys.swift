@@ -1,36 +1,15 @@
 import Crypto
-import CryptoExtras
 import Foundation
+import JWTKit
 import WebAuthn
 import SesameCore
 
-/// A key that can check a JWS signature: the provider's own signing keys, and the public keys a client registered
-/// for `private_key_jwt` (OpenID Connect Core §9).
-package protocol JWSVerificationKey: Sendable {
-    var kid: String { get }
-    var algorithm: JSONWebToken.Algorithm { get }
-    func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool
-}
-
-extension SigningKey: JWSVerificationKey {}
-
 /// A client's public key from the JWK set it registered (RFC 7517): EC P-256 for ES256 or RSA (2048 bits or more)
-/// for RS256, with a `kid`. Other keys in the set are refused when it is registered, so nothing unexpected is kept.
-package struct ClientPublicKey: JWSVerificationKey {
-    package enum Material: Sendable {
-        case p256(P256.Signing.PublicKey)
-        case rsa(_RSA.Signing.PublicKey)
-    }
-
+/// for RS256, with a `kid`, as a jwt-kit key that checks its `private_key_jwt` assertions (OpenID Connect Core §9).
+/// Other keys in the set are refused when it is registered, so nothing unexpected is kept.
+package struct ClientPublicKey: TokenKey {
     package let kid: String
-    package let material: Material
-
-    package var algorithm: JSONWebToken.Algorithm {
-        switch material {
-        case .p256: .es256
-        case .rsa: .rs256
-        }
-    }
+    package let material: TokenKeyMaterial<ES256PublicKey, JWTKit.Insecure.RSA.PublicKey>
 
     package struct JWK: Decodable {
         package let kty: String
@@ -69,31 +48,21 @@ package struct ClientPublicKey: JWSVerificationKey {
                 guard jwk.crv == "P-256", jwk.alg == nil || jwk.alg == "ES256", let x = jwk.x, let y = jwk.y,
                     let xBytes = try? Base64URL.decode(x), let yBytes = try? Base64URL.decode(y),
                     xBytes.count == 32, yBytes.count == 32,
-                    let key = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes)
+                    let point = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes),
+                    let key = try? ES256PublicKey(backing: point)
                 else { throw Refused(description: "key \(kid): EC keys must be P-256 points (ES256)") }
-                keys.append(ClientPublicKey(kid: kid, material: .p256(key)))
+                keys.append(ClientPublicKey(kid: kid, material: .es256(key)))
             case "RSA":
+                // jwt-kit refuses RSA keys of fewer than 2048 bits.
                 guard jwk.alg == nil || jwk.alg == "RS256", let n = jwk.n, let e = jwk.e,
-                    let nBytes = try? Base64URL.decode(n), let eBytes = try? Base64URL.decode(e),
-                    let key = try? _RSA.Signing.PublicKey(n: nBytes, e: eBytes), key.keySizeInBits >= 2048
+                    let key = try? JWTKit.Insecure.RSA.PublicKey(modulus: n, exponent: e)
                 else { throw Refused(description: "key \(kid): RSA keys must be 2048 bits or more (RS256)") }
-                keys.append(ClientPublicKey(kid: kid, material: .rsa(key)))
+                keys.append(ClientPublicKey(kid: kid, material: .rs256(key)))
             default:
                 throw Refused(description: "key \(kid): only EC P-256 and RSA keys")
             }
         }
         guard Set(keys.map(\.kid)).count == keys.count else { throw Refused(description: "two keys share a kid") }
         return keys
-    }
-
-    package func isValidSignature(_ signature: [UInt8], for input: [UInt8]) -> Bool {
-        switch material {
-        case .p256(let key):
-            guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return key.isValidSignature(parsed, for: input)
-        case .rsa(let key):
-            return key.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5)
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JWTKit
 import Hummingbird
 import WebAuthn
 import SesameCore
@@ -26,7 +27,7 @@ package struct ClientRegistry: Sendable {
         package var backchannelLogoutURI: String?
         package var isPublic = false
         package var firstParty = false
-        package var idTokenAlgorithm: JSONWebToken.Algorithm = .es256
+        package var idTokenAlgorithm: IDTokenAlgorithm = .es256
         package var pairwiseSubject = false
         /// A JWK set (JSON) for `private_key_jwt`: the client then has no secret.
         package var jwks: String?
@@ -146,25 +147,13 @@ package struct ClientRegistry: Sendable {
     /// How far ahead an assertion may expire: it is meant for one request, and its `jti` is kept until then.
     package static let assertionLifetime: TimeInterval = 600
 
-    package struct AssertionClaims: Decodable {
+    package struct AssertionClaims: TokenClaims {
         package let iss: String
         package let sub: String
-        package let aud: Audience
+        /// A string or an array of strings (RFC 7519 §4.1.3).
+        package let aud: AudienceClaim
         package let exp: Int
         package let jti: String
-
-        /// `aud` is a string or an array of strings (RFC 7519 §4.1.3).
-        package struct Audience: Decodable {
-            package let values: [String]
-            package init(from decoder: any Decoder) throws {
-                let container = try decoder.singleValueContainer()
-                if let one = try? container.decode(String.self) {
-                    values = [one]
-                } else {
-                    values = try container.decode([String].self)
-                }
-            }
-        }
     }
 
     /// `private_key_jwt`: the assertion is signed by one of the client's registered keys (its `kid`, its
@@ -175,21 +164,18 @@ package struct ClientRegistry: Sendable {
         guard form["client_assertion_type"] == Self.assertionType else {
             throw OAuthError(.invalidRequest, "client_assertion_type must be \(Self.assertionType)")
         }
-        let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = try? Base64URL.decode(String(parts[1])),
-            let unverified = try? JSONDecoder().decode(AssertionClaims.self, from: Data(payload)),
+        guard let unverified = TokenKeys.unverifiedClaims(assertion, as: AssertionClaims.self),
             unverified.iss.count <= 128, form["client_id"].map({ $0 == unverified.iss }) ?? true,
             let client = try await store.client(id: unverified.iss), let jwks = client.jwks,
             let keys = try? ClientPublicKey.parse(Array(jwks.utf8)),
-            let (_, bytes) = try? JSONWebToken.verify(assertion, keys: keys),
-            let claims = try? JSONDecoder().decode(AssertionClaims.self, from: Data(bytes)),
+            let (_, claims) = try? await TokenKeys(keys).verify(assertion, as: AssertionClaims.self),
             claims.iss == client.id, claims.sub == client.id
         else { throw OAuthError.invalidClient(basic: false) }
         let endpoints = ["", "/oauth/token", "/oauth/revoke", "/oauth/introspect", "/oauth/device_authorization"]
             .map { issuer + $0 }
         let now = clock.now()
         let expires = Date(timeIntervalSince1970: TimeInterval(claims.exp))
-        guard claims.aud.values.contains(where: endpoints.contains), expires > now,
+        guard claims.aud.value.contains(where: endpoints.contains), expires > now,
             expires <= now.addingTimeInterval(Self.assertionLifetime), (1...256).contains(claims.jti.count),
             try await store.spendAssertionID(
                 hash: Secrets.sha256(client.id + "\u{0}" + claims.jti), expiresAt: expires)

@@ -60,8 +60,7 @@ package struct IdentityProviderRoutes {
         router.get("/.well-known/openid-configuration") { _, _ in try discovery() }
         router.get("/.well-known/oauth-authorization-server") { _, _ in try discovery() }
         router.get("/oauth/jwks") { _, _ in
-            let keys = try await signingKeyring.keys().map(\.publicJWK)
-            return try jsonResponse(["keys": keys], cache: "public, max-age=300")
+            jsonResponse(try await signingKeyring.jwks(), cache: "public, max-age=300")
         }
         router.get("/oauth/authorize") { request, context in
             try await authorize(
@@ -107,13 +106,13 @@ package struct IdentityProviderRoutes {
             "grant_types_supported": ["authorization_code", "refresh_token", DeviceAuthorizationRoutes.grantType],
             "device_authorization_endpoint": issuer + "/oauth/device_authorization",
             "subject_types_supported": ["public", "pairwise"],
-            "id_token_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
+            "id_token_signing_alg_values_supported": IDTokenAlgorithm.allCases.map(\.rawValue),
             "scopes_supported": AuthorizationRequest.supportedScopes,
             "claims_supported": ScopeClaims.supported,
             "token_endpoint_auth_methods_supported": [
                 "client_secret_basic", "client_secret_post", "private_key_jwt", "none",
             ],
-            "token_endpoint_auth_signing_alg_values_supported": JSONWebToken.Algorithm.allCases.map(\.rawValue),
+            "token_endpoint_auth_signing_alg_values_supported": IDTokenAlgorithm.allCases.map(\.rawValue),
             "revocation_endpoint_auth_methods_supported": [
                 "client_secret_basic", "client_secret_post", "private_key_jwt", "none",
             ],
@@ -493,8 +492,13 @@ package struct IdentityProviderRoutes {
     }
 
     package func jsonResponse(_ object: [String: any Sendable], cache: String) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return Response(
+        jsonResponse(
+            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+            cache: cache)
+    }
+
+    package func jsonResponse(_ data: Data, cache: String) -> Response {
+        Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: cache],
             body: .init(byteBuffer: ByteBuffer(bytes: data))
         )

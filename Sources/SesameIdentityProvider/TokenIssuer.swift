@@ -26,7 +26,7 @@ package enum ScopeClaims {
 }
 
 /// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
-package struct IDTokenClaims: Codable, Sendable {
+package struct IDTokenClaims: TokenClaims {
     package let iss: String
     package let sub: String
     package let aud: String
@@ -65,7 +65,7 @@ package struct IDTokenClaims: Codable, Sendable {
     package static func acr(_ method: String) -> String? { isPasskey(method) ? "phr" : nil }
 }
 
-package struct AccessTokenClaims: Codable, Sendable {
+package struct AccessTokenClaims: TokenClaims {
     package let iss: String
     package let sub: String
     package let aud: String
@@ -130,7 +130,7 @@ package struct TokenIssuer: Sendable {
             acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: given["preferred_username"],
             name: given["name"]
         )
-        let idKey = try await keyring.current(IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256)
+        let idAlgorithm = IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256
         let accessClaims = AccessTokenClaims(
             iss: issuer, sub: subject, aud: issuer, exp: iat + Self.accessTokenLifetime, iat: iat,
             jti: Base64URL.encode(Secrets.random(16)),
@@ -147,8 +147,8 @@ package struct TokenIssuer: Sendable {
             refresh = token
         }
         return TokenResponse(
-            access_token: try JSONWebToken.sign(accessClaims, key: try await keyring.current(.es256), type: "at+jwt"),
-            expires_in: Self.accessTokenLifetime, id_token: try JSONWebToken.sign(idClaims, key: idKey),
+            access_token: try await keyring.sign(accessClaims, .es256, type: "at+jwt"),
+            expires_in: Self.accessTokenLifetime, id_token: try await keyring.sign(idClaims, idAlgorithm),
             refresh_token: refresh, scope: grant.scope
         )
     }
@@ -158,25 +158,23 @@ package struct TokenIssuer: Sendable {
 
     /// Who an ID token used as a hint (`id_token_hint` at authorization and logout) names, if Sesame signed it with
     /// one of its published keys for itself as issuer. Its expiry is not checked: a hint may be old.
-    package struct Hint: Decodable, Sendable {
+    package struct Hint: TokenClaims {
         package let iss: String
         package let sub: String
         package let aud: String
     }
 
     package func idTokenHint(_ token: String) async throws -> Hint? {
-        guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),
-            header.typ != "at+jwt" && header.typ != "logout+jwt",
-            let hint = try? JSONDecoder().decode(Hint.self, from: Data(bytes)), hint.iss == issuer
+        guard let (type, hint) = try? await keyring.verify(token, as: Hint.self),
+            type != "at+jwt" && type != "logout+jwt", hint.iss == issuer
         else { return nil }
         return hint
     }
 
     /// The claims of one of the provider's access tokens, if it is genuine, unexpired and its grant is live.
     package func validAccessToken(_ token: String) async throws -> (AccessTokenClaims, OAuthGrant)? {
-        guard let (header, bytes) = try? JSONWebToken.verify(token, keys: try await keyring.keys()),
-            header.typ == "at+jwt",
-            let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: Data(bytes)), claims.iss == issuer,
+        guard let (type, claims) = try? await keyring.verify(token, as: AccessTokenClaims.self), type == "at+jwt",
+            claims.iss == issuer,
             claims.exp > Int(clock.now().timeIntervalSince1970),
             let grant = try await store.grant(id: claims.gid), grant.revokedAt == nil,
             grant.clientID == claims.client_id, let client = try await store.client(id: grant.clientID),

@@ -25,7 +25,7 @@ import WebAuthn
     }
 
     static func register(
-        _ server: TestServer, firstParty: Bool = true, isPublic: Bool = false, alg: JSONWebToken.Algorithm = .es256
+        _ server: TestServer, firstParty: Bool = true, isPublic: Bool = false, alg: IDTokenAlgorithm = .es256
     ) async throws -> Registered {
         try await server.withStore { store in
             var registration = ClientRegistry.Registration(
@@ -503,21 +503,50 @@ import WebAuthn
         #expect(IDTokenClaims.acr("password+totp") == nil)
     }
 
-    @Test func theProvidersTokenReaderRefusesForgeries() throws {
+    struct ForgeryClaims: TokenClaims { var sub = "x" }
+
+    @Test func theProvidersTokenReaderRefusesForgeries() async throws {
         let key = try SigningKey.generate(.es256, now: Date())
         let other = try SigningKey.generate(.es256, now: Date())
-        let token = try JSONWebToken.sign(["sub": "x"], key: key)
-        #expect(throws: Never.self) { try JSONWebToken.verify(token, keys: [key]) }
-        #expect(throws: JSONWebToken.Invalid.self) { try JSONWebToken.verify(token, keys: [other]) }
+        let keys = await TokenKeys([key])
+        let token = try await keys.sign(ForgeryClaims(), kid: key.kid)
+        await #expect(throws: Never.self) { try await keys.verify(token, as: ForgeryClaims.self) }
+        await #expect(throws: TokenKeys.Refused.self) {
+            try await TokenKeys([other]).verify(token, as: ForgeryClaims.self)
+        }
         let parts = token.split(separator: ".").map(String.init)
         let tampered = parts[0] + "." + Base64URL.encode(Array(#"{"sub":"y"}"#.utf8)) + "." + parts[2]
-        #expect(throws: JSONWebToken.Invalid.self) { try JSONWebToken.verify(tampered, keys: [key]) }
+        await #expect(throws: TokenKeys.Refused.self) { try await keys.verify(tampered, as: ForgeryClaims.self) }
         let none = Base64URL.encode(Array(#"{"alg":"none","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "."
-        #expect(throws: JSONWebToken.Invalid.self) { try JSONWebToken.verify(none, keys: [key]) }
+        await #expect(throws: TokenKeys.Refused.self) { try await keys.verify(none, as: ForgeryClaims.self) }
         let rsa = try SigningKey.generate(.rs256, now: Date())
         let swapped =
             Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "." + parts[2]
-        #expect(throws: JSONWebToken.Invalid.self) { try JSONWebToken.verify(swapped, keys: [key, rsa]) }
-        #expect(throws: Never.self) { try JSONWebToken.verify(try JSONWebToken.sign(["a": 1], key: rsa), keys: [rsa]) }
+        await #expect(throws: TokenKeys.Refused.self) {
+            try await TokenKeys([key, rsa]).verify(swapped, as: ForgeryClaims.self)
+        }
+        let rsaKeys = await TokenKeys([rsa])
+        await #expect(throws: Never.self) {
+            try await rsaKeys.verify(
+                try await rsaKeys.sign(ForgeryClaims(sub: "a"), kid: rsa.kid), as: ForgeryClaims.self)
+        }
+    }
+
+    /// Peers read the header and claims as the provider always wrote them: sorted members, slashes unescaped.
+    @Test func theProvidersTokensKeepTheirBytes() async throws {
+        struct Claims: TokenClaims { var iss = "https://id.example/" }
+        for algorithm in IDTokenAlgorithm.allCases {
+            let key = try SigningKey.generate(algorithm, now: Date())
+            let token = try await TokenKeys([key]).sign(Claims(), kid: key.kid, type: "logout+jwt")
+            let parts = token.split(separator: ".").map(String.init)
+            #expect(
+                String(decoding: try Base64URL.decode(parts[0]), as: UTF8.self)
+                    == #"{"alg":"\#(algorithm.rawValue)","kid":"\#(key.kid)","typ":"logout+jwt"}"#)
+            #expect(
+                String(decoding: try Base64URL.decode(parts[1]), as: UTF8.self) == #"{"iss":"https://id.example/"}"#)
+            let jwk = try JSONSerialization.jsonObject(with: JSONEncoder().encode(key.publicJWK)) as? [String: String]
+            #expect(jwk?["kid"] == key.kid && jwk?["alg"] == algorithm.rawValue && jwk?["use"] == "sig")
+            #expect(jwk?["d"] == nil && jwk?["p"] == nil)
+        }
     }
 }
