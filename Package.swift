@@ -105,7 +105,9 @@ let package = Package(
                 "SesameBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations",
+                "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
+                "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
+                "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations",
             ],
             swiftSettings: strict
         ),
@@ -316,7 +318,9 @@ let package = Package(
         .target(
             name: "SesameServer",
             dependencies: [
-                "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "WebAuthn",
+                "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
+                "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
+                "SesameForwardAuth", "SesameOperations", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -328,7 +332,10 @@ let package = Package(
         .testTarget(
             name: "SesameServerTests",
             dependencies: [
-                "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes", "WebAuthn", "OneTimeCode",
+                "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
+                "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
+                "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
+                "WebAuthn", "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
