@@ -9,7 +9,7 @@ import SQLKit
 ///
 /// Parameters are `$1`, `$2`, … with their types in `parameterTypes`, given to PostgreSQL when it prepares the
 /// statement (it cannot always infer them, e.g. a parameter in the select list of an `INSERT … SELECT`).
-package protocol PostgresStatementText {
+package protocol PostgresStatementText: SendableMetatype {
     /// The statement's name on each connection; unique among Sesame's, shorter than PostgreSQL's 63-byte limit.
     static var name: String { get }
     static var sql: String { get }
