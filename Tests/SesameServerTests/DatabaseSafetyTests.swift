@@ -59,7 +59,9 @@ import VirtualAuthenticator
         }
         let exposed = path + suffix
         if suffix == "-wal", Self.mode(exposed) == nil {
-            FileManager.default.createFile(atPath: exposed, contents: Data(), attributes: [.posixPermissions: 0o600])
+            #expect(
+                FileManager.default.createFile(
+                    atPath: exposed, contents: Data(), attributes: [.posixPermissions: 0o600]))
         }
         #expect(chmod(exposed, 0o644) == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
