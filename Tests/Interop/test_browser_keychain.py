@@ -7,6 +7,7 @@ input, and their content is in a closed shadow root the page cannot read).
 First Sesame's own pages (`$SESAME_BIN serve`), then a second site on another origin whose relying party is
 py_webauthn in a small Flask app (browser_keychain_fixtures.py)."""
 
+import base64
 import json
 import pathlib
 import time
@@ -330,12 +331,38 @@ PRF_CALL = """
     }
     const out = credential.getClientExtensionResults().prf;
     const results = out.results;
+    if (results && results.first) {
+      // What an end-to-end encrypted site does with the first output: an AES-GCM key of its own (HKDF-SHA-256).
+      const material = await crypto.subtle.importKey("raw", results.first, "HKDF", false, ["deriveKey"]);
+      window.prfKey = await crypto.subtle.deriveKey(
+        {name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: salt("sesame test note key")}, material,
+        {name: "AES-GCM", length: 256}, false, ["encrypt", "decrypt"]);
+    }
     return {id: credential.id, enabled: out.enabled, buffers: !!results && results.first instanceof ArrayBuffer
                                            && results.second instanceof ArrayBuffer,
             first: results && b64(results.first), second: results && b64(results.second),
             json: credential.toJSON().clientExtensionResults.prf};
   })().then((v) => { window.prfResult = v; }, (e) => { window.prfResult = {error: e.name}; });
   done("started");
+"""
+
+
+# The site's note sealed with the key the last ceremony's PRF output gave (base64 of IV || ciphertext), and opened.
+SEAL_NOTE = """
+  const [text, done] = arguments;
+  (async () => {
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const sealed = await crypto.subtle.encrypt({name: "AES-GCM", iv}, window.prfKey, new TextEncoder().encode(text));
+    return btoa(String.fromCharCode(...iv, ...new Uint8Array(sealed)));
+  })().then(done, (e) => done("error " + e.name));
+"""
+OPEN_NOTE = """
+  const [sealed, done] = arguments;
+  (async () => {
+    const bytes = Uint8Array.from(atob(sealed), (c) => c.charCodeAt(0));
+    const plain = await crypto.subtle.decrypt({name: "AES-GCM", iv: bytes.slice(0, 12)}, window.prfKey, bytes.slice(12));
+    return new TextDecoder().decode(plain);
+  })().then(done, (e) => done("error " + e.name));
 """
 
 
@@ -660,10 +687,14 @@ def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bi
     assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
 
 
+NOTE = "a note only this passkey opens"
+
+
 def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site):
     """PRF across devices, in the browser: a passkey made with `prf` in one device's Chromium gives, after a sync,
     the same outputs for the same salts in the other device's Chromium (its secret travels sealed with the passkey),
-    and the site verifies both sign-ins."""
+    and the site verifies both sign-ins. End to end: the site encrypts a note with a key derived (HKDF, AES-GCM) from
+    the first device's PRF output, and the second device opens it with its own; a changed byte does not open."""
     import re
     from test_keychain_cli import PASSPHRASE, Vault
     sync = tmp_path / "sync"
@@ -683,6 +714,9 @@ def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site)
         driver.get(second_site.origin + "/")
         made = prf_ceremony(driver, "create", "pia")
         on_a = prf_ceremony(driver, "get")
+        # The site encrypts a note on this device with a key from the passkey's PRF output.
+        sealed = driver.execute_async_script(SEAL_NOTE, NOTE)
+        assert not sealed.startswith("error"), sealed
     finally:
         first.stop()
     assert made["enabled"] is True and (on_a["first"], on_a["second"]) == (made["first"], made["second"]), on_a
@@ -694,8 +728,14 @@ def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site)
         driver = second.driver
         driver.get(second_site.origin + "/")
         on_b = prf_ceremony(driver, "get")
+        # The other device, after a sync, opens it with the key its own sign-in derived; a changed byte does not.
+        opened = driver.execute_async_script(OPEN_NOTE, sealed)
+        raw = bytearray(base64.b64decode(sealed))
+        raw[-1] ^= 1
+        tampered = driver.execute_async_script(OPEN_NOTE, base64.b64encode(bytes(raw)).decode())
     finally:
         second.stop()
+    assert opened == NOTE and tampered == "error OperationError", (opened, tampered)
     assert on_b["buffers"] is True and on_b["id"] == on_a["id"], (on_a, on_b)
     assert (on_b["first"], on_b["second"]) == (on_a["first"], on_a["second"])
     assert on_b["first"] != on_b["second"]
