@@ -642,11 +642,10 @@ def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain
     assert passkeys(vault) == [] and not prompt_shown(driver)
 
 
-def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
+def two_synced_devices(sesame_bin, tmp_path):
+    """Two devices of one keychain, A and B, joined (B approved on A) and synced through a sync folder; B unlocked."""
     import re
-    from browser_keychain_fixtures import KeychainBrowser
     from test_keychain_cli import PASSPHRASE, Vault
-    # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
     sync = tmp_path / "sync"
     a = Vault(sesame_bin, tmp_path / "a", sync=sync)
     a.init(name="A")
@@ -657,6 +656,13 @@ def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bi
     a.ok("approve", code, "--name", "B")
     b.ok("join", passphrase=PASSPHRASE)
     b.ok("unlock", passphrase=PASSPHRASE)
+    return a, b
+
+
+def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
+    from browser_keychain_fixtures import KeychainBrowser
+    # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
+    a, b = two_synced_devices(sesame_bin, tmp_path)
 
     first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
     try:
@@ -695,18 +701,7 @@ def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site)
     the same outputs for the same salts in the other device's Chromium (its secret travels sealed with the passkey),
     and the site verifies both sign-ins. End to end: the site encrypts a note with a key derived (HKDF, AES-GCM) from
     the first device's PRF output, and the second device opens it with its own; a changed byte does not open."""
-    import re
-    from test_keychain_cli import PASSPHRASE, Vault
-    sync = tmp_path / "sync"
-    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
-    a.init(name="A")
-    a.ok("sync")
-    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
-                     re.M).group(1)
-    a.ok("approve", code, "--name", "B")
-    b.ok("join", passphrase=PASSPHRASE)
-    b.ok("unlock", passphrase=PASSPHRASE)
+    a, b = two_synced_devices(sesame_bin, tmp_path)
 
     first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
     try:
