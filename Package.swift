@@ -247,6 +247,7 @@ let package = Package(
             dependencies: [
                 "SesameCore",
                 "SesamePasskeys",
+                "SesamePasswords",
                 "SesameSecondFactors",
                 "SesameIdentityProvider",
                 "WebAuthn",

@@ -2,6 +2,9 @@ import Foundation
 import WebAuthn
 import SesameCore
 import SesamePasskeys
+import SesameIdentityProvider
+import SesamePasswords
+import SesameSecondFactors
 
 /// "Download my data" (`GET /api/account/export`) and `sesame users export NAME`: everything Sesame holds about one
 /// person, as one JSON document, without anything that would let its reader sign in as them or open a factor.
@@ -102,7 +105,7 @@ package struct AccountExport: Codable, Sendable {
     package static let auditLimit = 100_000
 
     package static func build(
-        for user: User, store: any Store, providers: AuthenticatorProviders, now: Date, fullPhoneNumber: Bool
+        for user: User, store: any AccountStorage, providers: AuthenticatorProviders, now: Date, fullPhoneNumber: Bool
     ) async throws -> AccountExport {
         let passkeys = try await store.credentials(userID: user.id).map { c in
             let aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
@@ -158,3 +161,7 @@ package struct AccountExport: Codable, Sendable {
         return try encoder.encode(self)
     }
 }
+
+/// What the account feature reads: the core's store, and each feature's rows it shows the person (passwords, second
+/// factors, the apps they allowed).
+package typealias AccountStorage = IdentityProviderStorage & PasskeyStorage & PasswordStore & SecondFactorStore

@@ -12,11 +12,16 @@ import SesameSecondFactors
 /// sign-in.
 package struct AccountRoutes {
     package let sesame: ServerCore
+    package let store: any AccountStorage
     package let factorVerifier: FactorVerifier
     package let backChannelLogout: BackChannelLogout
 
-    package init(sesame: ServerCore, factorVerifier: FactorVerifier, backChannelLogout: BackChannelLogout) {
+    package init(
+        sesame: ServerCore, store: any AccountStorage, factorVerifier: FactorVerifier,
+        backChannelLogout: BackChannelLogout
+    ) {
         self.sesame = sesame
+        self.store = store
         self.factorVerifier = factorVerifier
         self.backChannelLogout = backChannelLogout
     }
@@ -90,10 +95,10 @@ package struct AccountRoutes {
                 user: AccountUser(user),
                 csrfToken: sesame.sessions.csrfToken(for: context.authentication.tokenHash),
                 session: SessionBody(context.authentication.session, current: true),
-                hasPassword: try await sesame.store.password(userID: user.id) != nil,
-                passkeyCount: try await sesame.store.credentials(userID: user.id).count,
+                hasPassword: try await store.password(userID: user.id) != nil,
+                passkeyCount: try await store.credentials(userID: user.id).count,
                 secondFactors: try await factorVerifier.available(for: user),
-                recoveryCodesRemaining: try await sesame.store.unusedRecoveryCodeCount(userID: user.id)
+                recoveryCodesRemaining: try await store.unusedRecoveryCodeCount(userID: user.id)
             )
         }
 
@@ -101,7 +106,7 @@ package struct AccountRoutes {
         account.patch("") { request, context in
             let body = try await request.decode(as: AccountChange.self, context: context)
             let displayName = try ShownNames.displayName(body.displayName)
-            guard try await sesame.store.setDisplayName(userID: context.user.id, displayName) else {
+            guard try await store.setDisplayName(userID: context.user.id, displayName) else {
                 throw APIError.unauthenticated
             }
             var user = context.user
@@ -111,14 +116,14 @@ package struct AccountRoutes {
         }
 
         account.get("/sessions") { _, context in
-            let sessions = try await sesame.store.sessions(userID: context.user.id, now: sesame.now)
+            let sessions = try await store.sessions(userID: context.user.id, now: sesame.now)
             return SessionList(
                 sessions: sessions.map { SessionBody($0, current: $0.id == context.authentication.session.id) })
         }
 
         account.delete("/sessions/{id}") { _, context in
             let id = try context.parameters.require("id")
-            guard id.utf8.count <= 64, try await sesame.store.deleteSession(userID: context.user.id, id: id) else {
+            guard id.utf8.count <= 64, try await store.deleteSession(userID: context.user.id, id: id) else {
                 throw APIError.notFound
             }
             await sesame.audit.record(.sessionRevoked, .success, user: context.user, context: context)
@@ -134,7 +139,7 @@ package struct AccountRoutes {
         // first, while their grants are still live.
         account.delete("/sessions") { _, context in
             let apps = try await backChannelLogout.clients(of: context.user.id)
-            let count = try await sesame.store.signOutEverywhere(userID: context.user.id, at: sesame.now)
+            let count = try await store.signOutEverywhere(userID: context.user.id, at: sesame.now)
             await sesame.audit.record(
                 .sessionRevokedAll, .success, user: context.user, context: context, detail: "\(count) sessions")
             backChannelLogout.send(to: apps, userID: context.user.id)
@@ -145,7 +150,7 @@ package struct AccountRoutes {
 
         // Sign out this session.
         session.delete("") { _, context in
-            _ = try await sesame.store.deleteSession(userID: context.user.id, id: context.authentication.session.id)
+            _ = try await store.deleteSession(userID: context.user.id, id: context.authentication.session.id)
             await sesame.audit.record(.signOut, .success, user: context.user, context: context)
             return EditedResponse(
                 headers: [.setCookie: sesame.cookies.clear(.session)], response: Status(status: "signed_out"))
@@ -154,7 +159,7 @@ package struct AccountRoutes {
         // "Download my data": everything held about the person (`AccountExport`), as a file; the export is audited.
         account.get("/export") { _, context in
             let document = try await AccountExport.build(
-                for: context.user, store: sesame.store, providers: sesame.providers, now: sesame.now,
+                for: context.user, store: store, providers: sesame.providers, now: sesame.now,
                 fullPhoneNumber: false)
             let bytes = try document.json()
             await sesame.audit.record(.accountExported, .success, user: context.user, context: context)
@@ -169,7 +174,7 @@ package struct AccountRoutes {
         }
 
         account.get("/audit") { _, context in
-            let events = try await sesame.store.auditEvents(userID: context.user.id, limit: 100)
+            let events = try await store.auditEvents(userID: context.user.id, limit: 100)
             return AuditBody(
                 events: events.map {
                     AuditEventBody(

@@ -8,10 +8,12 @@ import SesameCore
 /// over back-channel logout when it registered for it. It adds no way in, so it needs no recent sign-in.
 package struct AppAccessRoutes {
     package let sesame: ServerCore
+    package let store: any IdentityProviderStorage
     package let backChannelLogout: BackChannelLogout
 
-    package init(sesame: ServerCore, backChannelLogout: BackChannelLogout) {
+    package init(sesame: ServerCore, store: any IdentityProviderStorage, backChannelLogout: BackChannelLogout) {
         self.sesame = sesame
+        self.store = store
         self.backChannelLogout = backChannelLogout
     }
 
@@ -39,10 +41,10 @@ package struct AppAccessRoutes {
             guard clientID.utf8.count <= 128,
                 try await list(userID: context.user.id).contains(where: { $0.clientId == clientID })
             else { throw APIError.notFound }
-            try await sesame.store.revokeAccess(userID: context.user.id, clientID: clientID, at: sesame.now)
+            try await store.revokeAccess(userID: context.user.id, clientID: clientID, at: sesame.now)
             await sesame.audit.record(
                 .appAccessRevoked, .success, user: context.user, context: context, detail: clientID)
-            if let client = try await sesame.store.client(id: clientID) {
+            if let client = try await store.client(id: clientID) {
                 backChannelLogout.send(to: [client], userID: context.user.id)
             }
             return Status(status: "revoked")
@@ -57,15 +59,15 @@ package struct AppAccessRoutes {
             scopes[clientID, default: []].formUnion(scope.split(separator: " ").map(String.init))
             since[clientID] = min(since[clientID] ?? at, at)
         }
-        for consent in try await sesame.store.consents(userID: userID) {
+        for consent in try await store.consents(userID: userID) {
             add(consent.clientID, consent.scope, consent.grantedAt)
         }
-        for grant in try await sesame.store.grants(userID: userID, now: sesame.now) {
+        for grant in try await store.grants(userID: userID, now: sesame.now) {
             add(grant.clientID, grant.scope, grant.createdAt)
         }
         var apps: [AppBody] = []
         for (clientID, allowed) in scopes {
-            guard let client = try await sesame.store.client(id: clientID), let first = since[clientID] else {
+            guard let client = try await store.client(id: clientID), let first = since[clientID] else {
                 continue
             }
             apps.append(

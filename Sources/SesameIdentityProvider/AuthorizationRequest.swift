@@ -44,7 +44,9 @@ package struct AuthorizationRequest: Sendable {
         package let state: String?
     }
 
-    package static func parse(_ form: FormParameters, query: String, store: any Store, marker: ReturnMarker, now: Date)
+    package static func parse(
+        _ form: FormParameters, query: String, store: any IdentityProviderStorage, marker: ReturnMarker, now: Date
+    )
         async throws -> AuthorizationRequest
     {
         guard let clientID = form["client_id"], clientID.count <= 128, !form.repeated.contains("client_id"),

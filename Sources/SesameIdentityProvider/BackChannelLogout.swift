@@ -55,14 +55,15 @@ package struct LogoutTokenClaims: TokenClaims {
 package struct BackChannelLogout: Sendable {
     package let keyring: SigningKeyring
     package let issuer: String
-    package let store: any Store
+    package let store: any IdentityProviderStorage
     package let clock: ServerClock
     package let subjects: SubjectIdentifiers
     package let delivery: any LogoutDelivery
     package let logger: Logger
 
     package init(
-        keyring: SigningKeyring, issuer: String, store: any Store, clock: ServerClock, subjects: SubjectIdentifiers,
+        keyring: SigningKeyring, issuer: String, store: any IdentityProviderStorage, clock: ServerClock,
+        subjects: SubjectIdentifiers,
         delivery: any LogoutDelivery, logger: Logger
     ) {
         self.keyring = keyring

@@ -5,9 +5,9 @@ import SesameCore
 /// through Sesame, and rotating the keys their tokens are signed with. Every change is an audit event; a client
 /// secret is printed once, at registration or rotation, and never stored in clear.
 public struct ClientAdmin: Sendable {
-    package let store: any Store
+    package let store: any IdentityProviderStorage
 
-    public init(store: any Store) { self.store = store }
+    package init(store: any IdentityProviderStorage) { self.store = store }
 
     public struct ClientOptions: Sendable {
         public var name: String

@@ -9,12 +9,12 @@ import SesameBytes
 /// authentication. Client secrets are 256 random bits shown once; only their SHA-256 is stored, compared in
 /// constant time.
 package struct ClientRegistry: Sendable {
-    package let store: any Store
+    package let store: any IdentityProviderStorage
     /// The provider's issuer and clock, which `private_key_jwt` assertions are checked against.
     package var issuer = ""
     package var clock = ServerClock.system
 
-    package init(store: any Store, issuer: String = "", clock: ServerClock = .system) {
+    package init(store: any IdentityProviderStorage, issuer: String = "", clock: ServerClock = .system) {
         self.store = store
         self.issuer = issuer
         self.clock = clock

@@ -20,9 +20,11 @@ import SesameWeb
 ///    `expired_token`, or the tokens, handed out once.
 package struct DeviceAuthorizationRoutes {
     package let sesame: ServerCore
+    package let store: any IdentityProviderStorage
 
-    package init(sesame: ServerCore) {
+    package init(sesame: ServerCore, store: any IdentityProviderStorage) {
         self.sesame = sesame
+        self.store = store
     }
 
     package static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
@@ -100,7 +102,7 @@ package struct DeviceAuthorizationRoutes {
         let form = try await FormParameters.body(request)
         if let name = form.repeated.first { throw OAuthError(.invalidRequest, "\(name) is given more than once") }
         let client = try await ClientRegistry(
-            store: sesame.store, issuer: sesame.configuration.origin, clock: sesame.clock
+            store: store, issuer: sesame.configuration.origin, clock: sesame.clock
         ).authenticate(request, form)
         let asked = (form["scope"] ?? "openid").split(separator: " ").map(String.init)
         guard asked.contains("openid") else { throw OAuthError(.invalidScope, "scope must include openid") }
@@ -115,7 +117,7 @@ package struct DeviceAuthorizationRoutes {
         for attempt in 1...5 {
             userCode = Self.newUserCode()
             do {
-                try await sesame.store.createDeviceAuthorization(
+                try await store.createDeviceAuthorization(
                     deviceCodeHash: Secrets.sha256(deviceCode),
                     userCodeHash: Self.userCodeHash(Self.normalize(userCode) ?? ""),
                     DeviceAuthorization(
@@ -141,7 +143,7 @@ package struct DeviceAuthorizationRoutes {
     /// The token endpoint's answer to a device's poll.
     package func poll(_ form: FormParameters, client: OAuthClient) async throws -> OAuthGrant {
         guard let deviceCode = form["device_code"] else { throw OAuthError(.invalidRequest, "device_code is required") }
-        switch try await sesame.store.pollDeviceAuthorization(
+        switch try await store.pollDeviceAuthorization(
             deviceCodeHash: Secrets.sha256(deviceCode), clientID: client.id, now: sesame.now)
         {
         case .pending: throw OAuthError(.authorizationPending, "The person has not answered yet.")
@@ -207,7 +209,7 @@ package struct DeviceAuthorizationRoutes {
             .deviceCode, account: authentication.user.id, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(key)
         guard let normalized = Self.normalize(typed),
-            let found = try await sesame.store.pendingDeviceAuthorization(
+            let found = try await store.pendingDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), now: sesame.now)
         else { return nil }
         try await sesame.rateLimiter.forgive(key)
@@ -227,7 +229,7 @@ package struct DeviceAuthorizationRoutes {
             return enterPage(pages, authentication, userCode: "", message: error.message)
         }
         guard let (normalized, device) = found,
-            let client = try await sesame.store.client(id: device.clientID)
+            let client = try await store.client(id: device.clientID)
         else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode) }
         return pages.base.html(
             pages.approve, status: .ok,
@@ -270,7 +272,7 @@ package struct DeviceAuthorizationRoutes {
                 expiresAt: now.addingTimeInterval(TokenIssuer.grantLifetime), revokedAt: nil,
                 sessionID: TokenIssuer.tiedSession(scope: device.scope, authentication.session)) : nil
         guard
-            try await sesame.store.decideDeviceAuthorization(
+            try await store.decideDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), grant: grant, now: now)
         else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode) }
         if allow {

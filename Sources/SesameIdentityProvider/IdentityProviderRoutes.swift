@@ -14,17 +14,20 @@ import SesameWeb
 /// (RFC 7662). Clients are registered with `sesame clients`.
 package struct IdentityProviderRoutes {
     package let sesame: ServerCore
+    package let store: any IdentityProviderStorage
     package let signingKeyring: SigningKeyring
     package let tokenIssuer: TokenIssuer
 
-    package init(sesame: ServerCore, signingKeyring: SigningKeyring, tokenIssuer: TokenIssuer) {
+    package init(
+        sesame: ServerCore, store: any IdentityProviderStorage, signingKeyring: SigningKeyring, tokenIssuer: TokenIssuer
+    ) {
         self.sesame = sesame
+        self.store = store
         self.signingKeyring = signingKeyring
         self.tokenIssuer = tokenIssuer
     }
 
     package var issuer: String { sesame.configuration.origin }
-    package var store: any Store { sesame.store }
     package var registry: ClientRegistry { ClientRegistry(store: store, issuer: issuer, clock: sesame.clock) }
     package var tokens: TokenIssuer { tokenIssuer }
     package var marker: ReturnMarker { ReturnMarker(serverSecret: sesame.serverSecret) }
@@ -373,7 +376,7 @@ package struct IdentityProviderRoutes {
                 return try await tokenResponse(grant: grant, client: client, rotatedRefreshToken: successor)
             }
         case DeviceAuthorizationRoutes.grantType:
-            let grant = try await DeviceAuthorizationRoutes(sesame: sesame).poll(form, client: client)
+            let grant = try await DeviceAuthorizationRoutes(sesame: sesame, store: store).poll(form, client: client)
             return try await tokenResponse(grant: grant, client: client)
         case nil:
             throw OAuthError(.invalidRequest, "grant_type is required")

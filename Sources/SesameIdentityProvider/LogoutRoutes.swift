@@ -18,11 +18,16 @@ import SesameWeb
 /// - Ending the session also sends back-channel logout tokens to the clients that registered for them.
 package struct LogoutRoutes {
     package let sesame: ServerCore
+    package let store: any IdentityProviderStorage
     package let tokenIssuer: TokenIssuer
     package let backChannelLogout: BackChannelLogout
 
-    package init(sesame: ServerCore, tokenIssuer: TokenIssuer, backChannelLogout: BackChannelLogout) {
+    package init(
+        sesame: ServerCore, store: any IdentityProviderStorage, tokenIssuer: TokenIssuer,
+        backChannelLogout: BackChannelLogout
+    ) {
         self.sesame = sesame
+        self.store = store
         self.tokenIssuer = tokenIssuer
         self.backChannelLogout = backChannelLogout
     }
@@ -83,7 +88,7 @@ package struct LogoutRoutes {
         }
         var client: OAuthClient?
         if let clientID = form["client_id"] ?? hint?.aud {
-            guard clientID.utf8.count <= 128, let found = try await sesame.store.client(id: clientID) else {
+            guard clientID.utf8.count <= 128, let found = try await store.client(id: clientID) else {
                 throw Refused(message: "The sign-out link names an application Sesame does not know.")
             }
             client = found
@@ -156,7 +161,7 @@ package struct LogoutRoutes {
     ) async throws -> Response {
         // The apps to tell are found first: the grants without offline_access this session made end with it.
         let apps = try await backChannelLogout.clients(of: authentication.user.id)
-        _ = try await sesame.store.deleteSession(userID: authentication.user.id, id: authentication.session.id)
+        _ = try await store.deleteSession(userID: authentication.user.id, id: authentication.session.id)
         await sesame.audit.record(
             .signOut, .success, user: authentication.user, context: context, detail: request.client?.id ?? "")
         backChannelLogout.send(to: apps, userID: authentication.user.id)

@@ -11,7 +11,7 @@ import SesameCore
 /// key stays published in the JWKS (and accepted for the provider's own tokens) until every token it signed has
 /// expired. Keys are read from the store again after `refresh` seconds, so a rotation on one node reaches all.
 package final class SigningKeyring: Sendable {
-    package let store: any Store
+    package let store: any IdentityProviderStorage
     package let ciphers: FieldCiphers
     package let clock: ServerClock
     /// The longest lifetime of a token the keys sign; a retired key is dropped this long after its retirement.
@@ -19,7 +19,10 @@ package final class SigningKeyring: Sendable {
     package let refresh: TimeInterval = 60
     private let cache = Mutex<(keys: [SigningKey], tokenKeys: TokenKeys, loadedAt: Date)?>(nil)
 
-    package init(store: any Store, ciphers: FieldCiphers, clock: ServerClock, longestTokenLifetime: TimeInterval) {
+    package init(
+        store: any IdentityProviderStorage, ciphers: FieldCiphers, clock: ServerClock,
+        longestTokenLifetime: TimeInterval
+    ) {
         self.store = store
         self.ciphers = ciphers
         self.clock = clock
@@ -45,7 +48,7 @@ package final class SigningKeyring: Sendable {
         let keys = try stored.compactMap { row -> SigningKey? in
             if let retired = row.retiredAt, now.timeIntervalSince(retired) > longestTokenLifetime { return nil }
             guard let algorithm = IDTokenAlgorithm(rawValue: row.algorithm) else { return nil }
-            let der = try ciphers.signingKey.open(row.sealedPrivateKey, userID: row.kid)
+            let der = try ciphers.cipher(.signingKey).open(row.sealedPrivateKey, userID: row.kid)
             return try SigningKey(
                 kid: row.kid, algorithm: algorithm, der: der, createdAt: row.createdAt, retiredAt: row.retiredAt)
         }
@@ -98,7 +101,7 @@ package final class SigningKeyring: Sendable {
     private func seal(_ key: SigningKey) throws -> StoredSigningKey {
         StoredSigningKey(
             kid: key.kid, algorithm: key.algorithm.rawValue,
-            sealedPrivateKey: try ciphers.signingKey.seal(key.privateKeyDER, userID: key.kid),
+            sealedPrivateKey: try ciphers.cipher(.signingKey).seal(key.privateKeyDER, userID: key.kid),
             createdAt: key.createdAt, retiredAt: nil
         )
     }

@@ -93,12 +93,13 @@ package struct TokenResponse: Encodable, Sendable {
 package struct TokenIssuer: Sendable {
     package let keyring: SigningKeyring
     package let issuer: String
-    package let store: any Store
+    package let store: any IdentityProviderStorage
     package let clock: ServerClock
     package let subjects: SubjectIdentifiers
 
     package init(
-        keyring: SigningKeyring, issuer: String, store: any Store, clock: ServerClock, subjects: SubjectIdentifiers
+        keyring: SigningKeyring, issuer: String, store: any IdentityProviderStorage, clock: ServerClock,
+        subjects: SubjectIdentifiers
     ) {
         self.keyring = keyring
         self.issuer = issuer

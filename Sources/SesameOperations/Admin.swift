@@ -11,13 +11,15 @@ import SesameSecondFactors
 /// What the admin commands (`sesame users`, `sesame audit`) do, over the same store as the server.
 /// Output is plain text lines; nothing secret (no hashes, keys or tokens) is printed.
 public struct Admin: Sendable {
-    package let store: any Store
+    package let store: any AccountStorage
     /// The server's origin, the issuer of its tokens: with it, disabling an account sends back-channel logout
     /// tokens to the applications that registered for them.
     package let issuer: String?
     package let logoutDelivery: any LogoutDelivery
 
-    public init(store: any Store, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()) {
+    package init(
+        store: any AccountStorage, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
+    ) {
         self.store = store
         self.issuer = issuer
         self.logoutDelivery = logoutDelivery

@@ -10,11 +10,16 @@ import SesameMetadata
 /// options step, whose single-use challenge is bound to the session (see docs/server.md, "Re-authentication").
 package struct PasskeyManagementRoutes {
     package let sesame: ServerCore
+    package let store: any PasskeyStorage
     package let passkeyVerifier: PasskeyVerifier
     package let metadataService: MetadataService
 
-    package init(sesame: ServerCore, passkeyVerifier: PasskeyVerifier, metadataService: MetadataService) {
+    package init(
+        sesame: ServerCore, store: any PasskeyStorage, passkeyVerifier: PasskeyVerifier,
+        metadataService: MetadataService
+    ) {
         self.sesame = sesame
+        self.store = store
         self.passkeyVerifier = passkeyVerifier
         self.metadataService = metadataService
     }
@@ -124,7 +129,7 @@ package struct PasskeyManagementRoutes {
         signedIn.get("/passkeys") { _, context in
             let metadata = await metadataService.current()
             return PasskeyList(
-                passkeys: try await sesame.store.credentials(userID: context.user.id).map {
+                passkeys: try await store.credentials(userID: context.user.id).map {
                     PasskeyBody($0, providers: sesame.providers, metadata: metadata)
                 })
         }
@@ -133,7 +138,7 @@ package struct PasskeyManagementRoutes {
             let id = try credentialID(context)
             let name = try ShownNames.passkeyName(
                 try await request.decode(as: RenameRequest.self, context: context).name)
-            guard try await sesame.store.renameCredential(userID: context.user.id, id: id, name: name) else {
+            guard try await store.renameCredential(userID: context.user.id, id: id, name: name) else {
                 throw APIError.notFound
             }
             await sesame.audit.record(.passkeyRenamed, .success, user: context.user, context: context)
@@ -142,7 +147,7 @@ package struct PasskeyManagementRoutes {
 
         sensitive.delete("/passkeys/{id}") { _, context in
             let id = try credentialID(context)
-            switch try await sesame.store.deleteCredential(userID: context.user.id, id: id) {
+            switch try await store.deleteCredential(userID: context.user.id, id: id) {
             case .removed:
                 await sesame.audit.record(.passkeyRemoved, .success, user: context.user, context: context)
                 return Status(status: "removed")
@@ -153,7 +158,7 @@ package struct PasskeyManagementRoutes {
 
         signedIn.get("/signals") { _, context in
             let user = context.user
-            let ids = try await sesame.store.credentials(userID: user.id).map { Base64URL.encode($0.id) }
+            let ids = try await store.credentials(userID: user.id).map { Base64URL.encode($0.id) }
             let userID = Base64URL.encode(user.userHandle)
             let rp = sesame.configuration.rpID
             return SignalsBody(
@@ -180,7 +185,7 @@ package struct PasskeyManagementRoutes {
             let options = passkeyVerifier.relyingParty.makeCreationOptions(
                 user: PublicKeyCredentialUserEntityJSON(
                     id: user.userHandle, name: user.username, displayName: user.displayName),
-                excludeCredentials: PasskeyVerifier.descriptors(try await sesame.store.credentials(userID: user.id)),
+                excludeCredentials: PasskeyVerifier.descriptors(try await store.credentials(userID: user.id)),
                 residentKey: kind.residentKey, authenticatorAttachment: kind.attachment, hints: kind.hints
             )
             try await sesame.ceremonies.begin(
@@ -208,7 +213,7 @@ package struct PasskeyManagementRoutes {
             )
             let credential = try passkeyVerifier.storedCredential(result, user: user, name: body.name)
             do {
-                try await sesame.store.addCredential(credential)
+                try await store.addCredential(credential)
             } catch StoreError.conflict {
                 throw APIError.credentialExists
             }

@@ -17,10 +17,12 @@ import SesameCore
 /// consumed before the check), as `ServerConfiguration.signInChallenges` says; the verify step finishes both.
 package struct SignInRoutes {
     package let sesame: ServerCore
+    package let store: any PasskeyStorage
     package let passkeyVerifier: PasskeyVerifier
 
-    package init(sesame: ServerCore, passkeyVerifier: PasskeyVerifier) {
+    package init(sesame: ServerCore, store: any PasskeyStorage, passkeyVerifier: PasskeyVerifier) {
         self.sesame = sesame
+        self.store = store
         self.passkeyVerifier = passkeyVerifier
     }
 
@@ -89,7 +91,7 @@ package struct SignInRoutes {
                 }
                 let key = Usernames.key(name.trimmingCharacters(in: .whitespacesAndNewlines))
                 // The same one query whether or not the account exists (no early return on an unknown name).
-                let credentials = try await sesame.store.credentials(usernameKey: key)
+                let credentials = try await store.credentials(usernameKey: key)
                 if let first = credentials.first {
                     userID = first.userID
                     allow = PasskeyVerifier.descriptors(credentials)
@@ -130,7 +132,7 @@ package struct SignInRoutes {
             } catch {
                 // A failed assertion uses its challenge up: a sealed one is spent now (a stored one was consumed when
                 // it was read). Spent already (a replay, or a concurrent verify): the challenge is what failed.
-                if let spending = begun.spending, !(try await sesame.store.spendChallenge(spending)) {
+                if let spending = begun.spending, !(try await store.spendChallenge(spending)) {
                     throw APIError.challengeInvalid
                 }
                 throw error
@@ -143,7 +145,7 @@ package struct SignInRoutes {
                 user: user, method: .passkey(userVerified: result.flags.contains(.userVerified)),
                 passkeyBackupEligible: result.flags.contains(.backupEligible), request: request)
             let event = sesame.audit.event(.signInPasskey, .success, user: user, clientAddress: context.clientAddress)
-            switch try await sesame.store.recordPasskeySignIn(
+            switch try await store.recordPasskeySignIn(
                 credentialID: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState,
                 at: issued.record.createdAt, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record,
                 spending: begun.spending)
@@ -209,7 +211,7 @@ package struct SignInRoutes {
     private func check(
         _ credential: AuthenticationResponseJSON, _ begun: Begun, context: SesameRequestContext
     ) async throws -> (stored: StoredCredential, user: User, result: AuthenticationResult) {
-        let found = try await sesame.store.credentialWithUser(id: credential.rawId.bytes)
+        let found = try await store.credentialWithUser(id: credential.rawId.bytes)
         let stored: StoredCredential, user: User
         if begun.usernameFirst {
             guard let (candidate, account) = found, let owner = account, begun.names(owner.id) else {
@@ -234,7 +236,7 @@ package struct SignInRoutes {
             stored = candidate
             user = owner
         }
-        let allowed = begun.usernameFirst ? try await sesame.store.credentials(userID: user.id).map(\.id) : []
+        let allowed = begun.usernameFirst ? try await store.credentials(userID: user.id).map(\.id) : []
         let result: AuthenticationResult
         do {
             result = try passkeyVerifier.verifyAssertion(

@@ -8,10 +8,12 @@ import SesameCore
 /// the new passkey and creates the account, its passkey, the audit event and a session in one transaction.
 package struct SignUpRoutes {
     package let sesame: ServerCore
+    package let store: any PasskeyStorage
     package let passkeyVerifier: PasskeyVerifier
 
-    package init(sesame: ServerCore, passkeyVerifier: PasskeyVerifier) {
+    package init(sesame: ServerCore, store: any PasskeyStorage, passkeyVerifier: PasskeyVerifier) {
         self.sesame = sesame
+        self.store = store
         self.passkeyVerifier = passkeyVerifier
     }
 
@@ -55,7 +57,7 @@ package struct SignUpRoutes {
             )
             // Checked after the start is counted, so probing for taken names spends the address's ceremony budget.
             // (The challenge stored for a taken name is never used and expires.)
-            if try await sesame.store.user(usernameKey: Usernames.key(username)) != nil { throw APIError.usernameTaken }
+            if try await store.user(usernameKey: Usernames.key(username)) != nil { throw APIError.usernameTaken }
             return sesame.ceremonies.options(options, ceremonyToken: token)
         }
 
@@ -81,7 +83,7 @@ package struct SignUpRoutes {
                 user: user, method: .passkey(userVerified: result.credential.uvInitialized),
                 passkeyBackupEligible: result.credential.backupEligible, request: request)
             let event = sesame.audit.event(.signUpPasskey, .success, user: user, clientAddress: context.clientAddress)
-            switch try await sesame.store.createAccount(
+            switch try await store.createAccount(
                 user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record)
             {
             case .created: break

@@ -11,15 +11,18 @@ import SesameSecondFactors
 /// answer after the same scrypt work.
 package struct PasswordRoutes {
     package let sesame: ServerCore
+    package let store: any PasswordStore & Store
     package let passwordHasher: PasswordHasher
     package let factorVerifier: FactorVerifier
     package let backChannelLogout: BackChannelLogout
 
     package init(
-        sesame: ServerCore, passwordHasher: PasswordHasher, factorVerifier: FactorVerifier,
+        sesame: ServerCore, store: any PasswordStore & Store, passwordHasher: PasswordHasher,
+        factorVerifier: FactorVerifier,
         backChannelLogout: BackChannelLogout
     ) {
         self.sesame = sesame
+        self.store = store
         self.passwordHasher = passwordHasher
         self.factorVerifier = factorVerifier
         self.backChannelLogout = backChannelLogout
@@ -60,7 +63,7 @@ package struct PasswordRoutes {
             try await change(try await request.decode(as: ChangeRequest.self, context: context), context: context)
         }
         sensitive.delete("/password") { _, context in
-            switch try await sesame.store.deletePassword(userID: context.user.id) {
+            switch try await store.deletePassword(userID: context.user.id) {
             case .removed:
                 await sesame.audit.record(.passwordRemoved, .success, user: context.user, context: context)
                 return Status(status: "removed")
@@ -81,8 +84,8 @@ package struct PasswordRoutes {
         let limit = sesame.rateLimiter.key(.password, account: key, address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
 
-        let user = try await sesame.store.user(usernameKey: key)
-        let record: PasswordRecord? = if let user { try await sesame.store.password(userID: user.id) } else { nil }
+        let user = try await store.user(usernameKey: key)
+        let record: PasswordRecord? = if let user { try await store.password(userID: user.id) } else { nil }
         let hasher = passwordHasher
         let password = body.password
         let matches: Bool = try await sesame.offload {
@@ -107,7 +110,7 @@ package struct PasswordRoutes {
         }
         if hasher.needsUpgrade(record) {
             let upgraded = try await sesame.offload { try hasher.hash(password) }
-            try await sesame.store.setPassword(userID: user.id, upgraded, at: sesame.now)
+            try await store.setPassword(userID: user.id, upgraded, at: sesame.now)
             await sesame.audit.record(
                 .passwordRehashed, .success, user: user, context: context,
                 detail: "log_n \(record.logN) -> \(hasher.logN)")
@@ -143,7 +146,7 @@ package struct PasswordRoutes {
         }
         let user = context.user
         let hasher = passwordHasher
-        let existing = try await sesame.store.password(userID: user.id)
+        let existing = try await store.password(userID: user.id)
         if let existing {
             let limit = sesame.rateLimiter.key(
                 .password, account: Usernames.key(user.username), address: context.clientAddress)
@@ -163,7 +166,7 @@ package struct PasswordRoutes {
         // The other sessions and every app's grant end with the old password; the apps that registered for it are
         // told (found first, while their grants are live).
         let apps = try await backChannelLogout.clients(of: user.id)
-        let revoked = try await sesame.store.replacePassword(
+        let revoked = try await store.replacePassword(
             userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id)
         backChannelLogout.send(to: apps, userID: user.id)
         await sesame.audit.record(

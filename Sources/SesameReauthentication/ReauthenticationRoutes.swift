@@ -25,15 +25,18 @@ import SesameSecondFactors
 /// Every guess is rate limited in the same buckets as sign-in (password, TOTP, SMS and recovery codes).
 package struct ReauthenticationRoutes {
     package let sesame: ServerCore
+    package let store: any PasskeyStorage & PasswordStore & SecondFactorStore
     package let passwordHasher: PasswordHasher
     package let factorVerifier: FactorVerifier
     package let passkeyVerifier: PasskeyVerifier
 
     package init(
-        sesame: ServerCore, passwordHasher: PasswordHasher, factorVerifier: FactorVerifier,
+        sesame: ServerCore, store: any PasskeyStorage & PasswordStore & SecondFactorStore,
+        passwordHasher: PasswordHasher, factorVerifier: FactorVerifier,
         passkeyVerifier: PasskeyVerifier
     ) {
         self.sesame = sesame
+        self.store = store
         self.passwordHasher = passwordHasher
         self.factorVerifier = factorVerifier
         self.passkeyVerifier = passkeyVerifier
@@ -63,7 +66,7 @@ package struct ReauthenticationRoutes {
         let signedIn = router.group("/api/session/reauthenticate", context: SignedInRequestContext.self)
 
         signedIn.post("/options") { _, context in
-            let credentials = try await sesame.store.credentials(userID: context.user.id)
+            let credentials = try await store.credentials(userID: context.user.id)
             guard !credentials.isEmpty else {
                 throw APIError(.conflict, .noPasskey, "This account has no passkey; re-authenticate with the password.")
             }
@@ -79,7 +82,7 @@ package struct ReauthenticationRoutes {
         }
 
         signedIn.post("/sms") { _, context in
-            guard let phone = try await sesame.store.sms(userID: context.user.id), phone.confirmed else {
+            guard let phone = try await store.sms(userID: context.user.id), phone.confirmed else {
                 throw APIError.smsNotEnabled
             }
             try await factorVerifier.sendCode(smsKey(context), user: context.user, phone: phone.phone, context: context)
@@ -99,7 +102,7 @@ package struct ReauthenticationRoutes {
             }
             let now = sesame.now
             guard
-                try await sesame.store.markReauthenticated(
+                try await store.markReauthenticated(
                     tokenHash: context.authentication.tokenHash, method: method.rawValue,
                     passkeyBackupEligible: passkeyBackupEligible, at: now)
             else {
@@ -134,7 +137,7 @@ package struct ReauthenticationRoutes {
             binding: Ceremonies.sessionBinding(context.authentication)
         )
         guard record.userID == user.id else { throw APIError.challengeInvalid }
-        let credentials = try await sesame.store.credentials(userID: user.id)
+        let credentials = try await store.credentials(userID: user.id)
         // Only the signed-in account's own passkeys count.
         guard let stored = credentials.first(where: { ConstantTime.equal($0.id, credential.rawId.bytes) }) else {
             await failed(context, "\(WebAuthnError.Code.credentialNotAllowed)")
@@ -153,7 +156,7 @@ package struct ReauthenticationRoutes {
         }
         // The same sign count guard as sign-in: two re-authentications carrying one counter do not both count.
         guard
-            try await sesame.store.recordCredentialUse(
+            try await store.recordCredentialUse(
                 id: stored.id, signCount: result.reportedSignCount, backedUp: result.backupState, at: sesame.now)
         else {
             await failed(context, "\(WebAuthnError.Code.signCountRegression)")
@@ -171,7 +174,7 @@ package struct ReauthenticationRoutes {
         let limit = sesame.rateLimiter.key(
             .password, account: Usernames.key(user.username), address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
-        guard let record = try await sesame.store.password(userID: user.id) else {
+        guard let record = try await store.password(userID: user.id) else {
             throw APIError(.conflict, .noPassword, "This account has no password; re-authenticate with a passkey.")
         }
         let hasher = passwordHasher

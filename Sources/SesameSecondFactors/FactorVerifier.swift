@@ -16,7 +16,7 @@ import SesameBytes
 ///
 /// Every guess is counted per account and per address before it is checked.
 package struct FactorVerifier: Sendable {
-    package let store: any Store
+    package let store: any SecondFactorStore
     package let rateLimiter: RateLimiter
     package let ceremonies: Ceremonies
     package let audit: AuditLog
@@ -27,7 +27,8 @@ package struct FactorVerifier: Sendable {
     package let configuration: ServerConfiguration
 
     package init(
-        store: any Store, rateLimiter: RateLimiter, ceremonies: Ceremonies, audit: AuditLog, clock: ServerClock,
+        store: any SecondFactorStore, rateLimiter: RateLimiter, ceremonies: Ceremonies, audit: AuditLog,
+        clock: ServerClock,
         logger: Logger, sms: any SMSSender, serverSecret: [UInt8], configuration: ServerConfiguration
     ) {
         self.store = store

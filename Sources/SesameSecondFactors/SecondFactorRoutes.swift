@@ -19,10 +19,12 @@ import SesameCore
 /// finishes with a session.
 package struct SecondFactorRoutes {
     package let sesame: ServerCore
+    package let store: any SecondFactorStore
     package let factorVerifier: FactorVerifier
 
-    package init(sesame: ServerCore, factorVerifier: FactorVerifier) {
+    package init(sesame: ServerCore, store: any SecondFactorStore, factorVerifier: FactorVerifier) {
         self.sesame = sesame
+        self.store = store
         self.factorVerifier = factorVerifier
     }
 
@@ -59,12 +61,12 @@ package struct SecondFactorRoutes {
         // change, so every step needs a recent sign-in, like removing it.
         sensitive.post("/totp") { _, context in
             let user = context.user
-            if let existing = try await sesame.store.totp(userID: user.id), existing.confirmed {
+            if let existing = try await store.totp(userID: user.id), existing.confirmed {
                 throw APIError(
                     .conflict, .totpAlreadyEnabled, "Turn the authenticator app off before setting up a new one.")
             }
             let secret = try OTPSecret.random()
-            try await sesame.store.setPendingTOTP(userID: user.id, secret: secret.bytes, at: sesame.now)
+            try await store.setPendingTOTP(userID: user.id, secret: secret.bytes, at: sesame.now)
             let uris = try keyURIs(secret: secret, user: user)
             return EditedResponse(
                 status: .created,
@@ -76,7 +78,7 @@ package struct SecondFactorRoutes {
 
         sensitive.get("/totp/qr.png") { _, context -> Response in
             // Only an unconfirmed secret is shown again; a confirmed one is never displayed.
-            guard let record = try await sesame.store.totp(userID: context.user.id), !record.confirmed else {
+            guard let record = try await store.totp(userID: context.user.id), !record.confirmed else {
                 throw APIError.notFound
             }
             let uri = try keyURIs(secret: try OTPSecret(bytes: record.secret), user: context.user).otpauth
@@ -88,7 +90,7 @@ package struct SecondFactorRoutes {
 
         sensitive.post("/totp/confirm") { request, context in
             let body = try await request.decode(as: CodeRequest.self, context: context)
-            guard let record = try await sesame.store.totp(userID: context.user.id), !record.confirmed else {
+            guard let record = try await store.totp(userID: context.user.id), !record.confirmed else {
                 throw APIError(.conflict, .noPendingTOTP, "Start authenticator app setup first.")
             }
             try await factorVerifier.checkTOTP(
@@ -98,7 +100,7 @@ package struct SecondFactorRoutes {
         }
 
         sensitive.delete("/totp") { _, context in
-            guard try await sesame.store.deleteTOTP(userID: context.user.id) else { throw APIError.notFound }
+            guard try await store.deleteTOTP(userID: context.user.id) else { throw APIError.notFound }
             await sesame.audit.record(.totpDisabled, .success, user: context.user, context: context)
             return Status(status: "disabled")
         }
@@ -119,14 +121,14 @@ package struct SecondFactorRoutes {
         }
 
         sensitive.delete("/sms") { _, context in
-            guard try await sesame.store.deleteSMS(userID: context.user.id) else { throw APIError.notFound }
+            guard try await store.deleteSMS(userID: context.user.id) else { throw APIError.notFound }
             await sesame.audit.record(.smsDisabled, .success, user: context.user, context: context)
             return Status(status: "disabled")
         }
 
         sensitive.post("/recovery-codes") { _, context in
             let (codes, set) = try RecoveryCodeSet.generate(count: 10)
-            try await sesame.store.replaceRecoveryCodes(
+            try await store.replaceRecoveryCodes(
                 userID: context.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now)
             await sesame.audit.record(.recoveryCodesGenerated, .success, user: context.user, context: context)
             return EditedResponse(status: .created, response: RecoveryCodesBody(codes: codes))
@@ -135,7 +137,7 @@ package struct SecondFactorRoutes {
         router.post("/api/sessions/second-factor/sms") { request, context in
             let body = try await request.decode(as: PendingOnly.self, context: context)
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
-            guard let phone = try await sesame.store.sms(userID: user.id), phone.confirmed else {
+            guard let phone = try await store.sms(userID: user.id), phone.confirmed else {
                 throw APIError.smsNotEnabled
             }
             try await factorVerifier.sendCode(

@@ -6,6 +6,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameCore
+@testable import SesamePasskeys
 
 @Suite struct PasskeyManagementTests {
     func credential(_ id: UInt8, user: User, aaguid: [UInt8]?) -> StoredCredential {

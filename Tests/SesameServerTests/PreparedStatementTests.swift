@@ -4,6 +4,7 @@ import SQLKit
 import Testing
 
 @testable import SesameCore
+@testable import SesamePasskeys
 
 /// PostgreSQL runs the sign-in path's statements prepared once per pooled connection (`PostgresStatementText`).
 @Suite struct PreparedStatementTests {

@@ -5,6 +5,7 @@ import SQLKit
 import Testing
 
 @testable import SesameCore
+@testable import SesameSecondFactors
 @testable import SesameOperations
 
 /// The sealing key file: parsing, typed errors, and moving a database from the database key to file keys and

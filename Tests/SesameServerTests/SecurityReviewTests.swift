@@ -9,6 +9,7 @@ import VirtualAuthenticator
 import WebAuthn
 
 @testable import SesameCore
+@testable import SesameSecondFactors
 
 /// Regression tests for the outside security review's confirmed defects (issue 9), each over HTTP on both engines.
 /// Each one failed on the code as it was before the fix.

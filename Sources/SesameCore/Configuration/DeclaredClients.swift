@@ -59,24 +59,4 @@ public struct DeclaredClient: Sendable, Equatable, Codable {
             throw ConfigurationError("\(name): a pairwise client's redirect URIs must share one host")
         }
     }
-
-    /// The client as stored, its secret read from `secretFile`.
-    package func client(createdAt: Date) throws(ConfigurationError) -> OAuthClient {
-        var secretHash: [UInt8]?
-        if let secretFile {
-            guard let data = FileManager.default.contents(atPath: secretFile),
-                let text = String(data: data, encoding: .utf8)
-            else { throw ConfigurationError("clients[\(id)].secretFile: \(secretFile) cannot be read") }
-            let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard secret.count >= 32 else {
-                throw ConfigurationError("clients[\(id)].secretFile: the secret must be at least 32 characters")
-            }
-            secretHash = Secrets.sha256(secret)
-        }
-        return OAuthClient(
-            id: id, name: name, secretHash: secretHash, redirectURIs: redirectURIs,
-            postLogoutRedirectURIs: postLogoutRedirectURIs ?? [], backchannelLogoutURI: backchannelLogoutURI,
-            firstParty: firstParty ?? false, idTokenAlgorithm: idTokenAlg ?? "ES256",
-            pairwiseSubject: subjectType == "pairwise", createdAt: createdAt)
-    }
 }

@@ -33,11 +33,11 @@ package struct FieldCipher: Sendable {
     /// The key new values are sealed under.
     package let sealingKey: SealedUnder
 
-    package enum Purpose: String, Sendable, CaseIterable {
-        case totp
-        case sms
-        /// OpenID Connect token-signing private keys (the "user id" of their associated data is the key id).
-        case signingKey = "signing_key"
+    /// What a sealed value is for: the label its key is derived for, declared by the feature that owns the column
+    /// (`totp`, `sms`, `signing_key`). Two columns of one purpose share a key, so purposes are never reused.
+    package struct Purpose: RawRepresentable, Hashable, Sendable {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
     }
 
     /// Which key a stored value names (read from its header, without opening it).
@@ -200,24 +200,23 @@ package struct FieldCipher: Sendable {
     }
 }
 
-/// The ciphers of every purpose, derived once from the server secret and the sealing key file.
+/// The ciphers of every purpose, derived from the server secret and the sealing key file: once, for the purposes
+/// the schema declares (`SealedColumn`), and on demand for any other.
 package struct FieldCiphers: Sendable {
-    package let totp: FieldCipher
-    package let sms: FieldCipher
-    package let signingKey: FieldCipher
+    private let serverSecret: [UInt8]
+    private let keys: SealingKeyFile?
+    private let derived: [FieldCipher.Purpose: FieldCipher]
 
-    package init(serverSecret: [UInt8], keys: SealingKeyFile? = nil) {
-        totp = FieldCipher(serverSecret: serverSecret, purpose: .totp, keys: keys)
-        sms = FieldCipher(serverSecret: serverSecret, purpose: .sms, keys: keys)
-        signingKey = FieldCipher(serverSecret: serverSecret, purpose: .signingKey, keys: keys)
+    package init(serverSecret: [UInt8], keys: SealingKeyFile? = nil, purposes: [FieldCipher.Purpose] = []) {
+        self.serverSecret = serverSecret
+        self.keys = keys
+        derived = Dictionary(
+            purposes.map { ($0, FieldCipher(serverSecret: serverSecret, purpose: $0, keys: keys)) },
+            uniquingKeysWith: { first, _ in first })
     }
 
     package func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher {
-        switch purpose {
-        case .totp: totp
-        case .sms: sms
-        case .signingKey: signingKey
-        }
+        derived[purpose] ?? FieldCipher(serverSecret: serverSecret, purpose: purpose, keys: keys)
     }
 }
 

@@ -41,37 +41,105 @@ package enum SchemaChange: String, Sendable {
     case contract
 }
 
-/// A part of the one database: the migrations a target brings (numbered in the one sequence, never reused) and the
-/// tables that hold an account's rows, which deleting the account empties (children before parents).
+/// A part of the one database: the migrations a target brings (numbered in the one sequence, never reused), the
+/// tables that hold an account's rows, which deleting the account empties (children before parents), and what the
+/// core's shared operations must do to the part's tables: rows the purge deletes once past their time, columns sealed
+/// at rest (`sesame seal-keys`), and what else ends in the transaction that ends a person's sessions.
 package struct SchemaPart: Sendable {
     package let name: String
     package let migrations: [Migration]
     package let accountTables: [String]
+    package let expiring: [ExpiringRows]
+    package let sealedColumns: [SealedColumn]
+    package let whenSessionsEnd: [SessionsEndHook]
+    /// SQLite statements run each time the store is opened (TEMP views and triggers, which live in the connection and
+    /// are no schema change).
+    package let sqliteOnOpen: [SQLQueryString]
 
-    package init(name: String, migrations: [Migration], accountTables: [String]) {
+    package init(
+        name: String, migrations: [Migration], accountTables: [String], expiring: [ExpiringRows] = [],
+        sealedColumns: [SealedColumn] = [], whenSessionsEnd: [SessionsEndHook] = [], sqliteOnOpen: [SQLQueryString] = []
+    ) {
         self.name = name
         self.migrations = migrations
         self.accountTables = accountTables
+        self.expiring = expiring
+        self.sealedColumns = sealedColumns
+        self.whenSessionsEnd = whenSessionsEnd
+        self.sqliteOnOpen = sqliteOnOpen
     }
 }
 
+/// Rows that end at a time: every node's purge (each minute) deletes those whose `column` (Unix ms) is past.
+package struct ExpiringRows: Sendable, Equatable {
+    package let table: String
+    package let column: String
+
+    package init(table: String, column: String = "expires_at") {
+        self.table = table
+        self.column = column
+    }
+}
+
+/// A column whose values are sealed at rest (``FieldCipher``): its purpose names the key, `rowID` the column whose
+/// value is the associated data's "user id" (the account's id, or a signing key's id). `text` columns hold the
+/// sealed bytes as base64url text.
+package struct SealedColumn: Sendable, Equatable {
+    package let purpose: FieldCipher.Purpose
+    package let table: String
+    package let rowID: String
+    package let column: String
+    package let text: Bool
+
+    package init(
+        purpose: FieldCipher.Purpose, table: String, rowID: String = "user_id", column: String, text: Bool = false
+    ) {
+        self.purpose = purpose
+        self.table = table
+        self.rowID = rowID
+        self.column = column
+        self.text = text
+    }
+}
+
+/// Run inside the transaction that ends every session of a person (sign out everywhere, a password replaced, the
+/// account disabled): what a feature ties to those sessions ends with them, or not at all.
+package typealias SessionsEndHook = @Sendable (_ userID: String, _ db: any SQLDatabase, _ at: Date) async throws -> Void
+
 /// The whole schema, put together once by the composition root from the core's part and each feature's: every
-/// migration in version order (two parts may not use one number), and every account table.
+/// migration in version order (two parts may not use one number), every account table, every expiring table, every
+/// sealed column (one purpose per column) and every hook on ending sessions.
 package struct DatabaseSchema: Sendable {
     package let migrations: [Migration]
     package let accountTables: [String]
+    package let expiring: [ExpiringRows]
+    package let sealedColumns: [SealedColumn]
+    package let whenSessionsEnd: [SessionsEndHook]
+    package let sqliteOnOpen: [SQLQueryString]
 
     package init(_ parts: [SchemaPart]) {
         let migrations = parts.flatMap(\.migrations).sorted { $0.version < $1.version }
         for (a, b) in zip(migrations, migrations.dropFirst()) {
             precondition(a.version != b.version, "migration \(a.version) is numbered twice (\(a.name); \(b.name))")
         }
+        let sealed = parts.flatMap(\.sealedColumns)
+        precondition(
+            Set(sealed.map(\.purpose)).count == sealed.count, "a sealing purpose is declared for two columns")
         self.migrations = migrations
         self.accountTables = parts.flatMap(\.accountTables)
+        self.expiring = parts.flatMap(\.expiring)
+        self.sealedColumns = sealed
+        self.whenSessionsEnd = parts.flatMap(\.whenSessionsEnd)
+        self.sqliteOnOpen = parts.flatMap(\.sqliteOnOpen)
     }
 
     /// The newest migration this build knows.
     package var current: Int { migrations.last?.version ?? 0 }
+
+    /// Ends what the parts tie to a person's sessions, in the caller's transaction.
+    package func sessionsEnded(userID: String, _ db: any SQLDatabase, at: Date) async throws {
+        for hook in whenSessionsEnd { try await hook(userID, db, at) }
+    }
 }
 
 package enum Migrations {
@@ -81,7 +149,10 @@ package enum Migrations {
         name: "core",
         migrations: coreMigrations,
         accountTables: [
-            "credentials", "passwords", "totp", "recovery_codes", "recovery_code_sets", "sms", "sessions", "challenges",
+            "sessions", "challenges",
+        ],
+        expiring: [
+            ExpiringRows(table: "challenges"), ExpiringRows(table: "used_challenges"), ExpiringRows(table: "sessions"),
         ])
 
     private static let coreMigrations: [Migration] = [
@@ -216,126 +287,11 @@ package enum Migrations {
             ]
         ),
         Migration(
-            version: 2,
-            name: "encrypt TOTP secrets and SMS phone numbers at rest",
-            statements: [],
-            transform: { db, now in try await sealStoredSecrets(db, now: now) }
-        ),
-        Migration(
             version: 3,
             name: "sessions remember when their holder last authenticated",
             // Sessions from before this migration count as authenticated long ago: a sensitive change asks them
             // to re-authenticate first.
             statements: ["ALTER TABLE sessions ADD COLUMN authenticated_at BIGINT NOT NULL DEFAULT 0"]
-        ),
-        Migration(
-            version: 4,
-            name: "OpenID Connect provider: clients, signing keys, grants, codes, refresh tokens, consents",
-            statements: [
-                """
-                CREATE TABLE oauth_clients (
-                    id TEXT PRIMARY KEY,
-                    name TEXT NOT NULL,
-                    secret_hash {bytes},
-                    redirect_uris TEXT NOT NULL,
-                    post_logout_redirect_uris TEXT NOT NULL,
-                    backchannel_logout_uri TEXT,
-                    first_party BIGINT NOT NULL,
-                    id_token_alg TEXT NOT NULL,
-                    created_at BIGINT NOT NULL
-                )
-                """,
-                """
-                CREATE TABLE oauth_signing_keys (
-                    kid TEXT PRIMARY KEY,
-                    alg TEXT NOT NULL,
-                    private_key {bytes} NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    retired_at BIGINT
-                )
-                """,
-                """
-                CREATE TABLE oauth_grants (
-                    id TEXT PRIMARY KEY,
-                    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    scope TEXT NOT NULL,
-                    nonce TEXT,
-                    auth_time BIGINT NOT NULL,
-                    method TEXT NOT NULL,
-                    created_at BIGINT NOT NULL,
-                    expires_at BIGINT NOT NULL,
-                    revoked_at BIGINT
-                )
-                """,
-                "CREATE INDEX oauth_grants_user ON oauth_grants (user_id, client_id)",
-                """
-                CREATE TABLE oauth_codes (
-                    code_hash {bytes} PRIMARY KEY,
-                    grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
-                    redirect_uri TEXT NOT NULL,
-                    code_challenge TEXT NOT NULL,
-                    expires_at BIGINT NOT NULL,
-                    used_at BIGINT
-                )
-                """,
-                """
-                CREATE TABLE oauth_refresh_tokens (
-                    token_hash {bytes} PRIMARY KEY,
-                    grant_id TEXT NOT NULL REFERENCES oauth_grants(id) ON DELETE CASCADE,
-                    idle_expires_at BIGINT NOT NULL,
-                    used_at BIGINT
-                )
-                """,
-                "CREATE INDEX oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)",
-                """
-                CREATE TABLE oauth_consents (
-                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
-                    scope TEXT NOT NULL,
-                    granted_at BIGINT NOT NULL,
-                    PRIMARY KEY (user_id, client_id)
-                )
-                """,
-            ]
-        ),
-        Migration(
-            version: 6,
-            name: "OAuth device authorization grant (RFC 8628)",
-            statements: [
-                """
-                CREATE TABLE oauth_device_codes (
-                    device_code_hash {bytes} PRIMARY KEY,
-                    user_code_hash {bytes} NOT NULL UNIQUE,
-                    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
-                    scope TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    interval_seconds BIGINT NOT NULL,
-                    next_poll_at BIGINT NOT NULL,
-                    grant_id TEXT REFERENCES oauth_grants(id) ON DELETE CASCADE,
-                    created_at BIGINT NOT NULL,
-                    expires_at BIGINT NOT NULL
-                )
-                """
-            ]
-        ),
-        Migration(
-            version: 8,
-            name: "OpenID Connect clients: pairwise subject identifiers",
-            statements: ["ALTER TABLE oauth_clients ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'public'"]
-        ),
-        Migration(
-            version: 9,
-            name: "OpenID Connect clients: private_key_jwt keys and spent assertion ids",
-            statements: [
-                "ALTER TABLE oauth_clients ADD COLUMN jwks TEXT",
-                """
-                CREATE TABLE oauth_assertion_ids (
-                    jti_hash {bytes} PRIMARY KEY,
-                    expires_at BIGINT NOT NULL
-                )
-                """,
-            ]
         ),
         Migration(
             version: 11,
@@ -377,39 +333,12 @@ package enum Migrations {
                 "CREATE INDEX used_challenges_expiry ON used_challenges (expires_at)",
             ]
         ),
-        Migration(
-            version: 15,
-            name: "a grant without offline_access remembers the session it came from",
-            // Its tokens work only while that session (sessions.id, unique) is signed in. NULL: a grant with
-            // offline_access, or one from before this migration (or from a node of an earlier version), tied to none.
-            statements: ["ALTER TABLE oauth_grants ADD COLUMN session_id TEXT"]
-        ),
     ]
 
     /// The first migration whose row records its `SchemaChange` (the column comes with it).
     package static let changeRecordedFrom = 12
 
     /// The newest schema version this build knows.
-
-    /// Migration 2: every TOTP secret and phone number stored in clear by migration 1's code is sealed with
-    /// `FieldCipher` (keys from the server secret, generated here if this database never had one).
-    package static func sealStoredSecrets(_ db: any SQLDatabase, now: Date) async throws {
-        let secret = try await SQLStore.loadServerSecret(
-            db, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
-        let ciphers = FieldCiphers(serverSecret: secret)
-        for row in try await db.raw("SELECT user_id, secret FROM totp").all() {
-            let userID = try row.decode(column: "user_id", as: String.self)
-            let plain = [UInt8](try row.decode(column: "secret", as: Data.self))
-            let sealed = try ciphers.totp.seal(plain, userID: userID)
-            try await db.raw("UPDATE totp SET secret = \(bind: Data(sealed)) WHERE user_id = \(bind: userID)").run()
-        }
-        for row in try await db.raw("SELECT user_id, phone FROM sms").all() {
-            let userID = try row.decode(column: "user_id", as: String.self)
-            let phone = try row.decode(column: "phone", as: String.self)
-            let sealed = try ciphers.sms.sealText(phone, userID: userID)
-            try await db.raw("UPDATE sms SET phone = \(bind: sealed) WHERE user_id = \(bind: userID)").run()
-        }
-    }
 
     /// Applies every migration not yet recorded (up to `through`, for tests that need an older schema). Returns
     /// the versions applied by this call.

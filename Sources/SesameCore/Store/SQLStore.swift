@@ -22,10 +22,13 @@ public struct SQLStore: Store {
         let secret = try await loadServerSecret(
             engine.sql, named: ServerSecret.name, generate: ServerSecret.generate, now: now)
         if engine.kind == .sqlite {
-            for statement in sqliteSignInStatements { try await engine.sql.raw(statement).run() }
+            for statement in schema.sqliteOnOpen { try await engine.sql.raw(statement).run() }
         }
         return SQLStore(
-            engine: engine, ciphers: FieldCiphers(serverSecret: secret, keys: sealingKeys), schema: schema)
+            engine: engine,
+            ciphers: FieldCiphers(
+                serverSecret: secret, keys: sealingKeys, purposes: schema.sealedColumns.map(\.purpose)),
+            schema: schema)
     }
 
     package init(engine: SQLEngine, ciphers: FieldCiphers, schema: DatabaseSchema) {
@@ -76,15 +79,10 @@ public struct SQLStore: Store {
 
     public func purgeExpired(now: Date, rateLimitWindow: TimeInterval) async throws {
         let nowMs = now.milliseconds
-        try await db.raw("DELETE FROM challenges WHERE expires_at <= \(bind: nowMs)").run()
-        try await db.raw("DELETE FROM used_challenges WHERE expires_at <= \(bind: nowMs)").run()
-        try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: nowMs)").run()
         try await db.raw("DELETE FROM rate_limits WHERE window_start <= \(bind: nowMs - Int64(rateLimitWindow * 1000))")
             .run()
-        // A grant past its absolute end takes its codes and refresh tokens with it (ON DELETE CASCADE); spent
-        // codes and refresh tokens stay until then, so a replay is still recognised and still revokes.
-        try await db.raw("DELETE FROM oauth_grants WHERE expires_at <= \(bind: nowMs)").run()
-        try await db.raw("DELETE FROM oauth_device_codes WHERE expires_at <= \(bind: nowMs)").run()
-        try await db.raw("DELETE FROM oauth_assertion_ids WHERE expires_at <= \(bind: nowMs)").run()
+        for rows in schema.expiring {
+            try await db.raw("DELETE FROM \(ident: rows.table) WHERE \(ident: rows.column) <= \(bind: nowMs)").run()
+        }
     }
 }

@@ -6,9 +6,8 @@ import Foundation
 /// One SQL implementation (`SQLStore`) serves SQLite and PostgreSQL; routes see only these protocols. Every method
 /// that must be atomic across nodes is a single statement or a transaction; the store conformance suite
 /// (`StoreTests`) runs on both engines.
-public protocol Store: AccountStore, CredentialStore, PasswordStore, TOTPStore, RecoveryCodeStore, SMSStore,
-    SessionStore,
-    ChallengeStore, RateLimitStore, AuditStore, SealedSecretStore, IdentityProviderStore, DeviceCodeStore, Sendable
+public protocol Store: AccountStore, SessionStore, ChallengeStore, RateLimitStore, AuditStore,
+    SealedSecretStore, Sendable
 {
     func ping() async throws
 

@@ -192,28 +192,36 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     let core = sesame.core
     WebRoutes(sesame: core).register(on: router)
     OperationalRoutes(sesame: core).register(on: router)
-    SignUpRoutes(sesame: core, passkeyVerifier: sesame.passkeys).register(on: router)
-    SignInRoutes(sesame: core, passkeyVerifier: sesame.passkeys).register(on: router)
-    PasskeyManagementRoutes(sesame: core, passkeyVerifier: sesame.passkeys, metadataService: sesame.metadata)
-        .register(on: router)
+    SignUpRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
+    SignInRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
+    PasskeyManagementRoutes(
+        sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys, metadataService: sesame.metadata
+    )
+    .register(on: router)
     ProviderIconRoutes(sesame: core).register(on: router)
     PasswordRoutes(
-        sesame: core, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
+        sesame: core, store: sesame.store, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
         backChannelLogout: sesame.backChannelLogout
     ).register(on: router)
-    SecondFactorRoutes(sesame: core, factorVerifier: sesame.factors).register(on: router)
+    SecondFactorRoutes(sesame: core, store: sesame.store, factorVerifier: sesame.factors).register(on: router)
     ReauthenticationRoutes(
-        sesame: core, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
+        sesame: core, store: sesame.store, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
         passkeyVerifier: sesame.passkeys
     ).register(on: router)
-    AccountRoutes(sesame: core, factorVerifier: sesame.factors, backChannelLogout: sesame.backChannelLogout)
-        .register(on: router)
-    IdentityProviderRoutes(sesame: core, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens)
-        .register(on: router)
-    AppAccessRoutes(sesame: core, backChannelLogout: sesame.backChannelLogout).register(on: router)
-    LogoutRoutes(sesame: core, tokenIssuer: sesame.tokens, backChannelLogout: sesame.backChannelLogout)
-        .register(on: router)
-    DeviceAuthorizationRoutes(sesame: core).register(on: router)
+    AccountRoutes(
+        sesame: core, store: sesame.store, factorVerifier: sesame.factors, backChannelLogout: sesame.backChannelLogout
+    )
+    .register(on: router)
+    IdentityProviderRoutes(
+        sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens
+    )
+    .register(on: router)
+    AppAccessRoutes(sesame: core, store: sesame.store, backChannelLogout: sesame.backChannelLogout).register(on: router)
+    LogoutRoutes(
+        sesame: core, store: sesame.store, tokenIssuer: sesame.tokens, backChannelLogout: sesame.backChannelLogout
+    )
+    .register(on: router)
+    DeviceAuthorizationRoutes(sesame: core, store: sesame.store).register(on: router)
     ForwardAuthRoutes(sesame: core).register(on: router)
-    KeychainSyncRoutes(sesame: core, store: sesame.keychainSyncStore).register(on: router)
+    KeychainSyncRoutes(sesame: core, store: sesame.store).register(on: router)
 }

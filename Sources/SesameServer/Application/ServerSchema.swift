@@ -1,9 +1,17 @@
 import SesameCore
+import SesameIdentityProvider
 import SesameKeychainSync
 import SesameMetadata
+import SesamePasskeys
+import SesamePasswords
+import SesameSecondFactors
 
 /// The one database: the core's part and each feature's that owns its tables, in one numbered sequence
 /// (`DatabaseSchema` refuses a number used twice).
 package enum ServerSchema {
-    package static let full = DatabaseSchema([Migrations.core, KeychainSyncSchema.part, MetadataSchema.part])
+    package static let full = DatabaseSchema([
+        Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
+        IdentityProviderSchema.part,
+        KeychainSyncSchema.part, MetadataSchema.part,
+    ])
 }

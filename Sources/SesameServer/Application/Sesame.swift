@@ -26,8 +26,8 @@ package struct Sesame: Sendable {
     package let signingKeys: SigningKeyring
     package let tokens: TokenIssuer
     package let backChannelLogout: BackChannelLogout
-    /// The store with the keychain sync feature's own part.
-    package let keychainSyncStore: any Store & KeychainSyncStore
+    /// The one store, with every feature's part; features get it as the narrow protocols they use.
+    package let store: SQLStore
 
     package init(
         configuration: ServerConfiguration, store: SQLStore, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
@@ -38,7 +38,7 @@ package struct Sesame: Sendable {
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits)
         self.core = core
-        self.keychainSyncStore = store
+        self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
         self.factors = FactorVerifier(
             store: store, rateLimiter: core.rateLimiter, ceremonies: core.ceremonies, audit: core.audit, clock: clock,

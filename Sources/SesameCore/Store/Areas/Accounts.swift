@@ -22,24 +22,10 @@ public struct User: Sendable, Equatable, Codable {
     }
 }
 
-/// What creating an account with its first way in did.
-public enum AccountCreation: Sendable, Equatable {
-    case created
-    case usernameTaken
-    case credentialExists
-}
-
 /// Accounts: created with their first way in, found by id or username, disabled, renamed, deleted.
 public protocol AccountStore {
     /// Creates an account alone (no way in yet); `StoreError.conflict` when the username is taken.
     func createUser(_ user: User) async throws
-    /// Passkey sign-up: the account, its passkey, the audit event and the first session, in one transaction.
-    func createAccount(
-        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
-    ) async throws -> AccountCreation
-    /// An account made by an operator (`sesame users create`): the account, its password and the audit event, in one
-    /// transaction; `StoreError.conflict` when the username is taken.
-    func createUser(_ user: User, password: PasswordRecord, audit: AuditEvent) async throws
     func user(id: String) async throws -> User?
     func user(usernameKey: String) async throws -> User?
     func users() async throws -> [User]
@@ -94,43 +80,6 @@ extension SQLStore: AccountStore {
         try await insert(Self.userInsert(user))
     }
 
-    public func createAccount(
-        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
-    ) async throws -> AccountCreation {
-        try await engine.withTransaction { db in
-            // Looked up first, so the answer names what was taken; a concurrent sign-up that slips in between still
-            // hits the unique constraints, and the transaction then changes nothing.
-            if try await db.raw("SELECT id FROM users WHERE username_key = \(bind: Usernames.key(user.username))")
-                .first() != nil
-            {
-                return .usernameTaken
-            }
-            if try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(credential.id))").first() != nil {
-                return .credentialExists
-            }
-            do { try await db.raw(Self.userInsert(user)).run() } catch  where Self.isUniqueViolation(error) {
-                return .usernameTaken
-            }
-            do { try await db.raw(Self.credentialInsert(credential)).run() } catch  where Self.isUniqueViolation(error)
-            {
-                throw StoreError.conflict
-            }
-            try await db.raw(Self.auditInsert(audit)).run()
-            try await db.raw(Self.sessionInsert(tokenHash: sessionTokenHash, session)).run()
-            return .created
-        }
-    }
-
-    public func createUser(_ user: User, password: PasswordRecord, audit: AuditEvent) async throws {
-        try await engine.withTransaction { db in
-            do { try await db.raw(Self.userInsert(user)).run() } catch  where Self.isUniqueViolation(error) {
-                throw StoreError.conflict
-            }
-            try await db.raw(Self.passwordUpsert(userID: user.id, password, at: user.createdAt)).run()
-            try await db.raw(Self.auditInsert(audit)).run()
-        }
-    }
-
     public func user(id: String) async throws -> User? {
         try await db.raw("SELECT \(Self.userColumns) FROM users WHERE id = \(bind: id)").first().map {
             try Self.user($0)
@@ -158,7 +107,7 @@ extension SQLStore: AccountStore {
             ).all()
             if disabled, !rows.isEmpty {
                 try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID)").run()
-                try await Self.revokeGrants(userID: userID, db, at: at)
+                try await schema.sessionsEnded(userID: userID, db, at: at)
             }
             return !rows.isEmpty
         }

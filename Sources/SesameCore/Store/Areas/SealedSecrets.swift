@@ -45,68 +45,46 @@ public protocol SealedSecretStore {
 }
 
 extension SQLStore: SealedSecretStore {
-    /// One page of sealed values: (user id, sealed bytes), ordered by user id, after `after`.
-    private func sealedPage(_ purpose: FieldCipher.Purpose, after: String, limit: Int) async throws -> [(
-        String, [UInt8]
-    )] {
-        switch purpose {
-        case .totp:
-            return try await db.raw(
-                "SELECT user_id, secret FROM totp WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
-            ).all().map {
-                (
-                    try $0.decode(column: "user_id", as: String.self),
-                    [UInt8](try $0.decode(column: "secret", as: Data.self))
-                )
-            }
-        case .sms:
-            return try await db.raw(
-                "SELECT user_id, phone FROM sms WHERE user_id > \(bind: after) ORDER BY user_id LIMIT \(bind: limit)"
-            ).all().map {
-                (
-                    try $0.decode(column: "user_id", as: String.self),
-                    Array(try $0.decode(column: "phone", as: String.self).utf8)
-                )
-            }
-        case .signingKey:
-            return try await db.raw(
-                "SELECT kid, private_key FROM oauth_signing_keys WHERE kid > \(bind: after) ORDER BY kid LIMIT \(bind: limit)"
-            ).all().map {
-                (
-                    try $0.decode(column: "kid", as: String.self),
-                    [UInt8](try $0.decode(column: "private_key", as: Data.self))
-                )
-            }
+    /// One page of a column's sealed values: (row id, sealed bytes), ordered by row id, after `after`. A text
+    /// column's value is its base64url text as UTF-8.
+    private func sealedPage(_ column: SealedColumn, after: String, limit: Int) async throws -> [(String, [UInt8])] {
+        try await db.raw(
+            """
+            SELECT \(ident: column.rowID) AS row_id, \(ident: column.column) AS sealed FROM \(ident: column.table)
+            WHERE \(ident: column.rowID) > \(bind: after) ORDER BY \(ident: column.rowID) LIMIT \(bind: limit)
+            """
+        ).all().map {
+            (
+                try $0.decode(column: "row_id", as: String.self),
+                column.text
+                    ? Array(try $0.decode(column: "sealed", as: String.self).utf8)
+                    : [UInt8](try $0.decode(column: "sealed", as: Data.self))
+            )
         }
     }
 
-    /// Calls `body` with every sealed value of a purpose (bytes as stored: the phone column's base64url text as UTF-8),
-    /// reading a page at a time.
-    private func forEachSealed(_ purpose: FieldCipher.Purpose, _ body: (String, [UInt8]) async throws -> Void)
-        async throws
-    {
+    /// Calls `body` with every sealed value of a column (bytes as stored), reading a page at a time.
+    private func forEachSealed(_ column: SealedColumn, _ body: (String, [UInt8]) async throws -> Void) async throws {
         var after = ""
         while true {
-            let page = try await sealedPage(purpose, after: after, limit: 500)
-            for (userID, stored) in page { try await body(userID, stored) }
+            let page = try await sealedPage(column, after: after, limit: 500)
+            for (rowID, stored) in page { try await body(rowID, stored) }
             guard let last = page.last, page.count == 500 else { return }
             after = last.0
         }
     }
 
-    private func cipher(_ purpose: FieldCipher.Purpose) -> FieldCipher { ciphers.cipher(purpose) }
-
-    private func sealedUnder(_ purpose: FieldCipher.Purpose, _ stored: [UInt8]) -> FieldCipher.SealedUnder {
-        purpose == .sms
-            ? ciphers.sms.sealedUnder(text: String(decoding: stored, as: UTF8.self))
-            : cipher(purpose).sealedUnder(stored)
+    private func sealedUnder(_ column: SealedColumn, _ stored: [UInt8]) -> FieldCipher.SealedUnder {
+        let cipher = ciphers.cipher(column.purpose)
+        return column.text
+            ? cipher.sealedUnder(text: String(decoding: stored, as: UTF8.self)) : cipher.sealedUnder(stored)
     }
 
     public func sealedSecretCounts() async throws -> [SealedSecretCount] {
         var counts: [SealedSecretCount] = []
-        for purpose in FieldCipher.Purpose.allCases {
+        for column in schema.sealedColumns {
             var byKey: [FieldCipher.SealedUnder: Int] = [:]
-            try await forEachSealed(purpose) { _, stored in byKey[sealedUnder(purpose, stored), default: 0] += 1 }
+            try await forEachSealed(column) { _, stored in byKey[sealedUnder(column, stored), default: 0] += 1 }
             for (key, count) in byKey {
                 let name: String
                 switch key {
@@ -116,7 +94,8 @@ extension SQLStore: SealedSecretStore {
                 }
                 counts.append(
                     SealedSecretCount(
-                        purpose: purpose.rawValue, key: name, state: cipher(purpose).state(of: key), count: count))
+                        purpose: column.purpose.rawValue, key: name,
+                        state: ciphers.cipher(column.purpose).state(of: key), count: count))
             }
         }
         return counts.sorted { ($0.purpose, $0.key) < ($1.purpose, $1.key) }
@@ -124,45 +103,40 @@ extension SQLStore: SealedSecretStore {
 
     public func resealSecrets() async throws -> ResealReport {
         var report = ResealReport()
-        for purpose in FieldCipher.Purpose.allCases {
-            try await forEachSealed(purpose) { userID, stored in
+        for column in schema.sealedColumns {
+            let cipher = ciphers.cipher(column.purpose)
+            try await forEachSealed(column) { rowID, stored in
                 do {
-                    let updated: Bool
-                    switch purpose {
-                    case .totp:
-                        guard let new = try ciphers.totp.resealed(stored, userID: userID) else {
-                            report.current += 1; return
-                        }
-                        updated =
-                            !(try await db.raw(
-                                "UPDATE totp SET secret = \(bind: Data(new)) WHERE user_id = \(bind: userID) AND secret = \(bind: Data(stored)) RETURNING user_id"
-                            ).all()).isEmpty
-                    case .sms:
+                    let new: SQLBind
+                    let old: SQLBind
+                    if column.text {
                         let text = String(decoding: stored, as: UTF8.self)
-                        guard let new = try ciphers.sms.resealedText(text, userID: userID) else {
+                        guard let resealed = try cipher.resealedText(text, userID: rowID) else {
                             report.current += 1; return
                         }
-                        updated =
-                            !(try await db.raw(
-                                "UPDATE sms SET phone = \(bind: new) WHERE user_id = \(bind: userID) AND phone = \(bind: text) RETURNING user_id"
-                            ).all()).isEmpty
-                    case .signingKey:
-                        guard let new = try ciphers.signingKey.resealed(stored, userID: userID) else {
+                        (new, old) = (SQLBind(resealed), SQLBind(text))
+                    } else {
+                        guard let resealed = try cipher.resealed(stored, userID: rowID) else {
                             report.current += 1; return
                         }
-                        updated =
-                            !(try await db.raw(
-                                "UPDATE oauth_signing_keys SET private_key = \(bind: Data(new)) WHERE kid = \(bind: userID) AND private_key = \(bind: Data(stored)) RETURNING kid"
-                            ).all()).isEmpty
+                        (new, old) = (SQLBind(Data(resealed)), SQLBind(Data(stored)))
                     }
+                    let updated =
+                        !(try await db.raw(
+                            """
+                            UPDATE \(ident: column.table) SET \(ident: column.column) = \(new)
+                            WHERE \(ident: column.rowID) = \(bind: rowID) AND \(ident: column.column) = \(old)
+                            RETURNING \(ident: column.rowID)
+                            """
+                        ).all()).isEmpty
                     if updated { report.resealed += 1 } else { report.changedMeanwhile += 1 }
                 } catch StoreError.unknownSealingKey(_, let keyID) {
                     report.failures.append(
-                        "\(purpose.rawValue) of user \(userID): sealed under file key \(keyID), which is not in the key file"
+                        "\(column.purpose.rawValue) of user \(rowID): sealed under file key \(keyID), which is not in the key file"
                     )
                 } catch StoreError.undecryptable {
                     report.failures.append(
-                        "\(purpose.rawValue) of user \(userID): fails authentication (damaged or moved)")
+                        "\(column.purpose.rawValue) of user \(rowID): fails authentication (damaged or moved)")
                 }
             }
         }

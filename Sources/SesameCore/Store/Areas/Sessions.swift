@@ -124,7 +124,7 @@ extension SQLStore: SessionStore {
 
     public func signOutEverywhere(userID: String, at: Date) async throws -> Int {
         try await engine.withTransaction { db in
-            try await Self.revokeGrants(userID: userID, db, at: at)
+            try await schema.sessionsEnded(userID: userID, db, at: at)
             return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 
 public struct TOTPRecord: Sendable, Equatable {
     public var secret: [UInt8]
@@ -47,7 +48,8 @@ extension SQLStore: TOTPStore {
         let r = try row.decode(model: TOTPRow.self)
         let sealed = [UInt8](r.secret)
         return TOTPRecord(
-            secret: try ciphers.totp.open(sealed, userID: userID), lastStep: r.lastStep, confirmed: r.confirmed != 0,
+            secret: try ciphers.cipher(.totp).open(sealed, userID: userID), lastStep: r.lastStep,
+            confirmed: r.confirmed != 0,
             revision: sealed)
     }
 
@@ -56,7 +58,7 @@ extension SQLStore: TOTPStore {
         try await db.raw(
             """
             INSERT INTO totp (user_id, secret, last_step, confirmed, created_at)
-            VALUES (\(bind: userID), \(bind: Data(try ciphers.totp.seal(secret, userID: userID))), -1, 0, \(bind: at.milliseconds))
+            VALUES (\(bind: userID), \(bind: Data(try ciphers.cipher(.totp).seal(secret, userID: userID))), -1, 0, \(bind: at.milliseconds))
             ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, last_step = -1, created_at = excluded.created_at
                 WHERE totp.confirmed = 0
             """

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 import WebAuthn
 
 public struct SMSRecord: Sendable, Equatable {
@@ -27,7 +28,7 @@ extension SQLStore: SMSStore {
         guard let row = try await db.raw("SELECT phone, confirmed FROM sms WHERE user_id = \(bind: userID)").first()
         else { return nil }
         return SMSRecord(
-            phone: try ciphers.sms.openText(try row.decode(column: "phone", as: String.self), userID: userID),
+            phone: try ciphers.cipher(.sms).openText(try row.decode(column: "phone", as: String.self), userID: userID),
             confirmed: try row.decode(column: "confirmed", as: Int64.self) != 0
         )
     }
@@ -42,7 +43,8 @@ extension SQLStore: SMSStore {
     public func setSMS(userID: String, phone: String, confirmed: Bool, at: Date) async throws {
         try await db.raw(
             Self.smsUpsert(
-                userID: userID, sealedPhone: try ciphers.sms.sealText(phone, userID: userID), confirmed: confirmed,
+                userID: userID, sealedPhone: try ciphers.cipher(.sms).sealText(phone, userID: userID),
+                confirmed: confirmed,
                 at: at)
         ).run()
     }
@@ -54,7 +56,7 @@ extension SQLStore: SMSStore {
     public func beginPhoneChange(userID: String, phone: String, challengeID: [UInt8], purpose: String, expiresAt: Date)
         async throws
     {
-        let sealed = Base64URL.encode(try ciphers.sms.seal(Array(phone.utf8), userID: userID))
+        let sealed = Base64URL.encode(try ciphers.cipher(.sms).seal(Array(phone.utf8), userID: userID))
         try await engine.withTransaction { db in
             try await db.raw("DELETE FROM challenges WHERE user_id = \(bind: userID) AND purpose = \(bind: purpose)")
                 .run()
@@ -83,10 +85,11 @@ extension SQLStore: SMSStore {
             guard let sealed = try? Base64URL.decode(try row.decode(column: "payload", as: String.self)) else {
                 throw StoreError.undecryptable(FieldCipher.Purpose.sms.rawValue)
             }
-            let phone = String(decoding: try ciphers.sms.open(sealed, userID: userID), as: UTF8.self)
+            let phone = String(decoding: try ciphers.cipher(.sms).open(sealed, userID: userID), as: UTF8.self)
             try await db.raw(
                 Self.smsUpsert(
-                    userID: userID, sealedPhone: try ciphers.sms.sealText(phone, userID: userID), confirmed: true,
+                    userID: userID, sealedPhone: try ciphers.cipher(.sms).sealText(phone, userID: userID),
+                    confirmed: true,
                     at: now)
             ).run()
             return phone

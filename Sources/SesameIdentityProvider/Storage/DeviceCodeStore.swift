@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 
 /// A device authorization request (RFC 8628 §3.1–3.2) as stored: under the hash of its device code (the device's
 /// polling secret) and of its user code (what the person types on Sesame's page).

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 
 /// An scrypt password hash with the parameters it was made with.
 public struct PasswordRecord: Sendable, Equatable {
@@ -20,6 +21,10 @@ public struct PasswordRecord: Sendable, Equatable {
 
 /// Password hashes.
 public protocol PasswordStore {
+    /// An account made by an operator (`sesame users create`): the account, its password and the audit event, in one
+    /// transaction; `StoreError.conflict` when the username is taken.
+    func createUser(_ user: User, password: PasswordRecord, audit: AuditEvent) async throws
+
     func password(userID: String) async throws -> PasswordRecord?
     func setPassword(userID: String, _ record: PasswordRecord, at: Date) async throws
     /// Sets or changes the password, ends the account's other sessions (all but `keepingSession`) and revokes every
@@ -30,6 +35,16 @@ public protocol PasswordStore {
 }
 
 extension SQLStore: PasswordStore {
+    public func createUser(_ user: User, password: PasswordRecord, audit: AuditEvent) async throws {
+        try await engine.withTransaction { db in
+            do { try await db.raw(Self.userInsert(user)).run() } catch  where Self.isUniqueViolation(error) {
+                throw StoreError.conflict
+            }
+            try await db.raw(Self.passwordUpsert(userID: user.id, password, at: user.createdAt)).run()
+            try await db.raw(Self.auditInsert(audit)).run()
+        }
+    }
+
     package struct PasswordRow: Decodable {
         /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
         package enum CodingKeys: String, CodingKey {
@@ -74,7 +89,7 @@ extension SQLStore: PasswordStore {
         try await engine.withTransaction { db in
             try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
             // Whoever knew the old password may hold an app's tokens too: those end with the other sessions.
-            try await Self.revokeGrants(userID: userID, db, at: at)
+            try await schema.sessionsEnded(userID: userID, db, at: at)
             return try await db.raw(
                 "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keepingSession) RETURNING id"
             ).all().count

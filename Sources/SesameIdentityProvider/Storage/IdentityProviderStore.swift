@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 
 /// An application that signs its people in through Sesame (OpenID Connect client).
 public struct OAuthClient: Sendable, Equatable {

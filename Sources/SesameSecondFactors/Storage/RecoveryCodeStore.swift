@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import SesameCore
 
 /// Recovery codes: a set's salt and the salted hashes of its codes (never the codes).
 public protocol RecoveryCodeStore {

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresKit
 import SQLKit
+import SesameCore
 
 /// A registered passkey or security key.
 public struct StoredCredential: Sendable, Equatable {
@@ -50,8 +51,20 @@ public enum PasskeySignInOutcome: Sendable, Equatable {
     case challengeSpent
 }
 
+/// What creating an account with its first way in did.
+public enum AccountCreation: Sendable, Equatable {
+    case created
+    case usernameTaken
+    case credentialExists
+}
+
 /// Passkeys and security keys.
 public protocol CredentialStore {
+    /// Passkey sign-up: the account, its passkey, the audit event and the first session, in one transaction.
+    func createAccount(
+        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
+    ) async throws -> AccountCreation
+
     /// `StoreError.conflict` when the credential ID is registered already.
     func addCredential(_ credential: StoredCredential) async throws
     func credentials(userID: String) async throws -> [StoredCredential]
@@ -81,6 +94,33 @@ public protocol CredentialStore {
 }
 
 extension SQLStore: CredentialStore {
+    public func createAccount(
+        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
+    ) async throws -> AccountCreation {
+        try await engine.withTransaction { db in
+            // Looked up first, so the answer names what was taken; a concurrent sign-up that slips in between still
+            // hits the unique constraints, and the transaction then changes nothing.
+            if try await db.raw("SELECT id FROM users WHERE username_key = \(bind: Usernames.key(user.username))")
+                .first() != nil
+            {
+                return .usernameTaken
+            }
+            if try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(credential.id))").first() != nil {
+                return .credentialExists
+            }
+            do { try await db.raw(Self.userInsert(user)).run() } catch  where Self.isUniqueViolation(error) {
+                return .usernameTaken
+            }
+            do { try await db.raw(Self.credentialInsert(credential)).run() } catch  where Self.isUniqueViolation(error)
+            {
+                throw StoreError.conflict
+            }
+            try await db.raw(Self.auditInsert(audit)).run()
+            try await db.raw(Self.sessionInsert(tokenHash: sessionTokenHash, session)).run()
+            return .created
+        }
+    }
+
     package static let credentialColumnNames = """
         id, user_id, public_key, sign_count, transports, aaguid, backup_eligible, backed_up, user_verified, \
         attestation_format, name, created_at, last_used_at
