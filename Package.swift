@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "OneTimeCode", targets: ["OneTimeCode"]),
         .library(name: "VirtualAuthenticator", targets: ["VirtualAuthenticator"]),
         .library(name: "Keychain", targets: ["Keychain"]),
+        .library(name: "SMTP", targets: ["SMTP"]),
         .executable(name: "sesame", targets: ["sesame"]),
     ],
     dependencies: [
@@ -40,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
@@ -122,6 +125,25 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"], swiftSettings: strict),
+        // A small, strict SMTP client (no Swift SMTP package is on the mirror): replies, MIME, STARTTLS/TLS, AUTH.
+        .target(
+            name: "SMTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SMTPTests",
+            dependencies: [
+                "SMTP", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict),
         .testTarget(
             name: "KeychainTests",
             dependencies: [

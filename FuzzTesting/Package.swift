@@ -33,5 +33,6 @@ let package = Package(
         .executableTarget(name: "FuzzDeflate", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzBitwarden", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzKeePassXC", dependencies: [.product(name: "Keychain", package: root)]),
+        .executableTarget(name: "FuzzSMTPReply", dependencies: [.product(name: "SMTP", package: root)]),
     ]
 )
