@@ -153,7 +153,9 @@ package enum Migrations {
         ],
         expiring: [
             ExpiringRows(table: "challenges"), ExpiringRows(table: "used_challenges"), ExpiringRows(table: "sessions"),
-        ])
+            ExpiringRows(table: "mail_outbox", column: "purge_after"),
+        ],
+        sealedColumns: [SealedColumn(purpose: .mail, table: "mail_outbox", rowID: "id", column: "payload")])
 
     private static let coreMigrations: [Migration] = [
         Migration(
@@ -331,6 +333,29 @@ package enum Migrations {
             statements: [
                 "CREATE TABLE used_challenges (id {bytes} PRIMARY KEY, expires_at BIGINT NOT NULL)",
                 "CREATE INDEX used_challenges_expiry ON used_challenges (expires_at)",
+            ]
+        ),
+        Migration(
+            version: 16,
+            name: "the mail outbox: mails written with the change that asks for them, sealed until sent",
+            statements: [
+                """
+                CREATE TABLE mail_outbox (
+                    id TEXT PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    payload {bytes},
+                    created_at BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    attempts BIGINT NOT NULL DEFAULT 0,
+                    leased_until BIGINT,
+                    last_error TEXT,
+                    sent_at BIGINT,
+                    gave_up_at BIGINT,
+                    purge_after BIGINT
+                )
+                """,
+                "CREATE INDEX mail_outbox_due ON mail_outbox (next_attempt_at) WHERE sent_at IS NULL AND gave_up_at IS NULL",
+                "CREATE INDEX mail_outbox_purge ON mail_outbox (purge_after)",
             ]
         ),
     ]

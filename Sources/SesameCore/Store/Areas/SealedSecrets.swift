@@ -51,7 +51,8 @@ extension SQLStore: SealedSecretStore {
         try await db.raw(
             """
             SELECT \(ident: column.rowID) AS row_id, \(ident: column.column) AS sealed FROM \(ident: column.table)
-            WHERE \(ident: column.rowID) > \(bind: after) ORDER BY \(ident: column.rowID) LIMIT \(bind: limit)
+            WHERE \(ident: column.rowID) > \(bind: after) AND \(ident: column.column) IS NOT NULL
+            ORDER BY \(ident: column.rowID) LIMIT \(bind: limit)
             """
         ).all().map {
             (
