@@ -4,6 +4,7 @@ registration and sign-in are checked by py_webauthn. Its page uses the browser's
 the extension's credentials exactly as it would see the browser's."""
 
 import json
+import pathlib
 import secrets
 import threading
 
@@ -150,14 +151,44 @@ class RelyingPartyApp:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def knows(self, credential_id: bytes, username: str, public_key: bytes, sign_count: int = 0):
+        """Records a passkey as registered here earlier, elsewhere (e.g. by Bitwarden before an export): its ID, its
+        user and its COSE public key, as registration would have stored them."""
+        self.users.setdefault(username, secrets.token_bytes(16))
+        self.credentials[credential_id] = {"username": username, "public_key": public_key, "sign_count": sign_count}
+
     def stop(self):
         self.server.shutdown()
+
+
+def bitwarden_passkeys(path) -> list:
+    """The passkeys in a Bitwarden JSON export, read here independently of the keychain: the credential ID's bytes
+    (a GUID's 16 bytes in the order written, or base64url after "b64.", as bitwarden/clients' parseCredentialId reads
+    them), the RP ID, the user name, and the COSE public key of the PKCS #8 private key (cryptography + fido2)."""
+    import base64
+    import uuid
+
+    from cryptography.hazmat.primitives.serialization import load_der_private_key
+    from fido2 import cbor
+    from fido2.cose import ES256
+
+    def b64url(text):
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+    found = []
+    for item in json.loads(pathlib.Path(path).read_text())["items"]:
+        for passkey in ((item.get("login") or {}).get("fido2Credentials") or []):
+            raw_id = passkey["credentialId"]
+            credential_id = b64url(raw_id[4:]) if raw_id.startswith("b64.") else uuid.UUID(raw_id).bytes
+            key = load_der_private_key(b64url(passkey["keyValue"]), password=None)
+            found.append({"credential_id": credential_id, "rp_id": passkey["rpId"], "username": passkey["userName"],
+                          "public_key": cbor.encode(ES256.from_cryptography_key(key.public_key()))})
+    return found
 
 
 # --- Chromium with the extension and the native host -------------------------------------------------------------
 
 import os
-import pathlib
 import shutil
 import subprocess
 import tempfile
@@ -240,3 +271,4 @@ def server(sesame_bin, tmp_path):
     running = Server(sesame_bin, tmp_path / "server")
     yield running
     running.stop()
+

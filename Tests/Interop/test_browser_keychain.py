@@ -1212,9 +1212,12 @@ def test_window_clipboard_time_is_a_setting_the_clearing_honours(keychain_browse
 
 def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second_site, tmp_path):
     """The window's import takes the two exports `sesame keychain import --bitwarden | --keepassxc` reads (the same
-    test files and library calls), reports what it added, and refuses an encrypted Bitwarden export with its reason
-    and nothing written."""
-    from test_keychain_cli import BITWARDEN_EXPORT, KEEPASSXC_EXPORT
+    test files and library calls), reports what it added, and refuses an encrypted Bitwarden export, and one with a
+    passkey whose key is not P-256, with their reasons and nothing written. The Bitwarden export's two passkeys then
+    sign in on the Flask site (py_webauthn verifies), which knows them by the public keys Python derives from the
+    export."""
+    from browser_keychain_fixtures import bitwarden_passkeys
+    from test_keychain_cli import BITWARDEN_EXPORT, KEEPASSXC_EXPORT, bitwarden_export_with_passkey
     from selenium.webdriver.support.ui import Select
     driver, vault = keychain_browser.driver, keychain_browser.vault
     driver.get(second_site.origin + "/")
@@ -1223,12 +1226,18 @@ def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second
     driver.find_element(By.CSS_SELECTOR, "#transfer summary").click()
 
     Select(find(driver, "import-format")).select_by_value("bitwarden")
+    ed25519 = tmp_path / "ed25519.json"
+    ed25519.write_bytes(bitwarden_export_with_passkey(keyAlgorithm="EdDSA", keyCurve="Ed25519"))
+    driver.find_element(By.ID, "import-file").send_keys(str(ed25519))
+    wait(driver, lambda d: "passkey in that Bitwarden export is not ECDSA P-256" in text_of(d, "status-text"),
+         what="the export with an Ed25519 passkey refused")
+    assert vault.items() == []
     driver.find_element(By.ID, "import-file").send_keys(str(BITWARDEN_EXPORT))
-    # What the CLI reports for the same file: a card, a passkey and a note not kept, two logins that do not read.
-    wait(driver, lambda d: text_of(d, "status-text") == "Imported 2 passwords, 0 passkeys, 2 code generators; "
-         "0 already here; 3 of kinds the keychain does not keep; 2 could not be read.",
+    # What the CLI reports for the same file: a card and a note not kept, two logins that do not read.
+    wait(driver, lambda d: text_of(d, "status-text") == "Imported 2 passwords, 2 passkeys, 2 code generators; "
+         "0 already here; 2 of kinds the keychain does not keep; 2 could not be read.",
          what="the Bitwarden import's report")
-    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "password", "password"]
+    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "passkey", "passkey", "password", "password"]
 
     before = sorted(json.dumps(i, sort_keys=True) for i in vault.items())
     encrypted = tmp_path / "encrypted.json"
@@ -1243,7 +1252,24 @@ def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second
     # The CLI's count for this file after the Bitwarden one: one new password, three already here.
     wait(driver, lambda d: text_of(d, "status-text").startswith(
         "Imported 1 passwords, 0 passkeys, 0 code generators; 3 already here"), what="the KeePassXC import's report")
-    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "password", "password", "password"]
+    assert sorted(i["kind"] for i in vault.items()) == [
+        "code", "code", "passkey", "passkey", "password", "password", "password"]
+
+    # The imported passkeys sign in on the site, chosen in the keychain's prompt (the first account has the focus;
+    # Tab moves to the second).
+    for passkey in bitwarden_passkeys(BITWARDEN_EXPORT):
+        second_site.knows(passkey["credential_id"], passkey["username"], passkey["public_key"])
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    signed_in_as = []
+    for keys in ([Keys.ENTER], [Keys.TAB, Keys.ENTER]):
+        driver.get(second_site.origin + "/")
+        find(driver, "signin").click()
+        wait_prompt(driver)
+        press(driver, *keys)
+        wait(driver, lambda d: status(d).startswith("signed in as "), what="sign-in with an imported passkey")
+        signed_in_as.append(status(driver).removeprefix("signed in as "))
+    assert sorted(signed_in_as) == ["lin", "max"]
+    assert [v[0] for v in second_site.verified] == ["authentication", "authentication"]
 
 
 def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bin, tmp_path):
