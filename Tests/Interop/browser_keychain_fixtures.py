@@ -272,3 +272,50 @@ def server(sesame_bin, tmp_path):
     yield running
     running.stop()
 
+
+# --- What both browsers' window tests use ------------------------------------------------------------------------
+
+TOTP_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+
+
+def is_eff_words(phrase: str, count: int) -> bool:
+    """Whether a hyphen-joined passphrase is `count` words of the EFF long word list the keychain ships (a few of its
+    words hold a hyphen themselves: "t-shirt")."""
+    eff = set((ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().split())
+
+    def split(parts, left):
+        if not parts or left == 0:
+            return not parts and left == 0
+        return any("-".join(parts[:i]) in eff and split(parts[i:], left - 1) for i in range(1, len(parts) + 1))
+    return split(phrase.split("-"), count)
+
+
+def ask_to_join(vault, name) -> str:
+    """Starts `sesame keychain join` for a new device through the vault's sync folder; the pairing code it shows."""
+    import re
+    from test_keychain_cli import PASSPHRASE
+    shown = vault.ok("join", "--device-name", name, passphrase=PASSPHRASE)
+    return re.search(r"^Pairing code: (\S+)$", shown, re.M).group(1)
+
+
+def two_synced_devices(sesame_bin, tmp_path):
+    """Two devices of one keychain, A and B, joined (B approved on A) and synced through a sync folder; B unlocked."""
+    from test_keychain_cli import PASSPHRASE, Vault
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    a.ok("approve", ask_to_join(b, "B"), "--name", "B")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+    return a, b
+
+
+def exported_cxf(downloads: pathlib.Path):
+    """The CXF file the window's export downloaded into `downloads`, once written whole; False until then."""
+    files = [f for f in downloads.iterdir() if f.name.endswith(".cxf.json")]
+    try:
+        return files and json.loads(files[0].read_text()) and files[0]
+    except ValueError:
+        return False  # still being written

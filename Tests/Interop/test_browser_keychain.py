@@ -19,7 +19,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_keychain_fixtures import HOST_ELEMENT, KeychainBrowser, keychain_browser, second_site, server  # noqa: F401
+from browser_keychain_fixtures import (HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
+                                      is_eff_words, keychain_browser, second_site, server, two_synced_devices)
 from conftest import ROOT, b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
@@ -642,23 +643,6 @@ def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain
     assert passkeys(vault) == [] and not prompt_shown(driver)
 
 
-def two_synced_devices(sesame_bin, tmp_path):
-    """Two devices of one keychain, A and B, joined (B approved on A) and synced through a sync folder; B unlocked."""
-    import re
-    from test_keychain_cli import PASSPHRASE, Vault
-    sync = tmp_path / "sync"
-    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
-    a.init(name="A")
-    a.ok("sync")
-    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
-                     re.M).group(1)
-    a.ok("approve", code, "--name", "B")
-    b.ok("join", passphrase=PASSPHRASE)
-    b.ok("unlock", passphrase=PASSPHRASE)
-    return a, b
-
-
 def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
     from browser_keychain_fixtures import KeychainBrowser
     # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
@@ -964,7 +948,6 @@ def test_clickjacking_a_removed_prompt_cancels_the_request(keychain_browser, sec
 EXTENSION_ID = "dpeiojhnbjhjooimcpbchnhkmedcmnha"
 WINDOW = f"chrome-extension://{EXTENSION_ID}/popup.html"
 IMAGES = ROOT / "docs" / "images"
-TOTP_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
 
 
 def open_window(driver, site_origin):
@@ -1125,15 +1108,8 @@ def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, se
          what="a generated passphrase")
     assert text_of(driver, "strength") == ("About 77 bits of entropy (6 words from the EFF long word list (CC BY 3.0), "
                                            "7,776 words).")
-    eff = set((ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().split())
-
-    def is_words(parts, count):
-        """Whether hyphen-separated parts are `count` list words (a few words hold a hyphen: "t-shirt")."""
-        if not parts or count == 0:
-            return not parts and count == 0
-        return any("-".join(parts[:i]) in eff and is_words(parts[i:], count - 1) for i in range(1, len(parts) + 1))
     phrase = find(driver, "edit-password").get_attribute("value")
-    assert is_words(phrase.split("-"), 6), phrase
+    assert is_eff_words(phrase, 6), phrase
     count = find(driver, "gen-word-count")
     count.clear()
     count.send_keys("4")
@@ -1303,16 +1279,10 @@ def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bi
     find(driver, "export").click()
     wait(driver, lambda d: "holds secrets in clear" in text_of(d, "status-text"), what="the export")
 
-    def exported():
-        files = [f for f in downloads.iterdir() if f.name.endswith(".cxf.json")]
-        try:
-            return files and json.loads(files[0].read_text()) and files[0]
-        except ValueError:
-            return False  # still being written
-    wait(driver, lambda d: exported(), what="the exported file")
+    wait(driver, lambda d: exported_cxf(downloads), what="the exported file")
     fresh = Vault(sesame_bin, tmp_path / "fresh")
     fresh.init(name="fresh")
-    fresh.ok("import", "--cxf", exported())
+    fresh.ok("import", "--cxf", exported_cxf(downloads))
     assert sorted(i["kind"] for i in fresh.items()) == ["code", "password"]
 
 
@@ -1320,15 +1290,13 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
     """A vault with a sync folder (install-browser passes it to the host): the window lists the devices, syncs
     what another device pushed, lets a third device in with the code it shows, which then holds the items, and
     refuses a fourth, whose join then ends."""
-    import re
     from test_keychain_cli import PASSPHRASE, Vault, error_code
     sync = tmp_path / "sync"
     a = Vault(sesame_bin, tmp_path / "a", sync=sync)
     a.init(name="laptop")
     a.ok("sync")
     b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE), re.M).group(1)
-    a.ok("approve", code, "--name", "phone")
+    a.ok("approve", ask_to_join(b, "B"), "--name", "phone")
     b.ok("join", passphrase=PASSPHRASE)
     b.ok("unlock", passphrase=PASSPHRASE)
     b.add_password(second_site.rp_id, "lin", "from-the-phone-1")
@@ -1361,8 +1329,7 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
 
         # A third device asks to join; the window approves it with the code it shows.
         c = Vault(sesame_bin, tmp_path / "c", sync=sync)
-        shown = re.search(r"^Pairing code: (\S+)$", c.ok("join", "--device-name", "C", passphrase=PASSPHRASE),
-                          re.M).group(1)
+        shown = ask_to_join(c, "C")
         find(driver, "pairing-code").send_keys("00000-00000-00000-00000")
         find(driver, "approve").click()
         wait(driver, lambda d: "No device waiting to join shows that code" in text_of(d, "status-text")
@@ -1381,8 +1348,7 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
         # A fourth device asks to join and is refused: the waiting list (refreshed by Sync now) shows the start of
         # the code it shows; Refuse ends its join, and its next try says so.
         fourth = Vault(sesame_bin, tmp_path / "d", sync=sync)
-        joining = fourth.ok("join", "--device-name", "D", passphrase=PASSPHRASE)
-        d_code = re.search(r"^Pairing code: (\S+)$", joining, re.M).group(1)
+        d_code = ask_to_join(fourth, "D")
         find(driver, "sync-now").click()
         refuse = f"#waiting button[data-code-start='{d_code[:14]}']"
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, refuse), what="the waiting device")
