@@ -169,9 +169,10 @@ enum BitwardenImport {
                 .unsupportedPasskeyKey,
                 reason: "\(path): the key is not ECDSA P-256 (ES256), the only passkeys Bitwarden exports")
         }
+        let keyValue = try required("keyValue")
         let der: [UInt8]
         do {
-            der = try CXFBase64.decode(try required("keyValue"), field: "keyValue")
+            der = try CXFBase64.decode(keyValue, field: "keyValue")
         } catch {
             throw KeychainError(.malformedPasskeyKey, reason: "\(path).keyValue is not base64url")
         }
