@@ -654,7 +654,10 @@ const IMPORT_REFUSALS = {
   cxf: { invalidCXF: "That file is not a CXF document this keychain reads.",
          unsupportedCXFVersion: "That file is not a CXF document this keychain reads." },
   bitwarden: { encryptedExport: "That Bitwarden export is encrypted: export again as JSON without a password.",
-               invalidExport: "That file is not a Bitwarden JSON export this keychain reads." },
+               invalidExport: "That file is not a Bitwarden JSON export this keychain reads.",
+               unsupportedPasskeyKey: "A passkey in that Bitwarden export is not ECDSA P-256, the only kind the "
+                 + "keychain imports from Bitwarden: nothing was imported.",
+               malformedPasskeyKey: "A passkey's key in that Bitwarden export does not read: nothing was imported." },
   keepassxc: { invalidExport: "That file is not a KeePassXC CSV export this keychain reads." },
 };
 

@@ -115,6 +115,12 @@ public struct KeychainError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let invalidExport = Code("invalidExport")
         /// An encrypted Bitwarden export: only unencrypted JSON exports are read.
         public static let encryptedExport = Code("encryptedExport")
+        /// A passkey in an export whose key is not one the keychain imports from there (Bitwarden's are ECDSA P-256,
+        /// ES256): the export is refused whole.
+        public static let unsupportedPasskeyKey = Code("unsupportedPasskeyKey")
+        /// A passkey in an export whose private key does not read (not base64url, or not a PKCS #8 key): the export
+        /// is refused whole.
+        public static let malformedPasskeyKey = Code("malformedPasskeyKey")
         /// A password generator was asked for a length or number of words outside its limits.
         public static let invalidGeneratorSettings = Code("invalidGeneratorSettings")
 

@@ -151,7 +151,7 @@ private let usageCodes: Set<KeychainError.Code> = [
     .invalidItem, .invalidOrigin, .invalidOptions, .pairingCodeMalformed, .recoveryKeyMalformed, .recoveryKeyChecksum,
     .invalidSharingKey, .invalidCXF, .unsupportedCXFVersion, .passphraseTooShort, .invalidDirectory,
     .passphraseUnavailable, .qrDecoderUnavailable, .qrUnreadable, .malformedNativeMessage, .nativeMessageTooLarge,
-    .invalidGeneratorSettings, .invalidExport, .encryptedExport,
+    .invalidGeneratorSettings, .invalidExport, .encryptedExport, .unsupportedPasskeyKey, .malformedPasskeyKey,
 ]
 
 /// Prints the error (its code and reason never hold a secret) and gives the exit status.

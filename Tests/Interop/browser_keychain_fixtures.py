@@ -4,6 +4,7 @@ registration and sign-in are checked by py_webauthn. Its page uses the browser's
 the extension's credentials exactly as it would see the browser's."""
 
 import json
+import pathlib
 import secrets
 import threading
 
@@ -150,14 +151,44 @@ class RelyingPartyApp:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def knows(self, credential_id: bytes, username: str, public_key: bytes, sign_count: int = 0):
+        """Records a passkey as registered here earlier, elsewhere (e.g. by Bitwarden before an export): its ID, its
+        user and its COSE public key, as registration would have stored them."""
+        self.users.setdefault(username, secrets.token_bytes(16))
+        self.credentials[credential_id] = {"username": username, "public_key": public_key, "sign_count": sign_count}
+
     def stop(self):
         self.server.shutdown()
+
+
+def bitwarden_passkeys(path) -> list:
+    """The passkeys in a Bitwarden JSON export, read here independently of the keychain: the credential ID's bytes
+    (a GUID's 16 bytes in the order written, or base64url after "b64.", as bitwarden/clients' parseCredentialId reads
+    them), the RP ID, the user name, and the COSE public key of the PKCS #8 private key (cryptography + fido2)."""
+    import base64
+    import uuid
+
+    from cryptography.hazmat.primitives.serialization import load_der_private_key
+    from fido2 import cbor
+    from fido2.cose import ES256
+
+    def b64url(text):
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+    found = []
+    for item in json.loads(pathlib.Path(path).read_text())["items"]:
+        for passkey in ((item.get("login") or {}).get("fido2Credentials") or []):
+            raw_id = passkey["credentialId"]
+            credential_id = b64url(raw_id[4:]) if raw_id.startswith("b64.") else uuid.UUID(raw_id).bytes
+            key = load_der_private_key(b64url(passkey["keyValue"]), password=None)
+            found.append({"credential_id": credential_id, "rp_id": passkey["rpId"], "username": passkey["userName"],
+                          "public_key": cbor.encode(ES256.from_cryptography_key(key.public_key()))})
+    return found
 
 
 # --- Chromium with the extension and the native host -------------------------------------------------------------
 
 import os
-import pathlib
 import shutil
 import subprocess
 import tempfile
@@ -240,3 +271,51 @@ def server(sesame_bin, tmp_path):
     running = Server(sesame_bin, tmp_path / "server")
     yield running
     running.stop()
+
+
+# --- What both browsers' window tests use ------------------------------------------------------------------------
+
+TOTP_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+
+
+def is_eff_words(phrase: str, count: int) -> bool:
+    """Whether a hyphen-joined passphrase is `count` words of the EFF long word list the keychain ships (a few of its
+    words hold a hyphen themselves: "t-shirt")."""
+    eff = set((ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().split())
+
+    def split(parts, left):
+        if not parts or left == 0:
+            return not parts and left == 0
+        return any("-".join(parts[:i]) in eff and split(parts[i:], left - 1) for i in range(1, len(parts) + 1))
+    return split(phrase.split("-"), count)
+
+
+def ask_to_join(vault, name) -> str:
+    """Starts `sesame keychain join` for a new device through the vault's sync folder; the pairing code it shows."""
+    import re
+    from test_keychain_cli import PASSPHRASE
+    shown = vault.ok("join", "--device-name", name, passphrase=PASSPHRASE)
+    return re.search(r"^Pairing code: (\S+)$", shown, re.M).group(1)
+
+
+def two_synced_devices(sesame_bin, tmp_path):
+    """Two devices of one keychain, A and B, joined (B approved on A) and synced through a sync folder; B unlocked."""
+    from test_keychain_cli import PASSPHRASE, Vault
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="A")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    a.ok("approve", ask_to_join(b, "B"), "--name", "B")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+    return a, b
+
+
+def exported_cxf(downloads: pathlib.Path):
+    """The CXF file the window's export downloaded into `downloads`, once written whole; False until then."""
+    files = [f for f in downloads.iterdir() if f.name.endswith(".cxf.json")]
+    try:
+        return files and json.loads(files[0].read_text()) and files[0]
+    except ValueError:
+        return False  # still being written

@@ -19,7 +19,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_keychain_fixtures import HOST_ELEMENT, KeychainBrowser, keychain_browser, second_site, server  # noqa: F401
+from browser_keychain_fixtures import (HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
+                                      is_eff_words, keychain_browser, second_site, server, two_synced_devices)
 from conftest import ROOT, b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
@@ -642,23 +643,6 @@ def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain
     assert passkeys(vault) == [] and not prompt_shown(driver)
 
 
-def two_synced_devices(sesame_bin, tmp_path):
-    """Two devices of one keychain, A and B, joined (B approved on A) and synced through a sync folder; B unlocked."""
-    import re
-    from test_keychain_cli import PASSPHRASE, Vault
-    sync = tmp_path / "sync"
-    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
-    a.init(name="A")
-    a.ok("sync")
-    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE),
-                     re.M).group(1)
-    a.ok("approve", code, "--name", "B")
-    b.ok("join", passphrase=PASSPHRASE)
-    b.ok("unlock", passphrase=PASSPHRASE)
-    return a, b
-
-
 def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
     from browser_keychain_fixtures import KeychainBrowser
     # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
@@ -964,7 +948,6 @@ def test_clickjacking_a_removed_prompt_cancels_the_request(keychain_browser, sec
 EXTENSION_ID = "dpeiojhnbjhjooimcpbchnhkmedcmnha"
 WINDOW = f"chrome-extension://{EXTENSION_ID}/popup.html"
 IMAGES = ROOT / "docs" / "images"
-TOTP_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
 
 
 def open_window(driver, site_origin):
@@ -1125,15 +1108,8 @@ def test_window_edits_with_the_generator_deletes_and_undoes(keychain_browser, se
          what="a generated passphrase")
     assert text_of(driver, "strength") == ("About 77 bits of entropy (6 words from the EFF long word list (CC BY 3.0), "
                                            "7,776 words).")
-    eff = set((ROOT / "Sources" / "Keychain" / "WordLists" / "eff_large_wordlist.txt").read_text().split())
-
-    def is_words(parts, count):
-        """Whether hyphen-separated parts are `count` list words (a few words hold a hyphen: "t-shirt")."""
-        if not parts or count == 0:
-            return not parts and count == 0
-        return any("-".join(parts[:i]) in eff and is_words(parts[i:], count - 1) for i in range(1, len(parts) + 1))
     phrase = find(driver, "edit-password").get_attribute("value")
-    assert is_words(phrase.split("-"), 6), phrase
+    assert is_eff_words(phrase, 6), phrase
     count = find(driver, "gen-word-count")
     count.clear()
     count.send_keys("4")
@@ -1212,9 +1188,12 @@ def test_window_clipboard_time_is_a_setting_the_clearing_honours(keychain_browse
 
 def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second_site, tmp_path):
     """The window's import takes the two exports `sesame keychain import --bitwarden | --keepassxc` reads (the same
-    test files and library calls), reports what it added, and refuses an encrypted Bitwarden export with its reason
-    and nothing written."""
-    from test_keychain_cli import BITWARDEN_EXPORT, KEEPASSXC_EXPORT
+    test files and library calls), reports what it added, and refuses an encrypted Bitwarden export, and one with a
+    passkey whose key is not P-256, with their reasons and nothing written. The Bitwarden export's two passkeys then
+    sign in on the Flask site (py_webauthn verifies), which knows them by the public keys Python derives from the
+    export."""
+    from browser_keychain_fixtures import bitwarden_passkeys
+    from test_keychain_cli import BITWARDEN_EXPORT, KEEPASSXC_EXPORT, bitwarden_export_with_passkey
     from selenium.webdriver.support.ui import Select
     driver, vault = keychain_browser.driver, keychain_browser.vault
     driver.get(second_site.origin + "/")
@@ -1223,12 +1202,18 @@ def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second
     driver.find_element(By.CSS_SELECTOR, "#transfer summary").click()
 
     Select(find(driver, "import-format")).select_by_value("bitwarden")
+    ed25519 = tmp_path / "ed25519.json"
+    ed25519.write_bytes(bitwarden_export_with_passkey(keyAlgorithm="EdDSA", keyCurve="Ed25519"))
+    driver.find_element(By.ID, "import-file").send_keys(str(ed25519))
+    wait(driver, lambda d: "passkey in that Bitwarden export is not ECDSA P-256" in text_of(d, "status-text"),
+         what="the export with an Ed25519 passkey refused")
+    assert vault.items() == []
     driver.find_element(By.ID, "import-file").send_keys(str(BITWARDEN_EXPORT))
-    # What the CLI reports for the same file: a card, a passkey and a note not kept, two logins that do not read.
-    wait(driver, lambda d: text_of(d, "status-text") == "Imported 2 passwords, 0 passkeys, 2 code generators; "
-         "0 already here; 3 of kinds the keychain does not keep; 2 could not be read.",
+    # What the CLI reports for the same file: a card and a note not kept, two logins that do not read.
+    wait(driver, lambda d: text_of(d, "status-text") == "Imported 2 passwords, 2 passkeys, 2 code generators; "
+         "0 already here; 2 of kinds the keychain does not keep; 2 could not be read.",
          what="the Bitwarden import's report")
-    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "password", "password"]
+    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "passkey", "passkey", "password", "password"]
 
     before = sorted(json.dumps(i, sort_keys=True) for i in vault.items())
     encrypted = tmp_path / "encrypted.json"
@@ -1243,7 +1228,24 @@ def test_window_imports_bitwarden_and_keepassxc_exports(keychain_browser, second
     # The CLI's count for this file after the Bitwarden one: one new password, three already here.
     wait(driver, lambda d: text_of(d, "status-text").startswith(
         "Imported 1 passwords, 0 passkeys, 0 code generators; 3 already here"), what="the KeePassXC import's report")
-    assert sorted(i["kind"] for i in vault.items()) == ["code", "code", "password", "password", "password"]
+    assert sorted(i["kind"] for i in vault.items()) == [
+        "code", "code", "passkey", "passkey", "password", "password", "password"]
+
+    # The imported passkeys sign in on the site, chosen in the keychain's prompt (the first account has the focus;
+    # Tab moves to the second).
+    for passkey in bitwarden_passkeys(BITWARDEN_EXPORT):
+        second_site.knows(passkey["credential_id"], passkey["username"], passkey["public_key"])
+    status = lambda d: d.find_element(By.ID, "status").text  # noqa: E731
+    signed_in_as = []
+    for keys in ([Keys.ENTER], [Keys.TAB, Keys.ENTER]):
+        driver.get(second_site.origin + "/")
+        find(driver, "signin").click()
+        wait_prompt(driver)
+        press(driver, *keys)
+        wait(driver, lambda d: status(d).startswith("signed in as "), what="sign-in with an imported passkey")
+        signed_in_as.append(status(driver).removeprefix("signed in as "))
+    assert sorted(signed_in_as) == ["lin", "max"]
+    assert [v[0] for v in second_site.verified] == ["authentication", "authentication"]
 
 
 def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bin, tmp_path):
@@ -1277,16 +1279,10 @@ def test_window_imports_and_exports_cxf(keychain_browser, second_site, sesame_bi
     find(driver, "export").click()
     wait(driver, lambda d: "holds secrets in clear" in text_of(d, "status-text"), what="the export")
 
-    def exported():
-        files = [f for f in downloads.iterdir() if f.name.endswith(".cxf.json")]
-        try:
-            return files and json.loads(files[0].read_text()) and files[0]
-        except ValueError:
-            return False  # still being written
-    wait(driver, lambda d: exported(), what="the exported file")
+    wait(driver, lambda d: exported_cxf(downloads), what="the exported file")
     fresh = Vault(sesame_bin, tmp_path / "fresh")
     fresh.init(name="fresh")
-    fresh.ok("import", "--cxf", exported())
+    fresh.ok("import", "--cxf", exported_cxf(downloads))
     assert sorted(i["kind"] for i in fresh.items()) == ["code", "password"]
 
 
@@ -1294,15 +1290,13 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
     """A vault with a sync folder (install-browser passes it to the host): the window lists the devices, syncs
     what another device pushed, lets a third device in with the code it shows, which then holds the items, and
     refuses a fourth, whose join then ends."""
-    import re
     from test_keychain_cli import PASSPHRASE, Vault, error_code
     sync = tmp_path / "sync"
     a = Vault(sesame_bin, tmp_path / "a", sync=sync)
     a.init(name="laptop")
     a.ok("sync")
     b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    code = re.search(r"^Pairing code: (\S+)$", b.ok("join", "--device-name", "B", passphrase=PASSPHRASE), re.M).group(1)
-    a.ok("approve", code, "--name", "phone")
+    a.ok("approve", ask_to_join(b, "B"), "--name", "phone")
     b.ok("join", passphrase=PASSPHRASE)
     b.ok("unlock", passphrase=PASSPHRASE)
     b.add_password(second_site.rp_id, "lin", "from-the-phone-1")
@@ -1335,8 +1329,7 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
 
         # A third device asks to join; the window approves it with the code it shows.
         c = Vault(sesame_bin, tmp_path / "c", sync=sync)
-        shown = re.search(r"^Pairing code: (\S+)$", c.ok("join", "--device-name", "C", passphrase=PASSPHRASE),
-                          re.M).group(1)
+        shown = ask_to_join(c, "C")
         find(driver, "pairing-code").send_keys("00000-00000-00000-00000")
         find(driver, "approve").click()
         wait(driver, lambda d: "No device waiting to join shows that code" in text_of(d, "status-text")
@@ -1355,8 +1348,7 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
         # A fourth device asks to join and is refused: the waiting list (refreshed by Sync now) shows the start of
         # the code it shows; Refuse ends its join, and its next try says so.
         fourth = Vault(sesame_bin, tmp_path / "d", sync=sync)
-        joining = fourth.ok("join", "--device-name", "D", passphrase=PASSPHRASE)
-        d_code = re.search(r"^Pairing code: (\S+)$", joining, re.M).group(1)
+        d_code = ask_to_join(fourth, "D")
         find(driver, "sync-now").click()
         refuse = f"#waiting button[data-code-start='{d_code[:14]}']"
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, refuse), what="the waiting device")

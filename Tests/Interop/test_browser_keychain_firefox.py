@@ -17,14 +17,17 @@ import time
 
 import pytest
 
-from browser_keychain_fixtures import EXTENSION, HOST_ELEMENT, second_site, server  # noqa: F401 (fixtures)
+from browser_keychain_fixtures import (EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
+                                      is_eff_words, second_site, server)
 from conftest import free_port
 
 
 class FirefoxKeychain:
-    """An unlocked vault, the native host installed for a fresh $HOME, and headless Firefox with the extension."""
+    """An unlocked vault (a new one, or `vault`), the native host installed for a fresh $HOME (`idle`: the seconds
+    after which a session the window starts locks, `install-browser --idle`), and headless Firefox with the
+    extension, saving downloads to `downloads` without asking."""
 
-    def __init__(self, sesame_bin, directory):
+    def __init__(self, sesame_bin, directory, vault=None, idle=None):
         from marionette_driver.addons import Addons
         from marionette_driver.marionette import Marionette
         from test_keychain_cli import Vault
@@ -33,10 +36,12 @@ class FirefoxKeychain:
         if not firefox:
             pytest.fail("firefox-esr (Debian package) is required; scripts/test installs it")
         self.home = pathlib.Path(tempfile.mkdtemp(prefix="sesame-firefox-"))
-        self.vault = Vault(sesame_bin, directory / "keychain")
-        self.vault.init(name="firefox")
+        if vault is None:
+            vault = Vault(sesame_bin, directory / "keychain")
+            vault.init(name="firefox")
+        self.vault = vault
         installed = self.vault.ok("install-browser", "--browser", "firefox", "--extension-dir", str(EXTENSION),
-                                  env={"HOME": str(self.home)})
+                                  *(["--idle", str(idle)] if idle else []), env={"HOME": str(self.home)})
         assert f"{self.home}/.mozilla/native-messaging-hosts/" in installed
         # Firefox finds the host manifest under $HOME; Marionette starts it with this process's environment.
         saved = os.environ.get("HOME")
@@ -51,6 +56,13 @@ class FirefoxKeychain:
             else:
                 os.environ["HOME"] = saved
         self.client.timeout.script = 30
+        self.downloads = self.home / "downloads"
+        self.downloads.mkdir()
+        for pref, value in (("browser.download.folderList", 2), ("browser.download.dir", str(self.downloads)),
+                            ("browser.download.useDownloadDir", True),
+                            ("browser.download.always_ask_before_handling_new_types", False),
+                            ("browser.download.start_downloads_in_tmp_dir", False)):
+            self.client.set_pref(pref, value)
         Addons(self.client).install(str(EXTENSION), temp=True)
 
     def stop(self):
@@ -156,6 +168,22 @@ class FirefoxKeychain:
               const data = {};
               try { t.getTransferData("text/plain", data); } catch { return ""; }
               return data.value ? data.value.QueryInterface(Ci.nsISupportsString).data : "";""")
+
+    def focused(self):
+        return self.client.execute_script("return document.activeElement && document.activeElement.id")
+
+    def value(self, element_id):
+        return self.find(element_id).get_property("value")
+
+    def replace(self, element_id, text):
+        field = self.find(element_id)
+        field.clear()
+        field.send_keys(text)
+
+    def open_item(self, list_id, label_start):
+        self.client.execute_script(
+            "[...document.querySelectorAll(arguments[0])].find((b) => b.ariaLabel.startsWith(arguments[1])).click()",
+            script_args=[f"#{list_id} button", label_start])
 
     def press(self, *keys):
         sequence = self.client.actions.sequence("key", "keyboard")
@@ -500,3 +528,275 @@ def test_firefox_window_copies_and_the_clipboard_is_cleared_after_the_setting(fi
     firefox.wait(lambda: "clipboard is cleared in 10 s" in firefox.text("status-text"), "the copy confirmed")
     assert firefox.clipboard() == "firefox-copied-then-cleared-3"
     firefox.wait(lambda: firefox.clipboard() == "", "the clipboard cleared", timeout=25)
+
+
+def test_firefox_window_shows_a_code_and_its_countdown_rolling_over(firefox, second_site):
+    """A code generator's page in the window: the code pyotp computes for now, its countdown, and the next code once
+    the countdown runs out (within one period and a bit)."""
+    import pyotp
+    firefox.vault.add_code(f"otpauth://totp/Second:lin?secret={TOTP_SECRET}&issuer=Second", "--site",
+                           second_site.rp_id)
+    firefox.client.navigate(second_site.origin + "/")
+    firefox.open_window(second_site.origin)
+    firefox.wait(lambda: firefox.labels("site-items") == [f"Code: {second_site.rp_id}, Second, lin"], "the list")
+    firefox.open_item("site-items", "Code:")
+    text = firefox.text
+    firefox.wait(lambda: len(text("code-value")) == 6 and "changes in" in text("code-countdown"),
+                 "the code and its countdown")
+    totp, first = pyotp.TOTP(TOTP_SECRET), text("code-value")
+    assert first in {totp.at(time.time()), totp.at(time.time() - 30)}
+    assert 0 <= int(text("code-countdown").split()[2]) <= 30
+    firefox.wait(lambda: text("code-value") not in ("", first), "the next code after the countdown", timeout=40)
+    assert text("code-value") in {totp.at(time.time()), totp.at(time.time() - 30)}
+
+
+def test_firefox_window_edits_with_the_generator_deletes_and_undoes(firefox, second_site):
+    """Edit in the window: a new user name, generated words from the EFF list and then characters (strength in
+    bits), new notes, saved as the CLI sees them; delete, then Undo from the keyboard brings it back under its ID."""
+    from marionette_driver.keys import Keys
+    vault, shown, text, value = firefox.vault, firefox.shown, firefox.text, firefox.value
+    item_id = vault.add_password(second_site.rp_id, "lin", "old-password-1", "--notes", "first note")
+    firefox.client.navigate(second_site.origin + "/")
+    firefox.open_window(second_site.origin)
+    firefox.wait(lambda: firefox.labels("site-items") == [f"Password: {second_site.rp_id}, lin"], "the list")
+    firefox.open_item("site-items", "Password:")
+    firefox.wait(lambda: shown("item-view") and text("username-value") == "lin", "the item")
+
+    firefox.find("edit").click()
+    firefox.wait(lambda: shown("edit-view") and firefox.focused() == "edit-username", "the edit form")
+    firefox.replace("edit-username", "lin2")
+    firefox.find("gen-mode-words").click()
+    firefox.wait(lambda: shown("gen-word-count") and "words from the EFF long word list" in text("strength"),
+                 "a generated passphrase")
+    assert text("strength") == ("About 77 bits of entropy (6 words from the EFF long word list (CC BY 3.0), "
+                                "7,776 words).")
+    assert is_eff_words(value("edit-password"), 6), value("edit-password")
+    firefox.replace("gen-word-count", "4")
+    firefox.find("generate").click()
+    firefox.wait(lambda: text("strength").startswith("About 51 bits of entropy (4 words"), "4 words")
+    assert is_eff_words(value("edit-password"), 4), value("edit-password")
+    firefox.find("gen-mode-characters").click()
+    firefox.wait(lambda: not shown("gen-word-count") and "characters from" in text("strength"), "characters again")
+    firefox.find("generate").click()
+    firefox.wait(lambda: len(value("edit-password")) == 20, "a generated password")
+    generated = value("edit-password")
+    assert text("strength") == "About 122 bits of entropy (20 characters from 71)."
+    firefox.replace("edit-notes", "changed in the window")
+    firefox.find("save").click()
+    firefox.wait(lambda: shown("item-view") and text("username-value") == "lin2" and "Saved" in text("status-text"),
+                 "the saved item")
+    saved = vault.show(item_id, reveal=True)
+    assert (saved["username"], saved["password"], saved["notes"]) == ("lin2", generated, "changed in the window")
+
+    firefox.find("delete").click()
+    firefox.wait(lambda: shown("list-view") and "Deleted" in text("status-text") and firefox.focused() == "undo",
+                 "the deletion with its undo")
+    assert vault.items() == []
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: "Restored" in text("status-text")
+                 and firefox.labels("site-items") == [f"Password: {second_site.rp_id}, lin2"], "the undone deletion")
+    assert [item["id"] for item in vault.items()] == [item_id]
+    assert vault.show(item_id, reveal=True)["password"] == generated
+
+
+def test_firefox_window_new_password_fill_and_save(firefox, second_site):
+    """A new password from the window: the site prefilled from the tab, a generated password, and "Fill and save"
+    types it into the page's sign-up form (in the site's tab) and keeps it."""
+    client, vault = firefox.client, firefox.vault
+    client.navigate(second_site.origin + "/")
+    client.execute_script("""
+      const form = document.createElement("form");
+      form.innerHTML = '<input id="new-user" autocomplete="username">' +
+                       '<input id="new-secret" type="password" autocomplete="new-password">';
+      document.body.appendChild(form);
+    """)
+    site_tab = client.current_window_handle
+    firefox.open_window(second_site.origin)
+    firefox.wait(lambda: firefox.shown("list-view"), "the list")
+    firefox.find("new-password").click()
+    firefox.wait(lambda: firefox.shown("edit-view") and "bits of entropy" in firefox.text("strength")
+                 and firefox.focused() == "edit-username", "the new password form")
+    assert firefox.value("edit-site") == second_site.rp_id
+    generated = firefox.value("edit-password")
+    assert len(generated) == 20
+    firefox.find("edit-username").send_keys("newbie")
+    firefox.find("fill-and-save").click()
+    firefox.wait(lambda: firefox.shown("item-view") and firefox.text("status-text") == "Saved and filled in the page.",
+                 "the new password saved and filled")
+    [saved] = vault.items()
+    shown = vault.show(saved["id"], reveal=True)
+    assert (shown["username"], shown["password"]) == ("newbie", generated), shown
+    client.switch_to_window(site_tab)
+    assert client.execute_script(
+        "return [document.getElementById('new-user').value, document.getElementById('new-secret').value]") \
+        == ["newbie", generated]
+
+
+def test_firefox_window_imports_bitwarden_keepassxc_and_cxf_and_exports_cxf(firefox, second_site, sesame_bin,
+                                                                              tmp_path):
+    """Import in the window from the three exports the CLI reads (the same test files), a refused one changing
+    nothing; the Bitwarden export's passkeys then sign in on the Flask site; export downloads a CXF file the CLI
+    imports into a fresh keychain, every item there."""
+    from marionette_driver.keys import Keys
+    from browser_keychain_fixtures import bitwarden_passkeys
+    from test_keychain_cli import BITWARDEN_EXPORT, KEEPASSXC_EXPORT, Vault, bitwarden_export_with_passkey
+    client, vault, text = firefox.client, firefox.vault, firefox.text
+    client.navigate(second_site.origin + "/")
+    firefox.open_window(second_site.origin)
+    window = client.current_window_handle
+    firefox.wait(lambda: firefox.shown("list-view"), "the list")
+    client.find_element("css selector", "#transfer summary").click()
+
+    def choose(format_):
+        client.find_element("css selector", f"#import-format option[value='{format_}']").click()
+
+    def import_file(path):
+        firefox.find("import-file").send_keys(str(path))
+
+    choose("bitwarden")
+    p384 = tmp_path / "p384.json"
+    p384.write_bytes(bitwarden_export_with_passkey(keyCurve="P-384"))
+    import_file(p384)
+    firefox.wait(lambda: "passkey in that Bitwarden export is not ECDSA P-256" in text("status-text"),
+                 "the export with a P-384 passkey refused")
+    assert vault.items() == []
+    import_file(BITWARDEN_EXPORT)
+    firefox.wait(lambda: text("status-text") == "Imported 2 passwords, 2 passkeys, 2 code generators; 0 already "
+                 "here; 2 of kinds the keychain does not keep; 2 could not be read.", "the Bitwarden import's report")
+    choose("keepassxc")
+    import_file(KEEPASSXC_EXPORT)
+    firefox.wait(lambda: text("status-text").startswith(
+        "Imported 1 passwords, 0 passkeys, 0 code generators; 3 already here"), "the KeePassXC import's report")
+
+    other = Vault(sesame_bin, tmp_path / "other")
+    other.init(name="other")
+    other.add_password("imported.example", "ivy", "imported-password-5")
+    other.ok("export", "--cxf", tmp_path / "in.cxf", passphrase="correct horse battery staple")
+    choose("cxf")
+    import_file(tmp_path / "in.cxf")
+    firefox.wait(lambda: text("status-text") == "Imported 1 passwords, 0 passkeys, 0 code generators; 0 already "
+                 "here.", "the CXF import's report")
+    kinds = ["code", "code", "passkey", "passkey", "password", "password", "password", "password"]
+    assert sorted(i["kind"] for i in vault.items()) == kinds
+
+    # Export: the download, read back by the CLI.
+    firefox.find("export").click()
+    firefox.wait(lambda: "holds secrets in clear" in text("status-text"), "the export")
+    firefox.wait(lambda: exported_cxf(firefox.downloads), "the exported file")
+    fresh = Vault(sesame_bin, tmp_path / "fresh")
+    fresh.init(name="fresh")
+    fresh.ok("import", "--cxf", exported_cxf(firefox.downloads))
+    assert sorted(i["kind"] for i in fresh.items()) == kinds
+
+    # The imported passkeys sign in on the site, chosen in the keychain's prompt.
+    for passkey in bitwarden_passkeys(BITWARDEN_EXPORT):
+        second_site.knows(passkey["credential_id"], passkey["username"], passkey["public_key"])
+    client.switch_to_window(window)
+    signed_in_as = []
+    for keys in ([Keys.ENTER], [Keys.TAB, Keys.ENTER]):
+        client.navigate(second_site.origin + "/")
+        firefox.find("signin").click()
+        firefox.wait_prompt("the modal sign-in prompt")
+        firefox.press(*keys)
+        firefox.wait(lambda: firefox.status().startswith("signed in as "), "sign-in with an imported passkey")
+        signed_in_as.append(firefox.status().removeprefix("signed in as "))
+    assert sorted(signed_in_as) == ["lin", "max"]
+
+
+def test_firefox_window_syncs_approves_and_refuses_devices(sesame_bin, second_site, tmp_path):
+    """A vault with a sync folder: the window lists the devices, syncs what another device pushed, approves a third
+    device by the code it shows (after refusing a wrong code), which then holds the items, and refuses a fourth,
+    whose join then ends."""
+    from test_keychain_cli import PASSPHRASE, Vault, error_code
+    sync = tmp_path / "sync"
+    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
+    a.init(name="laptop")
+    a.ok("sync")
+    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
+    a.ok("approve", ask_to_join(b, "B"), "--name", "phone")
+    b.ok("join", passphrase=PASSPHRASE)
+    b.ok("unlock", passphrase=PASSPHRASE)
+    b.add_password(second_site.rp_id, "lin", "from-the-phone-1")
+    b.ok("sync")
+
+    firefox = FirefoxKeychain(sesame_bin, tmp_path, vault=a)
+    try:
+        client, text = firefox.client, firefox.text
+        devices = lambda: client.execute_script(  # noqa: E731
+            "return [...document.querySelectorAll('#devices li')].map((li) => li.textContent)")
+        client.navigate(second_site.origin + "/")
+        firefox.open_window(second_site.origin)
+        firefox.wait(lambda: firefox.shown("list-view"), "the list")
+        assert firefox.labels("site-items") == []
+        client.find_element("css selector", "#sync summary").click()
+        firefox.wait(lambda: len(devices()) == 2, "the devices")
+        assert any(t.startswith("laptop (this device), key ") for t in devices()), devices()
+        assert any(t.startswith("phone, key ") for t in devices()), devices()
+
+        firefox.find("sync-now").click()
+        firefox.wait(lambda: text("status-text").startswith("Synced: vault version")
+                     and firefox.labels("site-items") == [f"Password: {second_site.rp_id}, lin"], "the sync")
+        assert "1 received" in text("status-text")
+
+        c = Vault(sesame_bin, tmp_path / "c", sync=sync)
+        shown = ask_to_join(c, "C")
+        firefox.find("pairing-code").send_keys("00000-00000-00000-00000")
+        firefox.find("approve").click()
+        firefox.wait(lambda: "No device waiting to join shows that code" in text("status-text")
+                     or "not a device's code" in text("status-text"), "a wrong code refused")
+        firefox.replace("pairing-code", shown)
+        firefox.replace("device-name", "tablet")
+        firefox.find("approve").click()
+        firefox.wait(lambda: text("status-text").startswith("Approved tablet") and len(devices()) == 3,
+                     "the approval")
+        assert "Joined: 1 items" in c.ok("join", passphrase=PASSPHRASE)
+
+        fourth = Vault(sesame_bin, tmp_path / "d", sync=sync)
+        d_code = ask_to_join(fourth, "D")
+        firefox.find("sync-now").click()
+        refuse = f"#waiting button[data-code-start='{d_code[:14]}']"
+        firefox.wait(lambda: client.find_elements("css selector", refuse), "the waiting device")
+        assert text("waiting").startswith(f"A device showing {d_code[:14]}…")
+        client.find_element("css selector", refuse).click()
+        firefox.wait(lambda: text("status-text").startswith(f"Refused the device showing {d_code[:14]}")
+                     and text("waiting") == "No device is waiting.", "the refusal")
+        refused = fourth.run("join", passphrase=PASSPHRASE)
+        assert refused.returncode == 1 and error_code(refused) == "joinRefused", refused.stderr
+        assert len(devices()) == 3
+    finally:
+        firefox.stop()
+
+
+def test_firefox_window_locks_after_the_idle_time_and_shows_it(sesame_bin, second_site, tmp_path):
+    """The host's idle lock (`install-browser --idle 4`) in Firefox's window: the session the window started ends
+    once unused for 4 s, the open window then asks for the passphrase with the reason, hides the password it
+    showed, and the CLI finds the vault locked too."""
+    from marionette_driver.keys import Keys
+    firefox = FirefoxKeychain(sesame_bin, tmp_path, idle=4)
+    try:
+        vault, shown, text = firefox.vault, firefox.shown, firefox.text
+        vault.add_password(second_site.rp_id, "lin", "locked-away-8")
+        vault.ok("lock")
+        firefox.client.navigate(second_site.origin + "/")
+        firefox.open_window(second_site.origin)
+        firefox.wait(lambda: shown("unlock-view"), "the unlock form")
+        firefox.find("passphrase").send_keys("correct horse battery staple")
+        firefox.press(Keys.ENTER)
+        firefox.wait(lambda: shown("list-view") and firefox.labels("site-items"), "the list")
+        firefox.open_item("site-items", "Password:")
+        firefox.wait(lambda: shown("item-view") and text("username-value") == "lin", "the item")
+        firefox.find("toggle-password").click()
+        firefox.wait(lambda: text("password-value") == "locked-away-8", "the password shown")
+        assert vault.ok("list")
+        used = time.monotonic()
+
+        firefox.wait(lambda: shown("unlock-view"), "the window locked after its idle time")
+        assert time.monotonic() - used >= 3.5, "locked before the idle time"
+        assert text("unlock-error") == "The keychain locked itself after it went unused."
+        assert "locked-away-8" not in firefox.client.execute_script("return document.body.innerText")
+        assert firefox.client.execute_script(
+            "return document.getElementById('password-value').textContent") == "••••••••"
+        locked = vault.run("list")
+        assert locked.returncode == 2 and "passphraseUnavailable" in locked.stderr, locked.stderr
+    finally:
+        firefox.stop()

@@ -27,6 +27,7 @@ import pyotp
 import pytest
 import webauthn
 
+from browser_keychain_fixtures import second_site  # noqa: F401 (fixture)
 from conftest import ROOT, b64url, b64url_decode
 
 PASSPHRASE = "correct horse battery staple"
@@ -828,20 +829,30 @@ BITWARDEN_EXPORT = ROOT / "Tests" / "KeychainTests" / "Vectors" / "bitwarden" / 
 
 def test_a_bitwarden_export_imports_and_a_bad_one_changes_nothing(vault, tmp_path):
     """`import --bitwarden`: an unencrypted Bitwarden JSON export (written for the tests, in Bitwarden's shape) adds
-    its logins and codes, counts what it cannot keep, and reports the logins it could not read; an encrypted or
-    malformed export is refused before anything is written (the vault directory byte-identical)."""
+    its logins, codes and passkeys, counts what it cannot keep, and reports the logins it could not read; an
+    encrypted or malformed export, or one with a passkey whose key is not P-256 or does not read, is refused before
+    anything is written (the vault directory byte-identical)."""
     needs_suffix_list()
+    empty = snapshot(vault.path)
+    for name, content, code in [
+        ("p384", bitwarden_export_with_passkey(keyCurve="P-384"), "unsupportedPasskeyKey"),
+        ("unreadable key", bitwarden_export_with_passkey(keyValue="AAECAwQFBgcICQ"), "malformedPasskeyKey"),
+    ]:
+        (tmp_path / f"{name}.json").write_bytes(content)
+        result = vault.run("import", "--bitwarden", tmp_path / f"{name}.json")
+        assert result.returncode == 2 and error_code(result) == code, (name, result.stderr)
+        assert "fido2Credentials[0]" in result.stderr and snapshot(vault.path) == empty, name
     out = vault.run("import", "--bitwarden", BITWARDEN_EXPORT)
     assert out.returncode == 0, out.stderr
-    assert "Imported 0 passkey, 2 password, 2 code; 0 already here." in out.stdout
-    assert "Skipped 1 passkey (Bitwarden)" in out.stdout and "Skipped 1 card (Bitwarden)" in out.stdout
+    assert "Imported 2 passkey, 2 password, 2 code; 0 already here." in out.stdout
+    assert "passkey (Bitwarden)" not in out.stdout and "Skipped 1 card (Bitwarden)" in out.stdout
     assert out.stderr.count("not imported: ") == 2
     assert "tulip-quarry-19" not in out.stdout + out.stderr  # no secret in the report
     [shop] = [i for i in vault.items() if i["kind"] == "password" and "shop.example.com" in json.dumps(i)]
     assert vault.show(shop["id"], reveal=True)["password"] == "tulip-quarry-19"
     assert vault.ok("code", "mail.example.org", "--at", 1_000_000_000).splitlines()[0] == \
         pyotp.TOTP("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP").at(1_000_000_000)
-    assert "Imported 0 passkey, 0 password, 0 code; 4 already here." in vault.ok("import", "--bitwarden",
+    assert "Imported 0 passkey, 0 password, 0 code; 6 already here." in vault.ok("import", "--bitwarden",
                                                                                BITWARDEN_EXPORT)
 
     before = snapshot(vault.path)
@@ -858,6 +869,44 @@ def test_a_bitwarden_export_imports_and_a_bad_one_changes_nothing(vault, tmp_pat
         assert snapshot(vault.path) == before, name
     both = vault.run("import", "--bitwarden", BITWARDEN_EXPORT, "--cxf", BITWARDEN_EXPORT)
     assert both.returncode == 2 and snapshot(vault.path) == before
+
+
+def bitwarden_export_with_passkey(**changes) -> bytes:
+    """The test export with the first passkey's members changed (its logins before it would import)."""
+    export = json.loads(BITWARDEN_EXPORT.read_text())
+    [holder] = [i for i in export["items"] if (i.get("login") or {}).get("fido2Credentials")]
+    holder["login"]["fido2Credentials"][0].update(changes)
+    return json.dumps(export).encode()
+
+
+def test_passkeys_from_a_bitwarden_export_sign_in_on_a_site(vault, second_site):
+    """The export's two passkeys, one whose ID Bitwarden writes as a GUID and one as "b64." and base64url, sign in
+    on the Flask site (py_webauthn verifies), which knows them with the public keys Python derives from the
+    export's PKCS #8 keys: the IDs came across byte-exact and the keys whole."""
+    import urllib.request
+    from browser_keychain_fixtures import bitwarden_passkeys
+    needs_suffix_list()
+    vault.ok("import", "--bitwarden", BITWARDEN_EXPORT)
+    exported = bitwarden_passkeys(BITWARDEN_EXPORT)
+    assert len(exported) == 2
+    listed = {b64url_decode(p["credentialId"]) for p in vault.items("--kind", "passkey")}
+    assert listed == {p["credential_id"] for p in exported}
+
+    def post(path, body=None):
+        request = urllib.request.Request(second_site.origin.replace("second.localhost", "127.0.0.1") + path,
+                                         data=body or b"{}", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    for passkey in exported:
+        assert passkey["rp_id"] == second_site.rp_id
+        second_site.knows(passkey["credential_id"], passkey["username"], passkey["public_key"])
+        options = post("/signin/options")
+        result = vault.run("webauthn", "get", "--origin", second_site.origin, "--options", "-", "--credential",
+                           b64url(passkey["credential_id"]), input=json.dumps(options))
+        assert result.returncode == 0, result.stderr
+        assert post("/signin/verify", result.stdout.encode()) == {"username": passkey["username"]}
+    assert [v[:2] for v in second_site.verified] == [("authentication", "lin"), ("authentication", "max")]
 
 
 KEEPASSXC_EXPORT = ROOT / "Tests" / "KeychainTests" / "Vectors" / "keepassxc" / "export.csv"
