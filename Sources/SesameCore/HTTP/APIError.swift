@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 
 /// The API's error answer: `{"error": "<code>", "message": "<human text>"}` with a status, plus headers such as
-/// `Retry-After`. The code is an ``APIErrorCode``; messages are fixed text: never a secret, challenge, code, token or
+/// `Retry-After`. The code is an ``APIErrorCode``; the answers of one feature are declared in its target; messages are fixed text: never a secret, challenge, code, token or
 /// echoed input.
 public struct APIError: HTTPResponseError, Equatable {
     public let status: HTTPResponse.Status
@@ -63,11 +63,6 @@ public struct APIError: HTTPResponseError, Equatable {
         .forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
     package static let originNotAllowed = APIError(
         .forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
-    package static let hostNotAllowed = APIError(
-        .forbidden, .hostNotAllowed, "Sesame does not sign people in to that address (see forward-auth-domains).")
-    package static let invalidCredentials = APIError(
-        .unauthorized, .invalidCredentials, "The username or password is wrong.")
-    package static let wrongPassword = APIError(.forbidden, .wrongPassword, "The password is wrong.")
     package static let accountDisabled = APIError(.forbidden, .accountDisabled, "This account is disabled.")
     /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
     /// factor) at `reauthenticate`, then retries.
@@ -95,15 +90,8 @@ public struct APIError: HTTPResponseError, Equatable {
     )
     package static let invalidClientData = APIError(
         .badRequest, .invalidClientData, "clientDataJSON is not valid client data.")
-    package static let usernameTaken = APIError(.conflict, .usernameTaken, "That username is taken.")
-    package static let credentialExists = APIError(.conflict, .credentialExists, "This passkey is already registered.")
 
     // Ways in and second factors
-    package static let invalidCode = APIError(.unauthorized, .invalidCode, "The code is wrong or was already used.")
-    package static let factorNotEnabled = APIError(
-        .conflict, .factorNotEnabled, "This account has not set up that factor.")
-    package static let smsNotEnabled = APIError(
-        .conflict, .smsNotEnabled, "This account has no confirmed phone number.")
     package static let lastWayIn = APIError(
         .conflict, .lastWayIn, "This is the account's last way to sign in; add another first.")
 

@@ -21,19 +21,6 @@ package struct OAuthError: HTTPResponseError {
         self.challenge = challenge
     }
 
-    package static func invalidClient(basic: Bool) -> OAuthError {
-        OAuthError(
-            .invalidClient, "Client authentication failed.", status: .unauthorized,
-            challenge: basic ? #"Basic realm="sesame""# : nil)
-    }
-
-    package static let invalidGrant = OAuthError(
-        .invalidGrant, "The code or refresh token is invalid, expired, spent or for another client.")
-
-    package static func invalidToken(_ why: String = "The access token is invalid or expired.") -> OAuthError {
-        OAuthError(.invalidToken, why, status: .unauthorized, challenge: #"Bearer error="invalid_token""#)
-    }
-
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [
             .contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
