@@ -22,6 +22,8 @@ extension Vocabulary {
         ],
         auditKinds: [
             .forwardAuthSignedIn
-        ]
+        ],
+        settings: ServerConfiguration.forwardAuthSettings,
+        checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateForwardAuth(c) }]
     )
 }

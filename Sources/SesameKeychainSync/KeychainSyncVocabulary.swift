@@ -25,6 +25,7 @@ extension Vocabulary {
         ],
         auditKinds: [
             .keychainDeviceEnrolled, .keychainDeviceRevoked, .keychainDeviceRemoved,
-        ]
+        ],
+        settings: ServerConfiguration.keychainSyncSettings
     )
 }

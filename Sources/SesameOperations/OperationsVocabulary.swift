@@ -15,6 +15,8 @@ extension Vocabulary {
         owner: "SesameOperations",
         auditKinds: [
             .adminCreated, .adminDisabled, .adminEnabled, .adminDeleted, .adminExported, .adminResealed,
-        ]
+        ],
+        settings: ServerConfiguration.operationsSettings,
+        checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateOperations(c) }]
     )
 }

@@ -30,6 +30,7 @@ extension Vocabulary {
         ],
         auditKinds: [
             .signInPassword, .passwordSet, .passwordChanged, .passwordRemoved, .passwordRehashed,
-        ]
+        ],
+        settings: ServerConfiguration.passwordsSettings
     )
 }

@@ -42,6 +42,10 @@ extension Vocabulary {
         auditKinds: [
             .signInSecondFactor, .totpEnabled, .totpDisabled, .smsChangeStarted, .smsCodeSent, .smsEnabled,
             .smsDisabled, .recoveryCodesGenerated, .recoveryCodeUsed,
+        ],
+        settings: ServerConfiguration.secondFactorsSettings,
+        checks: [
+            ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateSecondFactors(c) }
         ]
     )
 }

@@ -12,16 +12,19 @@ package struct Vocabulary: Sendable {
     package var oauthErrorCodes: [OAuthErrorCode]
     package var auditKinds: [AuditKind]
     package var settings: [Setting]
+    /// Rules over this part's settings, checked after every source is applied (`ServerConfiguration.validate`).
+    package var checks: [ConfigurationCheck]
 
     package init(
         owner: String, errorCodes: [APIErrorCode] = [], oauthErrorCodes: [OAuthErrorCode] = [],
-        auditKinds: [AuditKind] = [], settings: [Setting] = []
+        auditKinds: [AuditKind] = [], settings: [Setting] = [], checks: [ConfigurationCheck] = []
     ) {
         self.owner = owner
         self.errorCodes = errorCodes
         self.oauthErrorCodes = oauthErrorCodes
         self.auditKinds = auditKinds
         self.settings = settings
+        self.checks = checks
     }
 
     /// Every word two parts (or one part twice) declare, as `"kind value: owner, owner"`; empty when each word is
@@ -55,7 +58,8 @@ package struct Vocabulary: Sendable {
         precondition(duplicates.isEmpty, "declared twice: \(duplicates.joined(separator: "; "))")
         return Vocabulary(
             owner: owner, errorCodes: parts.flatMap(\.errorCodes), oauthErrorCodes: parts.flatMap(\.oauthErrorCodes),
-            auditKinds: parts.flatMap(\.auditKinds), settings: parts.flatMap(\.settings))
+            auditKinds: parts.flatMap(\.auditKinds), settings: parts.flatMap(\.settings),
+            checks: parts.flatMap(\.checks))
     }
 }
 
@@ -70,6 +74,7 @@ extension Vocabulary {
             .reauthenticationRequired, .tooManyAttempts, .challengeInvalid, .lastWayIn, .internalError, .unavailable,
             .storageFull,
         ],
-        auditKinds: [.signOut]
+        auditKinds: [.signOut],
+        settings: ServerConfiguration.coreSettings
     )
 }
