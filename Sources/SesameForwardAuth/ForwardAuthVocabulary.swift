@@ -5,8 +5,10 @@ extension APIErrorCode {
 }
 
 extension APIError {
-    package static let hostNotAllowed = APIError(
-        .forbidden, .hostNotAllowed, "Sesame does not sign people in to that address (see forward-auth-domains).")
+    package static var hostNotAllowed: APIError {
+        APIError(
+            .forbidden, .hostNotAllowed, "Sesame does not sign people in to that address (see forward-auth-domains).")
+    }
 }
 
 extension AuditKind {

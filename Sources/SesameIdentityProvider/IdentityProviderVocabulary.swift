@@ -31,8 +31,10 @@ extension OAuthError {
             challenge: basic ? #"Basic realm="sesame""# : nil)
     }
 
-    package static let invalidGrant = OAuthError(
-        .invalidGrant, "The code or refresh token is invalid, expired, spent or for another client.")
+    package static var invalidGrant: OAuthError {
+        OAuthError(
+            .invalidGrant, "The code or refresh token is invalid, expired, spent or for another client.")
+    }
 
     package static func invalidToken(_ why: String = "The access token is invalid or expired.") -> OAuthError {
         OAuthError(.invalidToken, why, status: .unauthorized, challenge: #"Bearer error="invalid_token""#)

@@ -16,8 +16,10 @@ extension APIErrorCode {
 }
 
 extension APIError {
-    package static let usernameTaken = APIError(.conflict, .usernameTaken, "That username is taken.")
-    package static let credentialExists = APIError(.conflict, .credentialExists, "This passkey is already registered.")
+    package static var usernameTaken: APIError { APIError(.conflict, .usernameTaken, "That username is taken.") }
+    package static var credentialExists: APIError {
+        APIError(.conflict, .credentialExists, "This passkey is already registered.")
+    }
 }
 
 extension AuditKind {

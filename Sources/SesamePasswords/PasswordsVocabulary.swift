@@ -8,9 +8,11 @@ extension APIErrorCode {
 }
 
 extension APIError {
-    package static let invalidCredentials = APIError(
-        .unauthorized, .invalidCredentials, "The username or password is wrong.")
-    package static let wrongPassword = APIError(.forbidden, .wrongPassword, "The password is wrong.")
+    package static var invalidCredentials: APIError {
+        APIError(
+            .unauthorized, .invalidCredentials, "The username or password is wrong.")
+    }
+    package static var wrongPassword: APIError { APIError(.forbidden, .wrongPassword, "The password is wrong.") }
 }
 
 extension AuditKind {

@@ -12,11 +12,17 @@ extension APIErrorCode {
 }
 
 extension APIError {
-    package static let invalidCode = APIError(.unauthorized, .invalidCode, "The code is wrong or was already used.")
-    package static let factorNotEnabled = APIError(
-        .conflict, .factorNotEnabled, "This account has not set up that factor.")
-    package static let smsNotEnabled = APIError(
-        .conflict, .smsNotEnabled, "This account has no confirmed phone number.")
+    package static var invalidCode: APIError {
+        APIError(.unauthorized, .invalidCode, "The code is wrong or was already used.")
+    }
+    package static var factorNotEnabled: APIError {
+        APIError(
+            .conflict, .factorNotEnabled, "This account has not set up that factor.")
+    }
+    package static var smsNotEnabled: APIError {
+        APIError(
+            .conflict, .smsNotEnabled, "This account has no confirmed phone number.")
+    }
 }
 
 extension AuditKind {
