@@ -33,15 +33,30 @@ package struct AuthorizationRequest: Sendable {
 
     package static let supportedScopes = ["openid", "profile", "offline_access"]
 
-    /// A failure shown on Sesame's page (no redirect).
-    package struct PageError: Error { package let message: String }
+    /// A failure shown on Sesame's page (no redirect): the client or its redirect URI cannot be trusted.
+    package typealias PageError = ServerError<AuthorizationPageErrorCode>
 
-    /// A failure sent back to the client.
+    /// A failure sent back to the client: an `OAuthError` rendered as a redirect (RFC 6749 §4.1.2.1).
     package struct RedirectError: Error {
-        package let code: OAuthErrorCode
-        package let description: String
+        package let error: OAuthError
         package let redirectURI: String
         package let state: String?
+        package init(error: OAuthError, redirectURI: String, state: String?) {
+            self.error = error
+            self.redirectURI = redirectURI
+            self.state = state
+        }
+
+        package init(
+            code: OAuthErrorCode, description: String, redirectURI: String, state: String?, file: String = #fileID,
+            line: Int = #line
+        ) {
+            self.init(
+                error: OAuthError(code, description, file: file, line: line), redirectURI: redirectURI, state: state)
+        }
+
+        package var code: OAuthErrorCode { error.code }
+        package var description: String { error.message }
     }
 
     package static func parse(
@@ -51,11 +66,16 @@ package struct AuthorizationRequest: Sendable {
     {
         guard let clientID = form["client_id"], clientID.count <= 128, !form.repeated.contains("client_id"),
             let client = try await store.client(id: clientID)
-        else { throw PageError(message: "This sign-in link names an application this site does not know.") }
+        else {
+            throw PageError(
+                code: .unknownClient, message: "This sign-in link names an application this site does not know.")
+        }
         guard let redirectURI = form["redirect_uri"], !form.repeated.contains("redirect_uri"),
             ClientRegistry.matches(redirectURI, client: client)
         else {
-            throw PageError(message: "This sign-in link would send you to an address the application did not register.")
+            throw PageError(
+                code: .unregisteredRedirectURI,
+                message: "This sign-in link would send you to an address the application did not register.")
         }
         let state = form["state"]
         func fail(_ code: OAuthErrorCode, _ why: String) -> RedirectError {
@@ -180,4 +200,16 @@ package struct ReturnMarker: Sendable {
         guard ConstantTime.equal(Array(given.utf8), Array(expected.utf8)) else { return nil }
         return time
     }
+}
+
+/// The codes of `AuthorizationRequest.PageError`.
+package struct AuthorizationPageErrorCode: ServerErrorCode {
+    package let name: String
+    private init(_ name: String) { self.name = name }
+    package var description: String { name }
+
+    /// `client_id` names no registered client.
+    package static let unknownClient = AuthorizationPageErrorCode("unknownClient")
+    /// `redirect_uri` is not one the client registered: never redirect there.
+    package static let unregisteredRedirectURI = AuthorizationPageErrorCode("unregisteredRedirectURI")
 }

@@ -47,13 +47,12 @@ package struct WebRoutes {
         }
     }
 
-    package struct LoadError: Error, CustomStringConvertible {
-        package let description: String
-    }
+    /// A page or resource the bundle should hold cannot be read or filled: the server's error shape.
+    package typealias LoadError = ServerError<WebResourceErrorCode>
 
     private static func resourceDirectory(_ name: String) throws -> URL {
         guard let url = Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Resources/Web") else {
-            throw LoadError(description: "web resource folder \(name) is missing from the bundle")
+            throw LoadError(code: .missing, message: "web resource folder \(name) is missing from the bundle")
         }
         return url
     }
@@ -65,10 +64,12 @@ package struct WebRoutes {
         while let open = rest.range(of: "{{") {
             output += rest[..<open.lowerBound]
             guard let close = rest[open.upperBound...].range(of: "}}") else {
-                throw LoadError(description: "unclosed {{ in template")
+                throw LoadError(code: .badTemplate, message: "unclosed {{ in template")
             }
             let key = String(rest[open.upperBound..<close.lowerBound])
-            guard let value = values[key] else { throw LoadError(description: "template names unknown value \(key)") }
+            guard let value = values[key] else {
+                throw LoadError(code: .badTemplate, message: "template names unknown value \(key)")
+            }
             output += key == "content" ? value : escapeHTML(value)
             rest = rest[close.upperBound...]
         }
@@ -215,4 +216,16 @@ package struct WebRoutes {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
         }
     }
+}
+
+/// The codes of `WebRoutes.LoadError`.
+package struct WebResourceErrorCode: ServerErrorCode {
+    package let name: String
+    private init(_ name: String) { self.name = name }
+    package var description: String { name }
+
+    /// A folder of `Resources/Web` is not in the bundle.
+    package static let missing = WebResourceErrorCode("missing")
+    /// A template is malformed or names a value it is not given.
+    package static let badTemplate = WebResourceErrorCode("badTemplate")
 }

@@ -10,8 +10,8 @@ import WebAuthn
 @testable import SesameIdentityProvider
 @testable import SesamePasskeys
 
-/// The server's vocabulary lives in Swift enums and tables (`Vocabulary/`, `Configuration/Settings.swift`); every
-/// other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held
+/// The server's vocabulary is declared by each part in its own target (`Vocabulary.core`, `Vocabulary.passkeys`, …)
+/// and collected by the composition root into `Vocabulary.server`; every other copy of it (the OpenAPI document, the page scripts, docs/server.md, docs/configuration.md, `--help`) is held
 /// to that one source here, so a code added or renamed in Swift fails these tests until each copy follows.
 @Suite struct VocabularyTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -44,13 +44,34 @@ import WebAuthn
 
     @Test func everyErrorCodeIsInTheOpenAPIDocumentAndNothingElse() throws {
         let documented = try Self.openAPIEnum(schema: "ErrorCode")
-        #expect(documented == APIErrorCode.allCases.map(\.rawValue))
+        #expect(documented == Vocabulary.server.errorCodes.map(\.rawValue))
         // Every error response in the document carries the typed schema.
         #expect(try Self.openAPI.contains("error:\n          $ref: '#/components/schemas/ErrorCode'"))
     }
 
     @Test func oauthErrorCodesAreTheOpenAPIEnum() throws {
-        #expect(try Self.openAPIEnum(schema: "OAuthErrorCode") == OAuthErrorCode.allCases.map(\.rawValue))
+        #expect(try Self.openAPIEnum(schema: "OAuthErrorCode") == Vocabulary.server.oauthErrorCodes.map(\.rawValue))
+    }
+
+    /// Each word is declared by one part: the collected vocabulary has no duplicate, and one that a second part
+    /// declares again is reported with both owners (`Vocabulary.joined` stops the process on it).
+    @Test func aWordTwoPartsDeclareIsRefused() {
+        #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
+        #expect(Vocabulary.parts.count == 11)
+        let server = Vocabulary.server
+        #expect(Set(server.errorCodes).count == server.errorCodes.count)
+        #expect(Set(server.auditKinds).count == server.auditKinds.count)
+        let again = Vocabulary(
+            owner: "SesameElsewhere", errorCodes: [APIErrorCode(rawValue: "invalid_code")],
+            auditKinds: [AuditKind(rawValue: "passkey.added")])
+        #expect(
+            Vocabulary.duplicates(in: Vocabulary.parts + [again]) == [
+                "audit kind passkey.added: SesamePasskeys, SesameElsewhere",
+                "error code invalid_code: SesameSecondFactors, SesameElsewhere",
+            ])
+        #expect(
+            Vocabulary.duplicates(in: [.passkeys, .passkeys]).count == Vocabulary.passkeys.errorCodes.count
+                + Vocabulary.passkeys.auditKinds.count)
     }
 
     /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.
@@ -75,7 +96,7 @@ import WebAuthn
         #expect(
             keys.count == Set(keys).count,
             "duplicate keys: \(Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
-        let codes = Set(APIErrorCode.allCases.map(\.rawValue))
+        let codes = Set(Vocabulary.server.errorCodes.map(\.rawValue))
         #expect(codes.subtracting(keys).sorted() == [], "codes without a sentence")
         #expect(Set(keys).subtracting(codes).sorted() == [], "sentences for codes the server never sends")
     }
@@ -84,7 +105,7 @@ import WebAuthn
         let folder = Self.resources.appendingPathComponent("Web/static")
         let scripts = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".js") }
         #expect(scripts.count >= 4)
-        let codes = Set(APIErrorCode.allCases.map(\.rawValue))
+        let codes = Set(Vocabulary.server.errorCodes.map(\.rawValue))
         let pattern = #/code\s*===?\s*"([a-z_]+)"/#
         var seen = 0
         for name in scripts {
@@ -110,16 +131,17 @@ import WebAuthn
 
     @Test func sessionMethodsAuditKindsAndOutcomesAreDocumented() throws {
         #expect(try Self.openAPIEnum(schema: "SessionMethod") == SessionMethod.allCases.map(\.rawValue))
-        #expect(try Self.openAPIEnum(schema: "AuditKind") == AuditKind.allCases.map(\.rawValue))
+        #expect(try Self.openAPIEnum(schema: "AuditKind") == Vocabulary.server.auditKinds.map(\.rawValue))
         #expect(try Self.openAPIEnum(schema: "AuditOutcome") == AuditOutcome.allCases.map(\.rawValue))
         // docs/server.md's table of kinds, in the enum's order.
         let docs = try Self.text("docs/server.md")
         let documented = docs.components(separatedBy: "\n").compactMap { line -> String? in
             guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
             let name = String(line[line.index(line.startIndex, offsetBy: 3)..<end])
-            return AuditKind(rawValue: name) != nil || name.contains(".") || name == "sign_out" ? name : nil
+            return Vocabulary.server.auditKinds.contains(AuditKind(rawValue: name)) || name.contains(".")
+                || name == "sign_out" ? name : nil
         }
-        #expect(documented == AuditKind.allCases.map(\.rawValue))
+        #expect(documented == Vocabulary.server.auditKinds.map(\.rawValue))
     }
 
     @Test func sessionMethodNamesRoundTrip() {

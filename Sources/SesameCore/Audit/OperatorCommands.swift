@@ -2,10 +2,23 @@ import Foundation
 
 /// What an operator's command (`sesame users`, `sesame clients`, `sesame metadata`, …) refused, said in a line the
 /// command prints; never a secret.
-public struct AdminError: Error, CustomStringConvertible {
-    public let description: String
+/// The server's error shape (`ServerError`); the command prints the message.
+public typealias AdminError = ServerError<AdminErrorCode>
 
-    package init(description: String) { self.description = description }
+/// The codes of `AdminError`.
+public struct AdminErrorCode: ServerErrorCode {
+    public let name: String
+    private init(_ name: String) { self.name = name }
+    public var description: String { name }
+
+    /// The command cannot do what it was asked: the message says why and what to give instead.
+    public static let refused = AdminErrorCode("refused")
+}
+
+extension ServerError where Code == AdminErrorCode {
+    package init(description: String, file: String = #fileID, line: Int = #line) {
+        self.init(code: .refused, message: description, file: file, line: line)
+    }
 }
 
 extension AuditEvent {

@@ -3,7 +3,8 @@ import WebAuthn
 
 /// Every setting of `sesame serve`. Each one can come from four places, in increasing precedence:
 /// built-in default < config file (JSON, `--config` / `SESAME_CONFIG`) < `SESAME_*` environment variable < flag.
-/// `ServerConfiguration.settings` is the single table of names; `docs/configuration.md` and
+/// `ServerConfiguration.settings` is the single table of names (the core's rows and each feature's, joined by the
+/// composition root; a feature's values live in its target as `SettingKey`s); `docs/configuration.md` and
 /// `sesame serve --help` are generated from the same facts.
 public struct ServerConfiguration: Sendable, Equatable {
     /// Address to bind.
@@ -28,9 +29,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// OpenID Connect clients declared in the config file (`clients`; no flag or environment variable), brought
     /// into the store at every start.
     public var clients: [DeclaredClient] = []
-    /// Where SMS messages go: `console` (printed to standard output, for development) or an https webhook URL that
-    /// receives `{"to": "+15551234567", "message": "..."}` as a JSON POST.
-    public var smsSender: String = "console"
     /// Challenge lifetime in seconds (ceremonies, pending second steps, SMS codes).
     public var challengeTimeout: Int = 300
     /// Session lifetime in seconds (absolute, from sign-in).
@@ -38,8 +36,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Seconds after the session's last sign-in or re-authentication during which sensitive account changes
     /// (password, passkeys, second factors, recovery codes) are allowed without re-authenticating.
     public var reauthenticationWindow: Int = 600
-    /// scrypt cost: N = 2^passwordScryptLogN, r = 8, p = 1.
-    public var passwordScryptLogN: Int = 15
     /// Take the client address from `X-Forwarded-For` (only behind proxies you run): the entry `trustedProxyHops`
     /// places from the right, which the outermost of your proxies appended. Entries to its left are the client's
     /// own words and are ignored.
@@ -55,12 +51,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A JSON `RegistrationPolicy` (docs/attestation.md); nil admits every verified registration that metadata
     /// status reports do not refuse.
     public var registrationPolicyFile: String?
-    /// `host:port` of a second listener that serves only `/metrics` (bind it where only your monitoring reaches).
-    public var metricsAddress: String?
-    /// Bearer token that `/metrics` requires; without it (and without `metricsAddress`) `/metrics` is not served.
-    public var metricsToken: String?
-    /// Allow the `console` SMS sender (codes and numbers printed to standard output) on an https origin.
-    public var allowConsoleSMS: Bool = false
     /// Log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String = "info"
     /// Path of the sealing key file: 256-bit keys held outside the database that seal TOTP secrets and phone
@@ -73,12 +63,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// subdomains can check the session with forward auth. The cookie then carries the `__Secure-` prefix instead of
     /// `__Host-`. nil: the cookie stays on Sesame's own host.
     public var cookieDomain: String?
-    /// Hosts forward auth answers for and may send people back to after signing in: each name covers itself and its
-    /// subdomains (`ForwardAuth/`, docs/integrations.md).
-    public var forwardAuthDomains: [String] = []
-    /// Hosts (each covering its subdomains, each within `forwardAuthDomains`) that forward auth lets in only after a
-    /// passkey sign-in (`phr`).
-    public var forwardAuthPasskeyDomains: [String] = []
     /// Seconds a connection may go without a complete request part (an idle keep-alive connection, a request head
     /// sent a byte at a time, a body that stalls) before the server closes it: Hummingbird's HTTP/1 idle timeout.
     public var idleTimeout: Int = 30
@@ -98,11 +82,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// (`DatabaseDeadline`); past it the request answers 503 `unavailable`. `/health` waits half of it.
     public var databaseTimeout: Double = Self.defaultDatabaseTimeout
     public static let defaultDatabaseTimeout = 2.0
-    /// MiB one account's keychain may hold on the server (sync records, key wraps, share offers); a push or share
-    /// that would pass it is refused with nothing written.
-    public var keychainQuota: Int = Self.defaultKeychainQuota
-    public static let defaultKeychainQuota = 256
-    package var keychainQuotaBytes: Int64 { Int64(keychainQuota) * 1024 * 1024 }
+    /// The values of the settings features declare in their own targets (`SettingKey`), e.g. `smsSender`.
+    package var featureSettings = FeatureSettings()
     /// Which threads run the request handlers of `sesame serve` (read once, when the process starts serving).
     public var taskExecutor: TaskExecutorChoice = .eventLoops
 

@@ -9,6 +9,29 @@ public struct Setting: Sendable {
     public let defaultValue: String
     public let help: String
     package let apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
+
+    /// A row: `key` in the config file, `flag` on the command line, `environment` variable, the default as
+    /// `--help` prints it, the meaning, and how a value is read into the configuration.
+    package init(
+        key: String, flag: String, environment: String, defaultValue: String, help: String,
+        apply: @escaping @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
+    ) {
+        self.key = key
+        self.flag = flag
+        self.environment = environment
+        self.defaultValue = defaultValue
+        self.help = help
+        self.apply = apply
+    }
+}
+
+/// A rule over several settings, checked once every source is applied.
+package struct ConfigurationCheck: Sendable {
+    package let check: @Sendable (ServerConfiguration) throws(ConfigurationError) -> Void
+
+    package init(_ check: @escaping @Sendable (ServerConfiguration) throws(ConfigurationError) -> Void) {
+        self.check = check
+    }
 }
 
 public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
@@ -17,7 +40,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
 }
 
 extension ServerConfiguration {
-    private static func int(_ key: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int
+    package static func int(_ key: String, _ value: String, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int
     {
         guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
             throw ConfigurationError("\(key): expected an integer in \(range.lowerBound)...\(range.upperBound)")
@@ -25,7 +48,7 @@ extension ServerConfiguration {
         return number
     }
 
-    private static func bool(_ key: String, _ value: String) throws(ConfigurationError) -> Bool {
+    package static func bool(_ key: String, _ value: String) throws(ConfigurationError) -> Bool {
         switch value.lowercased() {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off", "": return false
@@ -33,7 +56,7 @@ extension ServerConfiguration {
         }
     }
 
-    private static func list(_ value: String) -> [String] {
+    package static func list(_ value: String) -> [String] {
         value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
@@ -52,8 +75,10 @@ extension ServerConfiguration {
         return apps
     }
 
-    /// The settings table: key (config file), flag, environment variable, default, meaning.
-    public static let settings: [Setting] = [
+    /// The core's rows of the settings table: key (config file), flag, environment variable, default, meaning.
+    /// Each feature declares its own rows in its target; the composition root joins them into the one table
+    /// (`ServerConfiguration.settings`, `Vocabulary.server`).
+    package static let coreSettings: [Setting] = [
         Setting(
             key: "host", flag: "--host", environment: "SESAME_HOST", defaultValue: "127.0.0.1",
             help: "Address to listen on."
@@ -96,10 +121,6 @@ extension ServerConfiguration {
                 "package=FP[|FP],... for assetlinks.json (config file: list of {package_name, sha256_cert_fingerprints})."
         ) { c, v throws(ConfigurationError) in c.androidApps = try androidApps(v) },
         Setting(
-            key: "smsSender", flag: "--sms-sender", environment: "SESAME_SMS_SENDER", defaultValue: "console",
-            help: "console, or an https:// webhook URL receiving {to, message} JSON."
-        ) { c, v throws(ConfigurationError) in c.smsSender = v },
-        Setting(
             key: "challengeTimeout", flag: "--challenge-timeout", environment: "SESAME_CHALLENGE_TIMEOUT",
             defaultValue: "300", help: "Seconds a challenge, pending second step or SMS code lives."
         ) { c, v throws(ConfigurationError) in c.challengeTimeout = try int("challenge-timeout", v, 30...3600) },
@@ -115,11 +136,6 @@ extension ServerConfiguration {
         ) { c, v throws(ConfigurationError) in
             c.reauthenticationWindow = try int("reauthentication-window", v, 30...86_400)
         },
-        Setting(
-            key: "passwordScryptLogN", flag: "--password-scrypt-log-n", environment: "SESAME_PASSWORD_SCRYPT_LOG_N",
-            defaultValue: "15",
-            help: "scrypt cost log2(N) for new password hashes (r=8, p=1); older hashes upgrade on sign-in."
-        ) { c, v throws(ConfigurationError) in c.passwordScryptLogN = try int("password-scrypt-log-n", v, 10...20) },
         Setting(
             key: "trustForwardedFor", flag: "--trust-forwarded-for", environment: "SESAME_TRUST_FORWARDED_FOR",
             defaultValue: "false",
@@ -144,18 +160,6 @@ extension ServerConfiguration {
             c.userVerification = v
         },
         Setting(
-            key: "metricsAddress", flag: "--metrics-address", environment: "SESAME_METRICS_ADDRESS",
-            defaultValue: "(none)", help: "host:port of a separate listener serving only /metrics."
-        ) { c, v throws(ConfigurationError) in c.metricsAddress = v.isEmpty ? nil : v },
-        Setting(
-            key: "metricsToken", flag: "--metrics-token", environment: "SESAME_METRICS_TOKEN", defaultValue: "(none)",
-            help: "Bearer token /metrics requires; without it or a metrics address, /metrics is not served."
-        ) { c, v throws(ConfigurationError) in c.metricsToken = v.isEmpty ? nil : v },
-        Setting(
-            key: "allowConsoleSMS", flag: "--allow-console-sms", environment: "SESAME_ALLOW_CONSOLE_SMS",
-            defaultValue: "false", help: "Allow the console SMS sender (prints codes and numbers) on an https origin."
-        ) { c, v throws(ConfigurationError) in c.allowConsoleSMS = try bool("allow-console-sms", v) },
-        Setting(
             key: "logLevel", flag: "--log-level", environment: "SESAME_LOG_LEVEL", defaultValue: "info",
             help: "trace, debug, info, notice, warning, error or critical."
         ) { c, v throws(ConfigurationError) in c.logLevel = v },
@@ -176,18 +180,6 @@ extension ServerConfiguration {
             help:
                 "Parent domain of the origin's host that the session cookie is sent to (Domain=; __Secure- instead of __Host-), for forward auth on its subdomains."
         ) { c, v throws(ConfigurationError) in c.cookieDomain = v.isEmpty ? nil : v.lowercased() },
-        Setting(
-            key: "forwardAuthDomains", flag: "--forward-auth-domains", environment: "SESAME_FORWARD_AUTH_DOMAINS",
-            defaultValue: "(none)",
-            help:
-                "Comma-separated hosts forward auth answers for and returns people to after sign-in; each covers its subdomains."
-        ) { c, v throws(ConfigurationError) in c.forwardAuthDomains = list(v).map { $0.lowercased() } },
-        Setting(
-            key: "forwardAuthPasskeyDomains", flag: "--forward-auth-passkey-domains",
-            environment: "SESAME_FORWARD_AUTH_PASSKEY_DOMAINS", defaultValue: "(none)",
-            help:
-                "Comma-separated hosts (within forward-auth-domains, each covering its subdomains) that need a passkey sign-in (phr)."
-        ) { c, v throws(ConfigurationError) in c.forwardAuthPasskeyDomains = list(v).map { $0.lowercased() } },
         Setting(
             key: "attestation", flag: "--attestation", environment: "SESAME_ATTESTATION", defaultValue: "none",
             help: "none, or direct: ask authenticators for attestation (checked against bundled anchors and metadata)."
@@ -245,12 +237,6 @@ extension ServerConfiguration {
             c.databaseTimeout = seconds
         },
         Setting(
-            key: "keychainQuota", flag: "--keychain-quota", environment: "SESAME_KEYCHAIN_QUOTA",
-            defaultValue: String(ServerConfiguration.defaultKeychainQuota),
-            help:
-                "MiB one account's keychain may hold on the server (sync records, key wraps, share offers); a push or share that would pass it answers 409 keychain_limit_reached and writes nothing."
-        ) { c, v throws(ConfigurationError) in c.keychainQuota = try int("keychain-quota", v, 1...65536) },
-        Setting(
             key: "taskExecutor", flag: "--task-executor", environment: "SESAME_TASK_EXECUTOR",
             defaultValue: "event-loops",
             help:
@@ -268,14 +254,17 @@ extension ServerConfiguration {
     ///   - flags: values given on the command line, by setting key.
     ///   - environment: the process environment (`SESAME_*` variables are read; `SESAME_CONFIG` names the file).
     ///   - configFile: path of a JSON config file given with `--config` (wins over `SESAME_CONFIG`).
-    public static func resolve(
+    ///   - vocabulary: the settings table and the checks (`Vocabulary.server`).
+    package static func resolve(
         flags: [String: String],
         environment: [String: String],
-        configFile: String?
+        configFile: String?,
+        vocabulary: Vocabulary
     ) throws(ConfigurationError) -> ServerConfiguration {
+        let settings = vocabulary.settings
         var configuration = ServerConfiguration()
         if let path = configFile ?? environment["SESAME_CONFIG"] {
-            try configuration.apply(fileAt: path)
+            try configuration.apply(fileAt: path, vocabulary: vocabulary)
         }
         for setting in settings {
             if let value = environment[setting.environment] { try setting.apply(&configuration, value) }
@@ -283,26 +272,28 @@ extension ServerConfiguration {
         for setting in settings {
             if let value = flags[setting.key] { try setting.apply(&configuration, value) }
         }
-        try configuration.validate()
+        try configuration.validate(vocabulary: vocabulary)
         return configuration
     }
 
     /// Applies a JSON config file: an object whose keys are the setting keys. Lists are JSON arrays;
     /// `androidApps` is a list of `{package_name, sha256_cert_fingerprints}`; `clients` (the file only) declares
     /// OpenID Connect clients (`DeclaredClient`).
-    public mutating func apply(fileAt path: String) throws(ConfigurationError) {
+    package mutating func apply(fileAt path: String, vocabulary: Vocabulary) throws(ConfigurationError) {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ConfigurationError("config file \(path): cannot be read")
         }
-        try apply(json: data, source: path)
+        try apply(json: data, source: path, vocabulary: vocabulary)
     }
 
-    public mutating func apply(json data: Data, source: String = "config") throws(ConfigurationError) {
+    package mutating func apply(json data: Data, source: String = "config", vocabulary: Vocabulary)
+        throws(ConfigurationError)
+    {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ConfigurationError("\(source): expected a JSON object")
         }
-        let known = Set(Self.settings.map(\.key))
+        let known = Set(vocabulary.settings.map(\.key))
         for key in object.keys.sorted() where !known.contains(key) && key != "clients" {
             throw ConfigurationError("\(source): unknown setting \"\(key)\"")
         }
@@ -319,12 +310,12 @@ extension ServerConfiguration {
             }
             self.clients = clients
         }
-        for setting in Self.settings {
+        for setting in vocabulary.settings {
             guard let value = object[setting.key] else { continue }
             switch value {
             case let string as String:
                 try setting.apply(&self, string)
-            case let number as NSNumber where ["trustForwardedFor", "allowConsoleSMS"].contains(setting.key):
+            case let number as NSNumber where ["true", "false"].contains(setting.defaultValue):
                 try setting.apply(&self, number.boolValue ? "true" : "false")
             case let number as NSNumber:
                 try setting.apply(&self, number.stringValue)
@@ -344,8 +335,9 @@ extension ServerConfiguration {
         }
     }
 
-    /// Checks values that each source may set independently but must agree.
-    public func validate() throws(ConfigurationError) {
+    /// Checks values that each source may set independently but must agree: the core's rules here, then the checks
+    /// each part declares (`Vocabulary.checks`).
+    package func validate(vocabulary: Vocabulary) throws(ConfigurationError) {
         guard let url = URL(string: origin), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https",
             let host = url.host?.lowercased(), url.path.isEmpty || url.path == "/", url.query == nil
@@ -363,45 +355,17 @@ extension ServerConfiguration {
         }
         // What the relying party accepts is checked by building it, so nothing that passes here fails at start-up.
         _ = try relyingPartyConfiguration()
-        if smsSender == "console" {
-            guard !isSecureOrigin || allowConsoleSMS else {
-                throw ConfigurationError(
-                    "sms-sender: console prints codes and phone numbers to standard output; on an https origin give a webhook URL, or set allow-console-sms to true"
-                )
-            }
-        } else {
-            guard let url = URL(string: smsSender), let scheme = url.scheme?.lowercased(),
-                scheme == "https" || scheme == "http",
-                url.host != nil
-            else { throw ConfigurationError("sms-sender: expected console or an http(s) URL") }
-        }
-        if let metricsAddress { _ = try Self.hostAndPort(metricsAddress, key: "metrics-address") }
-        if let metricsToken, metricsToken.utf8.count < 16 {
-            throw ConfigurationError(
-                "metrics-token: use at least 16 characters (a random value, e.g. openssl rand -hex 16)")
-        }
         _ = try DatabaseLocation(parsing: database)
-        try validateForwardAuth(originHost: host)
+        try validateCookieDomain(originHost: host)
+        for rule in vocabulary.checks { try rule.check(self) }
     }
 
-    /// Cookie domain and forward-auth hosts: plain DNS names; the cookie domain is the origin's host or a parent of
-    /// it; every passkey-only host is one forward auth answers for.
-    private func validateForwardAuth(originHost: String) throws(ConfigurationError) {
+    /// The cookie domain is a plain DNS name: the origin's host or a parent of it.
+    private func validateCookieDomain(originHost: String) throws(ConfigurationError) {
         if let cookieDomain {
             guard DomainName.isValid(cookieDomain), DomainName.covers(cookieDomain, host: originHost) else {
                 throw ConfigurationError(
                     "cookie-domain: \(cookieDomain) must be the origin's host or a parent domain of it")
-            }
-        }
-        for domain in forwardAuthDomains where !DomainName.isValid(domain) {
-            throw ConfigurationError("forward-auth-domains: \(domain) is not a DNS name")
-        }
-        for domain in forwardAuthPasskeyDomains {
-            guard DomainName.isValid(domain),
-                forwardAuthDomains.contains(where: { DomainName.covers($0, host: domain) })
-            else {
-                throw ConfigurationError(
-                    "forward-auth-passkey-domains: \(domain) is not a DNS name within forward-auth-domains")
             }
         }
     }
@@ -462,7 +426,7 @@ extension ServerConfiguration {
     }
 
     /// The settings table as Markdown (docs/configuration.md embeds it; a test keeps them equal).
-    public static var markdownTable: String {
+    package static func markdownTable(for settings: [Setting]) -> String {
         var lines = [
             "| key (config file) | flag | environment | default | meaning |",
             "|---|---|---|---|---|",
@@ -478,7 +442,8 @@ extension ServerConfiguration {
     /// Reads setting flags from command-line words: `--flag value` or `--flag=value`, flags as in the settings table.
     /// Returns the values by setting key. An unknown flag, a flag without a value or a stray word is an error that
     /// names it (values are never echoed: a flag may carry a token).
-    public static func flags(from words: [String]) throws(ConfigurationError) -> [String: String] {
+    package static func flags(from words: [String], settings: [Setting]) throws(ConfigurationError) -> [String: String]
+    {
         let byFlag = Dictionary(uniqueKeysWithValues: settings.map { ($0.flag, $0.key) })
         var values: [String: String] = [:]
         var index = 0
@@ -506,7 +471,7 @@ extension ServerConfiguration {
     }
 
     /// The settings as `--help` shows them: flag, environment variable, default and meaning, one per line.
-    public static var helpText: String {
+    package static func helpText(for settings: [Setting]) -> String {
         settings.map { setting in
             "  \(setting.flag) <value>\n      \(setting.help) [\(setting.environment), default \(setting.defaultValue)]"
         }.joined(separator: "\n")

@@ -3,48 +3,42 @@ import Hummingbird
 import NIOCore
 
 /// The API's error answer: `{"error": "<code>", "message": "<human text>"}` with a status, plus headers such as
-/// `Retry-After`. The code is an ``APIErrorCode``; messages are fixed text: never a secret, challenge, code, token or
-/// echoed input.
-public struct APIError: HTTPResponseError, Equatable {
-    public let status: HTTPResponse.Status
-    public let code: APIErrorCode
-    public let message: String
-    public var retryAfter: Int?
-    /// The `Allow` header of a 405 answer.
-    public var allow: String?
-    /// The `WWW-Authenticate` header of a 401 answer that wants a bearer token.
-    public var wwwAuthenticate: String?
-    /// More fields for the page, e.g. `credentialId` and `rpId` of an unknown credential (never secrets).
-    public var extra: [String: String] = [:]
+/// `Retry-After`: one rendering of the server's one error shape (`ServerError`), the OAuth endpoints' being the
+/// other (`OAuthError`). The code is an ``APIErrorCode``; the answers of one feature are declared in its target;
+/// messages are fixed text: never a secret, challenge, code, token or echoed input.
+public typealias APIError = ServerError<APIErrorCode>
 
-    public init(_ status: HTTPResponse.Status, _ code: APIErrorCode, _ message: String, retryAfter: Int? = nil) {
-        self.status = status
-        self.code = code
-        self.message = message
+extension APIErrorCode: HTTPRenderedErrorCode {
+    public static func body(of error: APIError) -> [String: String] {
+        error.extra.merging(["error": error.code.rawValue, "message": error.message]) { _, fixed in fixed }
+    }
+
+    public static var renderingHeaders: HTTPFields { [:] }
+}
+
+extension ServerError where Code == APIErrorCode {
+    public init(
+        _ status: HTTPResponse.Status, _ code: APIErrorCode, _ message: String, retryAfter: Int? = nil,
+        file: String = #fileID, line: Int = #line
+    ) {
+        self.init(code: code, message: message, status: status, file: file, line: line)
         self.retryAfter = retryAfter
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        if let allow { headers[.allow] = allow }
-        if let wwwAuthenticate { headers[.wwwAuthenticate] = wwwAuthenticate }
-        // Sorted keys: the same error is the same bytes every time (a dictionary's order varies per process).
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(
-            extra.merging(["error": code.rawValue, "message": message]) { _, fixed in fixed })
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
-    }
-
     // The request itself
-    package static let malformedJSON = APIError(
-        .badRequest, .malformedJSON, "The request body is not the JSON this endpoint expects.")
-    package static let unsupportedMediaType = APIError(
-        .unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
-    package static let bodyTooLarge = APIError(.contentTooLarge, .bodyTooLarge, "The request body is too large.")
-    package static let badRequest = APIError(.badRequest, .badRequest, "The request is not acceptable.")
-    package static let notFound = APIError(.notFound, .notFound, "No such resource.")
+    package static var malformedJSON: APIError {
+        APIError(
+            .badRequest, .malformedJSON, "The request body is not the JSON this endpoint expects.")
+    }
+    package static var unsupportedMediaType: APIError {
+        APIError(
+            .unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
+    }
+    package static var bodyTooLarge: APIError {
+        APIError(.contentTooLarge, .bodyTooLarge, "The request body is too large.")
+    }
+    package static var badRequest: APIError { APIError(.badRequest, .badRequest, "The request is not acceptable.") }
+    package static var notFound: APIError { APIError(.notFound, .notFound, "No such resource.") }
     package static func methodNotAllowed(allow: String?) -> APIError {
         var error = APIError(
             .methodNotAllowed, .methodNotAllowed,
@@ -58,17 +52,16 @@ public struct APIError: HTTPResponseError, Equatable {
     }
 
     // Who is asking
-    package static let unauthenticated = APIError(.unauthorized, .unauthenticated, "Sign in first.")
-    package static let csrf = APIError(
-        .forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
-    package static let originNotAllowed = APIError(
-        .forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
-    package static let hostNotAllowed = APIError(
-        .forbidden, .hostNotAllowed, "Sesame does not sign people in to that address (see forward-auth-domains).")
-    package static let invalidCredentials = APIError(
-        .unauthorized, .invalidCredentials, "The username or password is wrong.")
-    package static let wrongPassword = APIError(.forbidden, .wrongPassword, "The password is wrong.")
-    package static let accountDisabled = APIError(.forbidden, .accountDisabled, "This account is disabled.")
+    package static var unauthenticated: APIError { APIError(.unauthorized, .unauthenticated, "Sign in first.") }
+    package static var csrf: APIError {
+        APIError(
+            .forbidden, .csrfCheckFailed, "Missing or wrong X-CSRF-Token header for a cookie-authenticated request.")
+    }
+    package static var originNotAllowed: APIError {
+        APIError(
+            .forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
+    }
+    package static var accountDisabled: APIError { APIError(.forbidden, .accountDisabled, "This account is disabled.") }
     /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
     /// factor) at `reauthenticate`, then retries.
     package static func reauthenticationRequired(window: Int) -> APIError {
@@ -89,30 +82,35 @@ public struct APIError: HTTPResponseError, Equatable {
     }
 
     // Ceremonies
-    package static let challengeInvalid = APIError(
-        .badRequest, .challengeInvalid,
-        "The challenge is unknown, expired, already used or was issued to someone else. Start again."
-    )
-    package static let invalidClientData = APIError(
-        .badRequest, .invalidClientData, "clientDataJSON is not valid client data.")
-    package static let usernameTaken = APIError(.conflict, .usernameTaken, "That username is taken.")
-    package static let credentialExists = APIError(.conflict, .credentialExists, "This passkey is already registered.")
+    package static var challengeInvalid: APIError {
+        APIError(
+            .badRequest, .challengeInvalid,
+            "The challenge is unknown, expired, already used or was issued to someone else. Start again."
+        )
+    }
+    package static var invalidClientData: APIError {
+        APIError(
+            .badRequest, .invalidClientData, "clientDataJSON is not valid client data.")
+    }
 
     // Ways in and second factors
-    package static let invalidCode = APIError(.unauthorized, .invalidCode, "The code is wrong or was already used.")
-    package static let factorNotEnabled = APIError(
-        .conflict, .factorNotEnabled, "This account has not set up that factor.")
-    package static let smsNotEnabled = APIError(
-        .conflict, .smsNotEnabled, "This account has no confirmed phone number.")
-    package static let lastWayIn = APIError(
-        .conflict, .lastWayIn, "This is the account's last way to sign in; add another first.")
+    package static var lastWayIn: APIError {
+        APIError(
+            .conflict, .lastWayIn, "This is the account's last way to sign in; add another first.")
+    }
 
     // The server
-    package static let internalError = APIError(
-        .internalServerError, .internalError, "Something went wrong on the server.")
-    package static let unavailable = APIError(
-        .serviceUnavailable, .unavailable, "The database is not reachable. Try again shortly.")
+    package static var internalError: APIError {
+        APIError(
+            .internalServerError, .internalError, "Something went wrong on the server.")
+    }
+    package static var unavailable: APIError {
+        APIError(
+            .serviceUnavailable, .unavailable, "The database is not reachable. Try again shortly.")
+    }
     /// The database's disk is full: nothing can be saved, what is saved can still be read.
-    package static let storageFull = APIError(
-        .serviceUnavailable, .storageFull, "The server cannot save anything right now. Try again later.")
+    package static var storageFull: APIError {
+        APIError(
+            .serviceUnavailable, .storageFull, "The server cannot save anything right now. Try again later.")
+    }
 }

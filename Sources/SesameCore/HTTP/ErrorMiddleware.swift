@@ -14,6 +14,10 @@ package struct ErrorMiddleware: RouterMiddleware {
     package let metrics: ServerMetrics
     /// Known paths and their methods: a known path with another method answers 405, not 404.
     package var methods: MethodIndex?
+    /// The server's vocabulary (`Vocabulary.server`, given by the composition root): in debug builds an answer with a
+    /// code that no part lists stops the process, so a code declared and thrown but left out of its feature's list
+    /// (and so out of the OpenAPI and page checks) fails the tests.
+    package var vocabulary: Vocabulary?
 
     package init(metrics: ServerMetrics, methods: MethodIndex? = nil) {
         self.metrics = metrics
@@ -32,6 +36,9 @@ package struct ErrorMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
+            #if DEBUG
+                Self.checkListed(error, in: vocabulary)
+            #endif
             response = try await Self.answer(error, request: request, context: context, methods: methods)
         }
         response.headers[.xContentTypeOptions] = "nosniff"
@@ -56,6 +63,17 @@ package struct ErrorMiddleware: RouterMiddleware {
             ]
         )
         return response
+    }
+
+    private static func checkListed(_ error: any Error, in vocabulary: Vocabulary?) {
+        guard let vocabulary else { return }
+        if let error = error as? APIError {
+            assert(vocabulary.errorCodes.contains(error.code), "\(error.code) is in no part's Vocabulary.errorCodes")
+        } else if let error = error as? OAuthError {
+            assert(
+                vocabulary.oauthErrorCodes.contains(error.code),
+                "\(error.code) is in no part's Vocabulary.oauthErrorCodes")
+        }
     }
 
     /// The answer to an error a route or middleware threw.

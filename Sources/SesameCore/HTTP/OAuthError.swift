@@ -1,47 +1,27 @@
-import Foundation
+import HTTPTypes
 import Hummingbird
-import NIOCore
 
 /// An error answer of the token, UserInfo, revocation and introspection endpoints: `{"error", "error_description"}`
-/// (RFC 6749 §5.2) with `Cache-Control: no-store`; `invalid_client` is 401 with a `WWW-Authenticate` challenge when
-/// the client tried HTTP Basic, `invalid_token` is 401 with a Bearer challenge (RFC 6750 §3).
-package struct OAuthError: HTTPResponseError {
-    package let code: OAuthErrorCode
-    package let description: String
-    package var status: HTTPResponse.Status
-    package var challenge: String?
+/// (RFC 6749 §5.2) with `Cache-Control: no-store` and `Pragma: no-cache`; `invalid_client` is 401 with a
+/// `WWW-Authenticate` challenge when the client tried HTTP Basic, `invalid_token` is 401 with a Bearer challenge
+/// (RFC 6750 §3). The same shape as `APIError` (`ServerError`), rendered OAuth's way; the identity provider
+/// declares the codes and the common answers (`OAuthError.invalidGrant`) in its target.
+public typealias OAuthError = ServerError<OAuthErrorCode>
 
+extension OAuthErrorCode: HTTPRenderedErrorCode {
+    public static func body(of error: OAuthError) -> [String: String] {
+        ["error": error.code.rawValue, "error_description": error.message]
+    }
+
+    public static var renderingHeaders: HTTPFields { [HTTPField.Name("Pragma")!: "no-cache"] }
+}
+
+extension ServerError where Code == OAuthErrorCode {
     package init(
         _ code: OAuthErrorCode, _ description: String, status: HTTPResponse.Status = .badRequest,
-        challenge: String? = nil
+        challenge: String? = nil, file: String = #fileID, line: Int = #line
     ) {
-        self.code = code
-        self.description = description
-        self.status = status
-        self.challenge = challenge
-    }
-
-    package static func invalidClient(basic: Bool) -> OAuthError {
-        OAuthError(
-            .invalidClient, "Client authentication failed.", status: .unauthorized,
-            challenge: basic ? #"Basic realm="sesame""# : nil)
-    }
-
-    package static let invalidGrant = OAuthError(
-        .invalidGrant, "The code or refresh token is invalid, expired, spent or for another client.")
-
-    package static func invalidToken(_ why: String = "The access token is invalid or expired.") -> OAuthError {
-        OAuthError(.invalidToken, why, status: .unauthorized, challenge: #"Bearer error="invalid_token""#)
-    }
-
-    package func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [
-            .contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .init("Pragma")!: "no-cache",
-        ]
-        if let challenge { headers[.wwwAuthenticate] = challenge }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = try encoder.encode(["error": code.rawValue, "error_description": description])
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        self.init(code: code, message: description, status: status, file: file, line: line)
+        self.wwwAuthenticate = challenge
     }
 }

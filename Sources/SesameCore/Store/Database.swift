@@ -14,9 +14,30 @@ public enum SQLEngineKind: String, Sendable {
     case postgres
 }
 
-public struct DatabaseError: Error, CustomStringConvertible {
-    public let description: String
-    package init(_ description: String) { self.description = description }
+/// The database could not be opened or answered what no correct database answers (a row missing after its insert).
+/// The server's error shape (`ServerError`); the message names the setting or statement, never a bind or a
+/// password (URLs are given redacted).
+public typealias DatabaseError = ServerError<DatabaseErrorCode>
+
+/// The codes of `DatabaseError`.
+public struct DatabaseErrorCode: ServerErrorCode {
+    public let name: String
+    private init(_ name: String) { self.name = name }
+    public var description: String { name }
+
+    /// The database the settings name cannot be used (a wrong URL, no configuration for the engine).
+    public static let unusable = DatabaseErrorCode("unusable")
+    /// A statement answered what it cannot (nothing where a row must be).
+    public static let unexpectedAnswer = DatabaseErrorCode("unexpectedAnswer")
+}
+
+extension ServerError where Code == DatabaseErrorCode {
+    /// A database error that is a broken promise of the database (`unexpectedAnswer`) unless told otherwise.
+    package init(
+        _ message: String, code: DatabaseErrorCode = .unexpectedAnswer, file: String = #fileID, line: Int = #line
+    ) {
+        self.init(code: code, message: message, file: file, line: line)
+    }
 }
 
 /// An open database: a single serialised SQLite connection (WAL, busy timeout; called directly, see `SQLiteHandle`)
@@ -125,7 +146,8 @@ public final class SQLEngine: Sendable {
             var configuration: SQLPostgresConfiguration
             do { configuration = try SQLPostgresConfiguration(url: url) } catch {
                 // The URL error would carry the password; say only what is wrong.
-                throw DatabaseError("database URL is not a valid postgres:// URL (\(location.redacted))")
+                throw DatabaseError(
+                    "database URL is not a valid postgres:// URL (\(location.redacted))", code: .unusable)
             }
             if let searchPath { configuration.searchPath = [searchPath] }
             // Connecting (TCP, TLS, start-up, authentication) within the deadline.
@@ -169,7 +191,9 @@ public final class SQLEngine: Sendable {
         case .sqlite:
             return try await body(sql)
         case .postgres:
-            guard let configuration = postgresConfiguration else { throw DatabaseError("no PostgreSQL configuration") }
+            guard let configuration = postgresConfiguration else {
+                throw DatabaseError("no PostgreSQL configuration", code: .unusable)
+            }
             let connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(),
                 configuration: configuration.coreConfiguration,

@@ -1,66 +1,38 @@
-/// Every error code the API answers with, in `{"error": "<code>", "message": "<text>"}`.
+/// An error code the API answers with, in `{"error": "<code>", "message": "<text>"}`.
 ///
-/// This list is the one source: `APIError` takes only these, the OpenAPI document names each of them
-/// (`ErrorCode` schema), and the page script has one sentence for each and none for codes not here
-/// (`VocabularyTests`).
-public enum APIErrorCode: String, CaseIterable, Sendable {
+/// Opaque and extensible: the core declares the codes every feature may answer with (the request itself, who is
+/// asking, the server) below; each feature declares its own in an `extension APIErrorCode` in its target and lists
+/// them in its part of the vocabulary (`Vocabulary`). The composition root collects the parts into the one list
+/// (`Vocabulary.server`) that the OpenAPI document (`ErrorCode` schema) and the page script are held to
+/// (`VocabularyTests`); a code declared twice stops the composition.
+public struct APIErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+}
+
+extension APIErrorCode {
     // The request itself
-    case malformedJSON = "malformed_json"
-    case unsupportedMediaType = "unsupported_media_type"
-    case bodyTooLarge = "body_too_large"
-    case badRequest = "bad_request"
-    case notFound = "not_found"
-    case methodNotAllowed = "method_not_allowed"
-    case invalidClientData = "invalid_client_data"
-    // A field with a value the endpoint does not accept
-    case invalidUsername = "invalid_username"
-    case invalidDisplayName = "invalid_display_name"
-    case invalidPassword = "invalid_password"
-    case invalidCurrentPassword = "invalid_current_password"
-    case invalidPhone = "invalid_phone"
-    case invalidName = "invalid_name"
-    case invalidKind = "invalid_kind"
-    case invalidMediation = "invalid_mediation"
-    case invalidTheme = "invalid_theme"
-    case invalidCredentialID = "invalid_credential_id"
-    case invalidFactor = "invalid_factor"
+    package static let malformedJSON = APIErrorCode("malformed_json")
+    package static let unsupportedMediaType = APIErrorCode("unsupported_media_type")
+    package static let bodyTooLarge = APIErrorCode("body_too_large")
+    package static let badRequest = APIErrorCode("bad_request")
+    package static let notFound = APIErrorCode("not_found")
+    package static let methodNotAllowed = APIErrorCode("method_not_allowed")
+    package static let invalidClientData = APIErrorCode("invalid_client_data")
     // Who is asking
-    case unauthenticated
-    case csrfCheckFailed = "csrf_check_failed"
-    case originNotAllowed = "origin_not_allowed"
-    case hostNotAllowed = "host_not_allowed"
-    case invalidCredentials = "invalid_credentials"
-    case wrongPassword = "wrong_password"
-    case accountDisabled = "account_disabled"
-    case reauthenticationRequired = "reauthentication_required"
-    case secondFactorRequired = "second_factor_required"
-    case tooManyAttempts = "too_many_attempts"
-    // Ceremonies
-    case challengeInvalid = "challenge_invalid"
-    case registrationFailed = "registration_failed"
-    case authenticationFailed = "authentication_failed"
-    case unknownCredential = "unknown_credential"
-    case usernameTaken = "username_taken"
-    case credentialExists = "credential_exists"
-    // Ways in and second factors
-    case invalidCode = "invalid_code"
-    case factorNotEnabled = "factor_not_enabled"
-    case smsNotEnabled = "sms_not_enabled"
-    case smsNotSent = "sms_not_sent"
-    case totpAlreadyEnabled = "totp_already_enabled"
-    case noPendingTOTP = "no_pending_totp"
-    case noPasskey = "no_passkey"
-    case noPassword = "no_password"
-    case lastWayIn = "last_way_in"
-    // Keychain sync
-    case keychainDeviceUnknown = "keychain_device_unknown"
-    case keychainDeviceMismatch = "keychain_device_mismatch"
-    case keychainInvalidMessage = "keychain_invalid_message"
-    case keychainVersionConflict = "keychain_version_conflict"
-    case keychainWrongVault = "keychain_wrong_vault"
-    case keychainLimitReached = "keychain_limit_reached"
+    package static let unauthenticated = APIErrorCode("unauthenticated")
+    package static let csrfCheckFailed = APIErrorCode("csrf_check_failed")
+    package static let originNotAllowed = APIErrorCode("origin_not_allowed")
+    package static let accountDisabled = APIErrorCode("account_disabled")
+    package static let reauthenticationRequired = APIErrorCode("reauthentication_required")
+    package static let tooManyAttempts = APIErrorCode("too_many_attempts")
+    // Ceremonies and ways in, shared by features that do not import each other
+    package static let challengeInvalid = APIErrorCode("challenge_invalid")
+    package static let lastWayIn = APIErrorCode("last_way_in")
     // The server
-    case internalError = "internal_error"
-    case unavailable
-    case storageFull = "storage_full"
+    package static let internalError = APIErrorCode("internal_error")
+    package static let unavailable = APIErrorCode("unavailable")
+    package static let storageFull = APIErrorCode("storage_full")
 }

@@ -177,7 +177,9 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     // HEAD on a GET route runs the GET handler (with every middleware) and answers its status and headers,
     // Content-Length included, without the body (RFC 9110 §9.3.2).
     let router = Router(context: SesameRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: ErrorMiddleware(metrics: sesame.core.metrics, methods: MethodIndex(routes: scratch.routes)))
+    var errors = ErrorMiddleware(metrics: sesame.core.metrics, methods: MethodIndex(routes: scratch.routes))
+    errors.vocabulary = .server
+    router.add(middleware: errors)
     router.add(
         middleware: SessionMiddleware(
             configuration: sesame.core.configuration, cookies: sesame.core.cookies, sessions: sesame.core.sessions,

@@ -1,0 +1,18 @@
+import SesameCore
+
+extension AuditKind {
+    package static let accountRenamed = AuditKind("account.renamed")
+    package static let accountExported = AuditKind("account.exported")
+    package static let sessionRevoked = AuditKind("session.revoked")
+    package static let sessionRevokedAll = AuditKind("session.revoked_all")
+}
+
+extension Vocabulary {
+    /// The words `SesameAccount` declares (above); the composition root collects them into `Vocabulary.server`.
+    package static let account = Vocabulary(
+        owner: "SesameAccount",
+        auditKinds: [
+            .accountRenamed, .accountExported, .sessionRevoked, .sessionRevokedAll,
+        ]
+    )
+}

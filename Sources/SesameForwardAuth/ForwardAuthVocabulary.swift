@@ -1,0 +1,31 @@
+import SesameCore
+
+extension APIErrorCode {
+    package static let hostNotAllowed = APIErrorCode("host_not_allowed")
+}
+
+extension APIError {
+    package static var hostNotAllowed: APIError {
+        APIError(
+            .forbidden, .hostNotAllowed, "Sesame does not sign people in to that address (see forward-auth-domains).")
+    }
+}
+
+extension AuditKind {
+    package static let forwardAuthSignedIn = AuditKind("forward_auth.signed_in")
+}
+
+extension Vocabulary {
+    /// The words `SesameForwardAuth` declares (above); the composition root collects them into `Vocabulary.server`.
+    package static let forwardAuth = Vocabulary(
+        owner: "SesameForwardAuth",
+        errorCodes: [
+            .hostNotAllowed
+        ],
+        auditKinds: [
+            .forwardAuthSignedIn
+        ],
+        settings: ServerConfiguration.forwardAuthSettings,
+        checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateForwardAuth(c) }]
+    )
+}

@@ -1,0 +1,47 @@
+import SesameCore
+
+extension APIErrorCode {
+    package static let invalidUsername = APIErrorCode("invalid_username")
+    package static let invalidDisplayName = APIErrorCode("invalid_display_name")
+    package static let invalidName = APIErrorCode("invalid_name")
+    package static let invalidKind = APIErrorCode("invalid_kind")
+    package static let invalidMediation = APIErrorCode("invalid_mediation")
+    package static let invalidTheme = APIErrorCode("invalid_theme")
+    package static let invalidCredentialID = APIErrorCode("invalid_credential_id")
+    package static let registrationFailed = APIErrorCode("registration_failed")
+    package static let authenticationFailed = APIErrorCode("authentication_failed")
+    package static let unknownCredential = APIErrorCode("unknown_credential")
+    package static let usernameTaken = APIErrorCode("username_taken")
+    package static let credentialExists = APIErrorCode("credential_exists")
+}
+
+extension APIError {
+    package static var usernameTaken: APIError { APIError(.conflict, .usernameTaken, "That username is taken.") }
+    package static var credentialExists: APIError {
+        APIError(.conflict, .credentialExists, "This passkey is already registered.")
+    }
+}
+
+extension AuditKind {
+    package static let signUpPasskey = AuditKind("sign_up.passkey")
+    package static let signInPasskey = AuditKind("sign_in.passkey")
+    package static let passkeyRegistration = AuditKind("passkey.registration")
+    package static let passkeyAdded = AuditKind("passkey.added")
+    package static let passkeyRenamed = AuditKind("passkey.renamed")
+    package static let passkeyRemoved = AuditKind("passkey.removed")
+}
+
+extension Vocabulary {
+    /// The words `SesamePasskeys` declares (above); the composition root collects them into `Vocabulary.server`.
+    package static let passkeys = Vocabulary(
+        owner: "SesamePasskeys",
+        errorCodes: [
+            .invalidUsername, .invalidDisplayName, .invalidName, .invalidKind, .invalidMediation, .invalidTheme,
+            .invalidCredentialID, .registrationFailed, .authenticationFailed, .unknownCredential, .usernameTaken,
+            .credentialExists,
+        ],
+        auditKinds: [
+            .signUpPasskey, .signInPasskey, .passkeyRegistration, .passkeyAdded, .passkeyRenamed, .passkeyRemoved,
+        ]
+    )
+}

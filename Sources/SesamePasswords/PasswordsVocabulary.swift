@@ -1,0 +1,38 @@
+import SesameCore
+
+extension APIErrorCode {
+    package static let invalidPassword = APIErrorCode("invalid_password")
+    package static let invalidCurrentPassword = APIErrorCode("invalid_current_password")
+    package static let invalidCredentials = APIErrorCode("invalid_credentials")
+    package static let wrongPassword = APIErrorCode("wrong_password")
+}
+
+extension APIError {
+    package static var invalidCredentials: APIError {
+        APIError(
+            .unauthorized, .invalidCredentials, "The username or password is wrong.")
+    }
+    package static var wrongPassword: APIError { APIError(.forbidden, .wrongPassword, "The password is wrong.") }
+}
+
+extension AuditKind {
+    package static let signInPassword = AuditKind("sign_in.password")
+    package static let passwordSet = AuditKind("password.set")
+    package static let passwordChanged = AuditKind("password.changed")
+    package static let passwordRemoved = AuditKind("password.removed")
+    package static let passwordRehashed = AuditKind("password.rehashed")
+}
+
+extension Vocabulary {
+    /// The words `SesamePasswords` declares (above); the composition root collects them into `Vocabulary.server`.
+    package static let passwords = Vocabulary(
+        owner: "SesamePasswords",
+        errorCodes: [
+            .invalidPassword, .invalidCurrentPassword, .invalidCredentials, .wrongPassword,
+        ],
+        auditKinds: [
+            .signInPassword, .passwordSet, .passwordChanged, .passwordRemoved, .passwordRehashed,
+        ],
+        settings: ServerConfiguration.passwordsSettings
+    )
+}
