@@ -110,7 +110,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
-                "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations",
+                "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
+                "SMTP",
             ],
             swiftSettings: strict
         ),
@@ -132,6 +133,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
@@ -304,6 +306,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // mail delivery: the SMTP relay or the console as the outbox's transport, its settings, `sesame mail test`.
+        .target(
+            name: "SesameMail",
+            dependencies: [
+                "SesameCore", "SMTP",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // reverse-proxy sign-in.
         .target(
             name: "SesameForwardAuth",
@@ -343,7 +354,7 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
-                "SesameForwardAuth", "SesameOperations", "WebAuthn",
+                "SesameForwardAuth", "SesameOperations", "SesameMail", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),

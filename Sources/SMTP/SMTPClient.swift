@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// Where and how to hand mail over: a relay reached with STARTTLS (`smtp://`, port 587 by default) or TLS from the
 /// first byte (`smtps://`, port 465), its certificate checked against the system's roots or a CA file for a private
@@ -185,10 +186,28 @@ private struct Conversation {
             if features["STARTTLS"] != nil {
                 try expect(try await command("STARTTLS"), positive: "STARTTLS")
                 let host = SMTPClient.sniName(configuration.host)
+                // The handshake is awaited before the next command, so a certificate that does not verify is
+                // reported as such (not as the failed write of the EHLO that follows).
+                let handshake = channel.eventLoop.makePromise(of: Void.self)
                 try await channel.eventLoop.submit { [channel] in
+                    let tlsHandler = try NIOSSLClientHandler(context: tls, serverHostname: host)
+                    try channel.pipeline.syncOperations.addHandler(tlsHandler, position: .first)
                     try channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: tls, serverHostname: host), position: .first)
+                        HandshakeWaiter(handshake), position: .after(tlsHandler))
                 }.get()
+                let timer = channel.eventLoop.scheduleTask(in: timeout) {
+                    handshake.fail(SMTPError(.timedOut, reason: "the TLS handshake did not finish in time"))
+                }
+                do {
+                    try await handshake.futureResult.get()
+                    timer.cancel()
+                } catch let error as SMTPError {
+                    timer.cancel()
+                    throw error
+                } catch {
+                    timer.cancel()
+                    throw SMTPError(.tlsFailed, reason: "TLS failed: \(Self.short(error))")
+                }
                 secured = true
                 // RFC 3207 §4.2: forget what was learned before TLS and ask again.
                 features = try expect(try await command("EHLO \(configuration.localName)"), positive: "EHLO").extensions
@@ -308,9 +327,36 @@ private struct Conversation {
         }
     }
 
-    private static func short(_ error: BoringSSLError) -> String {
+    private static func short(_ error: any Error) -> String {
         let text = "\(error)"
         return text.count > 200 ? String(text.prefix(200)) : text
+    }
+}
+
+/// Completes a promise when the TLS handshake it sits behind finishes, or fails it when the handshake does (a
+/// certificate that does not verify for the host) or the connection closes first.
+private final class HandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    private let promise: EventLoopPromise<Void>
+
+    init(_ promise: EventLoopPromise<Void>) { self.promise = promise }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            promise.succeed(())
+            context.pipeline.syncOperations.removeHandler(self, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise.fail(error)
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise.fail(SMTPError(.tlsFailed, reason: "the connection closed during the TLS handshake"))
+        context.fireChannelInactive()
     }
 }
 

@@ -13,6 +13,7 @@ enum SesameSubcommands {
         MetadataCommand.self,
         AuditCommand.self,
         SealKeysCommand.self,
+        MailCommand.self,
         VerifyCommand.self,
         InspectCommand.self,
         AuthenticatorCommand.self,

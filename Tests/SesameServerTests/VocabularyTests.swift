@@ -57,7 +57,7 @@ import WebAuthn
     /// declares again is reported with both owners (`Vocabulary.joined` stops the process on it).
     @Test func aWordTwoPartsDeclareIsRefused() {
         #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
-        #expect(Vocabulary.parts.count == 11)
+        #expect(Vocabulary.parts.count == 12)
         let server = Vocabulary.server
         #expect(Set(server.errorCodes).count == server.errorCodes.count)
         #expect(Set(server.auditKinds).count == server.auditKinds.count)

@@ -8,6 +8,7 @@ import Synchronization
 import WebAuthn
 import SesameCore
 import SesameWeb
+import SesameMail
 import SesameMetadata
 import SesameSecondFactors
 import SesameIdentityProvider
@@ -35,6 +36,8 @@ public struct ServerEnvironment: Sendable {
     /// What background services count their turns on (the purge, SQLite checkpoints); tests pass a clock they
     /// advance by hand.
     public var serviceClock: any Clock<Duration> = ContinuousClock()
+    /// Overrides the transport the mail settings name (tests capture mail here).
+    package var mailTransport: (any MailTransport)?
     /// Sees every statement the store runs (tests reading query plans; see `StatementObserver`).
     package var statementObserver: StatementObserver?
 
@@ -111,6 +114,8 @@ public func buildApplication(
     // Read before the database is opened, so a bad list stops the start with its own message.
     let providers = try ProviderNames.load(configuration.providerListFile)
     let relyingParty = RelyingParty(configuration: try configuration.relyingPartyConfiguration())
+    // The relay's password and CA file are read before the database is opened, so a bad one stops the start.
+    let mailTransport = try environment.mailTransport ?? makeMailTransport(configuration)
     let (engine, store) = try await openStore(configuration, environment: environment, logger: logger)
     let sesame: Sesame
     var checkpointer: SQLiteCheckpointer? = nil
@@ -153,6 +158,15 @@ public func buildApplication(
         logger: logger
     )
     app.addServices(DatabaseService(engine: engine), PurgeService(sesame: sesame.core, ticks: environment.serviceClock))
+    let audit = sesame.core.audit
+    app.addServices(
+        OutboxSender(
+            store: store, transport: mailTransport, clock: environment.clock, ticks: environment.serviceClock,
+            retention: TimeInterval(configuration.mailRetentionDays) * 86400,
+            host: URL(string: configuration.origin)?.host ?? "localhost", logger: logger,
+            onGiveUp: { claimed, _ in
+                await audit.record(.mailGaveUp, .failure, user: nil, clientAddress: "outbox", detail: claimed.kind)
+            }))
     if let checkpointer, let handle = engine.sqliteHandle {
         app.addServices(
             SQLiteCheckpointService(

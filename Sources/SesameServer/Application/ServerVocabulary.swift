@@ -4,6 +4,7 @@ import SesameCore
 import SesameForwardAuth
 import SesameIdentityProvider
 import SesameKeychainSync
+import SesameMail
 import SesameMetadata
 import SesameOperations
 import SesamePasskeys
@@ -16,7 +17,7 @@ extension Vocabulary {
     /// docs/configuration.md and `--help`).
     package static let parts: [Vocabulary] = [
         .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .identityProvider,
-        .forwardAuth, .keychainSync, .operations,
+        .forwardAuth, .keychainSync, .mail, .operations,
     ]
 
     /// The server's one vocabulary: every part's words, each declared once (a duplicate stops the process here).
