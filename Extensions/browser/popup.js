@@ -503,17 +503,45 @@ $("delete").addEventListener("click", async () => {
 
 // --- A code generator from its link ---------------------------------------------------------------------------------
 
+// The largest QR image the host takes (QRReader.maximumImageBytes): its base64 fits in one native message.
+const QR_IMAGE_BYTES = 512 * 1024;
+
+// A PNG or JPEG file as base64 (the host checks the bytes again), or a message saying why not.
+async function qrImage(file) {
+  if (!["image/png", "image/jpeg"].includes(file.type)) return { refused: "The QR image must be a PNG or JPEG file." };
+  if (file.size > QR_IMAGE_BYTES) return { refused: "The QR image is over 512 KiB; a screenshot of the code will do." };
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return { image: btoa(binary) };
+}
+
+const QR_MESSAGES = {
+  qrUnreadable: "No QR code could be read in that image. Try a sharper, larger image with only the code in it.",
+  qrDecoderUnavailable: "Reading QR images needs zbarimg on this computer (Debian package zbar-tools).",
+};
+
 $("add-code-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const uri = $("code-uri").value.trim();
-  if (!uri) return;
-  const answer = await send({ kind: "addCode", uri, site: $("code-site").value });
+  const file = $("code-qr").files[0];
+  if (!uri && !file) return;
+  let request = { kind: "addCode", uri, site: $("code-site").value };
+  if (file && !uri) {
+    const read = await qrImage(file);
+    if (read.refused) { $("code-qr").value = ""; say(read.refused); return; }
+    request = { kind: "addCodeQR", image: read.image, site: $("code-site").value };
+  }
+  const answer = await send(request);
   if (answer.error) {
-    say(answer.error.code === "invalidItem" ? "That is not an otpauth:// link the keychain reads, or the site is not"
-      + " a host name." : explain(answer.error));
+    if (request.kind === "addCodeQR") $("code-qr").value = "";  // a refused image is not sent again
+    say(QR_MESSAGES[answer.error.code] || (answer.error.code === "invalidItem"
+      ? `That is not an otpauth:// link the keychain reads${file && !uri ? " (the image's QR code)" : ""}, or the site`
+        + " is not a host name." : explain(answer.error)));
     return;
   }
   $("code-uri").value = "";
+  $("code-qr").value = "";
   $("code-site").value = "";
   $("add-code").open = false;
   await showItem(answer.result.item);

@@ -80,6 +80,7 @@ const WINDOW_KINDS = new Set([
   "status", "unlock", "lock", "items", "item", "itemCode", "updateItem", "deleteItem", "undoDelete",
   "exportCXF", "importCXF", "syncStatus", "syncNow", "approveDevice", "addPassword", "removeDevice",
   "addCode", "waitingDevices", "refuseDevice", "generatePassword", "importBitwarden", "importKeePassXC",
+  "addCodeQR",
 ]);
 const WINDOW_PAGE = chrome.runtime.getURL("popup.html");
 
@@ -107,6 +108,10 @@ function forwardWindow(message, sendResponse) {
   if (message.kind === "generatePassword") request.words = Number(message.words) || 0;
   if (message.kind === "addCode") {
     request.uri = String(message.uri || "");
+    request.site = String(message.site || "");
+  }
+  if (message.kind === "addCodeQR") {
+    request.image = String(message.image || "");
     request.site = String(message.site || "");
   }
   if (message.kind === "approveDevice") {

@@ -392,7 +392,9 @@ struct KeychainAddCodeCommand: AsyncParsableCommand {
     func run() async throws {
         var text: String
         switch (uri, qr) {
-        case (nil, let path?): text = try QRReader.read(path)
+        case (nil, let path?):
+            guard FileManager.default.isReadableFile(atPath: path) else { throw keychainUsage("cannot read \(path)") }
+            text = try keychainCall { try QRReader.read(path: path) }
         case ("-", nil): text = try readFirstLine(fd: 0, what: "standard input")
         case (let given?, nil): text = given
         default: throw keychainUsage("give a link or --qr, not both")
@@ -461,42 +463,5 @@ struct KeychainCodeCommand: AsyncParsableCommand {
         // An HOTP counter moved on: it is saved before the code is shown, so no code is ever shown twice.
         if countersMoved { try keychainCall { try keychain.save() } }
         for line in lines { print(line) }
-    }
-}
-
-/// Reads a QR image with zbarimg.
-enum QRReader {
-    static func read(_ path: String) throws -> String {
-        guard FileManager.default.isReadableFile(atPath: path) else { throw keychainUsage("cannot read \(path)") }
-        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map {
-            String($0) + "/zbarimg"
-        }
-        guard let zbarimg = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw keychainFailure(
-                KeychainError(
-                    .qrDecoderUnavailable, reason: "reading QR images needs zbarimg (Debian package zbar-tools)"))
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: zbarimg)
-        process.arguments = ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw keychainFailure(KeychainError(.qrDecoderUnavailable, reason: "zbarimg could not be started"))
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard process.terminationStatus == 0, lines.count == 1 else {
-            throw keychainFailure(
-                KeychainError(
-                    .qrUnreadable,
-                    reason: lines.count > 1 ? "the image holds more than one QR code" : "no QR code found in the image")
-            )
-        }
-        return lines[0]
     }
 }

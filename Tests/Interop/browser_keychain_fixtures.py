@@ -290,6 +290,28 @@ def is_eff_words(phrase: str, count: int) -> bool:
     return split(phrase.split("-"), count)
 
 
+def totp_qr_png(sesame_bin, path: pathlib.Path, issuer: str, account: str) -> str:
+    """A QR PNG of a new TOTP link made by the project's own encoder (`sesame otp new --qr`) at `path`; its secret."""
+    import re
+    import subprocess
+    shown = subprocess.run([sesame_bin, "otp", "new", "--issuer", issuer, "--account", account, "--qr", str(path)],
+                           capture_output=True, text=True, check=True).stdout
+    return re.search(r"^Secret:\s+(\S+)$", shown, re.M).group(1)
+
+
+def png_without_qr(path: pathlib.Path) -> pathlib.Path:
+    """A valid 64x64 white PNG: an image, but no QR code in it."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + b"\xff" * 64 for _ in range(64))
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 64, 8, 0, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return path
+
+
 def ask_to_join(vault, name) -> str:
     """Starts `sesame keychain join` for a new device through the vault's sync folder; the pairing code it shows."""
     import re

@@ -20,6 +20,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import (HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
+                                      png_without_qr, totp_qr_png,
                                       is_eff_words, keychain_browser, second_site, server, two_synced_devices)
 from conftest import ROOT, b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
@@ -1528,6 +1529,30 @@ def test_window_adds_a_code_generator_from_its_link(keychain_browser, second_sit
     wait(driver, lambda d: visible(d, "item-view") and len(text_of(d, "code-value")) == 6, what="the new generator")
     now = time.time()
     assert text_of(driver, "code-value") in {pyotp.TOTP(TOTP_SECRET).at(now), pyotp.TOTP(TOTP_SECRET).at(now - 30)}
+    [item] = vault.items()
+    assert second_site.rp_id in json.dumps(item)
+
+
+def test_window_adds_a_code_generator_from_a_qr_image(keychain_browser, second_site, sesame_bin, tmp_path):
+    """`add-code --qr` in the window: an image without a QR code is refused with a message and adds nothing; a QR PNG
+    made by `sesame otp new --qr` adds the generator, whose code is pyotp's for the printed secret."""
+    import pyotp
+    driver, vault = keychain_browser.driver, keychain_browser.vault
+    driver.get(second_site.origin + "/")
+    open_window(driver, second_site.origin)
+    wait(driver, lambda d: visible(d, "list-view"), what="the list")
+    driver.find_element(By.CSS_SELECTOR, "#add-code summary").click()
+    find(driver, "code-qr").send_keys(str(png_without_qr(tmp_path / "blank.png")))
+    find(driver, "add-code-button").click()
+    wait(driver, lambda d: "No QR code could be read" in text_of(d, "status-text"), what="the image refused")
+    assert vault.items() == []
+    secret = totp_qr_png(sesame_bin, tmp_path / "code.png", "qr.example", "lin")
+    find(driver, "code-qr").send_keys(str(tmp_path / "code.png"))
+    find(driver, "code-site").send_keys(second_site.origin + "/login")
+    find(driver, "add-code-button").click()
+    wait(driver, lambda d: visible(d, "item-view") and len(text_of(d, "code-value")) == 6, what="the new generator")
+    now = time.time()
+    assert text_of(driver, "code-value") in {pyotp.TOTP(secret).at(now), pyotp.TOTP(secret).at(now - 30)}
     [item] = vault.items()
     assert second_site.rp_id in json.dumps(item)
 

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from browser_keychain_fixtures import (EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
+                                      png_without_qr, totp_qr_png,
                                       is_eff_words, second_site, server)
 from conftest import free_port
 
@@ -548,6 +549,29 @@ def test_firefox_window_shows_a_code_and_its_countdown_rolling_over(firefox, sec
     assert 0 <= int(text("code-countdown").split()[2]) <= 30
     firefox.wait(lambda: text("code-value") not in ("", first), "the next code after the countdown", timeout=40)
     assert text("code-value") in {totp.at(time.time()), totp.at(time.time() - 30)}
+
+
+def test_firefox_window_adds_a_code_generator_from_a_qr_image(firefox, second_site, sesame_bin, tmp_path):
+    """As in Chromium: an image without a QR code refused with a message, nothing added; a QR PNG from
+    `sesame otp new --qr` adds the generator, its code pyotp's for the printed secret."""
+    import pyotp
+    firefox.client.navigate(second_site.origin + "/")
+    firefox.open_window(second_site.origin)
+    firefox.wait(lambda: firefox.shown("list-view"), "the list")
+    firefox.client.execute_script("document.querySelector('#add-code summary').click()")
+    firefox.find("code-qr").send_keys(str(png_without_qr(tmp_path / "blank.png")))
+    firefox.find("add-code-button").click()
+    firefox.wait(lambda: "No QR code could be read" in firefox.text("status-text"), "the image refused")
+    assert firefox.vault.items() == []
+    secret = totp_qr_png(sesame_bin, tmp_path / "code.png", "qr.example", "lin")
+    firefox.find("code-qr").send_keys(str(tmp_path / "code.png"))
+    firefox.find("code-site").send_keys(second_site.origin + "/login")
+    firefox.find("add-code-button").click()
+    firefox.wait(lambda: firefox.shown("item-view") and len(firefox.text("code-value")) == 6, "the new generator")
+    now = time.time()
+    assert firefox.text("code-value") in {pyotp.TOTP(secret).at(now), pyotp.TOTP(secret).at(now - 30)}
+    [item] = firefox.vault.items()
+    assert second_site.rp_id in json.dumps(item)
 
 
 def test_firefox_window_edits_with_the_generator_deletes_and_undoes(firefox, second_site):

@@ -1,4 +1,5 @@
 import Foundation
+import OneTimeCode
 import Testing
 import WebAuthn
 
@@ -378,6 +379,95 @@ import WebAuthn
         #expect(!"\(request)".contains("GEZDGNBV"))
     }
 
+    /// `addCodeQR` is `sesame keychain add-code --qr` for the window: a QR PNG made by the project's own encoder is
+    /// read by ``QRReader`` (zbarimg) and added as the link would be; an image without a code, bytes that are not a
+    /// PNG or JPEG, and a code that is not an otpauth link are the CLI's errors, and add nothing.
+    @Test(.enabled(if: QRReaderTests.zbarimgInstalled, "zbarimg (Debian zbar-tools) is not installed"))
+    func aCodeGeneratorIsAddedFromAQRImage() throws {
+        let dir = TemporaryDirectory()
+        _ = try filledVault(dir)
+        let before = try Self.codeCount(dir.vault)
+        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, policy: fastPolicy)
+        let host = host(dir.vault)
+        let uri = "otpauth://totp/qr.example.net:dana?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=qr.example.net"
+        let png = try QRCode(encoding: uri).png()
+        let added =
+            result(ask(host, ["id": 1, "kind": "addCodeQR", "origin": "", "image": Data(png).base64EncodedString()]))?[
+                "item"] as? [String: Any]
+        #expect(added?["codeType"] as? String == "totp")
+        #expect(added?["sites"] as? [String] == ["qr.example.net"])  // the issuer, a domain, as from the link
+        let withSite =
+            result(
+                ask(
+                    host,
+                    [
+                        "id": 2, "kind": "addCodeQR", "origin": "", "image": Data(png).base64EncodedString(),
+                        "site": "https://b.example.org/x",
+                    ]))?["item"] as? [String: Any]
+        #expect((withSite?["sites"] as? [String])?.first == "b.example.org")
+        // The same generator as the CLI's link gives: the same code at the same time.
+        do {  // the vault is closed again before the host opens it
+            let keychain = try open(dir.vault)
+            let generators = keychain.find("dana", kind: .code)
+            #expect(generators.count == 2)
+            let time = Date(timeIntervalSince1970: 1_800_000_000)
+            let expected = try CodeGenerator(parsing: uri, sites: [])
+            if case .totp(let totp) = expected.key.generator, let first = generators.first {
+                #expect(try keychain.code(for: first.id, at: time).code == totp.code(at: time))
+            }
+        }
+
+        _ = try Keychain.unlock(dir.vault, passphrase: passphrase, policy: fastPolicy)  // the check above locked it
+        let blank = try QRCode(encoding: "x").png(scale: 1, quietZone: 0).prefix(8) + [UInt8](repeating: 0, count: 8)
+        let notOTPAuth = try QRCode(encoding: "https://example.com/").png()
+        let refusals: [([UInt8], String)] = [
+            (Array(blank), "qrUnreadable"),  // a PNG signature, no image
+            (Array("otpauth://totp/a?secret=GEZDGNBV".utf8), "qrUnreadable"),  // not a PNG or JPEG
+            (notOTPAuth, "invalidItem"),  // a QR code, not an otpauth link
+        ]
+        for (index, (image, code)) in refusals.enumerated() {
+            #expect(
+                error(
+                    ask(
+                        host,
+                        [
+                            "id": 10 + index, "kind": "addCodeQR", "origin": "",
+                            "image": Data(image).base64EncodedString(),
+                        ]
+                    ))?.code == code)
+        }
+        #expect(try Self.codeCount(dir.vault) == before + 2)
+    }
+
+    /// How many generators the vault holds; the vault is closed again on return.
+    static func codeCount(_ vault: VaultDirectory) throws -> Int {
+        let keychain = try open(vault)
+        return keychain.find("", kind: .code).count
+    }
+
+    /// The image is bounded before it is decoded, and must be base64; its bytes never reach the description.
+    @Test func aQRImageRequestIsStrict() throws {
+        let big = Data(repeating: 0x89, count: QRReader.maximumImageBytes + 1).base64EncodedString()
+        let refused: [String] = [
+            #"{"id": 1, "kind": "addCodeQR", "origin": ""}"#,
+            #"{"id": 1, "kind": "addCodeQR", "origin": "", "image": ""}"#,
+            #"{"id": 1, "kind": "addCodeQR", "origin": "", "image": "not base64!"}"#,
+            #"{"id": 1, "kind": "addCodeQR", "origin": "", "image": 7}"#,
+            #"{"id": 1, "kind": "addCodeQR", "origin": "", "image": "\#(big)"}"#,
+        ]
+        for json in refused {
+            #expect(throws: KeychainError.self) { try NativeHostRequest(json: Array(json.utf8)) }
+        }
+        let image = Data(repeating: 0x89, count: QRReader.maximumImageBytes).base64EncodedString()
+        let request = try NativeHostRequest(
+            json: Array(
+                #"{"id": 2, "kind": "addCodeQR", "origin": "", "image": "\#(image)", "site": "a.example"}"#.utf8))
+        #expect(request.image?.count == QRReader.maximumImageBytes)
+        #expect(request.site == "a.example")
+        #expect(!"\(request)".contains("iYmJ"))
+        #expect(throws: KeychainError.self) { try QRReader.read(image: Array(request.image ?? []) + [0]) }
+    }
+
     @Test func undoIsKeptForItsTimeOnly() throws {
         let kept = RecentlyDeleted()
         let item = try KeychainItem(content: samplePassword(), created: Date(timeIntervalSince1970: 0))
@@ -408,8 +498,12 @@ extension NativeHostWindowTests {
             kinds.isSuperset(of: [
                 .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
                 .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword, .removeDevice, .addCode,
-                .get,
+                .addCodeQR, .get,
             ]))
         for seed in seeds { KeychainFuzzing.nativeMessage(seed) }
     }
+}
+
+enum QRReaderTests {
+    static let zbarimgInstalled = (try? QRReader.decoder()) != nil
 }

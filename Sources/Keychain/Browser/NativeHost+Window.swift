@@ -30,7 +30,8 @@ import WebAuthn
 ///                   / { "refused": tstr }                                             ; refuseDevice
 ///                   / { "password": tstr, "bits": float, "list": tstr,                ; generatePassword
 ///                       "listSize": uint }
-///                   / { "item": detail }                                              ; addPassword, addCode
+///                   / { "item": detail }                                              ; addPassword, addCode,
+///                                                                                     ; addCodeQR
 ///     counts = { "passkey": uint, "password": uint, "code": uint }
 ///     summary = { "itemId": tstr, "kind": "passkey" / "password" / "code", "title": tstr, "username": tstr,
 ///                 "sites": [* tstr], "forSite": bool, "created": uint }              ; times in Unix ms
@@ -252,8 +253,10 @@ extension NativeHost {
                 notes: notes)
             try keychain.save()
             return .object(["item": .object(Self.detail(of: item, in: keychain))])
-        case .addCode:
-            // As `sesame keychain add-code LINK [--site SITE]`: the site defaults to the issuer when it is a domain.
+        case .addCode, .addCodeQR:
+            // As `sesame keychain add-code LINK [--site SITE]` and `add-code --qr IMAGE`: the image is read by the
+            // same ``QRReader`` (so the same qrDecoderUnavailable and qrUnreadable), the site defaults to the
+            // issuer when it is a domain.
             var sites: [String] = []
             if let typed = request.site, !typed.trimmingCharacters(in: .whitespaces).isEmpty {
                 guard let site = SiteName.normalise(typed) else {
@@ -261,9 +264,10 @@ extension NativeHost {
                 }
                 sites = [site]
             }
+            let keychain = try open()  // locked: refused before the image reaches zbarimg
+            let link = try request.kind == .addCodeQR ? QRReader.read(image: request.image ?? []) : (request.uri ?? "")
             let generator = try CodeGenerator(
-                parsing: (request.uri ?? "").trimmingCharacters(in: .whitespacesAndNewlines), sites: sites)
-            let keychain = try open()
+                parsing: link.trimmingCharacters(in: .whitespacesAndNewlines), sites: sites)
             let item = try keychain.add(
                 .codeGenerator(generator), notes: request.notes.flatMap { $0.isEmpty ? nil : $0 })
             try keychain.save()

@@ -146,7 +146,7 @@ public struct NativeHost: Sendable {
         case .status, .unlock, .lock, .items, .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF,
             .importCXF, .syncStatus, .syncNow, .approveDevice, .addPassword,
             .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword, .importBitwarden,
-            .importKeePassXC:
+            .importKeePassXC, .addCodeQR:
             return try answerWindow(request)
         case .remove:
             guard let rpId = request.rpId, let credentialId = request.credentialId else {

@@ -10,7 +10,8 @@ import WebAuthn
 ///               / "status" / "unlock" / "lock" / "items" / "item" / "itemCode"    ; the toolbar window's
 ///               / "updateItem" / "deleteItem" / "undoDelete" / "exportCXF" / "importCXF"
 ///               / "syncStatus" / "syncNow" / "approveDevice" / "addPassword" / "removeDevice" / "addCode"
-///               / "waitingDevices" / "refuseDevice" / "generatePassword" / "importBitwarden" / "importKeePassXC",
+///               / "waitingDevices" / "refuseDevice" / "generatePassword" / "importBitwarden" / "importKeePassXC"
+///               / "addCodeQR",
 ///       "origin": tstr,                              ; the page's origin as the browser reported it (sender.origin);
 ///                                                    ; for the window's kinds, the active tab's origin or ""
 ///       ? "ceremony": "create" / "get",              ; prepare: which prompt the extension will show
@@ -34,6 +35,9 @@ import WebAuthn
 ///       ? "export": tstr,                            ; importBitwarden, importKeePassXC: the export file's text
 ///       ? "uri": tstr,                               ; addCode: the otpauth:// link (holds the secret; never logged),
 ///                                                    ; with "site" when given and "notes"
+///       ? "image": tstr,                             ; addCodeQR: a PNG or JPEG of the QR code, base64 (RFC 4648
+///                                                    ; §4, padded, as a data: URL holds it), at most 512 KiB
+///                                                    ; decoded; with "site" and "notes" as addCode
 ///     }
 ///
 /// `item`, `itemCode`, `updateItem`, `deleteItem` and `undoDelete` take `itemId`. The window's kinds are sent only for the extension's own window (the
@@ -45,7 +49,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         case prepare, create, get, signal, remove, codes, code, passwords, password, savePassword
         case status, unlock, lock, items, item, itemCode, updateItem, deleteItem, undoDelete, exportCXF, importCXF
         case syncStatus, syncNow, approveDevice, addPassword, removeDevice, addCode, waitingDevices, refuseDevice
-        case generatePassword, importBitwarden, importKeePassXC
+        case generatePassword, importBitwarden, importKeePassXC, addCodeQR
     }
     public enum Ceremony: String, Sendable, Codable { case create, get }
     public enum Signal: String, Sendable, Codable {
@@ -87,6 +91,9 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
     public let deviceId: [UInt8]?
     /// `addCode`: the otpauth:// or apple-otpauth:// link.
     public let uri: String?
+    /// `addCodeQR`: the image's bytes (PNG or JPEG, at most ``QRReader/maximumImageBytes``), read by
+    /// ``QRReader/read(image:)``. Never logged.
+    public let image: [UInt8]?
     /// `refuseDevice`: the ID of the join request to refuse.
     public let joinRequest: [UInt8]?
     /// `generatePassword`: the number of words.
@@ -134,6 +141,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         let joinRequest: String?
         let words: Int?
         let export: String?
+        let image: String?
     }
 
     /// The largest `id`: JavaScript numbers are exact up to 2^53.
@@ -175,7 +183,7 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
         case .signal, .remove, .codes, .code, .passwords, .password, .savePassword, .status, .unlock, .lock, .items,
             .item, .itemCode, .updateItem, .deleteItem, .undoDelete, .exportCXF, .importCXF, .syncStatus, .syncNow,
             .approveDevice, .addPassword, .removeDevice, .addCode, .waitingDevices, .refuseDevice, .generatePassword,
-            .importBitwarden, .importKeePassXC:
+            .importBitwarden, .importKeePassXC, .addCodeQR:
             self.options = nil
         }
         if kind == .approveDevice {
@@ -238,8 +246,23 @@ public struct NativeHostRequest: Sendable, Equatable, CustomStringConvertible, C
             username = nil
             password = nil
         }
-        notes = [.updateItem, .addPassword, .addCode].contains(kind) ? envelope.notes : nil
-        site = kind == .addPassword || kind == .addCode ? envelope.site : nil
+        notes = [.updateItem, .addPassword, .addCode, .addCodeQR].contains(kind) ? envelope.notes : nil
+        site = [.addPassword, .addCode, .addCodeQR].contains(kind) ? envelope.site : nil
+        if kind == .addCodeQR {
+            // The length is checked before decoding: base64 is 4 characters for 3 bytes.
+            guard let text = envelope.image, !text.isEmpty,
+                text.utf8.count <= (QRReader.maximumImageBytes + 2) / 3 * 4,
+                let bytes = Data(base64Encoded: text), bytes.count <= QRReader.maximumImageBytes
+            else {
+                throw KeychainError(
+                    .malformedNativeMessage,
+                    reason:
+                        "an addCodeQR request needs 'image' as base64 of at most \(QRReader.maximumImageBytes) bytes")
+            }
+            image = Array(bytes)
+        } else {
+            image = nil
+        }
         if kind == .addCode {
             guard let uri = envelope.uri, !uri.isEmpty, uri.utf8.count <= 4096 else {
                 throw KeychainError(.malformedNativeMessage, reason: "an addCode request needs 'uri'")
