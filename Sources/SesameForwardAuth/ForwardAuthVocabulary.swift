@@ -15,6 +15,11 @@ extension AuditKind {
     package static let forwardAuthSignedIn = AuditKind("forward_auth.signed_in")
 }
 
+extension ChallengePurpose {
+    /// Forward auth's one-time code for an app on another domain, bound to the app's origin; keyed by the code's hash.
+    package static let forwardAuthCode = ChallengePurpose("forward_auth_code")
+}
+
 extension Vocabulary {
     /// The words `SesameForwardAuth` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let forwardAuth = Vocabulary(
@@ -26,6 +31,7 @@ extension Vocabulary {
             .forwardAuthSignedIn
         ],
         settings: ServerConfiguration.forwardAuthSettings,
-        checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateForwardAuth(c) }]
+        checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateForwardAuth(c) }],
+        challengePurposes: [.forwardAuthCode]
     )
 }

@@ -54,6 +54,11 @@ extension AuditKind {
     package static let refreshTokenReused = AuditKind("app.refresh_token_reused")
 }
 
+extension GuessableSecret {
+    /// A device's user code typed on the `/device` page (RFC 8628 §5.1: user codes are guessable).
+    package static let deviceCode = GuessableSecret("device_code")
+}
+
 extension Vocabulary {
     /// The words `SesameIdentityProvider` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let identityProvider = Vocabulary(
@@ -67,6 +72,7 @@ extension Vocabulary {
         auditKinds: [
             .clientAdded, .clientRemoved, .clientUpdated, .clientSecretRotated, .signingKeysRotated, .appConsented,
             .appAuthorized, .appAccessRevoked, .codeReplayed, .refreshTokenReused,
-        ]
+        ],
+        guessableSecrets: [.deviceCode]
     )
 }

@@ -31,6 +31,15 @@ extension AuditKind {
     package static let passkeyRemoved = AuditKind("passkey.removed")
 }
 
+extension ChallengePurpose {
+    /// Passkey sign-up (WebAuthn registration), bound to the ceremony token.
+    package static let registration = ChallengePurpose("registration")
+    /// Passkey sign-in (WebAuthn authentication), bound to the ceremony token.
+    package static let authentication = ChallengePurpose("authentication")
+    /// Adding a passkey to a signed-in account, bound to the session.
+    package static let addPasskey = ChallengePurpose("add_passkey")
+}
+
 extension Vocabulary {
     /// The words `SesamePasskeys` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let passkeys = Vocabulary(
@@ -42,6 +51,7 @@ extension Vocabulary {
         ],
         auditKinds: [
             .signUpPasskey, .signInPasskey, .passkeyRegistration, .passkeyAdded, .passkeyRenamed, .passkeyRemoved,
-        ]
+        ],
+        challengePurposes: [.registration, .authentication, .addPasskey]
     )
 }

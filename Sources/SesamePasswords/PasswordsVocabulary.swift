@@ -23,6 +23,10 @@ extension AuditKind {
     package static let passwordRehashed = AuditKind("password.rehashed")
 }
 
+extension GuessableSecret {
+    package static let password = GuessableSecret("password")
+}
+
 extension Vocabulary {
     /// The words `SesamePasswords` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let passwords = Vocabulary(
@@ -33,6 +37,7 @@ extension Vocabulary {
         auditKinds: [
             .signInPassword, .passwordSet, .passwordChanged, .passwordRemoved, .passwordRehashed,
         ],
-        settings: ServerConfiguration.passwordsSettings
+        settings: ServerConfiguration.passwordsSettings,
+        guessableSecrets: [.password]
     )
 }

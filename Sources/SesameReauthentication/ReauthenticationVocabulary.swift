@@ -10,6 +10,13 @@ extension AuditKind {
     package static let sessionReauthenticated = AuditKind("session.reauthenticated")
 }
 
+extension ChallengePurpose {
+    /// Re-authenticating a session with a passkey, bound to the session.
+    package static let reauthentication = ChallengePurpose("reauthentication")
+    /// An SMS code for re-authenticating a session.
+    package static let smsReauthentication = ChallengePurpose("sms_reauthentication")
+}
+
 extension Vocabulary {
     /// The words `SesameReauthentication` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let reauthentication = Vocabulary(
@@ -19,6 +26,7 @@ extension Vocabulary {
         ],
         auditKinds: [
             .sessionReauthenticated
-        ]
+        ],
+        challengePurposes: [.reauthentication, .smsReauthentication]
     )
 }

@@ -37,6 +37,23 @@ extension AuditKind {
     package static let recoveryCodeUsed = AuditKind("recovery_code.used")
 }
 
+extension ChallengePurpose {
+    /// A password sign-in waiting for its second factor; keyed by the pending token's hash.
+    package static let pendingSecondFactor = ChallengePurpose("second_factor")
+    /// An SMS code for a pending password sign-in.
+    package static let smsSignIn = ChallengePurpose("sms_sign_in")
+    /// A phone-number change waiting for the code sent to the new number.
+    package static let phoneChange = ChallengePurpose("sms_setup")
+}
+
+extension GuessableSecret {
+    package static let totp = GuessableSecret(Factor.totp)
+    package static let sms = GuessableSecret(Factor.sms)
+    package static let recovery = GuessableSecret(Factor.recovery)
+    /// Sending an SMS code (every send counts; sends are never given back).
+    package static let smsSend = GuessableSecret("sms_send")
+}
+
 extension Vocabulary {
     /// The words `SesameSecondFactors` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let secondFactors = Vocabulary(
@@ -52,6 +69,8 @@ extension Vocabulary {
         settings: ServerConfiguration.secondFactorsSettings,
         checks: [
             ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateSecondFactors(c) }
-        ]
+        ],
+        challengePurposes: [.pendingSecondFactor, .smsSignIn, .phoneChange],
+        guessableSecrets: [.totp, .sms, .recovery, .smsSend]
     )
 }

@@ -55,6 +55,32 @@ import WebAuthn
 
     /// Each word is declared by one part: the collected vocabulary has no duplicate, and one that a second part
     /// declares again is reported with both owners (`Vocabulary.joined` stops the process on it).
+    /// Challenge purposes and rate-limit buckets are stored (challenge rows, rate-limit rows shared by every node):
+    /// each feature declares its own, none twice, and their stored names stay what earlier versions wrote.
+    @Test func challengePurposesAndGuessableSecretsKeepTheirStoredNames() {
+        let server = Vocabulary.server
+        #expect(
+            Set(server.challengePurposes.map(\.rawValue)) == [
+                "registration", "authentication", "add_passkey", "reauthentication", "second_factor", "sms_sign_in",
+                "sms_reauthentication", "sms_setup", "forward_auth_code",
+            ])
+        #expect(server.challengePurposes.count == 9)
+        #expect(
+            Set(server.guessableSecrets.map(\.rawValue)) == [
+                "password", "totp", "sms", "recovery", "sms_send", "device_code",
+            ])
+        #expect(server.guessableSecrets.count == 6)
+        #expect(Factor.allCases.allSatisfy { server.guessableSecrets.contains(GuessableSecret($0)) })
+        let again = Vocabulary(
+            owner: "SesameElsewhere", challengePurposes: [ChallengePurpose("add_passkey")],
+            guessableSecrets: [GuessableSecret("password")])
+        #expect(
+            Vocabulary.duplicates(in: Vocabulary.parts + [again]) == [
+                "challenge purpose add_passkey: SesamePasskeys, SesameElsewhere",
+                "guessable secret password: SesamePasswords, SesameElsewhere",
+            ])
+    }
+
     @Test func aWordTwoPartsDeclareIsRefused() {
         #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
         #expect(Vocabulary.parts.count == 12)
@@ -71,7 +97,7 @@ import WebAuthn
             ])
         #expect(
             Vocabulary.duplicates(in: [.passkeys, .passkeys]).count == Vocabulary.passkeys.errorCodes.count
-                + Vocabulary.passkeys.auditKinds.count)
+                + Vocabulary.passkeys.auditKinds.count + Vocabulary.passkeys.challengePurposes.count)
     }
 
     /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.

@@ -15,27 +15,6 @@ public struct RateLimitPolicy: Sendable, Equatable {
     public init() {}
 }
 
-/// What an attempt guesses at; each has its own per-account bucket.
-package enum GuessableSecret: String, Sendable {
-    case password
-    case totp
-    case sms
-    case recovery
-    /// Sending an SMS code (every send counts; sends are never given back).
-    case smsSend = "sms_send"
-    /// A device's user code typed on the `/device` page (RFC 8628 §5.1: user codes are guessable).
-    case deviceCode = "device_code"
-
-    /// The bucket of a factor's codes.
-    package init(_ factor: Factor) {
-        switch factor {
-        case .totp: self = .totp
-        case .sms: self = .sms
-        case .recovery: self = .recovery
-        }
-    }
-}
-
 /// Which rate-limit buckets an attempt falls in.
 package struct RateLimitKey: Sendable {
     package let buckets: [(name: String, limit: Int)]

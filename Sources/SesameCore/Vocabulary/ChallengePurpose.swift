@@ -1,22 +1,20 @@
 /// What a stored challenge row is for. Only `Ceremonies` creates, reads and consumes challenge rows, and only with
-/// one of these purposes; a row is found only by the purpose it was stored with.
-package enum ChallengePurpose: String, CaseIterable, Sendable {
-    /// Passkey sign-up (WebAuthn registration), bound to the ceremony token.
-    case registration
-    /// Passkey sign-in (WebAuthn authentication), bound to the ceremony token.
-    case authentication
-    /// Adding a passkey to a signed-in account, bound to the session.
-    case addPasskey = "add_passkey"
-    /// Re-authenticating a session with a passkey, bound to the session.
-    case reauthentication
-    /// A password sign-in waiting for its second factor; keyed by the pending token's hash.
-    case pendingSecondFactor = "second_factor"
-    /// An SMS code for a pending password sign-in.
-    case smsSignIn = "sms_sign_in"
-    /// An SMS code for re-authenticating a session.
-    case smsReauthentication = "sms_reauthentication"
-    /// A phone-number change waiting for the code sent to the new number.
-    case phoneChange = "sms_setup"
-    /// Forward auth's one-time code for an app on another domain, bound to the app's origin; keyed by the code's hash.
-    case forwardAuthCode = "forward_auth_code"
+/// a purpose; a row is found only by the purpose it was stored with. Each feature declares its purposes (an
+/// `extension ChallengePurpose` beside its routes) and lists them in its `Vocabulary` part, so two features can never
+/// share one (`Vocabulary.joined` refuses a purpose declared twice).
+package struct ChallengePurpose: RawRepresentable, Hashable, Sendable {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+/// What an attempt guesses at; each has its own per-account rate-limit bucket (`RateLimiter`). Each feature declares
+/// the secrets it checks and lists them in its `Vocabulary` part; a second factor's bucket is named after the factor.
+package struct GuessableSecret: RawRepresentable, Hashable, Sendable {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// The bucket of a factor's codes.
+    package init(_ factor: Factor) { self.rawValue = factor.rawValue }
 }

@@ -14,11 +14,17 @@ package struct Vocabulary: Sendable {
     package var settings: [Setting]
     /// Rules over this part's settings, checked after every source is applied (`ServerConfiguration.validate`).
     package var checks: [ConfigurationCheck]
+    /// What this part's stored challenges are for, and the guessable secrets it rate-limits.
+    package var challengePurposes: [ChallengePurpose]
+    package var guessableSecrets: [GuessableSecret]
 
     package init(
         owner: String, errorCodes: [APIErrorCode] = [], oauthErrorCodes: [OAuthErrorCode] = [],
-        auditKinds: [AuditKind] = [], settings: [Setting] = [], checks: [ConfigurationCheck] = []
+        auditKinds: [AuditKind] = [], settings: [Setting] = [], checks: [ConfigurationCheck] = [],
+        challengePurposes: [ChallengePurpose] = [], guessableSecrets: [GuessableSecret] = []
     ) {
+        self.challengePurposes = challengePurposes
+        self.guessableSecrets = guessableSecrets
         self.owner = owner
         self.errorCodes = errorCodes
         self.oauthErrorCodes = oauthErrorCodes
@@ -40,6 +46,8 @@ package struct Vocabulary: Sendable {
             for code in part.errorCodes { note("error code \(code.rawValue)", part.owner) }
             for code in part.oauthErrorCodes { note("OAuth error code \(code.rawValue)", part.owner) }
             for kind in part.auditKinds { note("audit kind \(kind.rawValue)", part.owner) }
+            for purpose in part.challengePurposes { note("challenge purpose \(purpose.rawValue)", part.owner) }
+            for secret in part.guessableSecrets { note("guessable secret \(secret.rawValue)", part.owner) }
             for setting in part.settings {
                 note("setting \(setting.key)", part.owner)
                 note("flag \(setting.flag)", part.owner)
@@ -59,7 +67,8 @@ package struct Vocabulary: Sendable {
         return Vocabulary(
             owner: owner, errorCodes: parts.flatMap(\.errorCodes), oauthErrorCodes: parts.flatMap(\.oauthErrorCodes),
             auditKinds: parts.flatMap(\.auditKinds), settings: parts.flatMap(\.settings),
-            checks: parts.flatMap(\.checks))
+            checks: parts.flatMap(\.checks), challengePurposes: parts.flatMap(\.challengePurposes),
+            guessableSecrets: parts.flatMap(\.guessableSecrets))
     }
 }
 
