@@ -320,15 +320,16 @@ def ask_to_join(vault, name) -> str:
     return re.search(r"^Pairing code: (\S+)$", shown, re.M).group(1)
 
 
-def two_synced_devices(sesame_bin, tmp_path):
-    """Two devices of one keychain, A and B, joined (B approved on A) and synced through a sync folder; B unlocked."""
+def two_synced_devices(sesame_bin, tmp_path, first="A", second="B"):
+    """Two devices of one keychain, A and B, joined (B approved on A as `second`) and synced through a sync folder;
+    B unlocked."""
     from test_keychain_cli import PASSPHRASE, Vault
     sync = tmp_path / "sync"
     a = Vault(sesame_bin, tmp_path / "a", sync=sync)
-    a.init(name="A")
+    a.init(name=first)
     a.ok("sync")
     b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    a.ok("approve", ask_to_join(b, "B"), "--name", "B")
+    a.ok("approve", ask_to_join(b, "B"), "--name", second)
     b.ok("join", passphrase=PASSPHRASE)
     b.ok("unlock", passphrase=PASSPHRASE)
     return a, b

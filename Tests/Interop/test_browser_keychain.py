@@ -1292,14 +1292,8 @@ def test_window_syncs_and_approves_a_device(sesame_bin, second_site, tmp_path):
     what another device pushed, lets a third device in with the code it shows, which then holds the items, and
     refuses a fourth, whose join then ends."""
     from test_keychain_cli import PASSPHRASE, Vault, error_code
+    a, b = two_synced_devices(sesame_bin, tmp_path, first="laptop", second="phone")
     sync = tmp_path / "sync"
-    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
-    a.init(name="laptop")
-    a.ok("sync")
-    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    a.ok("approve", ask_to_join(b, "B"), "--name", "phone")
-    b.ok("join", passphrase=PASSPHRASE)
-    b.ok("unlock", passphrase=PASSPHRASE)
     b.add_password(second_site.rp_id, "lin", "from-the-phone-1")
     b.ok("sync")
 

@@ -19,7 +19,7 @@ import pytest
 
 from browser_keychain_fixtures import (EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
                                       png_without_qr, totp_qr_png,
-                                      is_eff_words, second_site, server)
+                                      is_eff_words, second_site, server, two_synced_devices)
 from conftest import free_port
 
 
@@ -732,14 +732,8 @@ def test_firefox_window_syncs_approves_and_refuses_devices(sesame_bin, second_si
     device by the code it shows (after refusing a wrong code), which then holds the items, and refuses a fourth,
     whose join then ends."""
     from test_keychain_cli import PASSPHRASE, Vault, error_code
+    a, b = two_synced_devices(sesame_bin, tmp_path, first="laptop", second="phone")
     sync = tmp_path / "sync"
-    a = Vault(sesame_bin, tmp_path / "a", sync=sync)
-    a.init(name="laptop")
-    a.ok("sync")
-    b = Vault(sesame_bin, tmp_path / "b", sync=sync)
-    a.ok("approve", ask_to_join(b, "B"), "--name", "phone")
-    b.ok("join", passphrase=PASSPHRASE)
-    b.ok("unlock", passphrase=PASSPHRASE)
     b.add_password(second_site.rp_id, "lin", "from-the-phone-1")
     b.ok("sync")
 

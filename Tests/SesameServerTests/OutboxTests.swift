@@ -27,15 +27,18 @@ final class ScriptedTransport: MailTransport, Sendable {
         to: "lin@example.net", subject: "Confirm your address", text: "Your code is 482913.",
         html: "<p>Your code is <b>482913</b>.</p>")
 
-    func sender(_ store: SQLStore, _ transport: ScriptedTransport, _ clock: TestClock, gaveUp: GaveUp)
-        -> OutboxSender
-    {
+    /// A sender over `store` with a clock the test moves, a scripted transport and a record of the mails given up.
+    func harness(_ store: SQLStore) -> (TestClock, ScriptedTransport, GaveUp, OutboxSender) {
+        let clock = TestClock()
+        let transport = ScriptedTransport()
+        let gaveUp = GaveUp()
         var logger = Logger(label: "sesame.test.outbox")
         logger.logLevel = .critical
-        return OutboxSender(
+        let sender = OutboxSender(
             store: store, transport: transport, clock: clock.serverClock, ticks: ContinuousClock(),
             retention: 7 * 86400, host: "sesame.example", logger: logger,
             onGiveUp: { claimed, _ in gaveUp.add(claimed.id) })
+        return (clock, transport, gaveUp, sender)
     }
 
     @Test(arguments: TestDatabase.all)
@@ -86,10 +89,7 @@ final class ScriptedTransport: MailTransport, Sendable {
     @Test(arguments: TestDatabase.all)
     func aRelayThatIsDownIsTriedAgainBackingOffAndAMailIsGivenUpAfterADay(_ db: TestDatabase) async throws {
         try await TestServer(db).withStore { store in
-            let clock = TestClock()
-            let transport = ScriptedTransport()
-            let gaveUp = GaveUp()
-            let sender = sender(store, transport, clock, gaveUp: gaveUp)
+            let (clock, transport, gaveUp, sender) = harness(store)
             try await store.enqueueMail(mail, kind: "address_verification", id: "a1", at: clock.now)
             let down = MailDeliveryError(transient: true, reason: "421 try later")
             transport.fail(down, down, down)
@@ -123,10 +123,7 @@ final class ScriptedTransport: MailTransport, Sendable {
     @Test(arguments: TestDatabase.all)
     func aRefusedMailIsGivenUpAtOnceAndSentRowsArePurgedAfterTheRetention(_ db: TestDatabase) async throws {
         try await TestServer(db).withStore { store in
-            let clock = TestClock()
-            let transport = ScriptedTransport()
-            let gaveUp = GaveUp()
-            let sender = sender(store, transport, clock, gaveUp: gaveUp)
+            let (clock, transport, gaveUp, sender) = harness(store)
             try await store.enqueueMail(mail, kind: "test", id: "r1", at: clock.now)
             try await store.enqueueMail(mail, kind: "test", id: "s1", at: clock.now)
             transport.fail(MailDeliveryError(transient: false, reason: "550 no such user"))
