@@ -342,3 +342,19 @@ def exported_cxf(downloads: pathlib.Path):
         return files and json.loads(files[0].read_text()) and files[0]
     except ValueError:
         return False  # still being written
+
+
+def axe_core_source() -> str:
+    """axe-core's script, the copy axe-selenium-python ships (3.1.1)."""
+    import axe_selenium_python
+    return (pathlib.Path(axe_selenium_python.__file__).parent / "node_modules" / "axe-core" / "axe.min.js").read_text()
+
+
+# An asynchronous script (for execute_async_script, its callback the last argument) that runs axe-core on the page and
+# answers its violations as [rule id, [[target, failure summary], ...]]. dlitem is left out: this axe-core (3.1.1)
+# predates HTML's <div> groups inside <dl>, which the window's item page uses and later axe-core versions accept.
+AXE_VIOLATIONS = (
+    "const done = arguments[arguments.length - 1];"
+    " axe.run(document, {rules: {dlitem: {enabled: false}}}).then("
+    "(r) => done(r.violations.map((v) => [v.id, v.nodes.map((n) => [n.target, n.failureSummary])])),"
+    " (e) => done([['error', String(e)]]))")

@@ -20,7 +20,7 @@ from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import (HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
-                                      png_without_qr, totp_qr_png,
+                                      AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
                                       is_eff_words, keychain_browser, second_site, server, two_synced_devices)
 from conftest import ROOT, b64url, b64url_decode
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
@@ -1405,20 +1405,15 @@ def test_window_locks_after_the_idle_time_and_shows_it(sesame_bin, second_site, 
 def test_window_passes_axe_core(keychain_browser, second_site):
     """axe-core (the copy axe-selenium-python ships) finds no violation in the window's views: locked, the list
     with its sections open, an item, the edit form."""
-    import axe_selenium_python
     driver, vault = keychain_browser.driver, keychain_browser.vault
     vault.add_password(second_site.rp_id, "lin", "kitten-orbit-velvet-42", "--notes", "a note")
-    source = (pathlib.Path(axe_selenium_python.__file__).parent / "node_modules" / "axe-core" / "axe.min.js").read_text()
+    source = axe_core_source()
     driver.get(second_site.origin + "/")
     open_window(driver, second_site.origin)
 
     def violations(view):
         driver.execute_script(source)
-        # dlitem is left out: this axe-core (3.1.1) predates HTML's <div> groups inside <dl>, which the item page
-        # uses and later axe-core versions accept.
-        found = driver.execute_async_script(
-            "axe.run(document, {rules: {dlitem: {enabled: false}}}).then((r) => arguments[0](r.violations.map((v) => [v.id, v.nodes.map((n) => [n.target, n.failureSummary])])),"
-            " (e) => arguments[0]([['error', String(e)]]))")
+        found = driver.execute_async_script(AXE_VIOLATIONS)
         assert found == [], f"{view}: {found}"
 
     wait(driver, lambda d: visible(d, "list-view") and window_items(d, "site-items"), what="the list")

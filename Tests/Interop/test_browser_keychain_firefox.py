@@ -18,9 +18,9 @@ import time
 import pytest
 
 from browser_keychain_fixtures import (EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
-                                      png_without_qr, totp_qr_png,
+                                      AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
                                       is_eff_words, second_site, server, two_synced_devices)
-from conftest import free_port
+from conftest import b64url, free_port
 
 
 class FirefoxKeychain:
@@ -122,6 +122,10 @@ class FirefoxKeychain:
         if not self.prompt_armed():
             in_the_way = self.prompt_part(".sheet, .list", "return part && part.getAttribute('data-obstruction')")
             pytest.fail(f"{what} never accepted input; in the way: {in_the_way!r}")
+
+    def prompt_text(self):
+        """The text of the prompt's sheet or list (inside its closed shadow root)."""
+        return self.prompt_part(".sheet, .list", "return part ? part.textContent : null")
 
     def in_page(self, script, *args):
         """Runs an asynchronous script in the page's own world (Marionette's default sandbox sees the browser's
@@ -818,3 +822,69 @@ def test_firefox_window_locks_after_the_idle_time_and_shows_it(sesame_bin, secon
         assert locked.returncode == 2 and "passphraseUnavailable" in locked.stderr, locked.stderr
     finally:
         firefox.stop()
+
+
+def test_firefox_window_passes_axe_core(firefox, second_site):
+    """axe-core (the copy axe-selenium-python ships) finds no violation in the window's views in Firefox: the list with
+    its sections open, an item, the edit form, the unlock form."""
+    from marionette_driver.keys import Keys
+    client, vault, shown = firefox.client, firefox.vault, firefox.shown
+    vault.add_password(second_site.rp_id, "lin", "kitten-orbit-velvet-42", "--notes", "a note")
+    # axe-core and its run in one script, in the page's own world (each Marionette sandbox is a fresh global).
+    script = axe_core_source() + ";\n" + AXE_VIOLATIONS
+    client.navigate(second_site.origin + "/")
+    firefox.open_window(second_site.origin)
+
+    def violations(view):
+        found = client.execute_async_script(script, sandbox=None)
+        assert found == [], f"{view}: {found}"
+
+    firefox.wait(lambda: shown("list-view") and firefox.labels("site-items"), "the list")
+    for section in ("sync", "transfer"):
+        client.execute_script("document.querySelector(arguments[0]).click()", script_args=[f"#{section} summary"])
+    violations("the list")
+    firefox.find("search").click()
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: shown("item-view"), "the item")
+    violations("an item")
+    firefox.find("edit").click()
+    firefox.wait(lambda: shown("edit-view"), "the edit form")
+    violations("the edit form")
+    firefox.press(Keys.ESCAPE)
+    firefox.wait(lambda: shown("item-view"), "the item again")
+    firefox.find("lock").click()
+    firefox.wait(lambda: shown("unlock-view"), "the unlock form")
+    violations("the unlock form")
+
+
+def test_firefox_a_passkey_renamed_in_the_window_shows_renamed_at_sign_in(firefox, second_site, tmp_path):
+    """A passkey's user name and display name changed in the window are what the site's sign-in prompt shows."""
+    from marionette_driver.keys import Keys
+    client, vault, shown, text = firefox.client, firefox.vault, firefox.shown, firefox.text
+    options = {"rp": {"id": second_site.rp_id, "name": "Second"}, "challenge": b64url(b"c" * 32),
+               "user": {"id": b64url(b"u" * 16), "name": "lin", "displayName": "Lin"},
+               "pubKeyCredParams": [{"type": "public-key", "alg": -7}]}
+    (tmp_path / "options.json").write_text(json.dumps(options))
+    vault.ok("webauthn", "create", "--origin", second_site.origin, "--options", str(tmp_path / "options.json"))
+    client.navigate(second_site.origin + "/")
+    site_tab = client.current_window_handle
+    firefox.open_window(second_site.origin)
+    firefox.wait(lambda: firefox.labels("site-items") == [
+        f"Passkey: {second_site.rp_id}, lin · created {time.strftime('%Y-%m-%d', time.gmtime())}"], "the list")
+    firefox.press(Keys.ENTER)
+    firefox.wait(lambda: shown("item-view"), "the passkey's page")
+    firefox.find("edit").click()
+    firefox.wait(lambda: shown("edit-view"), "the edit form")
+    firefox.replace("edit-username", "lin@work")
+    firefox.replace("edit-display", "Lin at work")
+    firefox.find("save").click()
+    firefox.wait(lambda: shown("item-view") and text("username-value") == "lin@work", "the rename")
+
+    # The site's own sign-in: the keychain's account chooser shows the new name.
+    client.switch_to_window(site_tab)
+    client.navigate(second_site.origin + "/")
+    firefox.find("signin").click()
+    firefox.wait_prompt("the modal sign-in prompt")
+    shown_text = firefox.prompt_text()
+    assert "lin@work" in shown_text and "Lin at work" in shown_text, shown_text
+    firefox.press(Keys.ESCAPE)
