@@ -312,6 +312,15 @@ def png_without_qr(path: pathlib.Path) -> pathlib.Path:
     return path
 
 
+# A sign-up form the window's "Fill and save" types into: a username and a new-password field.
+SIGN_UP_FORM = """
+  const form = document.createElement("form");
+  form.innerHTML = '<input id="new-user" autocomplete="username">' +
+                   '<input id="new-secret" type="password" autocomplete="new-password">';
+  document.body.appendChild(form);
+"""
+
+
 def ask_to_join(vault, name) -> str:
     """Starts `sesame keychain join` for a new device through the vault's sync folder; the pairing code it shows."""
     import re

@@ -19,7 +19,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
-from browser_keychain_fixtures import (HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
+from browser_keychain_fixtures import (SIGN_UP_FORM, HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
                                       AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
                                       is_eff_words, keychain_browser, second_site, server, two_synced_devices)
 from conftest import ROOT, b64url, b64url_decode
@@ -1472,12 +1472,7 @@ def test_window_new_password_fill_and_save(keychain_browser, second_site):
     types it into the page's sign-up form and keeps it, as `add-password` would."""
     driver, vault = keychain_browser.driver, keychain_browser.vault
     driver.get(second_site.origin + "/")
-    driver.execute_script("""
-      const form = document.createElement("form");
-      form.innerHTML = '<input id="new-user" autocomplete="username">' +
-                       '<input id="new-secret" type="password" autocomplete="new-password">';
-      document.body.appendChild(form);
-    """)
+    driver.execute_script(SIGN_UP_FORM)
     site_tab = driver.current_window_handle
     open_window(driver, second_site.origin)
     wait(driver, lambda d: visible(d, "list-view"), what="the list")

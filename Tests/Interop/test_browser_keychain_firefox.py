@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from browser_keychain_fixtures import (EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
+from browser_keychain_fixtures import (SIGN_UP_FORM, EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
                                       AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
                                       is_eff_words, second_site, server, two_synced_devices)
 from conftest import b64url, free_port
@@ -632,12 +632,7 @@ def test_firefox_window_new_password_fill_and_save(firefox, second_site):
     types it into the page's sign-up form (in the site's tab) and keeps it."""
     client, vault = firefox.client, firefox.vault
     client.navigate(second_site.origin + "/")
-    client.execute_script("""
-      const form = document.createElement("form");
-      form.innerHTML = '<input id="new-user" autocomplete="username">' +
-                       '<input id="new-secret" type="password" autocomplete="new-password">';
-      document.body.appendChild(form);
-    """)
+    client.execute_script(SIGN_UP_FORM)
     site_tab = client.current_window_handle
     firefox.open_window(second_site.origin)
     firefox.wait(lambda: firefox.shown("list-view"), "the list")
