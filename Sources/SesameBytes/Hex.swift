@@ -1,8 +1,11 @@
 /// Base 16 (RFC 4648 §8) as the package writes and reads it: lowercase digits out, either case in.
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    @usableFromInline
+    static let digits = Array("0123456789abcdef".utf8)
 
     /// Two lowercase hex digits per byte (what `String(format: "%02x")` per byte gives, without a formatter).
+    /// Inlinable, so callers in other modules get it specialised for their byte collection.
+    @inlinable
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)

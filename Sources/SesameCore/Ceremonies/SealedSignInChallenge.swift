@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SesameBytes
 
@@ -34,10 +35,10 @@ package struct SealedSignInChallenge: Sendable {
     private static let issueLabel = Array("sesame sign-in challenge 1".utf8)
     private static let accountLabel = Array("sesame sign-in account 1".utf8)
 
-    private let key: [UInt8]
+    private let key: SymmetricKey
 
     package init(serverSecret: [UInt8]) {
-        key = Secrets.hmac(key: serverSecret, Array("sesame sealed sign-in challenges".utf8))
+        key = SymmetricKey(data: Secrets.hmac(key: serverSecret, Array("sesame sealed sign-in challenges".utf8)))
     }
 
     /// A challenge bound to `binding`, naming `accountID` (nil: none) and whether the options named a username.
