@@ -131,7 +131,8 @@ document.getElementById("register").addEventListener("click", async () => {
   try {
     const username = document.getElementById("username").value;
     const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username}));
-    const credential = await navigator.credentials.create({publicKey: {...options, extensions: {prf: {eval: evalSalts}}}});
+    const credential = await navigator.credentials.create(
+      {publicKey: {...options, extensions: {prf: {eval: evalSalts}}}});
     const done = await post("/register/verify", credential.toJSON());
     await take("create", credential, done.username);
     status("registered " + done.username);
@@ -162,8 +163,10 @@ document.getElementById("signin").addEventListener("click", async () => {
 document.getElementById("save").addEventListener("click", async () => {
   try {
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const sealed = await crypto.subtle.encrypt({name: "AES-GCM", iv}, key, bytes(document.getElementById("note").value));
-    const [code] = await call("PUT", "/notes/" + encodeURIComponent(user), {sealed: encode(new Uint8Array([...iv, ...new Uint8Array(sealed)]))});
+    const note = bytes(document.getElementById("note").value);
+    const sealed = new Uint8Array(await crypto.subtle.encrypt({name: "AES-GCM", iv}, key, note));
+    const [code] = await call("PUT", "/notes/" + encodeURIComponent(user),
+                              {sealed: encode(new Uint8Array([...iv, ...sealed]))});
     status(code === 204 ? "note saved" : "error saving");
   } catch (e) { status("error " + (e.name || "") + " " + e.message); }
 });
@@ -494,8 +497,9 @@ def prf_secrets(vault, path: pathlib.Path) -> dict:
     from test_keychain_cli import PASSPHRASE
     vault.ok("export", "--cxf", path, "--force", passphrase=PASSPHRASE)
     document = json.loads(pathlib.Path(path).read_text())
-    return {b64url(b64url_decode(c["credentialId"])): b64url_decode(c["fido2Extensions"]["hmacCredentials"]["credWithUV"])
-            for a in document["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"}
+    passkeys = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"]
+    return {b64url(b64url_decode(c["credentialId"])):
+            b64url_decode(c["fido2Extensions"]["hmacCredentials"]["credWithUV"]) for c in passkeys}
 
 
 def python_fido2_prf(secret: bytes, salt: bytes) -> str:
