@@ -565,10 +565,10 @@ def devices_synced_through_serve(sesame_bin, tmp_path):
         running.stop()
 
 
-# The checks on PRF_PAGE, written once for both browsers. `page` is each browser's small adapter: goto(url),
-# type(id, text), click(id), confirm_prompt(what) (waits until the keychain's prompt accepts input, then Enter),
-# text(id), wait(condition, what), script(js), async_script(js, *args) (in the page's own world, its callback last)
-# and prompt_shown().
+# The checks written once for both browsers. `page` is each browser's small adapter: goto(url), type(id, text),
+# click(id), confirm_prompt(what) (waits until the keychain's prompt accepts input, then Enter), text(id),
+# wait(condition, what), script(js, *args), async_script(js, *args) (in the page's own world, its callback last) and
+# prompt_shown().
 
 NOTE = "a note only this passkey opens"
 
@@ -662,3 +662,73 @@ def prf_across_two_devices(open_page, a, b, site, tmp_path):
                                                                python_fido2_prf(secret, b"second"))
     assert [v[:2] for v in site.verified] == [("registration", "pia"), ("authentication", "pia"),
                                               ("registration", "quinn")]
+
+
+# A largeBlob ceremony on the site's first page, run by a script element of the page itself (so that its ArrayBuffer
+# is checked against the page's own realm, in Firefox too): `ceremony(kind, largeBlob, allow)` with `largeBlob`'s
+# `write` as text; what the page got lands in the root element's data-blob.
+LARGE_BLOB_CEREMONY = """
+async (kind, largeBlob, allow) => {
+  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                                          body: JSON.stringify(body || {})})).json();
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  const record = (value) => { document.documentElement.dataset.blob = JSON.stringify(value); };
+  if (window.conditional) window.conditional.abort();
+  try {
+    const ext = {largeBlob: {...largeBlob}};
+    if (ext.largeBlob.write !== undefined) ext.largeBlob.write = new TextEncoder().encode(ext.largeBlob.write);
+    let credential;
+    if (kind === "create") {
+      const json = await post("/register/options", {username: "bea"});
+      const options = PublicKeyCredential.parseCreationOptionsFromJSON(json);
+      credential = await navigator.credentials.create({publicKey: {...options, extensions: ext}});
+      await post("/register/verify", credential.toJSON());
+    } else {
+      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
+      const allowCredentials = allow.map((id) => ({type: "public-key", id: decode(id)}));
+      credential = await navigator.credentials.get({publicKey: {...options, allowCredentials, extensions: ext}});
+      await post("/signin/verify", credential.toJSON());
+    }
+    const out = credential.getClientExtensionResults().largeBlob;
+    record({id: credential.id, supported: out.supported, written: out.written,
+            blobIsBuffer: out.blob instanceof ArrayBuffer, blob: out.blob ? new TextDecoder().decode(out.blob) : null});
+  } catch (e) { record({error: e.name}); }
+}
+"""
+
+# Runs a function's source with JSON arguments as a script element of the page (the page's own realm and world).
+IN_PAGE = """
+  delete document.documentElement.dataset.blob;
+  const script = document.createElement("script");
+  script.textContent = "(" + arguments[0] + ")(..." + JSON.stringify(arguments[1]) + ");";
+  document.body.appendChild(script);
+"""
+
+
+def large_blob_written_and_read_back(page, site):
+    """getClientCapabilities says largeBlob; a passkey made with `support: "required"` is `supported`; a blob written
+    at one sign-in (`write`, one allowed credential) is read back at the next (`read`) as an ArrayBuffer of the page's
+    realm; a write without exactly one allowed credential is NotSupportedError, before any prompt."""
+    page.goto(site.origin + "/")
+    assert page.async_script(EXTENSION_CAPABILITIES)["extension:largeBlob"] is True
+
+    def ceremony(kind, large_blob, allow=()):
+        page.script(IN_PAGE, LARGE_BLOB_CEREMONY, [kind, large_blob, list(allow)])
+        page.confirm_prompt(f"the keychain's prompt (largeBlob {kind})")
+        answer = lambda: page.script("return document.documentElement.dataset.blob || null")  # noqa: E731
+        page.wait(answer, f"the largeBlob {kind}")
+        return json.loads(answer())
+
+    made = ceremony("create", {"support": "required"})
+    assert made["supported"] is True, made
+    assert ceremony("get", {"write": "the site's blob"}, [made["id"]])["written"] is True
+    read = ceremony("get", {"read": True})
+    assert read["blobIsBuffer"] is True and read["blob"] == "the site's blob", read
+    refused = page.async_script("""
+      const done = arguments[arguments.length - 1];
+      navigator.credentials.get({publicKey: {challenge: new Uint8Array(32),
+                                             extensions: {largeBlob: {write: new Uint8Array([1])}}}})
+        .then(() => done("resolved"), (e) => done(e.name));
+    """)
+    assert refused == "NotSupportedError"
+    assert not page.prompt_shown()

@@ -21,7 +21,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from browser_keychain_fixtures import (SIGN_UP_FORM, HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
                                       AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
                                       is_eff_words, keychain_browser, second_site, server, two_synced_devices,
-                                      devices_synced_through_serve, prf_across_two_devices, prf_on_one_device)
+                                      devices_synced_through_serve, large_blob_written_and_read_back,
+                                      prf_across_two_devices, prf_on_one_device)
 from conftest import ROOT, b64url
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
@@ -252,64 +253,6 @@ def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, s
     }
 
 
-LARGE_BLOB_CALL = """
-  const [kind, largeBlob, allow, done] = arguments;
-  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                                                          body: JSON.stringify(body || {})})).json();
-  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-  window.blobResult = null;
-  if (window.conditional) window.conditional.abort();
-  (async () => {
-    const ext = {largeBlob: {...largeBlob}};
-    if (ext.largeBlob.write !== undefined) ext.largeBlob.write = new TextEncoder().encode(ext.largeBlob.write);
-    let credential;
-    if (kind === "create") {
-      const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username: "bea"}));
-      credential = await navigator.credentials.create({publicKey: {...options, extensions: ext}});
-      await post("/register/verify", credential.toJSON());
-    } else {
-      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
-      const allowCredentials = allow.map((id) => ({type: "public-key", id: decode(id)}));
-      credential = await navigator.credentials.get({publicKey: {...options, allowCredentials, extensions: ext}});
-      await post("/signin/verify", credential.toJSON());
-    }
-    const out = credential.getClientExtensionResults().largeBlob;
-    return {id: credential.id, supported: out.supported, written: out.written,
-            blobIsBuffer: out.blob instanceof ArrayBuffer,
-            blob: out.blob ? new TextDecoder().decode(out.blob) : null};
-  })().then((v) => { window.blobResult = v; }, (e) => { window.blobResult = {error: e.name}; });
-  done("started");
-"""
-
-
-def test_large_blob_written_and_read_back(keychain_browser, second_site):
-    driver = keychain_browser.driver
-    driver.get(second_site.origin + "/")
-    assert driver.execute_async_script(
-        "PublicKeyCredential.getClientCapabilities().then((c) => arguments[0](c['extension:largeBlob']))") is True
-
-    def ceremony(kind, largeBlob, allow=()):
-        assert driver.execute_async_script(LARGE_BLOB_CALL, kind, largeBlob, list(allow)) == "started"
-        wait_prompt(driver)
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: d.execute_script("return window.blobResult"), what=f"the largeBlob {kind}")
-        return driver.execute_script("return window.blobResult")
-
-    made = ceremony("create", {"support": "required"})
-    assert made["supported"] is True, made
-    assert ceremony("get", {"write": "the site's blob"}, [made["id"]])["written"] is True
-    read = ceremony("get", {"read": True})
-    assert read["blobIsBuffer"] is True and read["blob"] == "the site's blob", read
-    # A write without exactly one allowed credential is NotSupportedError, before any prompt.
-    refused = driver.execute_async_script("""
-      navigator.credentials.get({publicKey: {challenge: new Uint8Array(32),
-                                             extensions: {largeBlob: {write: new Uint8Array([1])}}}})
-        .then(() => arguments[0]("resolved"), (e) => arguments[0](e.name));
-    """)
-    assert refused == "NotSupportedError"
-    assert not prompt_shown(driver)
-
-
 class ChromiumPage:
     """The few page actions the PRF checks of browser_keychain_fixtures need, in Chromium."""
 
@@ -335,14 +278,19 @@ class ChromiumPage:
     def wait(self, condition, what):
         wait(self.driver, lambda d: condition(), what=what)
 
-    def script(self, script):
-        return self.driver.execute_script(script)
+    def script(self, script, *args):
+        return self.driver.execute_script(script, *args)
 
     def async_script(self, script, *args):
         return self.driver.execute_async_script(script, *args)
 
     def prompt_shown(self):
         return prompt_shown(self.driver)
+
+
+def test_large_blob_written_and_read_back(keychain_browser, second_site):
+    """largeBlob in Chromium: browser_keychain_fixtures.large_blob_written_and_read_back."""
+    large_blob_written_and_read_back(ChromiumPage(keychain_browser.driver), second_site)
 
 
 def test_prf_agrees_with_python_fido2_and_opens_a_sealed_note(keychain_browser, second_site, tmp_path):

@@ -23,7 +23,8 @@ import pytest
 from browser_keychain_fixtures import (SIGN_UP_FORM, EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
                                       AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
                                       is_eff_words, second_site, server, two_synced_devices,
-                                      devices_synced_through_serve, prf_across_two_devices, prf_on_one_device)
+                                      devices_synced_through_serve, large_blob_written_and_read_back,
+                                      prf_across_two_devices, prf_on_one_device)
 from conftest import b64url, free_port
 
 
@@ -287,14 +288,19 @@ class FirefoxPage:
     def wait(self, condition, what):
         self.firefox.wait(condition, what)
 
-    def script(self, script):
-        return self.firefox.client.execute_script(script)
+    def script(self, script, *args):
+        return self.firefox.client.execute_script(script, script_args=list(args))
 
     def async_script(self, script, *args):
         return self.firefox.in_page(script, *args)
 
     def prompt_shown(self):
         return self.firefox.prompt_shown()
+
+
+def test_firefox_large_blob_written_and_read_back(firefox, second_site):
+    """largeBlob in Firefox: browser_keychain_fixtures.large_blob_written_and_read_back."""
+    large_blob_written_and_read_back(FirefoxPage(firefox), second_site)
 
 
 def test_firefox_prf_agrees_with_python_fido2_and_opens_a_sealed_note(firefox, second_site, tmp_path):
