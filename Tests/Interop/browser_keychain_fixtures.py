@@ -539,24 +539,21 @@ def devices_synced_through_serve(sesame_bin, tmp_path):
     """Two keychain devices, A and B (each its own directory, as two computers), enrolled with one account of a real
     `sesame serve` (SQLite) and joined (B approved on A), both unlocked; yields (A, B); `sync` on either goes through
     the server."""
-    from test_keychain_cli import PASSPHRASE, Vault, needs_suffix_list
-    from test_keychain_server import Client, Device, sign_in_with_keychain, sign_up_with_keychain
-    from test_server import Server
+    from test_keychain_cli import PASSPHRASE, needs_suffix_list
+    from test_keychain_server import Device
+    from test_server import Server, new_user, sign_in
     needs_suffix_list()
     (tmp_path / "serve").mkdir()
     running = Server(sesame_bin, tmp_path / "serve", "sqlite")
     try:
-        client = Client(running)
-        # The account's own passkey (its sign-up), from a keychain that takes no part in the sync.
-        scratch = Vault(sesame_bin, tmp_path / "scratch")
-        scratch.init(name="scratch")
-        account = Device(sesame_bin, scratch.path, running)
+        # The account signs in with a password (each device's enrollment wants a fresh sign-in).
+        name, password = new_user(running)
         a = Device(sesame_bin, tmp_path / "a", running)
-        a.enroll(sign_up_with_keychain(client, account, "prf" + secrets.token_hex(4)), "A")
+        a.enroll(sign_in(running, name, password)["sessionToken"], "A")
         a.init(name="A")
         a.ok("sync")
         b = Device(sesame_bin, tmp_path / "b", running)
-        b.enroll(sign_in_with_keychain(client, account), "B")
+        b.enroll(sign_in(running, name, password)["sessionToken"], "B")
         a.ok("approve", ask_to_join(b, "B"), "--name", "B")
         b.ok("join", passphrase=PASSPHRASE)
         b.ok("unlock", passphrase=PASSPHRASE)
