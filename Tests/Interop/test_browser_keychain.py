@@ -523,40 +523,6 @@ def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain
     assert passkeys(vault) == [] and not prompt_shown(driver)
 
 
-def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
-    from browser_keychain_fixtures import KeychainBrowser
-    # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
-    a, b = two_synced_devices(sesame_bin, tmp_path)
-
-    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
-    try:
-        driver = first.driver
-        driver.get(second_site.origin + "/")
-        type_into(driver, "username", "lin")
-        find(driver, "register").click()
-        wait_prompt(driver)
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: d.find_element(By.ID, "status").text == "registered lin", what="registration")
-    finally:
-        first.stop()
-    assert passkeys(b) == [], "not on the second device before it syncs"
-    a.ok("sync")
-    b.ok("sync")
-
-    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
-    try:
-        driver = second.driver
-        driver.get(second_site.origin + "/")
-        find(driver, "signin").click()
-        wait_prompt(driver)
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: d.find_element(By.ID, "status").text == "signed in as lin",
-             what="sign-in on the second device")
-    finally:
-        second.stop()
-    assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
-
-
 def test_prf_agrees_across_two_devices_synced_through_sesame_serve(sesame_bin, tmp_path, second_site,
                                                                    devices_synced_through_serve):
     """PRF across devices, in the browser: two keychain devices of one account of a real `sesame serve`, each with its
