@@ -633,18 +633,23 @@ def prf_on_one_device(page, site, vault, tmp_path):
 
 
 def prf_across_two_devices(open_page, a, b, site, tmp_path):
-    """A passkey made with `prf` in device A's browser, the note sealed there; after both devices sync through the
-    server, device B's browser gets the same outputs for the same salts and opens the note; a passkey made on B for
-    another user gives other outputs for those salts; each output is python-fido2's for its passkey's secret.
+    """A passkey made with `prf` in device A's browser, the note sealed there, a large blob written to it; after both
+    devices sync through the server, device B's browser gets the same outputs for the same salts, opens the note and
+    reads the blob; a passkey made on B for another user gives other outputs for those salts; each output is
+    python-fido2's for its passkey's secret.
     `open_page(vault)` is a context manager: that device's browser as a page adapter."""
     with open_page(a) as page:
         made = register_and_seal_a_note(page, site, "pia")
+        page.goto(site.origin + "/")
+        assert large_blob_ceremony(page, "get", {"write": "written on A"}, [made["id"]])["written"] is True
     a.ok("sync")
     b.ok("sync")
     with open_page(b) as page:
         page.goto(site.origin + "/prf")
         on_b = prf_on_the_site(page, "signin", "signed in as pia, note opened")
         assert page.text("opened") == NOTE
+        page.goto(site.origin + "/")
+        assert large_blob_ceremony(page, "get", {"read": True}, [made["id"]])["blob"] == "written on A"
         page.goto(site.origin + "/prf")
         page.type("username", "quinn")
         other = prf_on_the_site(page, "register", "registered quinn")
@@ -658,6 +663,7 @@ def prf_across_two_devices(open_page, a, b, site, tmp_path):
         assert (credential["first"], credential["second"]) == (python_fido2_prf(secret, b"first"),
                                                                python_fido2_prf(secret, b"second"))
     assert [v[:2] for v in site.verified] == [("registration", "pia"), ("authentication", "pia"),
+                                              ("authentication", "pia"), ("authentication", "pia"),
                                               ("registration", "quinn")]
 
 
@@ -702,24 +708,25 @@ IN_PAGE = """
 """
 
 
+def large_blob_ceremony(page, kind, large_blob, allow=()):
+    """LARGE_BLOB_CEREMONY on the page shown, its prompt confirmed; what the page got."""
+    page.script(IN_PAGE, LARGE_BLOB_CEREMONY, [kind, large_blob, list(allow)])
+    page.confirm_prompt(f"the keychain's prompt (largeBlob {kind})")
+    answer = lambda: page.script("return document.documentElement.dataset.blob || null")  # noqa: E731
+    page.wait(answer, f"the largeBlob {kind}")
+    return json.loads(answer())
+
+
 def large_blob_written_and_read_back(page, site):
     """getClientCapabilities says largeBlob; a passkey made with `support: "required"` is `supported`; a blob written
     at one sign-in (`write`, one allowed credential) is read back at the next (`read`) as an ArrayBuffer of the page's
     realm; a write without exactly one allowed credential is NotSupportedError, before any prompt."""
     page.goto(site.origin + "/")
     assert page.async_script(EXTENSION_CAPABILITIES)["extension:largeBlob"] is True
-
-    def ceremony(kind, large_blob, allow=()):
-        page.script(IN_PAGE, LARGE_BLOB_CEREMONY, [kind, large_blob, list(allow)])
-        page.confirm_prompt(f"the keychain's prompt (largeBlob {kind})")
-        answer = lambda: page.script("return document.documentElement.dataset.blob || null")  # noqa: E731
-        page.wait(answer, f"the largeBlob {kind}")
-        return json.loads(answer())
-
-    made = ceremony("create", {"support": "required"})
+    made = large_blob_ceremony(page, "create", {"support": "required"})
     assert made["supported"] is True, made
-    assert ceremony("get", {"write": "the site's blob"}, [made["id"]])["written"] is True
-    read = ceremony("get", {"read": True})
+    assert large_blob_ceremony(page, "get", {"write": "the site's blob"}, [made["id"]])["written"] is True
+    read = large_blob_ceremony(page, "get", {"read": True})
     assert read["blobIsBuffer"] is True and read["blob"] == "the site's blob", read
     refused = page.async_script("""
       const done = arguments[arguments.length - 1];
