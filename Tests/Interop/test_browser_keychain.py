@@ -254,7 +254,7 @@ def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, s
 
 
 class ChromiumPage:
-    """The few page actions the PRF checks of browser_keychain_fixtures need, in Chromium."""
+    """The few page actions the shared checks of browser_keychain_fixtures (PRF, largeBlob) need, in Chromium."""
 
     def __init__(self, driver):
         self.driver = driver

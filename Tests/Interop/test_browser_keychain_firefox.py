@@ -263,7 +263,7 @@ def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox
 
 
 class FirefoxPage:
-    """The few page actions the PRF checks of browser_keychain_fixtures need, in Firefox."""
+    """The few page actions the shared checks of browser_keychain_fixtures (PRF, largeBlob) need, in Firefox."""
 
     def __init__(self, firefox):
         self.firefox = firefox
