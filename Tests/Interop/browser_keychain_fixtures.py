@@ -72,6 +72,109 @@ document.getElementById("signin").addEventListener("click", async () => {
 """
 
 
+# A page of the same site that keeps notes end-to-end encrypted with a key from a passkey's `prf` output (WebAuthn L3
+# §10.1.4), as sites that unlock a vault with a passkey do: "Create account" registers with `prf`, "Sign in" asks for
+# the outputs and opens the note the server keeps for that user, "Save note" seals the note (AES-256-GCM under a key
+# HKDF-SHA-256 derives from the first output) and hands the server only the ciphertext. The salts are `eval`'s
+# `first` and `second` from the query (defaults "first", "second"); `?by=ID` makes the sign-in ask for that credential
+# only (allowCredentials) with `evalByCredential` for it ("by-first", "by-second") beside `eval`. Each ceremony's
+# outputs, base64url, and whether they are ArrayBuffers of the page's own realm, land in the root element's
+# data-prf; what happened in #status.
+PRF_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Sealed notes</title></head>
+<body>
+<h1>Sealed notes</h1>
+<label for="username">Username</label> <input id="username" autocomplete="username">
+<button id="register" type="button">Create account</button>
+<button id="signin" type="button">Sign in</button>
+<label for="note">Note</label> <textarea id="note"></textarea>
+<button id="save" type="button">Save note</button>
+<p id="status"></p>
+<p id="opened"></p>
+<script>
+const query = new URLSearchParams(location.search);
+const bytes = (text) => new TextEncoder().encode(text);
+const encode = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)))
+  .replace(/[+]/g, "-").replace(/[/]/g, "_").replace(/=+$/, "");
+const decode = (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+const status = (text) => { document.getElementById("status").textContent = text; };
+const evalSalts = {first: bytes(query.get("first") || "first"), second: bytes(query.get("second") || "second")};
+let key = null, user = null;
+async function call(method, path, body) {
+  const answer = await fetch(path, {method, headers: {"Content-Type": "application/json"},
+                                    body: body === undefined ? undefined : JSON.stringify(body)});
+  return [answer.status, answer.status === 204 ? null : await answer.json()];
+}
+async function post(path, body) {
+  const [code, data] = await call("POST", path, body || {});
+  if (code !== 200) throw new Error(data.error || "failed");
+  return data;
+}
+async function take(ceremony, credential, username) {
+  const out = credential.getClientExtensionResults().prf || {};
+  const results = out.results;
+  key = null;
+  user = username;
+  if (results && results.first) {
+    const material = await crypto.subtle.importKey("raw", results.first, "HKDF", false, ["deriveKey"]);
+    key = await crypto.subtle.deriveKey(
+      {name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: bytes("sealed notes key")}, material,
+      {name: "AES-GCM", length: 256}, false, ["encrypt", "decrypt"]);
+  }
+  document.documentElement.dataset.prf = JSON.stringify({
+    ceremony, id: credential.id, username, enabled: out.enabled,
+    buffers: !!results && results.first instanceof ArrayBuffer && results.second instanceof ArrayBuffer,
+    first: results ? encode(results.first) : null, second: results && results.second ? encode(results.second) : null,
+    json: credential.toJSON().clientExtensionResults.prf});
+}
+document.getElementById("register").addEventListener("click", async () => {
+  try {
+    const username = document.getElementById("username").value;
+    const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username}));
+    const credential = await navigator.credentials.create(
+      {publicKey: {...options, extensions: {prf: {eval: evalSalts}}}});
+    const done = await post("/register/verify", credential.toJSON());
+    await take("create", credential, done.username);
+    status("registered " + done.username);
+  } catch (e) { status("error " + (e.name || "") + " " + e.message); }
+});
+document.getElementById("signin").addEventListener("click", async () => {
+  try {
+    const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
+    const prf = {eval: evalSalts};
+    const by = query.get("by");
+    if (by) {
+      options.allowCredentials = [{type: "public-key", id: decode(by)}];
+      prf.evalByCredential = {[by]: {first: bytes("by-first"), second: bytes("by-second")}};
+    }
+    const credential = await navigator.credentials.get({publicKey: {...options, extensions: {prf}}});
+    const done = await post("/signin/verify", credential.toJSON());
+    await take("get", credential, done.username);
+    const [code, note] = await call("GET", "/notes/" + encodeURIComponent(done.username));
+    if (code !== 200) { status("signed in as " + done.username); return; }
+    try {
+      const sealed = decode(note.sealed);
+      const plain = await crypto.subtle.decrypt({name: "AES-GCM", iv: sealed.slice(0, 12)}, key, sealed.slice(12));
+      document.getElementById("opened").textContent = new TextDecoder().decode(plain);
+      status("signed in as " + done.username + ", note opened");
+    } catch (e) { status("signed in as " + done.username + ", note not opened: " + e.name); }
+  } catch (e) { status("error " + (e.name || "") + " " + e.message); }
+});
+document.getElementById("save").addEventListener("click", async () => {
+  try {
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const note = bytes(document.getElementById("note").value);
+    const sealed = new Uint8Array(await crypto.subtle.encrypt({name: "AES-GCM", iv}, key, note));
+    const [code] = await call("PUT", "/notes/" + encodeURIComponent(user),
+                              {sealed: encode(new Uint8Array([...iv, ...sealed]))});
+    status(code === 204 ? "note saved" : "error saving");
+  } catch (e) { status("error " + (e.name || "") + " " + e.message); }
+});
+</script>
+</body></html>
+"""
+
+
 class RelyingPartyApp:
     """The Flask app on http://second.localhost:PORT (Chromium sends *.localhost to loopback and treats it as a
     secure context), RP ID second.localhost, in a thread of the test process."""
@@ -86,11 +189,27 @@ class RelyingPartyApp:
         # started on load beside a button's modal one), as on any real site.
         self.signin_challenges = set()
         self.verified = []     # what py_webauthn verified: ("registration" | "authentication", username, flags)
+        self.notes = {}        # username -> the sealed note PRF_PAGE stored (base64url of IV || AES-GCM ciphertext)
         app = Flask("second-site")
 
         @app.get("/")
         def index():
             return PAGE
+
+        @app.get("/prf")
+        def prf_page():
+            return PRF_PAGE
+
+        @app.get("/notes/<username>")
+        def note(username):
+            if username not in self.notes:
+                return jsonify(error="no note"), 404
+            return jsonify(sealed=self.notes[username])
+
+        @app.put("/notes/<username>")
+        def save_note(username):
+            self.notes[username] = (request.get_json() or {})["sealed"]
+            return "", 204
 
         @app.post("/register/options")
         def register_options():
@@ -367,3 +486,253 @@ AXE_VIOLATIONS = (
     " axe.run(document, {rules: {dlitem: {enabled: false}}}).then("
     "(r) => done(r.violations.map((v) => [v.id, v.nodes.map((n) => [n.target, n.failureSummary])])),"
     " (e) => done([['error', String(e)]]))")
+
+
+# --- PRF (the keychain's `prf` extension) ---------------------------------------------------------------------------
+
+def prf_secrets(vault, path: pathlib.Path) -> dict:
+    """Each passkey's user-verified PRF secret in `vault`, by credential ID (base64url): `hmacCredentials.credWithUV`
+    of a CXF export (written to `path`), the only way the secrets leave a vault."""
+    from conftest import b64url, b64url_decode
+    from test_keychain_cli import PASSPHRASE
+    vault.ok("export", "--cxf", path, "--force", passphrase=PASSPHRASE)
+    document = json.loads(pathlib.Path(path).read_text())
+    passkeys = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"] if c["type"] == "passkey"]
+    return {b64url(b64url_decode(c["credentialId"])):
+            b64url_decode(c["fido2Extensions"]["hmacCredentials"]["credWithUV"]) for c in passkeys}
+
+
+def python_fido2_prf(secret: bytes, salt: bytes) -> str:
+    """The PRF output (base64url) for `salt` from a credential whose hmac-secret is `secret`, with python-fido2's own
+    salt derivation (SHA-256("WebAuthn PRF" || 0x00 || salt), WebAuthn L3 §10.1.4) and HMAC-SHA-256 as CTAP2's
+    hmac-secret computes it."""
+    import hashlib
+    import hmac
+    from conftest import b64url
+    from fido2.ctap2.extensions import _prf_salt
+    return b64url(hmac.new(secret, _prf_salt(salt), hashlib.sha256).digest())
+
+
+# evalByCredential refused as a browser refuses it, before any prompt: without allowCredentials NotSupportedError, a
+# key that is not the ID of an allowed credential SyntaxError. Asynchronous (its callback last), the credential ID
+# as its argument; answers the two errors' names.
+PRF_REFUSALS = """
+  const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  const ask = (allow, key) => navigator.credentials.get({publicKey: {
+      challenge: new Uint8Array(32), allowCredentials: allow.map((a) => ({type: "public-key", id: decode(a)})),
+      extensions: {prf: {evalByCredential: {[key]: {first: new Uint8Array([1])}}}}}})
+    .then(() => "resolved", (e) => e.name);
+  Promise.all([ask([], id), ask([id], "AQ")]).then(done);
+"""
+
+# The extensions getClientCapabilities() reports, as an asynchronous script (its callback last).
+EXTENSION_CAPABILITIES = """
+  const done = arguments[arguments.length - 1];
+  PublicKeyCredential.getClientCapabilities().then((c) => done(Object.fromEntries(
+    Object.entries(c).filter(([k]) => k.startsWith("extension:")))));
+"""
+
+
+@pytest.fixture
+def devices_synced_through_serve(sesame_bin, tmp_path):
+    """Two keychain devices, A and B (each its own directory, as two computers), enrolled with one account of a real
+    `sesame serve` (SQLite) and joined (B approved on A), both unlocked; yields (A, B); `sync` on either goes through
+    the server."""
+    from test_keychain_cli import PASSPHRASE, needs_suffix_list
+    from test_keychain_server import Device
+    from test_server import Server, new_user, sign_in
+    needs_suffix_list()
+    (tmp_path / "serve").mkdir()
+    running = Server(sesame_bin, tmp_path / "serve", "sqlite")
+    try:
+        # The account signs in with a password (each device's enrollment wants a fresh sign-in).
+        name, password = new_user(running)
+        a = Device(sesame_bin, tmp_path / "a", running)
+        a.enroll(sign_in(running, name, password)["sessionToken"], "A")
+        a.init(name="A")
+        a.ok("sync")
+        b = Device(sesame_bin, tmp_path / "b", running)
+        b.enroll(sign_in(running, name, password)["sessionToken"], "B")
+        a.ok("approve", ask_to_join(b, "B"), "--name", "B")
+        b.ok("join", passphrase=PASSPHRASE)
+        b.ok("unlock", passphrase=PASSPHRASE)
+        yield a, b
+    finally:
+        running.stop()
+
+
+# The checks written once for both browsers. `page` is each browser's small adapter: goto(url), type(id, text),
+# click(id), confirm_prompt(what) (waits until the keychain's prompt accepts input, then Enter), text(id),
+# wait(condition, what), script(js, *args), async_script(js, *args) (in the page's own world, its callback last) and
+# prompt_shown().
+
+NOTE = "a note only this passkey opens"
+
+
+def prf_on_the_site(page, button, outcome):
+    """Clicks `button` ("register" or "signin") on PRF_PAGE, confirms the keychain's prompt, checks the start of the
+    page's status against `outcome`, and answers what the page got (PRF_PAGE's data-prf)."""
+    page.click(button)
+    page.confirm_prompt(f"the keychain's prompt ({button})")
+    page.wait(lambda: page.text("status").startswith(("registered", "signed in", "error")), f"the page's {button}")
+    assert page.text("status").startswith(outcome), page.text("status")
+    return json.loads(page.script("return document.documentElement.dataset.prf"))
+
+
+def register_and_seal_a_note(page, site, username):
+    """Registers `username` on PRF_PAGE with `prf` and seals NOTE with the key from its outputs; what the page got."""
+    page.goto(site.origin + "/prf")
+    page.type("username", username)
+    made = prf_on_the_site(page, "register", f"registered {username}")
+    page.type("note", NOTE)
+    page.click("save")
+    page.wait(lambda: page.text("status") == "note saved", "the note saved")
+    assert NOTE.encode() not in json.dumps(site.notes).encode()
+    return made
+
+
+def prf_on_one_device(page, site, vault, tmp_path):
+    """getClientCapabilities says credProps, prf and largeBlob (every other extension false); `eval` at registration
+    and sign-in gives ArrayBuffers of the page's own realm equal to python-fido2's computation over the passkey's
+    secret, at both ceremonies; the note sealed with the registration's output opens at the next sign-in;
+    `evalByCredential` wins over `eval` for the credential it names (python-fido2's values for its salts, so the note
+    does not open); a byte the server changed in the sealed note keeps it shut; evalByCredential's refusals come
+    before any prompt."""
+    from conftest import b64url, b64url_decode
+    page.goto(site.origin + "/prf")
+    capabilities = page.async_script(EXTENSION_CAPABILITIES)
+    assert {k for k, v in capabilities.items() if v} == {"extension:credProps", "extension:prf",
+                                                        "extension:largeBlob"}, capabilities
+    made = register_and_seal_a_note(page, site, "pia")
+    page.goto(site.origin + "/prf")
+    got = prf_on_the_site(page, "signin", "signed in as pia, note opened")
+    assert page.text("opened") == NOTE
+    assert made["enabled"] is True and made["buffers"] is True and got["buffers"] is True, (made, got)
+    assert "enabled" not in got["json"] and got["json"]["results"] == {"first": got["first"], "second": got["second"]}
+    [secret] = prf_secrets(vault, tmp_path / "export.cxf").values()
+    expected = {name: python_fido2_prf(secret, name.encode()) for name in ("first", "second", "by-first", "by-second")}
+    assert (made["first"], made["second"]) == (got["first"], got["second"]) == (expected["first"], expected["second"])
+    assert got["first"] != got["second"]
+
+    # evalByCredential for this passkey, beside eval: its salts' outputs, so the note's key is another.
+    page.goto(site.origin + f"/prf?by={got['id']}")
+    by = prf_on_the_site(page, "signin", "signed in as pia, note not opened: OperationError")
+    assert (by["first"], by["second"]) == (expected["by-first"], expected["by-second"]), by
+
+    # A server that changes a byte of the sealed note: it does not open.
+    sealed = bytearray(b64url_decode(site.notes["pia"]))
+    sealed[-1] ^= 1
+    site.notes["pia"] = b64url(bytes(sealed))
+    page.goto(site.origin + "/prf")
+    prf_on_the_site(page, "signin", "signed in as pia, note not opened: OperationError")
+
+    assert page.async_script(PRF_REFUSALS, got["id"]) == ["NotSupportedError", "SyntaxError"]
+    assert not page.prompt_shown()
+    assert [v[0] for v in site.verified] == ["registration"] + ["authentication"] * 3
+
+
+def prf_across_two_devices(open_page, a, b, site, tmp_path):
+    """A passkey made with `prf` in device A's browser, the note sealed there, a large blob written to it; after both
+    devices sync through the server, device B's browser gets the same outputs for the same salts, opens the note and
+    reads the blob; a passkey made on B for another user gives other outputs for those salts; each output is
+    python-fido2's for its passkey's secret.
+    `open_page(vault)` is a context manager: that device's browser as a page adapter."""
+    with open_page(a) as page:
+        made = register_and_seal_a_note(page, site, "pia")
+        page.goto(site.origin + "/")
+        assert large_blob_ceremony(page, "get", {"write": "written on A"}, [made["id"]])["written"] is True
+    a.ok("sync")
+    b.ok("sync")
+    with open_page(b) as page:
+        page.goto(site.origin + "/prf")
+        on_b = prf_on_the_site(page, "signin", "signed in as pia, note opened")
+        assert page.text("opened") == NOTE
+        page.goto(site.origin + "/")
+        assert large_blob_ceremony(page, "get", {"read": True}, [made["id"]])["blob"] == "written on A"
+        page.goto(site.origin + "/prf")
+        page.type("username", "quinn")
+        other = prf_on_the_site(page, "register", "registered quinn")
+    assert on_b["id"] == made["id"] and on_b["buffers"] is True, (made, on_b)
+    assert (on_b["first"], on_b["second"]) == (made["first"], made["second"])
+    assert other["id"] != made["id"] and other["first"] and other["second"], other
+    assert {other["first"], other["second"]}.isdisjoint({made["first"], made["second"]})
+    found = prf_secrets(b, tmp_path / "b.cxf")
+    for credential in (made, other):
+        secret = found[credential["id"]]
+        assert (credential["first"], credential["second"]) == (python_fido2_prf(secret, b"first"),
+                                                               python_fido2_prf(secret, b"second"))
+    assert [v[:2] for v in site.verified] == [("registration", "pia"), ("authentication", "pia"),
+                                              ("authentication", "pia"), ("authentication", "pia"),
+                                              ("registration", "quinn")]
+
+
+# A largeBlob ceremony on the site's first page, run by a script element of the page itself (so that its ArrayBuffer
+# is checked against the page's own realm, in Firefox too): `ceremony(kind, largeBlob, allow)` with `largeBlob`'s
+# `write` as text; what the page got lands in the root element's data-blob.
+LARGE_BLOB_CEREMONY = """
+async (kind, largeBlob, allow) => {
+  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
+                                                          body: JSON.stringify(body || {})})).json();
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  const record = (value) => { document.documentElement.dataset.blob = JSON.stringify(value); };
+  if (window.conditional) window.conditional.abort();
+  try {
+    const ext = {largeBlob: {...largeBlob}};
+    if (ext.largeBlob.write !== undefined) ext.largeBlob.write = new TextEncoder().encode(ext.largeBlob.write);
+    let credential;
+    if (kind === "create") {
+      const json = await post("/register/options", {username: "bea"});
+      const options = PublicKeyCredential.parseCreationOptionsFromJSON(json);
+      credential = await navigator.credentials.create({publicKey: {...options, extensions: ext}});
+      await post("/register/verify", credential.toJSON());
+    } else {
+      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
+      const allowCredentials = allow.map((id) => ({type: "public-key", id: decode(id)}));
+      credential = await navigator.credentials.get({publicKey: {...options, allowCredentials, extensions: ext}});
+      await post("/signin/verify", credential.toJSON());
+    }
+    const out = credential.getClientExtensionResults().largeBlob;
+    record({id: credential.id, supported: out.supported, written: out.written,
+            blobIsBuffer: out.blob instanceof ArrayBuffer, blob: out.blob ? new TextDecoder().decode(out.blob) : null});
+  } catch (e) { record({error: e.name}); }
+}
+"""
+
+# Runs a function's source with JSON arguments as a script element of the page (the page's own realm and world).
+IN_PAGE = """
+  delete document.documentElement.dataset.blob;
+  const script = document.createElement("script");
+  script.textContent = "(" + arguments[0] + ")(..." + JSON.stringify(arguments[1]) + ");";
+  document.body.appendChild(script);
+"""
+
+
+def large_blob_ceremony(page, kind, large_blob, allow=()):
+    """LARGE_BLOB_CEREMONY on the page shown, its prompt confirmed; what the page got."""
+    page.script(IN_PAGE, LARGE_BLOB_CEREMONY, [kind, large_blob, list(allow)])
+    page.confirm_prompt(f"the keychain's prompt (largeBlob {kind})")
+    answer = lambda: page.script("return document.documentElement.dataset.blob || null")  # noqa: E731
+    page.wait(answer, f"the largeBlob {kind}")
+    return json.loads(answer())
+
+
+def large_blob_written_and_read_back(page, site):
+    """getClientCapabilities says largeBlob; a passkey made with `support: "required"` is `supported`; a blob written
+    at one sign-in (`write`, one allowed credential) is read back at the next (`read`) as an ArrayBuffer of the page's
+    realm; a write without exactly one allowed credential is NotSupportedError, before any prompt."""
+    page.goto(site.origin + "/")
+    assert page.async_script(EXTENSION_CAPABILITIES)["extension:largeBlob"] is True
+    made = large_blob_ceremony(page, "create", {"support": "required"})
+    assert made["supported"] is True, made
+    assert large_blob_ceremony(page, "get", {"write": "the site's blob"}, [made["id"]])["written"] is True
+    read = large_blob_ceremony(page, "get", {"read": True})
+    assert read["blobIsBuffer"] is True and read["blob"] == "the site's blob", read
+    refused = page.async_script("""
+      const done = arguments[arguments.length - 1];
+      navigator.credentials.get({publicKey: {challenge: new Uint8Array(32),
+                                             extensions: {largeBlob: {write: new Uint8Array([1])}}}})
+        .then(() => done("resolved"), (e) => done(e.name));
+    """)
+    assert refused == "NotSupportedError"
+    assert not page.prompt_shown()

@@ -7,7 +7,6 @@ input, and their content is in a closed shadow root the page cannot read).
 First Sesame's own pages (`$SESAME_BIN serve`), then a second site on another origin whose relying party is
 py_webauthn in a small Flask app (browser_keychain_fixtures.py)."""
 
-import base64
 import json
 import pathlib
 import time
@@ -21,8 +20,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import (SIGN_UP_FORM, HOST_ELEMENT, TOTP_SECRET, KeychainBrowser, ask_to_join, exported_cxf,  # noqa: F401
                                       AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
-                                      is_eff_words, keychain_browser, second_site, server, two_synced_devices)
-from conftest import ROOT, b64url, b64url_decode
+                                      is_eff_words, keychain_browser, second_site, server, two_synced_devices,
+                                      devices_synced_through_serve, large_blob_written_and_read_back,
+                                      prf_across_two_devices, prf_on_one_device)
+from conftest import ROOT, b64url
 from test_browser_flows import SCREENSHOTS, api, find, open_page, signed_in, type_into, wait
 
 
@@ -252,173 +253,51 @@ def test_second_site_registers_and_signs_in_with_py_webauthn(keychain_browser, s
     }
 
 
-LARGE_BLOB_CALL = """
-  const [kind, largeBlob, allow, done] = arguments;
-  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                                                          body: JSON.stringify(body || {})})).json();
-  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-  window.blobResult = null;
-  if (window.conditional) window.conditional.abort();
-  (async () => {
-    const ext = {largeBlob: {...largeBlob}};
-    if (ext.largeBlob.write !== undefined) ext.largeBlob.write = new TextEncoder().encode(ext.largeBlob.write);
-    let credential;
-    if (kind === "create") {
-      const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username: "bea"}));
-      credential = await navigator.credentials.create({publicKey: {...options, extensions: ext}});
-      await post("/register/verify", credential.toJSON());
-    } else {
-      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
-      const allowCredentials = allow.map((id) => ({type: "public-key", id: decode(id)}));
-      credential = await navigator.credentials.get({publicKey: {...options, allowCredentials, extensions: ext}});
-      await post("/signin/verify", credential.toJSON());
-    }
-    const out = credential.getClientExtensionResults().largeBlob;
-    return {id: credential.id, supported: out.supported, written: out.written,
-            blobIsBuffer: out.blob instanceof ArrayBuffer,
-            blob: out.blob ? new TextDecoder().decode(out.blob) : null};
-  })().then((v) => { window.blobResult = v; }, (e) => { window.blobResult = {error: e.name}; });
-  done("started");
-"""
+class ChromiumPage:
+    """The few page actions the shared checks of browser_keychain_fixtures (PRF, largeBlob) need, in Chromium."""
+
+    def __init__(self, driver):
+        self.driver = driver
+
+    def goto(self, url):
+        self.driver.get(url)
+
+    def type(self, element_id, text):
+        type_into(self.driver, element_id, text)
+
+    def click(self, element_id):
+        find(self.driver, element_id).click()
+
+    def confirm_prompt(self, what):
+        wait_prompt(self.driver, what)
+        press(self.driver, Keys.ENTER)
+
+    def text(self, element_id):
+        return find(self.driver, element_id).text
+
+    def wait(self, condition, what):
+        wait(self.driver, lambda d: condition(), what=what)
+
+    def script(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def async_script(self, script, *args):
+        return self.driver.execute_async_script(script, *args)
+
+    def prompt_shown(self):
+        return prompt_shown(self.driver)
 
 
 def test_large_blob_written_and_read_back(keychain_browser, second_site):
-    driver = keychain_browser.driver
-    driver.get(second_site.origin + "/")
-    assert driver.execute_async_script(
-        "PublicKeyCredential.getClientCapabilities().then((c) => arguments[0](c['extension:largeBlob']))") is True
-
-    def ceremony(kind, largeBlob, allow=()):
-        assert driver.execute_async_script(LARGE_BLOB_CALL, kind, largeBlob, list(allow)) == "started"
-        wait_prompt(driver)
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: d.execute_script("return window.blobResult"), what=f"the largeBlob {kind}")
-        return driver.execute_script("return window.blobResult")
-
-    made = ceremony("create", {"support": "required"})
-    assert made["supported"] is True, made
-    assert ceremony("get", {"write": "the site's blob"}, [made["id"]])["written"] is True
-    read = ceremony("get", {"read": True})
-    assert read["blobIsBuffer"] is True and read["blob"] == "the site's blob", read
-    # A write without exactly one allowed credential is NotSupportedError, before any prompt.
-    refused = driver.execute_async_script("""
-      navigator.credentials.get({publicKey: {challenge: new Uint8Array(32),
-                                             extensions: {largeBlob: {write: new Uint8Array([1])}}}})
-        .then(() => arguments[0]("resolved"), (e) => arguments[0](e.name));
-    """)
-    assert refused == "NotSupportedError"
-    assert not prompt_shown(driver)
+    """largeBlob in Chromium: browser_keychain_fixtures.large_blob_written_and_read_back."""
+    large_blob_written_and_read_back(ChromiumPage(keychain_browser.driver), second_site)
 
 
-PRF_CALL = """
-  const [kind, username, done] = arguments;
-  const post = async (path, body) => (await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                                                          body: JSON.stringify(body || {})})).json();
-  const salt = (text) => new TextEncoder().encode(text);
-  const b64 = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)))
-    .replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
-  window.prfResult = null;
-  if (window.conditional) window.conditional.abort();
-  (async () => {
-    const prf = {eval: {first: salt("first"), second: salt("second")}};
-    let credential;
-    if (kind === "create") {
-      const options = PublicKeyCredential.parseCreationOptionsFromJSON(await post("/register/options", {username}));
-      credential = await navigator.credentials.create({publicKey: {...options, extensions: {prf}}});
-      await post("/register/verify", credential.toJSON());
-    } else {
-      const options = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
-      credential = await navigator.credentials.get({publicKey: {...options, extensions: {prf}}});
-      await post("/signin/verify", credential.toJSON());
-    }
-    const out = credential.getClientExtensionResults().prf;
-    const results = out.results;
-    if (results && results.first) {
-      // What an end-to-end encrypted site does with the first output: an AES-GCM key of its own (HKDF-SHA-256).
-      const material = await crypto.subtle.importKey("raw", results.first, "HKDF", false, ["deriveKey"]);
-      window.prfKey = await crypto.subtle.deriveKey(
-        {name: "HKDF", hash: "SHA-256", salt: new Uint8Array(32), info: salt("sesame test note key")}, material,
-        {name: "AES-GCM", length: 256}, false, ["encrypt", "decrypt"]);
-    }
-    return {id: credential.id, enabled: out.enabled, buffers: !!results && results.first instanceof ArrayBuffer
-                                           && results.second instanceof ArrayBuffer,
-            first: results && b64(results.first), second: results && b64(results.second),
-            json: credential.toJSON().clientExtensionResults.prf};
-  })().then((v) => { window.prfResult = v; }, (e) => { window.prfResult = {error: e.name}; });
-  done("started");
-"""
-
-
-# The site's note sealed with the key the last ceremony's PRF output gave (base64 of IV || ciphertext), and opened.
-SEAL_NOTE = """
-  const [text, done] = arguments;
-  (async () => {
-    const iv = crypto.getRandomValues(new Uint8Array(12));
-    const sealed = await crypto.subtle.encrypt({name: "AES-GCM", iv}, window.prfKey, new TextEncoder().encode(text));
-    return btoa(String.fromCharCode(...iv, ...new Uint8Array(sealed)));
-  })().then(done, (e) => done("error " + e.name));
-"""
-OPEN_NOTE = """
-  const [sealed, done] = arguments;
-  (async () => {
-    const bytes = Uint8Array.from(atob(sealed), (c) => c.charCodeAt(0));
-    const plain = await crypto.subtle.decrypt({name: "AES-GCM", iv: bytes.slice(0, 12)}, window.prfKey, bytes.slice(12));
-    return new TextDecoder().decode(plain);
-  })().then(done, (e) => done("error " + e.name));
-"""
-
-
-def prf_ceremony(driver, kind, username=""):
-    assert driver.execute_async_script(PRF_CALL, kind, username) == "started"
-    wait_prompt(driver)
-    press(driver, Keys.ENTER)
-    wait(driver, lambda d: d.execute_script("return window.prfResult"), what=f"the PRF {kind}")
-    return driver.execute_script("return window.prfResult")
-
-
-def test_prf_outputs_agree_across_sign_ins_and_with_python_fido2(keychain_browser, second_site, tmp_path):
-    import hashlib
-    import hmac
-    from fido2.ctap2.extensions import _prf_salt  # python-fido2's own salt derivation (WebAuthn L3 §10.1.4)
-
-    driver, vault = keychain_browser.driver, keychain_browser.vault
-    driver.get(second_site.origin + "/")
-    assert driver.execute_async_script(
-        "PublicKeyCredential.getClientCapabilities().then((c) => arguments[0](c['extension:prf']))") is True
-    made = prf_ceremony(driver, "create", "pia")
-    assert made["enabled"] is True and made["buffers"] is True, made
-    first = prf_ceremony(driver, "get")
-    second = prf_ceremony(driver, "get")
-    assert first["buffers"] is True and "enabled" not in first["json"], first
-    assert (first["first"], first["second"]) == (second["first"], second["second"]) == (made["first"], made["second"])
-    assert first["first"] != first["second"]
-    assert first["json"]["results"] == {"first": first["first"], "second": first["second"]}
-    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
-
-    # The same values from the passkey's secret as CXF carries it (hmacCredentials.credWithUV), with python-fido2's
-    # salt derivation.
-    vault.ok("export", "--cxf", tmp_path / "out.cxf", passphrase="correct horse battery staple")
-    document = json.loads((tmp_path / "out.cxf").read_text())
-    [passkey] = [c for a in document["accounts"] for i in a["items"] for c in i["credentials"]
-                 if c["type"] == "passkey"]
-    secret = b64url_decode(passkey["fido2Extensions"]["hmacCredentials"]["credWithUV"])
-    for name in ("first", "second"):
-        expected = hmac.new(secret, _prf_salt(name.encode()), hashlib.sha256).digest()
-        assert b64url_decode(first[name]) == expected, name
-
-    # evalByCredential without allowCredentials is NotSupportedError; a key that is not in allowCredentials is
-    # SyntaxError; both before any prompt.
-    refused = driver.execute_async_script("""
-      const [id, done] = arguments;
-      const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-      const ask = (allow, key) => navigator.credentials.get({publicKey: {
-          challenge: new Uint8Array(32), allowCredentials: allow.map((a) => ({type: "public-key", id: decode(a)})),
-          extensions: {prf: {evalByCredential: {[key]: {first: new Uint8Array([1])}}}}}})
-        .then(() => "resolved", (e) => e.name);
-      Promise.all([ask([], id), ask([id], "AQ")]).then(done);
-    """, made["id"])
-    assert refused == ["NotSupportedError", "SyntaxError"]
-    assert not prompt_shown(driver)
+def test_prf_agrees_with_python_fido2_and_opens_a_sealed_note(keychain_browser, second_site, tmp_path):
+    """PRF in Chromium on the sealed-notes site, every check of browser_keychain_fixtures.prf_on_one_device: the
+    capabilities reported, python-fido2's values at registration and sign-in as ArrayBuffers, the note sealed at one
+    ceremony and opened at the next, evalByCredential, and its refusals before any prompt."""
+    prf_on_one_device(ChromiumPage(keychain_browser.driver), second_site, keychain_browser.vault, tmp_path)
 
 
 CALL = """
@@ -644,82 +523,22 @@ def test_conditional_create_without_a_password_just_used_is_not_allowed(keychain
     assert passkeys(vault) == [] and not prompt_shown(driver)
 
 
-def test_a_second_profile_on_a_second_device_signs_in_with_the_passkey(sesame_bin, tmp_path, second_site):
-    from browser_keychain_fixtures import KeychainBrowser
-    # Two devices of one keychain, joined and synced through a sync folder, each with its own Chromium profile.
-    a, b = two_synced_devices(sesame_bin, tmp_path)
+def test_prf_agrees_across_two_devices_synced_through_sesame_serve(sesame_bin, tmp_path, second_site,
+                                                                   devices_synced_through_serve):
+    """PRF across devices, in the browser: two keychain devices of one account of a real `sesame serve`, each with its
+    own Chromium profile; every check of browser_keychain_fixtures.prf_across_two_devices (the same outputs on the
+    other device after a sync, the note sealed on one opened on the other, another passkey's outputs different)."""
+    from contextlib import contextmanager
+    a, b = devices_synced_through_serve
 
-    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
-    try:
-        driver = first.driver
-        driver.get(second_site.origin + "/")
-        type_into(driver, "username", "lin")
-        find(driver, "register").click()
-        wait_prompt(driver)
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: d.find_element(By.ID, "status").text == "registered lin", what="registration")
-    finally:
-        first.stop()
-    assert passkeys(b) == [], "not on the second device before it syncs"
-    a.ok("sync")
-    b.ok("sync")
-
-    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
-    try:
-        driver = second.driver
-        driver.get(second_site.origin + "/")
-        find(driver, "signin").click()
-        wait_prompt(driver)
-        press(driver, Keys.ENTER)
-        wait(driver, lambda d: d.find_element(By.ID, "status").text == "signed in as lin",
-             what="sign-in on the second device")
-    finally:
-        second.stop()
-    assert [v[0] for v in second_site.verified] == ["registration", "authentication"]
-
-
-NOTE = "a note only this passkey opens"
-
-
-def test_prf_agrees_across_two_synced_devices(sesame_bin, tmp_path, second_site):
-    """PRF across devices, in the browser: a passkey made with `prf` in one device's Chromium gives, after a sync,
-    the same outputs for the same salts in the other device's Chromium (its secret travels sealed with the passkey),
-    and the site verifies both sign-ins. End to end: the site encrypts a note with a key derived (HKDF, AES-GCM) from
-    the first device's PRF output, and the second device opens it with its own; a changed byte does not open."""
-    a, b = two_synced_devices(sesame_bin, tmp_path)
-
-    first = KeychainBrowser(sesame_bin, tmp_path / "first", vault=a)
-    try:
-        driver = first.driver
-        driver.get(second_site.origin + "/")
-        made = prf_ceremony(driver, "create", "pia")
-        on_a = prf_ceremony(driver, "get")
-        # The site encrypts a note on this device with a key from the passkey's PRF output.
-        sealed = driver.execute_async_script(SEAL_NOTE, NOTE)
-        assert not sealed.startswith("error"), sealed
-    finally:
-        first.stop()
-    assert made["enabled"] is True and (on_a["first"], on_a["second"]) == (made["first"], made["second"]), on_a
-    a.ok("sync")
-    b.ok("sync")
-
-    second = KeychainBrowser(sesame_bin, tmp_path / "second", vault=b)
-    try:
-        driver = second.driver
-        driver.get(second_site.origin + "/")
-        on_b = prf_ceremony(driver, "get")
-        # The other device, after a sync, opens it with the key its own sign-in derived; a changed byte does not.
-        opened = driver.execute_async_script(OPEN_NOTE, sealed)
-        raw = bytearray(base64.b64decode(sealed))
-        raw[-1] ^= 1
-        tampered = driver.execute_async_script(OPEN_NOTE, base64.b64encode(bytes(raw)).decode())
-    finally:
-        second.stop()
-    assert opened == NOTE and tampered == "error OperationError", (opened, tampered)
-    assert on_b["buffers"] is True and on_b["id"] == on_a["id"], (on_a, on_b)
-    assert (on_b["first"], on_b["second"]) == (on_a["first"], on_a["second"])
-    assert on_b["first"] != on_b["second"]
-    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+    @contextmanager
+    def open_page(vault):
+        running = KeychainBrowser(sesame_bin, tmp_path, vault=vault)
+        try:
+            yield ChromiumPage(running.driver)
+        finally:
+            running.stop()
+    prf_across_two_devices(open_page, a, b, second_site, tmp_path)
 
 
 def test_sesame_a_typed_password_is_offered_for_saving_after_sign_in(keychain_browser, server):

@@ -6,7 +6,10 @@ webAuthenticationProxy, so this is the page-world override (page.js) alone; no v
 On Sesame's own pages (`$SESAME_BIN serve`): sign-up with a passkey from the keychain, the immediate prompt declined,
 then AutoFill sign-in. On the Flask + py_webauthn site (browser_keychain_fixtures.RelyingPartyApp): registration,
 modal and AutoFill sign-in verified by py_webauthn, a credential indistinguishable in shape from the browser's own,
-a refusal of an RP ID that is not a registrable suffix of the origin, and the prompts' clickjacking checks."""
+a refusal of an RP ID that is not a registrable suffix of the origin, and the prompts' clickjacking checks. The
+`prf` extension on the site's sealed-notes page, against python-fido2 and across two devices synced through a real
+`sesame serve`, through the same checks as in Chromium (browser_keychain_fixtures.prf_on_one_device,
+prf_across_two_devices)."""
 
 import json
 import os
@@ -19,7 +22,9 @@ import pytest
 
 from browser_keychain_fixtures import (SIGN_UP_FORM, EXTENSION, HOST_ELEMENT, TOTP_SECRET, ask_to_join, exported_cxf,  # noqa: F401
                                       AXE_VIOLATIONS, axe_core_source, png_without_qr, totp_qr_png,
-                                      is_eff_words, second_site, server, two_synced_devices)
+                                      is_eff_words, second_site, server, two_synced_devices,
+                                      devices_synced_through_serve, large_blob_written_and_read_back,
+                                      prf_across_two_devices, prf_on_one_device)
 from conftest import b64url, free_port
 
 
@@ -257,58 +262,69 @@ def test_firefox_registers_and_signs_in_on_another_site_with_py_webauthn(firefox
         "get": "function get() {\n    [native code]\n}"}
 
 
-def test_firefox_prf_outputs_agree_across_sign_ins(firefox, second_site):
-    """The prf extension from a page in Firefox: enabled at registration with its values, the same values at two
-    sign-ins, ArrayBuffers of the page's own realm (checked by a script of the page)."""
-    from marionette_driver.keys import Keys
-    client = firefox.client
-    client.navigate(second_site.origin + "/")
-    client.execute_script("""
-      const script = document.createElement("script");
-      script.textContent = `(async () => {
-        const post = async (path, body) => (await fetch(path, {method: "POST",
-          headers: {"Content-Type": "application/json"}, body: JSON.stringify(body || {})})).json();
-        const salt = (text) => new TextEncoder().encode(text);
-        const b64 = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)));
-        const prf = {eval: {first: salt("first"), second: salt("second")}};
-        const record = (n, credential) => {
-          const out = credential.getClientExtensionResults().prf;
-          document.documentElement.dataset["prf" + n] = JSON.stringify({
-            enabled: out.enabled, buffers: out.results.first instanceof ArrayBuffer
-                                           && out.results.second instanceof ArrayBuffer,
-            first: b64(out.results.first), second: b64(out.results.second)});
-        };
-        window.conditional && window.conditional.abort();
-        try {
-          const create = PublicKeyCredential.parseCreationOptionsFromJSON(
-            await post("/register/options", {username: "pia"}));
-          const made = await navigator.credentials.create({publicKey: {...create, extensions: {prf}}});
-          await post("/register/verify", made.toJSON());
-          record(0, made);
-          for (const n of [1, 2]) {
-            const request = PublicKeyCredential.parseRequestOptionsFromJSON(await post("/signin/options"));
-            const got = await navigator.credentials.get({publicKey: {...request, extensions: {prf}}});
-            await post("/signin/verify", got.toJSON());
-            record(n, got);
-          }
-        } catch (e) { document.documentElement.dataset.prfError = e.name + " " + e.message; }
-      })();`;
-      document.body.appendChild(script);
-    """)
-    results = []
-    for n in range(3):
-        firefox.wait_prompt(f"the keychain's prompt ({n})")
-        firefox.press(Keys.ENTER)
-        read = lambda: client.execute_script(  # noqa: E731
-            f"return document.documentElement.dataset.prf{n} || document.documentElement.dataset.prfError || null")
-        firefox.wait(read, f"the PRF result {n}")
-        results.append(json.loads(read()))  # resolved, so the prompt that showed is gone
-    made, first, second = results
-    assert made["enabled"] is True and "enabled" not in first
-    assert all(r["buffers"] for r in results), results
-    assert (made["first"], made["second"]) == (first["first"], first["second"]) == (second["first"], second["second"])
-    assert first["first"] != first["second"]
-    assert [v[0] for v in second_site.verified] == ["registration", "authentication", "authentication"]
+class FirefoxPage:
+    """The few page actions the shared checks of browser_keychain_fixtures (PRF, largeBlob) need, in Firefox."""
+
+    def __init__(self, firefox):
+        self.firefox = firefox
+
+    def goto(self, url):
+        self.firefox.client.navigate(url)
+
+    def type(self, element_id, text):
+        self.firefox.find(element_id).send_keys(text)
+
+    def click(self, element_id):
+        self.firefox.find(element_id).click()
+
+    def confirm_prompt(self, what):
+        from marionette_driver.keys import Keys
+        self.firefox.wait_prompt(what)
+        self.firefox.press(Keys.ENTER)
+
+    def text(self, element_id):
+        return self.firefox.text(element_id)
+
+    def wait(self, condition, what):
+        self.firefox.wait(condition, what)
+
+    def script(self, script, *args):
+        return self.firefox.client.execute_script(script, script_args=list(args))
+
+    def async_script(self, script, *args):
+        return self.firefox.in_page(script, *args)
+
+    def prompt_shown(self):
+        return self.firefox.prompt_shown()
+
+
+def test_firefox_large_blob_written_and_read_back(firefox, second_site):
+    """largeBlob in Firefox: browser_keychain_fixtures.large_blob_written_and_read_back."""
+    large_blob_written_and_read_back(FirefoxPage(firefox), second_site)
+
+
+def test_firefox_prf_agrees_with_python_fido2_and_opens_a_sealed_note(firefox, second_site, tmp_path):
+    """PRF in Firefox on the sealed-notes site, every check of browser_keychain_fixtures.prf_on_one_device: the
+    capabilities reported, python-fido2's values at registration and sign-in as ArrayBuffers of the page's realm, the
+    note sealed at one ceremony and opened at the next, evalByCredential, and its refusals before any prompt."""
+    prf_on_one_device(FirefoxPage(firefox), second_site, firefox.vault, tmp_path)
+
+
+def test_firefox_prf_agrees_across_two_devices_synced_through_sesame_serve(sesame_bin, tmp_path, second_site,
+                                                                           devices_synced_through_serve):
+    """PRF across devices in Firefox: two keychain devices of one account of a real `sesame serve`, each with its own
+    Firefox; every check of browser_keychain_fixtures.prf_across_two_devices."""
+    from contextlib import contextmanager
+    a, b = devices_synced_through_serve
+
+    @contextmanager
+    def open_page(vault):
+        running = FirefoxKeychain(sesame_bin, tmp_path, vault=vault)
+        try:
+            yield FirefoxPage(running)
+        finally:
+            running.stop()
+    prf_across_two_devices(open_page, a, b, second_site, tmp_path)
 
 
 def test_firefox_refuses_a_foreign_rp_id_and_another_sites_passkey(firefox, second_site, tmp_path):
