@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "VirtualAuthenticator",
             dependencies: [
-                "AuthenticatorSigning", "CBOR", "WebAuthn",
+                "AuthenticatorSigning", "CBOR", "SesameBytes", "WebAuthn",
             ],
             swiftSettings: strict
         ),

@@ -116,8 +116,7 @@ public struct OTPSecret: Sendable, Hashable, CustomStringConvertible, CustomDebu
         guard byteCount <= maximumByteCount else {
             throw OneTimeCodeError(.secretTooLong, reason: "secret longer than \(maximumByteCount) bytes")
         }
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<byteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let bytes = SecureRandom.bytes(byteCount)
         return try OTPSecret(bytes: bytes)
     }
 

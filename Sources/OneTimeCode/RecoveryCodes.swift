@@ -41,8 +41,8 @@ public struct RecoveryCodeSet: Sendable, Hashable {
         guard (1...100).contains(count) else {
             throw OneTimeCodeError(.invalidRecoveryCode, reason: "a set holds 1 to 100 codes")
         }
+        let salt = SecureRandom.bytes(saltByteCount)
         var generator = SystemRandomNumberGenerator()
-        let salt = (0..<saltByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         var codes: [String] = []
         var hashes: [[UInt8]] = []
         while codes.count < count {

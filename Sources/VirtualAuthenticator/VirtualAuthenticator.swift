@@ -1,6 +1,7 @@
 import AuthenticatorSigning
 import CBOR
 import Foundation
+import SesameBytes
 import Synchronization
 import WebAuthn
 
@@ -284,7 +285,6 @@ public final class VirtualAuthenticator: Sendable {
     }
 
     static func randomBytes(_ count: Int) -> [UInt8] {
-        var rng = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
+        SecureRandom.bytes(count)
     }
 }

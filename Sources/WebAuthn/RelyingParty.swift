@@ -1,4 +1,5 @@
 import Foundation
+import SesameBytes
 
 /// What a relying party is and which policies its ceremonies apply. A value: build it once at start-up.
 public struct RelyingPartyConfiguration: Sendable {
@@ -100,17 +101,13 @@ public struct RelyingParty: Sendable {
 
     /// A new random challenge from the system CSPRNG, `configuration.challengeLength` bytes (at least 16).
     public func makeChallenge() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<max(16, configuration.challengeLength)).map { _ in
-            UInt8.random(in: .min ... .max, using: &generator)
-        }
+        SecureRandom.bytes(max(16, configuration.challengeLength))
     }
 
     /// A new user handle for an account: 32 random bytes from the system CSPRNG. A user handle identifies the
     /// account to authenticators and must not contain personal data (§14.6.1); WebAuthn allows at most 64 bytes.
     public func makeUserHandle() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        SecureRandom.bytes(32)
     }
 
     /// Options for `navigator.credentials.create()`, with a fresh challenge. Store the returned options (or at

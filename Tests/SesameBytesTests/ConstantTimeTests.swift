@@ -39,4 +39,14 @@ import Testing
         #expect(ConstantTime.equal(bytes[1...], [0x62, 0x63]))
         #expect(!ConstantTime.equal(bytes[1...], "abc".utf8))
     }
+
+    /// Collections without contiguous storage take the copying path; one contiguous and one not, too.
+    @Test func collectionsWithoutContiguousStorageCompareByTheirBytes() {
+        let computed = (0..<3).lazy.map { UInt8(0x61 + $0) }
+        #expect(ConstantTime.equal(computed, [0x61, 0x62, 0x63]))
+        #expect(ConstantTime.equal([0x61, 0x62, 0x63], computed))
+        #expect(ConstantTime.equal(computed, "abc".utf8))
+        #expect(!ConstantTime.equal(computed, [0x61, 0x62, 0x64]))
+        #expect(!ConstantTime.equal((0..<3).lazy.map { UInt8($0) }, computed))
+    }
 }

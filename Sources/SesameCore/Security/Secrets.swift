@@ -8,8 +8,7 @@ import SesameBytes
 package enum Secrets {
     /// `count` bytes from the system CSPRNG.
     package static func random(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        SecureRandom.bytes(count)
     }
 
     /// Inlinable, so callers in feature modules get it specialised for their byte collection.
