@@ -251,7 +251,9 @@ import WebAuthn
     }
 
     /// Routes for people rather than programs: pages and their static files. They are not API operations.
-    static let pageRoutes: Set<String> = ["GET /", "GET /signin", "GET /signup", "GET /account", "GET /static/{name}"]
+    static let pageRoutes: Set<String> = [
+        "GET /", "GET /signin", "GET /signup", "GET /account", "GET /account/email/verify", "GET /static/{name}",
+    ]
 
     @Test func theOpenAPIDocumentDescribesEveryRouteAndNoOthers() async throws {
         let routes = try await Self.routerRoutes()
