@@ -240,6 +240,6 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     DeviceAuthorizationRoutes(sesame: core, store: sesame.store).register(on: router)
-    ForwardAuthRoutes(sesame: core).register(on: router)
+    ForwardAuthRoutes(sesame: core, emails: sesame.emails).register(on: router)
     KeychainSyncRoutes(sesame: core, store: sesame.store).register(on: router)
 }
