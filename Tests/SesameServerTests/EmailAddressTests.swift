@@ -7,6 +7,7 @@ import Testing
 
 @testable import SesameCore
 @testable import SesameEmail
+@testable import SesameOperations
 @testable import SesameServer
 
 /// An account's email address over HTTP, on both engines: adding, verifying by code and by link, changing (the old
@@ -278,6 +279,37 @@ import Testing
             #expect(try await put(client, session, "lin@example.net").errorCode == "email_not_enabled")
             #expect(try await client.json("/api/account/email", headers: session.bearerHeaders).status == .notFound)
         }
+    }
+}
+
+extension EmailAddressTests {
+    /// "Download my data", `sesame users export` and `sesame users show` carry the verified and the pending address.
+    @Test(arguments: TestDatabase.all)
+    func theExportsAndUsersShowCarryTheAddress(_ db: TestDatabase) async throws {
+        let server = Self.server(db)
+        try await server.seedUser("lin", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "lin", "correct horse")
+            var export = try await client.json("/api/account/export", headers: session.bearerHeaders).object
+            #expect(export["email"] is NSNull || export["email"] == nil)
+            #expect(try await put(client, session, "lin@example.net").status == .accepted)
+            let first = try #require(try await Self.mails(server).only)
+            let code = try #require(Self.code(in: first))
+            #expect(try await confirm(client, session, code).status == .ok)
+            #expect(try await put(client, session, "lin@example.org").status == .accepted)
+            export = try await client.json("/api/account/export", headers: session.bearerHeaders).object
+            let email = try #require(export["email"] as? [String: Any])
+            #expect(email["address"] as? String == "lin@example.net" && email["verified"] as? Bool == true)
+            #expect(email["pending"] as? String == "lin@example.org")
+        }
+        try await server.withStore { store in
+            let shown = try await Admin(store: store).showUser("LIN")
+            #expect(shown.contains("email:        lin@example.net (verified), lin@example.org (pending)"))
+            let exported = try await Admin(store: store).exportUser("lin", providerListFile: nil)
+            let document = try JSONSerialization.jsonObject(with: Data(exported.utf8)) as? [String: Any]
+            #expect((document?["email"] as? [String: Any])?["address"] as? String == "lin@example.net")
+        }
+        #expect(Admin.describe(nil) == "none")
     }
 }
 
