@@ -313,6 +313,26 @@ extension EmailAddressTests {
     }
 }
 
+extension EmailAddressTests {
+    /// Off by default; on an https origin, addresses need a relay (or, knowingly, the console); a value other than
+    /// off, optional or required is refused.
+    @Test func theSettingIsOffByDefaultAndNeedsARelayOnHTTPS() throws {
+        func resolve(_ flags: [String: String]) throws -> ServerConfiguration {
+            let https = ["origin": "https://id.example.org", "rpID": "id.example.org", "allowConsoleSMS": "true"]
+            return try ServerConfiguration.resolve(
+                flags: https.merging(flags) { $1 }, environment: [:], configFile: nil)
+        }
+        #expect(try resolve([:]).email == .off)
+        #expect(throws: ConfigurationError.self) { try resolve(["email": "optional"]) }
+        #expect(throws: ConfigurationError.self) { try resolve(["email": "sometimes"]) }
+        let relayed = try resolve([
+            "email": "required", "smtpUrl": "smtp://relay.example.org", "smtpFrom": "id@example.org",
+        ])
+        #expect(relayed.email == .required)
+        #expect(try resolve(["email": "optional", "allowConsoleMail": "true"]).email == .optional)
+    }
+}
+
 extension Collection {
     /// The one element, or nil when there are none or several.
     var only: Element? { count == 1 ? first : nil }
