@@ -270,6 +270,7 @@ let package = Package(
             name: "SesameAccount",
             dependencies: [
                 "SesameCore",
+                "SesameEmail",
                 "SesamePasskeys",
                 "SesamePasswords",
                 "SesameSecondFactors",
@@ -315,6 +316,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // an email address per account: adding, verifying (code or link), changing and removing it.
+        .target(
+            name: "SesameEmail",
+            dependencies: [
+                "SesameCore", "SesameMail", "SMTP", "SesameBytes", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // reverse-proxy sign-in.
         .target(
             name: "SesameForwardAuth",
@@ -332,6 +343,7 @@ let package = Package(
             name: "SesameOperations",
             dependencies: [
                 "SesameCore",
+                "SesameEmail",
                 "SesameAccount",
                 "SesameIdentityProvider",
                 "SesamePasskeys",
@@ -354,7 +366,7 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
-                "SesameForwardAuth", "SesameOperations", "SesameMail", "WebAuthn",
+                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -369,7 +381,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "WebAuthn", "OneTimeCode",
+                "SesameEmail", "SesameMail", "WebAuthn", "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -1,6 +1,7 @@
 import Foundation
 import WebAuthn
 import SesameCore
+import SesameEmail
 import SesamePasskeys
 import SesameIdentityProvider
 import SesamePasswords
@@ -23,6 +24,7 @@ import SesameSecondFactors
 ///   "password": { "set": bool },
 ///   "authenticatorApp": { "confirmed": bool } | null,
 ///   "phone": { "number": string, "confirmed": bool } | null,
+///   "email": { "address": string | null, "verified": bool, "verifiedAt": date?, "pending": string? } | null,
 ///   "recoveryCodes": { "remaining": int },
 ///   "sessions": [ { id, createdAt, lastSeenAt, expiresAt, authenticatedAt, userAgent, method } ],
 ///   "apps": [ { clientID, name?, scope, grantedAt } ],
@@ -63,6 +65,13 @@ package struct AccountExport: Codable, Sendable {
         package let confirmed: Bool
     }
     package struct RecoveryCodes: Codable, Sendable { package let remaining: Int }
+    /// The verified address (null until one is) and a new one waiting for its verification.
+    package struct Email: Codable, Sendable {
+        package let address: String?
+        package let verified: Bool
+        package let verifiedAt: Date?
+        package let pending: String?
+    }
 
     package struct Session: Codable, Sendable {
         package let id: String
@@ -96,6 +105,7 @@ package struct AccountExport: Codable, Sendable {
     package let password: Password
     package let authenticatorApp: AuthenticatorApp?
     package let phone: Phone?
+    package let email: Email?
     package let recoveryCodes: RecoveryCodes
     package let sessions: [Session]
     package let apps: [App]
@@ -135,6 +145,9 @@ package struct AccountExport: Codable, Sendable {
             phone: phone.map {
                 Phone(number: fullPhoneNumber ? $0.phone : lastDigits($0.phone), confirmed: $0.confirmed)
             },
+            email: try await store.email(userID: user.id).map {
+                Email(address: $0.address, verified: $0.address != nil, verifiedAt: $0.verifiedAt, pending: $0.pending)
+            },
             recoveryCodes: RecoveryCodes(remaining: try await store.unusedRecoveryCodeCount(userID: user.id)),
             sessions: try await store.sessions(userID: user.id, now: now).map {
                 Session(
@@ -165,3 +178,4 @@ package struct AccountExport: Codable, Sendable {
 /// What the account feature reads: the core's store, and each feature's rows it shows the person (passwords, second
 /// factors, the apps they allowed).
 package typealias AccountStorage = IdentityProviderStorage & PasskeyStorage & PasswordStore & SecondFactorStore
+    & EmailStore

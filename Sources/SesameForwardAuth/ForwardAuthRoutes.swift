@@ -10,7 +10,8 @@ import SesameIdentityProvider
 ///
 /// - `GET /forward-auth`: `X-Forwarded-Proto`/`-Host`/`-Uri` name what was asked for. A host outside
 ///   `forwardAuthDomains` (or a malformed header) is 403 `host_not_allowed`, never a redirect. A session that may
-///   pass is 200 with `Remote-User`, `Remote-Name`, `Remote-Amr`. Otherwise 302 to Sesame, or with
+///   pass is 200 with `Remote-User`, `Remote-Name`, `Remote-Amr` (and `Remote-Email` when the account has a
+///   verified address). Otherwise 302 to Sesame, or with
 ///   `?mode=status` (nginx: `auth_request` understands only 2xx, 401 and 403) 401 with the same `Location`.
 /// - `GET /forward-auth/return?rd=URL[&state=…]`: on Sesame's origin, after sign-in; `rd` outside the configured
 ///   domains is 403, never a redirect.
@@ -18,9 +19,12 @@ import SesameIdentityProvider
 ///   `/_sesame/callback`.
 package struct ForwardAuthRoutes {
     package let sesame: ServerCore
+    /// Where `Remote-Email` comes from (the account's verified address).
+    package let emails: any VerifiedEmailLookup
 
-    package init(sesame: ServerCore) {
+    package init(sesame: ServerCore, emails: any VerifiedEmailLookup = NoVerifiedEmail()) {
         self.sesame = sesame
+        self.emails = emails
     }
 
     package static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
@@ -68,7 +72,11 @@ package struct ForwardAuthRoutes {
             }
             let target = try Self.target(request, service: service)
             if let authentication = try await service.admittedSession(request, at: target) {
-                return Response(status: .ok, headers: service.identityHeaders(authentication))
+                var headers = service.identityHeaders(authentication)
+                if let email = try await emails.verifiedEmail(userID: authentication.user.id) {
+                    headers[ForwardAuthService.remoteEmail] = email
+                }
+                return Response(status: .ok, headers: headers)
             }
             return Self.redirect(
                 service.signInLocation(target), status: statusOnly ? .unauthorized : .found)

@@ -39,6 +39,9 @@ package struct ForwardAuthService: Sendable {
     package static let remoteUser = HTTPField.Name("Remote-User")!
     package static let remoteName = HTTPField.Name("Remote-Name")!
     package static let remoteAmr = HTTPField.Name("Remote-Amr")!
+    /// The account's verified email address; never sent for an unverified one. (Addresses are printable ASCII
+    /// without spaces or line breaks: `EmailAddresses.validate`.)
+    package static let remoteEmail = HTTPField.Name("Remote-Email")!
 
     package init(_ sesame: ServerCore) {
         configuration = sesame.configuration

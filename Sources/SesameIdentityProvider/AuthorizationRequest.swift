@@ -31,7 +31,7 @@ package struct AuthorizationRequest: Sendable {
     package var scope: String { scopes.joined(separator: " ") }
     package var wantsPasskey: Bool { acrValues.contains("phr") }
 
-    package static let supportedScopes = ["openid", "profile", "offline_access"]
+    package static let supportedScopes = ["openid", "profile", "email", "offline_access"]
 
     /// A failure shown on Sesame's page (no redirect): the client or its redirect URI cannot be trusted.
     package typealias PageError = ServerError<AuthorizationPageErrorCode>

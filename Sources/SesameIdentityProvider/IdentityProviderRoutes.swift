@@ -242,6 +242,7 @@ package struct IdentityProviderRoutes {
     package static func describe(_ scopes: [String]) -> String {
         var parts = ["who you are on this site (an identifier that never changes)"]
         if scopes.contains("profile") { parts.append("your username and name") }
+        if scopes.contains("email") { parts.append("your verified email address") }
         if scopes.contains("offline_access") { parts.append("this while you are away, until you remove its access") }
         return parts.joined(separator: "; ") + "."
     }
@@ -437,7 +438,8 @@ package struct IdentityProviderRoutes {
             throw OAuthError.invalidToken()
         }
         var body: [String: any Sendable] = ["sub": claims.sub]
-        for (name, value) in ScopeClaims.claims(scope: claims.scope, user: user) { body[name] = value }
+        let source = try await ScopeClaims.source(scope: claims.scope, user: user, emails: tokens.emails)
+        for (name, value) in ScopeClaims.claims(scope: claims.scope, source: source) { body[name] = value.json }
         return try jsonResponse(body, cache: "no-store")
     }
 

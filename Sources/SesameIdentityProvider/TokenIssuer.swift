@@ -5,24 +5,86 @@ import SesameCore
 /// The claims the identity provider gives, in one place: those every ID token carries, and those each scope adds from
 /// the account. The ID token (`IDTokenClaims`), UserInfo and discovery's `claims_supported` all read this list.
 package enum ScopeClaims {
+    /// What a scope's claims are read from: the account, and its verified email address (none when addresses are
+    /// off or the account has no verified one).
+    package struct Source: Sendable {
+        package let user: User
+        package let verifiedEmail: String?
+
+        package init(user: User, verifiedEmail: String? = nil) {
+            self.user = user
+            self.verifiedEmail = verifiedEmail
+        }
+    }
+
+    /// A claim's value: a string, or a boolean (`email_verified`).
+    package enum Value: Sendable, Equatable {
+        case string(String)
+        case bool(Bool)
+
+        package var string: String? { if case .string(let text) = self { text } else { nil } }
+        package var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
+        /// The value for a JSON body.
+        package var json: any Sendable {
+            switch self {
+            case .string(let text): text
+            case .bool(let flag): flag
+            }
+        }
+    }
+
     /// Every ID token's claims (OpenID Connect Core 1.0 §2).
     package static let always = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp"]
-    /// The claims a scope adds, each with its value from the account (§5.4: `profile`).
-    package static let byScope: [(scope: String, claims: [(name: String, value: @Sendable (User) -> String)])] = [
-        ("profile", [("preferred_username", { $0.username }), ("name", { $0.displayName })])
+    /// The claims a scope adds, each with its value from the account, or nil when the account has none (§5.4:
+    /// `profile`, `email`). `email` gives only a verified address, so `email_verified` is true whenever it is given.
+    package static let byScope: [(scope: String, claims: [(name: String, value: @Sendable (Source) -> Value?)])] = [
+        (
+            "profile",
+            [("preferred_username", { .string($0.user.username) }), ("name", { .string($0.user.displayName) })]
+        ),
+        (
+            "email",
+            [
+                ("email", { $0.verifiedEmail.map(Value.string) }),
+                ("email_verified", { $0.verifiedEmail.map { _ in .bool(true) } }),
+            ]
+        ),
     ]
     /// What discovery lists as `claims_supported`.
     package static var supported: [String] { always + byScope.flatMap { $0.claims.map(\.name) } }
 
+    /// Whether a granted scope (space-separated) gives the email claims, so the address must be read.
+    package static func needsEmail(scope: String) -> Bool {
+        scope.split(separator: " ").contains("email")
+    }
+
     /// The scope-given claims for a granted scope (space-separated) and an account.
-    package static func claims(scope: String, user: User) -> [String: String] {
+    package static func claims(scope: String, source: Source) -> [String: Value] {
         let granted = Set(scope.split(separator: " ").map(String.init))
-        var claims: [String: String] = [:]
+        var claims: [String: Value] = [:]
         for (name, given) in byScope where granted.contains(name) {
-            for claim in given { claims[claim.name] = claim.value(user) }
+            for claim in given { claims[claim.name] = claim.value(source) }
         }
         return claims
     }
+
+    /// The source for a granted scope: the verified address is read only when the scope gives it.
+    package static func source(scope: String, user: User, emails: any VerifiedEmailLookup) async throws -> Source {
+        Source(
+            user: user, verifiedEmail: needsEmail(scope: scope) ? try await emails.verifiedEmail(userID: user.id) : nil)
+    }
+}
+
+/// Where the identity provider (and forward auth) read an account's verified email address; the composition root
+/// passes the address feature's store, or `NoVerifiedEmail` when addresses are off.
+package protocol VerifiedEmailLookup: Sendable {
+    func verifiedEmail(userID: String) async throws -> String?
+}
+
+/// No addresses: the `email` scope gives nothing.
+package struct NoVerifiedEmail: VerifiedEmailLookup {
+    package init() {}
+    package func verifiedEmail(userID: String) async throws -> String? { nil }
 }
 
 /// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
@@ -39,6 +101,8 @@ package struct IDTokenClaims: TokenClaims {
     package let azp: String
     package let preferred_username: String?
     package let name: String?
+    package let email: String?
+    package let email_verified: Bool?
 
     package static func isPasskey(_ method: String) -> Bool {
         method == SessionMethod.passkey.rawValue || method == SessionMethod.passkeyPresence.rawValue
@@ -96,16 +160,19 @@ package struct TokenIssuer: Sendable {
     package let store: any IdentityProviderStorage
     package let clock: ServerClock
     package let subjects: SubjectIdentifiers
+    /// The verified addresses the `email` scope gives.
+    package let emails: any VerifiedEmailLookup
 
     package init(
         keyring: SigningKeyring, issuer: String, store: any IdentityProviderStorage, clock: ServerClock,
-        subjects: SubjectIdentifiers
+        subjects: SubjectIdentifiers, emails: any VerifiedEmailLookup = NoVerifiedEmail()
     ) {
         self.keyring = keyring
         self.issuer = issuer
         self.store = store
         self.clock = clock
         self.subjects = subjects
+        self.emails = emails
     }
 
     package static let accessTokenLifetime = 600
@@ -122,14 +189,16 @@ package struct TokenIssuer: Sendable {
     {
         let now = clock.now()
         let iat = Int(now.timeIntervalSince1970)
-        let given = ScopeClaims.claims(scope: grant.scope, user: user)
+        let given = ScopeClaims.claims(
+            scope: grant.scope, source: try await ScopeClaims.source(scope: grant.scope, user: user, emails: emails))
         let subject = subjects.subject(userID: user.id, client: client)
         let idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
             auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
             amr: IDTokenClaims.amr(grant.method, passkeyBackupEligible: grant.passkeyBackupEligible),
-            acr: IDTokenClaims.acr(grant.method), azp: client.id, preferred_username: given["preferred_username"],
-            name: given["name"]
+            acr: IDTokenClaims.acr(grant.method), azp: client.id,
+            preferred_username: given["preferred_username"]?.string,
+            name: given["name"]?.string, email: given["email"]?.string, email_verified: given["email_verified"]?.bool
         )
         let idAlgorithm = IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256
         let accessClaims = AccessTokenClaims(

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import WebAuthn
 import SesameCore
+import SesameEmail
 import SesameAccount
 import SesameIdentityProvider
 import SesamePasskeys
@@ -90,6 +91,7 @@ public struct Admin: Sendable {
             "disabled:     \(user.disabled ? "yes" : "no")",
             "password:     \(try await store.password(userID: user.id) != nil ? "yes" : "no")",
             "second factors: \(try await secondFactors(user).joined(separator: ", "))",
+            "email:        \(Self.describe(try await store.email(userID: user.id)))",
             "passkeys:",
         ]
         for credential in try await store.credentials(userID: user.id) {
@@ -108,6 +110,14 @@ public struct Admin: Sendable {
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The address line of `showUser`: the verified address and a pending one, each said as such.
+    package static func describe(_ email: EmailRecord?) -> String {
+        var parts: [String] = []
+        if let address = email?.address { parts.append("\(address) (verified)") }
+        if let pending = email?.pending { parts.append("\(pending) (pending)") }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 
     /// Disabling ends the account's sessions and its apps' grants (their refresh and access tokens), then tells

@@ -37,12 +37,14 @@ package struct WebRoutes {
 
     package enum Page: String, CaseIterable, Sendable {
         case signin, signup, account
+        case emailVerify = "email-verify"
 
         package var title: String {
             switch self {
             case .signin: "Sign in"
             case .signup: "Create an account"
             case .account: "Your account"
+            case .emailVerify: "Confirm your email address"
             }
         }
     }
@@ -205,6 +207,9 @@ package struct WebRoutes {
         router.get("/account") { _, context in
             context.authentication == nil ? redirect("/signin") : page(.account)
         }
+        // Where a verification link from a mail lands, signed in or not: a GET only shows a button; the token (in
+        // the fragment) is posted to `/api/email/verify` when the person confirms.
+        router.get("/account/email/verify") { _, _ in page(.emailVerify) }
         router.get("/static/{name}") { request, context -> Response in
             let name = try context.parameters.require("name")
             guard let file = loadedFiles[name] else { throw APIError.notFound }

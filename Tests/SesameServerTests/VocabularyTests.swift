@@ -67,9 +67,9 @@ import WebAuthn
         #expect(server.challengePurposes.count == 9)
         #expect(
             Set(server.guessableSecrets.map(\.rawValue)) == [
-                "password", "totp", "sms", "recovery", "sms_send", "device_code",
+                "password", "totp", "sms", "recovery", "sms_send", "device_code", "email_code", "email_send",
             ])
-        #expect(server.guessableSecrets.count == 6)
+        #expect(server.guessableSecrets.count == 8)
         #expect(Factor.allCases.allSatisfy { server.guessableSecrets.contains(GuessableSecret($0)) })
         let again = Vocabulary(
             owner: "SesameElsewhere", challengePurposes: [ChallengePurpose("add_passkey")],
@@ -83,7 +83,7 @@ import WebAuthn
 
     @Test func aWordTwoPartsDeclareIsRefused() {
         #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
-        #expect(Vocabulary.parts.count == 12)
+        #expect(Vocabulary.parts.count == 13)
         let server = Vocabulary.server
         #expect(Set(server.errorCodes).count == server.errorCodes.count)
         #expect(Set(server.auditKinds).count == server.auditKinds.count)
@@ -251,7 +251,9 @@ import WebAuthn
     }
 
     /// Routes for people rather than programs: pages and their static files. They are not API operations.
-    static let pageRoutes: Set<String> = ["GET /", "GET /signin", "GET /signup", "GET /account", "GET /static/{name}"]
+    static let pageRoutes: Set<String> = [
+        "GET /", "GET /signin", "GET /signup", "GET /account", "GET /account/email/verify", "GET /static/{name}",
+    ]
 
     @Test func theOpenAPIDocumentDescribesEveryRouteAndNoOthers() async throws {
         let routes = try await Self.routerRoutes()
@@ -322,14 +324,24 @@ import WebAuthn
     @Test func theIDTokensFieldsAreTheClaimsDiscoveryLists() {
         let claims = IDTokenClaims(
             iss: "i", sub: "s", aud: "a", exp: 1, iat: 1, auth_time: 1, nonce: "n", amr: [], acr: "a", azp: "a",
-            preferred_username: "p", name: "n")
+            preferred_username: "p", name: "n", email: "e", email_verified: true)
         #expect(Mirror(reflecting: claims).children.compactMap(\.label) == ScopeClaims.supported)
         let user = User(
             id: "u1", username: "ada", displayName: "Ada", userHandle: [1], disabled: false,
             createdAt: Date(timeIntervalSince1970: 0))
+        let source = ScopeClaims.Source(user: user, verifiedEmail: "Ada@example.org")
         #expect(
-            ScopeClaims.claims(scope: "openid profile", user: user) == ["preferred_username": "ada", "name": "Ada"])
-        #expect(ScopeClaims.claims(scope: "openid", user: user).isEmpty)
+            ScopeClaims.claims(scope: "openid profile", source: source) == [
+                "preferred_username": .string("ada"), "name": .string("Ada"),
+            ])
+        #expect(
+            ScopeClaims.claims(scope: "openid email", source: source) == [
+                "email": .string("Ada@example.org"), "email_verified": .bool(true),
+            ])
+        // Without a verified address the scope gives nothing: never an unverified address, never `false`.
+        #expect(ScopeClaims.claims(scope: "openid email", source: ScopeClaims.Source(user: user)).isEmpty)
+        #expect(ScopeClaims.claims(scope: "openid", source: source).isEmpty)
+        #expect(AuthorizationRequest.supportedScopes.contains("email"))
     }
 
     /// The default `--help` and docs/configuration.md print is the default the server runs with: applying each

@@ -42,11 +42,26 @@ package struct RateLimiter: Sendable {
 
     private static func ceremonyBucket(_ address: String) -> String { "ceremony:" + bucket(address: address) }
 
-    package func key(_ secret: GuessableSecret, account: String, address: String) -> RateLimitKey {
-        RateLimitKey(buckets: [
-            (Self.bucket(secret.rawValue, account: account), policy.perAccount),
-            (Self.bucket(address: address), policy.perAddress),
-        ])
+    /// The account's bucket for `secret`, then the client address's; each of `subjects` (a thing the secret is
+    /// sent to or checked for, e.g. an email address, normalised by its feature) adds a bucket of its own with the
+    /// per-account limit, so many accounts cannot take turns at one subject.
+    package func key(_ secret: GuessableSecret, account: String, address: String, subjects: [String] = [])
+        -> RateLimitKey
+    {
+        RateLimitKey(
+            buckets: [
+                (Self.bucket(secret.rawValue, account: account), policy.perAccount),
+                (Self.bucket(address: address), policy.perAddress),
+            ]
+                + subjects.map {
+                    ("\(secret.rawValue):subj:" + Hex.encode(Secrets.sha256($0).prefix(16)), policy.perAccount)
+                })
+    }
+
+    /// Only the client address's bucket: for a secret that names no account before it is checked (a link's token).
+    /// Give a right one back with `forgive`.
+    package func key(address: String) -> RateLimitKey {
+        RateLimitKey(buckets: [(Self.bucket(address: address), policy.perAddress)])
     }
 
     /// Counts one attempt in every bucket, atomically, before the secret is checked; throws 429 with Retry-After

@@ -9,6 +9,7 @@ import WebAuthn
 import SesameCore
 import SesameWeb
 import SesameMail
+import SesameEmail
 import SesameMetadata
 import SesameSecondFactors
 import SesameIdentityProvider
@@ -228,6 +229,7 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
         sesame: core, store: sesame.store, factorVerifier: sesame.factors, backChannelLogout: sesame.backChannelLogout
     )
     .register(on: router)
+    EmailRoutes(sesame: core, store: sesame.store).register(on: router)
     IdentityProviderRoutes(
         sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens
     )
@@ -238,6 +240,6 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     DeviceAuthorizationRoutes(sesame: core, store: sesame.store).register(on: router)
-    ForwardAuthRoutes(sesame: core).register(on: router)
+    ForwardAuthRoutes(sesame: core, emails: sesame.emails).register(on: router)
     KeychainSyncRoutes(sesame: core, store: sesame.store).register(on: router)
 }

@@ -1,4 +1,5 @@
 import SesameCore
+import SesameEmail
 import SesameIdentityProvider
 import SesameKeychainSync
 import SesameMetadata
@@ -12,6 +13,6 @@ package enum ServerSchema {
     package static let full = DatabaseSchema([
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
-        KeychainSyncSchema.part, MetadataSchema.part,
+        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part,
     ])
 }

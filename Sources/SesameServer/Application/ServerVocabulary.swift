@@ -1,6 +1,7 @@
 import Foundation
 import SesameAccount
 import SesameCore
+import SesameEmail
 import SesameForwardAuth
 import SesameIdentityProvider
 import SesameKeychainSync
@@ -16,8 +17,8 @@ extension Vocabulary {
     /// Each part of the server, in the order its words are listed (in the OpenAPI document, docs/server.md,
     /// docs/configuration.md and `--help`).
     package static let parts: [Vocabulary] = [
-        .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .identityProvider,
-        .forwardAuth, .keychainSync, .mail, .operations,
+        .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .email,
+        .identityProvider, .forwardAuth, .keychainSync, .mail, .operations,
     ]
 
     /// The server's one vocabulary: every part's words, each declared once (a duplicate stops the process here).

@@ -13,6 +13,7 @@ import SesameReauthentication
 import SesameKeychainSync
 import SesameForwardAuth
 import SesameOperations
+import SesameEmail
 
 /// What `buildApplication` builds once: the core every feature shares and the services features lend each other
 /// (second factors, passkey verification, metadata, the identity provider's keys, tokens and logout). Only the
@@ -26,6 +27,8 @@ package struct Sesame: Sendable {
     package let signingKeys: SigningKeyring
     package let tokens: TokenIssuer
     package let backChannelLogout: BackChannelLogout
+    /// Verified addresses, for the identity provider's `email` scope and forward auth's `Remote-Email`.
+    package let emails: any VerifiedEmailLookup
     /// The one store, with every feature's part; features get it as the narrow protocols they use.
     package let store: SQLStore
 
@@ -55,10 +58,24 @@ package struct Sesame: Sendable {
         )
         self.signingKeys = signingKeys
         let subjects = SubjectIdentifiers(serverSecret: serverSecret)
+        let emails = VerifiedEmails(store: store, policy: configuration.email)
+        self.emails = emails
         self.tokens = TokenIssuer(
-            keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects)
+            keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
+            emails: emails)
         self.backChannelLogout = BackChannelLogout(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
             delivery: logoutDelivery, logger: logger)
+    }
+}
+
+/// The address feature's verified addresses as the identity provider reads them; none while addresses are off (the
+/// `email` scope then gives nothing, even for addresses kept from when they were on).
+package struct VerifiedEmails: VerifiedEmailLookup {
+    package let store: any EmailStore
+    package let policy: EmailAddressPolicy
+
+    package func verifiedEmail(userID: String) async throws -> String? {
+        policy == .off ? nil : try await store.email(userID: userID)?.address
     }
 }

@@ -85,6 +85,9 @@ struct TestServer: Sendable {
     var rateLimits = RateLimitPolicy()
     /// Sees every statement the server's store runs (`QueryPlanTests`).
     var statementObserver: StatementObserver?
+    /// What the background services (the purge, the outbox's sender) count their turns on; a `ManualClock` keeps
+    /// them idle, so a test reads the outbox's mails itself.
+    var serviceClock: (any Clock<Duration>)?
 
     init(
         _ database: TestDatabase, origin: String = "http://localhost:8080",
@@ -134,6 +137,7 @@ struct TestServer: Sendable {
         environment.postgresSchema = schema
         environment.rateLimits = rateLimits
         environment.statementObserver = statementObserver
+        if let serviceClock { environment.serviceClock = serviceClock }
         return environment
     }
 

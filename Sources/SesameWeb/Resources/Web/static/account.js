@@ -402,6 +402,87 @@ async function generateRecoveryCodes() {
   });
 }
 
+// Email address -----------------------------------------------------------------------------------------------
+
+let email = null;
+
+async function loadEmail() {
+  try {
+    email = await api.emailShow();
+  } catch (error) {
+    // Addresses are off on this server (email_not_enabled): the section stays hidden.
+    email = null;
+    if (error && error.code !== "email_not_enabled") failed(error);
+  }
+  show($("email"), email !== null);
+  if (!email) return;
+  let status;
+  if (email.address && email.pending) {
+    status = `Your address is ${email.address}. We sent a code to ${email.pending}: enter it to change to that address.`;
+  } else if (email.address) {
+    status = `Your address is ${email.address}, confirmed.`;
+  } else if (email.pending) {
+    status = `We sent a code to ${email.pending}. Enter it, or open the link in the mail, to confirm the address.`;
+  } else {
+    status = email.setting === "required"
+      ? "This site needs an email address. Add one and confirm it."
+      : "No email address. Add one to get mail about your account.";
+  }
+  $("email-status").textContent = status;
+  $("email-submit").textContent = email.address ? "Change address" : "Send a code";
+  show($("email-confirm-form"), Boolean(email.pending));
+  show($("email-remove"), Boolean(email.address || email.pending) && !(email.setting === "required" && email.address));
+}
+
+async function startEmail(event) {
+  event.preventDefault();
+  const address = $("email-address").value.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
+    say("Enter an email address like name@example.org.", "error");
+    return focus($("email-address"));
+  }
+  await busy(event.submitter, async () => {
+    try {
+      await api.emailStart(address);
+      $("email-address").value = "";
+      await loadEmail();
+      say("We sent a code to that address. Enter it to confirm, or open the link in the mail.", "info");
+      focus($("email-code"));
+    } catch (error) {
+      failed(error);
+      focus($("email-address"));
+    }
+  });
+}
+
+async function confirmEmail(event) {
+  event.preventDefault();
+  const code = $("email-code").value.trim();
+  await busy(event.submitter, async () => {
+    try {
+      const verified = await api.emailConfirm(code);
+      $("email-code").value = "";
+      await loadEmail();
+      say(`Your email address ${verified.address} is confirmed.`, "success");
+    } catch (error) {
+      failed(error);
+      focus($("email-code"));
+    }
+  });
+}
+
+async function removeEmail() {
+  await busy($("email-remove"), async () => {
+    try {
+      await api.emailRemove();
+      await loadEmail();
+      say("Your email address was removed.", "success");
+    } catch (error) {
+      failed(error);
+    }
+  });
+}
+
 // SMS ---------------------------------------------------------------------------------------------------------
 
 async function startSMS(event) {
@@ -618,6 +699,9 @@ function wire() {
   $("totp-confirm-form").addEventListener("submit", confirmTOTP);
   $("totp-disable").addEventListener("click", disableTOTP);
   $("recovery-generate").addEventListener("click", generateRecoveryCodes);
+  $("email-form").addEventListener("submit", startEmail);
+  $("email-confirm-form").addEventListener("submit", confirmEmail);
+  $("email-remove").addEventListener("click", removeEmail);
   $("sms-form").addEventListener("submit", startSMS);
   $("sms-confirm-form").addEventListener("submit", confirmSMS);
   $("sms-remove").addEventListener("click", removeSMS);
@@ -641,7 +725,7 @@ async function start() {
     return failed(error);
   }
   // Sections whose endpoints fail stay visible with a message; the rest of the page keeps working.
-  for (const load of [loadPasskeys, loadApps, loadSessions]) {
+  for (const load of [loadEmail, loadPasskeys, loadApps, loadSessions]) {
     try {
       await load();
     } catch (error) {
@@ -649,7 +733,7 @@ async function start() {
     }
   }
   document.body.dataset.ready = "true";
-  const section = ["passkeys", "totp", "recovery", "sms", "password", "apps", "sessions"].find((id) => location.hash === `#${id}`);
+  const section = ["email", "passkeys", "totp", "recovery", "sms", "password", "apps", "sessions"].find((id) => location.hash === `#${id}`);
   if (section) focus($(`${section}-heading`));
   await signalUserDetailsOnce();
   await maybeUpgrade();

@@ -79,6 +79,12 @@ const messages = {
   no_pending_totp: "Start the authenticator app setup again, then enter the code.",
   no_passkey: "This account has no passkey yet. Confirm it’s you with your password instead.",
   no_password: "This account has no password. Confirm it’s you with your passkey instead.",
+  // Email addresses
+  email_not_enabled: "This site doesn’t keep email addresses.",
+  invalid_email: "Enter an email address like name@example.org.",
+  email_unchanged: "That’s your email address already.",
+  email_required: "This site needs an email address. Change it instead of removing it.",
+  invalid_email_code: "That code or link isn’t right, has expired or was already used. Ask for a new one and try again.",
   last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
   // Keychain sync (sent to the keychain's devices; a page sees them only if it calls those endpoints)
   keychain_device_unknown: "This keychain device isn’t enrolled with your account any more. Enroll it again.",
@@ -198,6 +204,11 @@ export const api = {
 
   recoveryCodes: () => call("POST", "/api/account/recovery-codes", {}),
 
+  emailShow: () => call("GET", "/api/account/email"),
+  emailStart: (address) => call("PUT", "/api/account/email", { address }),
+  emailConfirm: (code) => call("POST", "/api/account/email/confirm", { code }),
+  emailRemove: () => call("DELETE", "/api/account/email"),
+  emailVerify: (token) => call("POST", "/api/email/verify", { token }),
   smsStart: (phone) => call("PUT", "/api/account/sms", { phone }),
   smsConfirm: (code) => call("POST", "/api/account/sms/confirm", { code }),
   smsRemove: () => call("DELETE", "/api/account/sms"),

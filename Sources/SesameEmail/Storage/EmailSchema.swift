@@ -1,0 +1,39 @@
+import SesameCore
+
+/// The address feature's part of the one database (migration 17): one row per account that gave an address.
+///
+/// `address` is the verified address (as typed) and `address_key` its lower-cased form, unique across accounts
+/// (`email_addresses_key`; NULL while nothing is verified). Beside it, a pending new address waits for its
+/// verification: `pending` and `pending_key`, the code's MAC (`pending_code`, HMAC-SHA-256 under the server secret
+/// of the account, the address's key and the code; never the code), the link token's SHA-256 (`pending_token`,
+/// unique: a link finds its row by it) and when both end (`pending_expires_at`). A pending address is not unique:
+/// anyone may type any address, and only its verification decides.
+package enum EmailSchema {
+    package static let part = SchemaPart(
+        name: "email addresses",
+        migrations: [
+            Migration(
+                version: 17,
+                name: "email addresses: one per account, verified and pending, unique without regard to case",
+                statements: [
+                    """
+                    CREATE TABLE email_addresses (
+                        user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                        address TEXT,
+                        address_key TEXT,
+                        verified_at BIGINT,
+                        pending TEXT,
+                        pending_key TEXT,
+                        pending_code {bytes},
+                        pending_token {bytes},
+                        pending_expires_at BIGINT,
+                        updated_at BIGINT NOT NULL
+                    )
+                    """,
+                    "CREATE UNIQUE INDEX email_addresses_key ON email_addresses (address_key)",
+                    "CREATE UNIQUE INDEX email_addresses_token ON email_addresses (pending_token)",
+                ]
+            )
+        ],
+        accountTables: ["email_addresses"])
+}

@@ -1,0 +1,30 @@
+// The page a verification link lands on: the token is in the fragment (never sent to the server with the page's
+// request), and nothing changes until the person confirms, with a POST the server checks like every write.
+
+import { api } from "./api.js";
+import { $, say, busy, show } from "./ui.js";
+
+const token = location.hash.slice(1);
+
+async function confirm() {
+  await busy($("verify-confirm"), async () => {
+    try {
+      const verified = await api.emailVerify(token);
+      show($("verify-confirm"), false);
+      show($("verify-intro"), false);
+      // The fragment has done its work: keep it out of history.
+      history.replaceState(null, "", location.pathname);
+      say(`Your email address ${verified.address} is confirmed.`, "success");
+    } catch (error) {
+      say(error && error.message ? error.message : "Something went wrong. Please try again.", "error");
+    }
+  });
+}
+
+if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
+  show($("verify-confirm"), false);
+  say("This link is incomplete. Open the link from the mail again, or type the code on your account page.", "error");
+} else {
+  $("verify-confirm").addEventListener("click", confirm);
+}
+document.body.dataset.ready = "true";
