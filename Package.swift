@@ -47,6 +47,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "CBOR", swiftSettings: strict),
+        // Debian's SQLite (libsqlite3-dev to build, libsqlite3-0 to run), which the SQLite store opens and calls
+        // itself (`SQLiteHandle`); the header adds the calls Swift cannot make (variadic configuration).
+        .systemLibrary(name: "SystemSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // Small byte helpers written once for the libraries and the server: the constant-time compare, hex, JSON
         // string literals.
         // Not a product: other targets of this package use it through `package` access.
@@ -172,7 +175,9 @@ let package = Package(
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                // SQLite's values, rows and dialect for sql-kit; the connections are `SystemSQLite`'s.
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+                "SystemSQLite",
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -5,7 +5,7 @@ import NIOPosix
 import PostgresKit
 import SQLKit
 import ServiceLifecycle
-import VaporCSQLite
+import SystemSQLite
 
 /// The two SQL engines behind the one store. Everything above this file speaks sql-kit; the only
 /// engine-specific parts are connection setup, the migration lock and a few column type names.

@@ -1,4 +1,4 @@
-import VaporCSQLite
+import SystemSQLite
 
 /// A failed call into SQLite (`SQLiteHandle`): the extended result code and SQLite's message for it. The message
 /// names tables, columns and constraints, never bound values.
@@ -15,10 +15,10 @@ package struct SQLiteCallError: Error, CustomStringConvertible {
     /// The connection's last error message (or the code's generic text when there is no connection).
     package init(code: Int32, db: OpaquePointer?) {
         self.code = code
-        if let db, let text = sqlite_nio_sqlite3_errmsg(db) {
+        if let db, let text = sqlite3_errmsg(db) {
             message = String(cString: text)
         } else {
-            message = String(cString: sqlite_nio_sqlite3_errstr(code))
+            message = String(cString: sqlite3_errstr(code))
         }
     }
 

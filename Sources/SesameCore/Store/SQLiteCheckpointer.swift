@@ -3,7 +3,7 @@ import Logging
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
-import VaporCSQLite
+import SystemSQLite
 
 /// Copies the WAL's committed pages back into the SQLite database file from a connection of its own, on NIO's
 /// thread pool, every quarter of a second after writes, so that neither the copying nor its fsyncs run on an event
@@ -33,23 +33,15 @@ package final class SQLiteCheckpointer: Sendable {
 
     /// Opens a second connection to the database file at `path` (which must exist; the store opened it first).
     package static func open(path: String) throws -> SQLiteCheckpointer {
-        var db: OpaquePointer?
-        let code = sqlite_nio_sqlite3_open_v2(
-            path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
-        guard code == SQLITE_OK, let db else {
-            let error = SQLiteCallError(code: code, db: db)
-            sqlite_nio_sqlite3_close_v2(db)
-            throw error
-        }
-        sqlite_nio_sqlite3_extended_result_codes(db, 1)
+        let db = try SQLiteHandle.connect(path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI)
         // This connection never writes rows; its own automatic checkpoint stays off.
-        sqlite_nio_sqlite3_wal_autocheckpoint(db, 0)
+        sqlite3_wal_autocheckpoint(db, 0)
         // A connection learns that the file is in WAL mode when it first reads it; until then a checkpoint does
         // nothing and says so with -1.
-        let read = sqlite_nio_sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nil, nil, nil)
+        let read = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nil, nil, nil)
         guard read == SQLITE_OK else {
             let error = SQLiteCallError(code: read, db: db)
-            sqlite_nio_sqlite3_close_v2(db)
+            sqlite3_close_v2(db)
             throw error
         }
         return SQLiteCheckpointer(db: db)
@@ -63,7 +55,7 @@ package final class SQLiteCheckpointer: Sendable {
             }
             var log: Int32 = 0
             var done: Int32 = 0
-            let code = sqlite_nio_sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
+            let code = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
             guard code == SQLITE_OK else { throw SQLiteCallError(code: code, db: db) }
             guard log >= 0 else {
                 throw SQLiteCallError(code: SQLITE_MISUSE, message: "the database is not in WAL mode")
@@ -75,7 +67,7 @@ package final class SQLiteCheckpointer: Sendable {
 
     package func close() {
         connection.withLock { connection in
-            if let db = connection.db { sqlite_nio_sqlite3_close_v2(db) }
+            if let db = connection.db { sqlite3_close_v2(db) }
             connection.db = nil
         }
     }

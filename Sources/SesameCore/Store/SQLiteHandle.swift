@@ -6,7 +6,7 @@ import NIOPosix
 import SQLKit
 import SQLiteKit
 import Synchronization
-import VaporCSQLite
+import SystemSQLite
 
 /// One SQLite connection called through the C API on the caller's thread, with its prepared statements cached.
 ///
@@ -18,8 +18,9 @@ import VaporCSQLite
 /// when `SQLiteCheckpointService` is not running or falls behind, the automatic checkpoint at
 /// `SQLiteCheckpointer.backstopPages` WAL pages (a copy and an fsync).
 ///
-/// The library is the SQLite amalgamation SQLiteNIO builds in (module `VaporCSQLite`, every symbol prefixed
-/// `sqlite_nio_`), so the engine and its version are the ones the store used before; no system library is needed.
+/// The library is Debian's SQLite (`libsqlite3`, module `SystemSQLite`, a system library Package.swift declares),
+/// opened and called by Sesame alone; every connection to the database file in this process goes through it (see
+/// `configure` for why and for the settings that keep the behaviour the store had on SQLiteNIO's built-in copy).
 ///
 /// Statements are cached by their SQL text (the store's statements carry their values as binds, so the set of texts
 /// is small and fixed); the cache is bounded, and a statement SQLite reports stale after a schema change is prepared
@@ -57,24 +58,54 @@ package final class SQLiteHandle: Sendable {
     /// Opens (creating if missing, mode 0600: `SQLiteFileMode`) the database file at `path`.
     package static func open(path: String) throws -> SQLiteHandle {
         if !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") { SQLiteFileMode.createPrivately(path) }
-        var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let code = sqlite_nio_sqlite3_open_v2(path, &db, flags, nil)
-        guard code == SQLITE_OK, let db else {
-            let error = SQLiteCallError(code: code, db: db)
-            sqlite_nio_sqlite3_close_v2(db)
-            throw error
-        }
-        sqlite_nio_sqlite3_extended_result_codes(db, 1)
+        let db = try connect(
+            path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI)
         return SQLiteHandle(db: db)
     }
+
+    /// Opens a connection with `flags` and gives it `configure`'s settings.
+    package static func connect(_ path: String, flags: Int32) throws -> OpaquePointer {
+        _ = memoryStatisticsOff
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let error = SQLiteCallError(code: code, db: db)
+            sqlite3_close_v2(db)
+            throw error
+        }
+        do { try configure(db) } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+        return db
+    }
+
+    /// Settings every connection Sesame opens gets, the checkpointer's too.
+    ///
+    /// One library for every connection to a file: SQLite's POSIX locks are per process, and a second copy of SQLite
+    /// in the same process (SQLiteNIO builds one in, still linked for SQLiteKit's types) closing its descriptor on
+    /// the file would drop this copy's locks ("How To Corrupt An SQLite Database File", sqlite.org, 2.2.1). Backups
+    /// and restores therefore open their files through `SQLiteHandle` as well.
+    ///
+    /// Debian's build differs from SQLiteNIO's in defaults the store relies on; set here as they were:
+    /// recursive triggers off (Debian: on), double-quoted string literals refused (Debian: accepted), memory
+    /// statistics off (Debian: on; a global mutex around every allocation). Secure delete is on in both builds.
+    private static func configure(_ db: OpaquePointer) throws {
+        sqlite3_extended_result_codes(db, 1)
+        var code = sesame_sqlite3_refuse_quoted_literals(db)
+        if code == SQLITE_OK { code = sqlite3_exec(db, "PRAGMA recursive_triggers = OFF", nil, nil, nil) }
+        guard code == SQLITE_OK else { throw SQLiteCallError(code: code, db: db) }
+    }
+
+    /// Before SQLite initialises, that is before the process's first open (later it would change nothing).
+    private static let memoryStatisticsOff: Void = { _ = sesame_sqlite3_disable_memstatus() }()
 
     /// Finalises every cached statement and closes the connection; later calls fail with `SQLITE_MISUSE`.
     package func close() {
         state.withLockedValue { state in
-            for prepared in state.cache.values { sqlite_nio_sqlite3_finalize(prepared.statement) }
+            for prepared in state.cache.values { sqlite3_finalize(prepared.statement) }
             state.cache = [:]
-            if let db = state.db { sqlite_nio_sqlite3_close_v2(db) }
+            if let db = state.db { sqlite3_close_v2(db) }
             state.db = nil
         }
     }
@@ -103,24 +134,24 @@ package final class SQLiteHandle: Sendable {
                     // No `sqlite3_clear_bindings`: every parameter is bound again on the next use (`bind` checks the
                     // count), and clearing expires any statement whose plan looked at a bound value, so SQLite would
                     // prepare it again on every step (the passkey lookup by credential ID was, once per sign-in).
-                    sqlite_nio_sqlite3_reset(statement)
+                    sqlite3_reset(statement)
                 } else {
-                    sqlite_nio_sqlite3_finalize(statement)
+                    sqlite3_finalize(statement)
                 }
             }
             try Self.bind(binds, to: statement, on: db)
             var rows: [[SQLiteData]] = []
             let width = Int32(prepared.columns.names.count)
-            let changesBefore = sqlite_nio_sqlite3_total_changes64(db)
+            let changesBefore = sqlite3_total_changes64(db)
             while true {
-                let code = sqlite_nio_sqlite3_step(statement)
+                let code = sqlite3_step(statement)
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else {
                     let error = SQLiteCallError(code: code, db: db)
                     if error.isStorageFull { writeSpace.noteFull() }
                     // SQLite may roll a transaction back by itself after an error (SQLITE_FULL among them): its
                     // changes never commit.
-                    if sqlite_nio_sqlite3_get_autocommit(db) != 0 { state.uncommitted = false }
+                    if sqlite3_get_autocommit(db) != 0 { state.uncommitted = false }
                     throw error
                 }
                 var row: [SQLiteData] = []
@@ -129,7 +160,7 @@ package final class SQLiteHandle: Sendable {
                 rows.append(row)
             }
             if Self.noteCommit(
-                sql, changed: sqlite_nio_sqlite3_total_changes64(db) != changesBefore, db: db,
+                sql, changed: sqlite3_total_changes64(db) != changesBefore, db: db,
                 uncommitted: &state.uncommitted)
             {
                 writeSpace.noteCommitted()
@@ -149,7 +180,7 @@ package final class SQLiteHandle: Sendable {
     /// with nothing to purge) proves nothing about space.
     private static func noteCommit(_ sql: String, changed: Bool, db: OpaquePointer, uncommitted: inout Bool) -> Bool {
         if changed { uncommitted = true }
-        guard uncommitted, sqlite_nio_sqlite3_get_autocommit(db) != 0 else { return false }
+        guard uncommitted, sqlite3_get_autocommit(db) != 0 else { return false }
         uncommitted = false
         return !sql.utf8.starts(with: "ROLLBACK".utf8)
     }
@@ -158,7 +189,7 @@ package final class SQLiteHandle: Sendable {
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
         let code = sql.withCString { text in
-            let code = sqlite_nio_sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            let code = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
             // One statement per call: text after the first statement would otherwise be ignored without a word.
             if code == SQLITE_OK, let tail, !String(cString: tail).allSatisfy(\.isWhitespace) {
                 return SQLITE_MISUSE
@@ -170,63 +201,63 @@ package final class SQLiteHandle: Sendable {
                 code == SQLITE_MISUSE && statement != nil
                 ? SQLiteCallError(code: code, message: "more than one statement in one call")
                 : SQLiteCallError(code: code, db: db)
-            sqlite_nio_sqlite3_finalize(statement)
+            sqlite3_finalize(statement)
             throw error
         }
-        let count = sqlite_nio_sqlite3_column_count(statement)
+        let count = sqlite3_column_count(statement)
         var names: [String] = []
         names.reserveCapacity(Int(count))
         for column in 0..<count {
-            names.append(sqlite_nio_sqlite3_column_name(statement, column).map { String(cString: $0) } ?? "")
+            names.append(sqlite3_column_name(statement, column).map { String(cString: $0) } ?? "")
         }
         return Prepared(statement: statement, columns: SQLiteRowColumns(names: names))
     }
 
     private static func bind(_ binds: [SQLiteData], to statement: OpaquePointer, on db: OpaquePointer) throws {
-        guard binds.count == Int(sqlite_nio_sqlite3_bind_parameter_count(statement)) else {
+        guard binds.count == Int(sqlite3_bind_parameter_count(statement)) else {
             throw SQLiteCallError(
                 code: SQLITE_RANGE,
-                message: "\(binds.count) values for \(sqlite_nio_sqlite3_bind_parameter_count(statement)) parameters")
+                message: "\(binds.count) values for \(sqlite3_bind_parameter_count(statement)) parameters")
         }
         for (offset, value) in binds.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
             case .integer(let number):
-                code = sqlite_nio_sqlite3_bind_int64(statement, index, Int64(number))
+                code = sqlite3_bind_int64(statement, index, Int64(number))
             case .float(let number):
-                code = sqlite_nio_sqlite3_bind_double(statement, index, number)
+                code = sqlite3_bind_double(statement, index, number)
             case .text(let text):
-                code = sqlite_nio_sqlite3_bind_text64(
+                code = sqlite3_bind_text64(
                     statement, index, text, UInt64(text.utf8.count), sqliteTransient, UInt8(SQLITE_UTF8))
             case .blob(let buffer):
                 code = buffer.withUnsafeReadableBytes { bytes in
                     // A zero-length blob is bound as such, not as NULL (a nil pointer would mean NULL).
-                    sqlite_nio_sqlite3_bind_blob64(
+                    sqlite3_bind_blob64(
                         statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
                         sqliteTransient)
                 }
             case .null:
-                code = sqlite_nio_sqlite3_bind_null(statement, index)
+                code = sqlite3_bind_null(statement, index)
             }
             guard code == SQLITE_OK else { throw SQLiteCallError(code: code, db: db) }
         }
     }
 
     private static func value(_ statement: OpaquePointer, _ column: Int32) -> SQLiteData {
-        switch sqlite_nio_sqlite3_column_type(statement, column) {
+        switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER:
-            return .integer(SQLiteInt64(sqlite_nio_sqlite3_column_int64(statement, column)))
+            return .integer(SQLiteInt64(sqlite3_column_int64(statement, column)))
         case SQLITE_FLOAT:
-            return .float(sqlite_nio_sqlite3_column_double(statement, column))
+            return .float(sqlite3_column_double(statement, column))
         case SQLITE_TEXT:
-            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
-            guard let text = sqlite_nio_sqlite3_column_text(statement, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard let text = sqlite3_column_text(statement, column) else { return .text("") }
             return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
         case SQLITE_BLOB:
-            let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+            let count = Int(sqlite3_column_bytes(statement, column))
             var buffer = ByteBufferAllocator().buffer(capacity: count)
-            if count > 0, let bytes = sqlite_nio_sqlite3_column_blob(statement, column) {
+            if count > 0, let bytes = sqlite3_column_blob(statement, column) {
                 buffer.writeBytes(UnsafeRawBufferPointer(start: bytes, count: count))
             }
             return .blob(buffer)
@@ -280,6 +311,12 @@ package struct SQLiteHandleDatabase: SQLDatabase {
     package let eventLoop: any EventLoop
     package let encoder = SQLiteDataEncoder()
     package let decoder = SQLiteDataDecoder()
+
+    package init(handle: SQLiteHandle, logger: Logger, eventLoop: any EventLoop) {
+        self.handle = handle
+        self.logger = logger
+        self.eventLoop = eventLoop
+    }
 
     package var version: (any SQLDatabaseReportedVersion)? { nil }
     package var dialect: any SQLDialect { SQLiteDialect() }

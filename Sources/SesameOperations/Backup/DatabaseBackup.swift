@@ -368,20 +368,24 @@ public enum DatabaseBackup {
         return [UInt8](try handle.read(upToCount: count) ?? Data())
     }
 
-    /// An error's text without SQL binds (sqlite-nio's messages are SQLite's own).
+    /// An error's text without SQL binds (SQLite's messages name no bound value).
     package static func describe(_ error: any Error) -> String {
         String(String(describing: error).prefix(300))
     }
 }
 
-/// One SQLite connection without Sesame's settings (no switch to WAL): for reading a file as it is.
+/// One SQLite connection without Sesame's settings (no switch to WAL): for reading a file as it is. Opened through
+/// `SQLiteHandle`, the one SQLite library the process opens database files with (`SQLiteHandle.configure`).
 package struct PlainSQLite {
-    package let connection: SQLiteConnection
-    package var sql: any SQLDatabase { connection.sql(queryLogLevel: nil) }
+    package let handle: SQLiteHandle
+    package let sql: any SQLDatabase
 
     package static func open(_ path: String, logger: Logger) async throws -> PlainSQLite {
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let plain = PlainSQLite(connection: connection)
+        let handle = try SQLiteHandle.open(path: path)
+        let plain = PlainSQLite(
+            handle: handle,
+            sql: SQLiteHandleDatabase(
+                handle: handle, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any()))
         do {
             try await plain.sql.raw("PRAGMA busy_timeout = 5000").run()
         } catch {
@@ -402,8 +406,7 @@ package struct PlainSQLite {
     }
 
     package func close() async throws {
-        let connection = self.connection
-        try await Task { try await connection.close() }.value
+        handle.close()
     }
 }
 
