@@ -2,10 +2,13 @@
 //
 // SQLiteNIO's own copy of SQLite (module VaporCSQLite, a newer version, its functions prefixed sqlite_nio_) is in the
 // same build, for SQLiteKit's types, and a Swift module that sees both headers refuses two different definitions of
-// one C struct. These are the structs whose members differ between the two versions; Sesame uses none of them, and
-// here they get names of their own. A struct that differs after either library is updated fails the build the same
+// one C struct. These are the structs whose members differ between the two versions, and those that point to one
+// (a virtual table names its module, a cursor its table); Sesame uses none of them, and here they get names of
+// their own. A struct that differs after either library is updated fails the build the same
 // way (`'X::member' from module 'VaporCSQLite' is not present in definition of 'struct X'`): add it here.
 #define sqlite3_module sesame_system_sqlite3_module
+#define sqlite3_vtab sesame_system_sqlite3_vtab
+#define sqlite3_vtab_cursor sesame_system_sqlite3_vtab_cursor
 #define Fts5ExtensionApi sesame_system_Fts5ExtensionApi
 #define fts5_api sesame_system_fts5_api
 #include <sqlite3.h>
