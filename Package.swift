@@ -369,7 +369,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "WebAuthn", "OneTimeCode",
+                "SesameMail", "WebAuthn", "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
