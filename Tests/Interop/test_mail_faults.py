@@ -199,13 +199,13 @@ def once_each(ids):
 @pytest.mark.parametrize("world", ENGINES, indirect=True)
 def test_a_relay_that_defers_gets_the_mail_once_when_it_accepts(world):
     relay, _, start = world
-    relay.command("defer 2")
+    relay.command("defer 1")
     node = start()
     node.queue()
-    wait_until(lambda: len(relay.delivered()) == 1, what="the mail after two deferrals")
-    [(first, mid), (second, mid2), (third, mid3)] = relay.attempts()
-    assert (first, second, third) == ("451", "451", "250") and mid == mid2 == mid3 == relay.delivered()[0]
-    assert node.counted("retried") == 2 and node.counted("sent") == 1
+    wait_until(lambda: len(relay.delivered()) == 1, what="the mail after a deferral")
+    [(first, mid), (second, mid2)] = relay.attempts()
+    assert (first, second) == ("451", "250") and mid == mid2 == relay.delivered()[0]
+    assert node.counted("retried") == 1 and node.counted("sent") == 1
     assert node.health()["mail"] == {"status": "ok", "depth": 0, "oldest_seconds": 0}
 
 
@@ -215,10 +215,11 @@ def test_a_refused_mail_is_given_up_at_once_and_never_tried_again(world):
     relay.command("refuse")
     node = start()
     node.queue()
-    wait_until(lambda: any(event.get("kind") == "mail.gave_up" for event in node.audit()), what="mail.gave_up")
+    wait_until(lambda: node.counted("gave_up") == 1, what="the mail to be given up")
+    assert [event["detail"] for event in node.audit() if event.get("kind") == "mail.gave_up"] == ["test"]
     [(code, refused)] = relay.attempts()
     assert code == "550"
-    assert node.health()["mail"]["depth"] == 0 and node.counted("gave_up") == 1
+    assert node.health()["mail"]["depth"] == 0
     # The relay takes mail again: a later mail goes through, the refused one is not tried again.
     relay.command("accept")
     node.queue()
@@ -284,11 +285,11 @@ def test_a_node_killed_while_it_sends_delivers_after_restart_once(world):
 def test_two_nodes_on_one_postgresql_send_each_mail_once(world):
     relay, _, start = world
     first, second = start(), start()
-    first.queue(120)
-    wait_until(lambda: len(relay.delivered()) >= 120, 60, "120 mails")
+    first.queue(200)
+    wait_until(lambda: len(relay.delivered()) >= 200, 40, "200 mails")
     wait_until(lambda: first.health()["mail"]["depth"] == 0, what="the outbox to empty")
     delivered = relay.delivered()
-    assert len(delivered) == 120 and once_each(delivered) == []
+    assert len(delivered) == 200 and once_each(delivered) == []
     # Both nodes sent: the mails were shared, not sent by one while the other sat idle.
     assert first.counted("sent") > 0 and second.counted("sent") > 0
-    assert first.counted("sent") + second.counted("sent") == 120
+    assert first.counted("sent") + second.counted("sent") == 200
