@@ -285,11 +285,12 @@ def test_a_node_killed_while_it_sends_delivers_after_restart_once(world):
 def test_two_nodes_on_one_postgresql_send_each_mail_once(world):
     relay, _, start = world
     first, second = start(), start()
-    first.queue(200)
-    wait_until(lambda: len(relay.delivered()) >= 200, 40, "200 mails")
+    # Enough that one node cannot drain them all before the other's next tick (each ticks once a second).
+    first.queue(600)
+    wait_until(lambda: len(relay.delivered()) >= 600, 40, "600 mails")
     wait_until(lambda: first.health()["mail"]["depth"] == 0, what="the outbox to empty")
     delivered = relay.delivered()
-    assert len(delivered) == 200 and once_each(delivered) == []
+    assert len(delivered) == 600 and once_each(delivered) == []
     # Both nodes sent: the mails were shared, not sent by one while the other sat idle.
     assert first.counted("sent") > 0 and second.counted("sent") > 0
-    assert first.counted("sent") + second.counted("sent") == 200
+    assert first.counted("sent") + second.counted("sent") == 600
