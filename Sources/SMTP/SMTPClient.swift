@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 /// Where and how to hand mail over: a relay reached with STARTTLS (`smtp://`, port 587 by default) or TLS from the
 /// first byte (`smtps://`, port 465), its certificate checked against the system's roots or a CA file for a private
@@ -88,6 +89,9 @@ public struct SMTPConfiguration: Sendable {
 public struct SMTPClient: Sendable {
     public let configuration: SMTPConfiguration
     private let group: any EventLoopGroup
+    /// The TLS context, made on first use and kept: making one reads the system's trust roots, which took longer
+    /// than the rest of a conversation with a relay on the same machine.
+    private let tls = TLSContextCache()
 
     public init(_ configuration: SMTPConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.configuration = configuration
@@ -103,7 +107,7 @@ public struct SMTPClient: Sendable {
         let rendered = try message.rendered()
         let envelopeFrom = sender ?? message.from
         let envelopeTo = recipients ?? message.to
-        let tls = try tlsContext()
+        let tls = try self.tls.context { () throws(SMTPError) in try tlsContext() }
         let configuration = self.configuration
         let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
@@ -155,6 +159,18 @@ public struct SMTPClient: Sendable {
     /// SNI carries names only; for an IP address NIOSSL checks the certificate's IP entries instead.
     fileprivate static func sniName(_ host: String) -> String? {
         host.contains(":") || host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : host
+    }
+}
+
+/// One client's TLS context, made once.
+private final class TLSContextCache: Sendable {
+    private let made = Mutex<NIOSSLContext?>(nil)
+
+    func context(_ make: () throws(SMTPError) -> NIOSSLContext) throws(SMTPError) -> NIOSSLContext {
+        if let context = made.withLock({ $0 }) { return context }
+        let context = try make()
+        made.withLock { $0 = $0 ?? context }
+        return context
     }
 }
 

@@ -9,6 +9,8 @@ extension ServerConfiguration {
     private enum SMTPCAFileKey: SettingKey { static let defaultValue = "" }
     private enum AllowConsoleMailKey: SettingKey { static let defaultValue = false }
     private enum MailRetentionDaysKey: SettingKey { static let defaultValue = 7 }
+    private enum SMTPTimeoutKey: SettingKey { static let defaultValue = 30 }
+    private enum MailFirstRetryKey: SettingKey { static let defaultValue = 2 }
 
     /// The relay mail goes through: `smtp://[USER[:PASSWORD]@]HOST[:PORT]` (STARTTLS, port 587) or `smtps://…`
     /// (TLS from the first byte, port 465). Empty: mail is printed to standard output (development only).
@@ -47,6 +49,30 @@ extension ServerConfiguration {
         set { self[MailRetentionDaysKey.self] = newValue }
     }
 
+    /// Seconds each step of a conversation with the relay may take (connecting, each reply, sending the message).
+    /// A mail a node took is leased to it for as long as a whole conversation can take (``mailLease``).
+    public var smtpTimeout: Int {
+        get { self[SMTPTimeoutKey.self] }
+        set { self[SMTPTimeoutKey.self] = newValue }
+    }
+
+    /// Seconds before the first retry of a mail the relay did not take (unreachable, slow, or 4xx); each later retry
+    /// waits twice as long as the one before, up to five minutes.
+    public var mailFirstRetrySeconds: Int {
+        get { self[MailFirstRetryKey.self] }
+        set { self[MailFirstRetryKey.self] = newValue }
+    }
+
+    /// How long a node holds a mail it took before another node may take it: as long as a whole conversation with
+    /// the relay can take (each of its at most 15 steps within `smtpTimeout`), so a mail is never taken again while
+    /// a live node still sends it, and a mail a crashed node held is taken again after that long.
+    package var mailLease: TimeInterval { TimeInterval(smtpTimeout * 15) }
+
+    /// The outbox sender's retries and lease as the settings give them.
+    package var outboxSchedule: OutboxSchedule {
+        OutboxSchedule(firstRetry: TimeInterval(mailFirstRetrySeconds), lease: mailLease)
+    }
+
     /// The mail delivery rows of the settings table.
     package static let mailSettings: [Setting] = [
         Setting(
@@ -83,6 +109,28 @@ extension ServerConfiguration {
                 throw ConfigurationError("mail-retention-days: expected a whole number of days, 1–365")
             }
             c.mailRetentionDays = days
+        },
+        Setting(
+            key: "smtpTimeout", flag: "--smtp-timeout", environment: "SESAME_SMTP_TIMEOUT",
+            defaultValue: String(SMTPTimeoutKey.defaultValue),
+            help:
+                "Seconds each step with the relay may take (1–300); a node holds a mail it sends for 15 times as long."
+        ) { c, v throws(ConfigurationError) in
+            guard let seconds = Int(v), (1...300).contains(seconds) else {
+                throw ConfigurationError("smtp-timeout: expected a whole number of seconds, 1–300")
+            }
+            c.smtpTimeout = seconds
+        },
+        Setting(
+            key: "mailFirstRetrySeconds", flag: "--mail-first-retry-seconds",
+            environment: "SESAME_MAIL_FIRST_RETRY_SECONDS", defaultValue: String(MailFirstRetryKey.defaultValue),
+            help:
+                "Seconds before a mail the relay did not take is tried again (1–60); each retry waits twice as long, up to 5 minutes."
+        ) { c, v throws(ConfigurationError) in
+            guard let seconds = Int(v), (1...60).contains(seconds) else {
+                throw ConfigurationError("mail-first-retry-seconds: expected a whole number of seconds, 1–60")
+            }
+            c.mailFirstRetrySeconds = seconds
         },
     ]
 

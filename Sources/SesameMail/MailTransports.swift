@@ -21,6 +21,7 @@ package struct SMTPTransport: MailTransport {
             password: try configuration.smtpPasswordFile.isEmpty
                 ? nil : Self.read(configuration.smtpPasswordFile).trimmingCharacters(in: .newlines),
             localName: URL(string: configuration.origin)?.host ?? "localhost")
+        smtp.timeout = .seconds(Int64(configuration.smtpTimeout))
         if !configuration.smtpCAFile.isEmpty {
             smtp.caCertificatesPEM = Array(try Self.read(configuration.smtpCAFile).utf8)
         }

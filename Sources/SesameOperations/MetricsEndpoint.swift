@@ -14,11 +14,12 @@ import SesameBytes
 package enum MetricsEndpoint {
     /// The metrics answer, or 401 when a token is configured and the request does not carry it. A request that
     /// sends a token counts against its address's `guesses` before the comparison (429 with `Retry-After` once the
-    /// window's budget is spent), and a correct token gives its count back.
+    /// window's budget is spent), and a correct token gives its count back. The outbox's depth and oldest age are
+    /// read from `outbox` then (one query; a database that cannot answer leaves the last values).
     package static func response(
         to request: Request, address: String, now: Date, metrics: ServerMetrics, token: String?,
-        guesses: NodeCeremonyBudget
-    ) throws -> Response {
+        guesses: NodeCeremonyBudget, outbox: (any OutboxStore)?
+    ) async throws -> Response {
         if let token {
             try guesses.start(address: address, now: now)
             let given = request.headers[.authorization] ?? ""
@@ -26,6 +27,9 @@ package enum MetricsEndpoint {
                 throw APIError(.unauthorized, .unauthenticated, "Send the metrics token as a bearer token.")
             }
             guesses.giveBack(address: address, now: now)
+        }
+        if let outbox, let state = try? await outbox.outboxState(now: now) {
+            metrics.outbox(depth: state.depth, oldestAge: state.oldest.map { now.timeIntervalSince($0) } ?? 0)
         }
         return Response(
             status: .ok,
@@ -37,7 +41,7 @@ package enum MetricsEndpoint {
     /// The separate metrics listener, when `metricsAddress` is set.
     package static func listener(
         _ configuration: ServerConfiguration, metrics: ServerMetrics, guesses: NodeCeremonyBudget, clock: ServerClock,
-        logger: Logger
+        outbox: any OutboxStore, logger: Logger
     ) throws -> (any Service)? {
         guard let address = configuration.metricsAddress else { return nil }
         let (host, port) = try ServerConfiguration.hostAndPort(address, key: "metrics-address")
@@ -45,9 +49,9 @@ package enum MetricsEndpoint {
         let token = configuration.metricsToken
         router.get("/metrics") { request, context -> Response in
             do {
-                return try response(
+                return try await response(
                     to: request, address: context.peerAddress, now: clock.now(), metrics: metrics, token: token,
-                    guesses: guesses)
+                    guesses: guesses, outbox: outbox)
             } catch let error as APIError {
                 var headers: HTTPFields = [.wwwAuthenticate: "Bearer"]
                 if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }

@@ -6,9 +6,15 @@ import SesameCore
 /// `/health`, `/metrics`, `/openapi.yaml` and the well-known files.
 package struct OperationalRoutes {
     package let sesame: ServerCore
+    /// The outbox `/health` and `/metrics` report on.
+    package let outbox: any OutboxStore
+    /// Mail older than this, still not sent, makes `/health` say `mail: delayed`.
+    package let mailDelayedAfter: TimeInterval
 
-    package init(sesame: ServerCore) {
+    package init(sesame: ServerCore, outbox: any OutboxStore, mailDelayedAfter: TimeInterval) {
         self.sesame = sesame
+        self.outbox = outbox
+        self.mailDelayedAfter = mailDelayedAfter
     }
 
     package func register(on router: Router<SesameRequestContext>) {
@@ -19,19 +25,33 @@ package struct OperationalRoutes {
         if case .postgres = try? DatabaseLocation(parsing: sesame.configuration.database) {
             healthLimit = DatabaseDeadline(seconds: sesame.configuration.databaseTimeout).healthLimit
         }
+        let outbox = self.outbox
+        let delayedAfter = mailDelayedAfter
         router.get("/health") { [healthLimit] _, _ -> EditedResponse<Health> in
             do {
                 let store = sesame.store
+                let now = sesame.clock.now()
+                let state: OutboxState
                 if let healthLimit {
-                    try await DatabaseDeadline.first(within: healthLimit, stage: .check) { try await store.ping() }
+                    state = try await DatabaseDeadline.first(within: healthLimit, stage: .check) {
+                        try await store.ping()
+                        return try await outbox.outboxState(now: now)
+                    }
                 } else {
                     try await store.ping()
+                    state = try await outbox.outboxState(now: now)
                 }
+                // Mail waiting long (the relay down or refusing with 4xx) is reported, but the node still serves:
+                // 200, status `degraded`, so a liveness probe does not restart it for a relay's fault.
+                let age = state.oldest.map { max(0, now.timeIntervalSince($0)) } ?? 0
+                let mail = MailHealth(
+                    status: age > delayedAfter ? "delayed" : "ok", depth: state.depth, oldestSeconds: Int(age))
                 // A full disk: reads work, writes answer 503 storage_full until space returns.
                 if sesame.store.storageFull {
-                    return EditedResponse(response: Health(status: "degraded", database: "full"))
+                    return EditedResponse(response: Health(status: "degraded", database: "full", mail: mail))
                 }
-                return EditedResponse(response: Health(status: "ok", database: "ok"))
+                return EditedResponse(
+                    response: Health(status: mail.status == "ok" ? "ok" : "degraded", database: "ok", mail: mail))
             } catch {
                 sesame.logger.warning("health check: database unreachable")
                 return EditedResponse(
@@ -43,9 +63,9 @@ package struct OperationalRoutes {
         if let token = sesame.configuration.metricsToken {
             router.get("/metrics") { request, context -> Response in
                 do {
-                    return try MetricsEndpoint.response(
+                    return try await MetricsEndpoint.response(
                         to: request, address: context.clientAddress, now: sesame.clock.now(), metrics: sesame.metrics,
-                        token: token, guesses: sesame.metricsGuesses)
+                        token: token, guesses: sesame.metricsGuesses, outbox: outbox)
                 } catch var error as APIError {
                     error.wwwAuthenticate = "Bearer"
                     throw error
@@ -94,6 +114,22 @@ package struct OperationalRoutes {
 package struct Health: ResponseEncodable, Sendable {
     package let status: String
     package let database: String
+    /// Absent when the database is unreachable.
+    package var mail: MailHealth? = nil
+}
+
+/// The outbox in `GET /health`: `delayed` once the oldest mail not yet sent is older than the threshold.
+package struct MailHealth: Codable, Sendable {
+    package let status: String
+    /// Mails neither sent nor given up, on every node.
+    package let depth: Int
+    /// Age of the oldest of them, 0 when there is none.
+    package let oldestSeconds: Int
+
+    enum CodingKeys: String, CodingKey {
+        case status, depth
+        case oldestSeconds = "oldest_seconds"
+    }
 }
 
 /// `/.well-known/apple-app-site-association`: the webcredentials section only.

@@ -103,7 +103,7 @@ final class ScriptedTransport: MailTransport, Sendable {
             #expect(try await sender.sendDue() == 1)
             #expect(transport.all.map(\.messageID) == ["a1@sesame.example"])
             #expect(try await store.outboxState(now: clock.now).depth == 0)
-            #expect(OutboxSender.retryDelay(afterAttempts: 30) == 300)
+            #expect(OutboxSchedule().retryDelay(afterAttempts: 30) == 300)
 
             // A relay down for a day: the mail is given up, the give-up reported, its content gone.
             try await store.enqueueMail(mail, kind: "address_verification", id: "a2", at: clock.now)

@@ -22,17 +22,38 @@ package struct MailDeliveryError: Error, Sendable, CustomStringConvertible {
     package var description: String { reason }
 }
 
-/// The outbox's sender, one on every node: each tick (once a second on `ticks`) it leases the due mails, hands each to
-/// the transport, and marks it sent, to retry, or given up. Retries come after 2 s, then twice as long each time up
-/// to five minutes; a mail is given up on a permanent refusal or once it is a day old, with `onGiveUp` told (the
-/// audit event). Times written to the store come from `clock`; waiting is on `ticks`, so tests advance both.
+/// When the outbox tries again and how long a node holds a mail it took.
+package struct OutboxSchedule: Sendable, Equatable {
+    /// The wait after the first failed try; each later one waits twice as long, up to ``longestRetry``.
+    package var firstRetry: TimeInterval = 2
+    package var longestRetry: TimeInterval = 300
+    /// How long a node holds a mail it took before another may take it (it crashed, or the relay hung): longer than
+    /// one delivery can take, so a live node's mail is never taken twice.
+    package var lease: TimeInterval = 450
+    /// A mail older than this, still not sent, makes `/health` say the mail is delayed.
+    package var delayedAfter: TimeInterval = 900
+    /// Given up once this old.
+    package var maximumAge: TimeInterval = 24 * 3600
+
+    package init(firstRetry: TimeInterval = 2, lease: TimeInterval = 450) {
+        self.firstRetry = firstRetry
+        self.lease = lease
+    }
+
+    /// The wait before the next try after `attempts` tries.
+    package func retryDelay(afterAttempts attempts: Int) -> TimeInterval {
+        min(longestRetry, firstRetry * pow(2, Double(max(0, min(attempts - 1, 20)))))
+    }
+}
+
+/// The outbox's sender, one on every node: each tick (once a second on `ticks`) it takes the due mails one at a time
+/// under a lease and hands each to the transport until none is due, marking each sent, to retry, or given up. Retries
+/// come after `schedule.firstRetry` (2 s), then twice as long each time up to five minutes; a mail is given up on a
+/// permanent refusal or once it is a day old, with `onGiveUp` told (the audit event). One mail per claim: the lease
+/// covers one delivery, so a batch behind a slow relay is never taken again by another node while this one still
+/// works through it. Times written to the store come from `clock`; waiting is on `ticks`, so tests advance both.
 package struct OutboxSender: Service {
     package static let interval = Duration.seconds(1)
-    /// How long a node holds a mail it took before another may take it (it crashed, or the relay hung).
-    package static let lease: TimeInterval = 120
-    package static let maximumAge: TimeInterval = 24 * 3600
-    package static let firstRetry: TimeInterval = 2
-    package static let longestRetry: TimeInterval = 300
 
     package let store: any OutboxStore
     package let transport: any MailTransport
@@ -40,28 +61,27 @@ package struct OutboxSender: Service {
     package let ticks: any Clock<Duration>
     /// How long sent and given-up rows (without their content) stay for `/metrics` and the console.
     package let retention: TimeInterval
+    package let schedule: OutboxSchedule
     package let host: String
     package let logger: Logger
+    package let metrics: ServerMetrics?
     package let onGiveUp: @Sendable (ClaimedMail, String) async -> Void
 
     package init(
         store: any OutboxStore, transport: any MailTransport, clock: ServerClock, ticks: any Clock<Duration>,
-        retention: TimeInterval, host: String, logger: Logger,
-        onGiveUp: @escaping @Sendable (ClaimedMail, String) async -> Void = { _, _ in }
+        retention: TimeInterval, schedule: OutboxSchedule = .init(), host: String, logger: Logger,
+        metrics: ServerMetrics? = nil, onGiveUp: @escaping @Sendable (ClaimedMail, String) async -> Void = { _, _ in }
     ) {
         self.store = store
         self.transport = transport
         self.clock = clock
         self.ticks = ticks
         self.retention = retention
+        self.schedule = schedule
         self.host = host
         self.logger = logger
+        self.metrics = metrics
         self.onGiveUp = onGiveUp
-    }
-
-    /// The wait before the next try after `attempts` tries.
-    package static func retryDelay(afterAttempts attempts: Int) -> TimeInterval {
-        min(longestRetry, firstRetry * pow(2, Double(max(0, min(attempts - 1, 20)))))
     }
 
     package func run() async throws {
@@ -79,11 +99,15 @@ package struct OutboxSender: Service {
         }
     }
 
-    /// Sends what is due now; returns how many were sent.
+    /// Sends what is due now, one claim at a time, until none is due or `limit` were tried; returns how many were sent.
     @discardableResult
-    package func sendDue(limit: Int = 20) async throws -> Int {
+    package func sendDue(limit: Int = .max) async throws -> Int {
         var sent = 0
-        for claimed in try await store.claimDueMail(now: clock.now(), limit: limit, lease: Self.lease) {
+        var tried = 0
+        while tried < limit, !Task.isCancelled,
+            let claimed = try await store.claimDueMail(now: clock.now(), limit: 1, lease: schedule.lease).first
+        {
+            tried += 1
             let failure: MailDeliveryError?
             do throws(MailDeliveryError) {
                 try await transport.deliver(claimed.mail, messageID: "\(claimed.id)@\(host)")
@@ -93,18 +117,21 @@ package struct OutboxSender: Service {
             }
             guard let error = failure else {
                 try await store.markMailSent(id: claimed.id, at: clock.now(), retention: retention)
+                metrics?.mail(.sent)
                 sent += 1
                 continue
             }
             let now = clock.now()
-            if error.transient, now.timeIntervalSince(claimed.createdAt) < Self.maximumAge {
-                let next = now.addingTimeInterval(Self.retryDelay(afterAttempts: claimed.attempts))
+            if error.transient, now.timeIntervalSince(claimed.createdAt) < schedule.maximumAge {
+                let next = now.addingTimeInterval(schedule.retryDelay(afterAttempts: claimed.attempts))
                 try await store.retryMail(id: claimed.id, at: next, error: error.reason)
+                metrics?.mail(.retried)
                 logger.info(
                     "a mail will be tried again",
                     metadata: ["kind": .string(claimed.kind), "attempts": .stringConvertible(claimed.attempts)])
             } else {
                 try await store.giveUpMail(id: claimed.id, at: now, error: error.reason, retention: retention)
+                metrics?.mail(.gaveUp)
                 logger.warning(
                     "a mail was given up",
                     metadata: ["kind": .string(claimed.kind), "attempts": .stringConvertible(claimed.attempts)])

@@ -33,6 +33,44 @@ public struct ServerMetrics: Sendable {
             helpText: "Sign-in and account events")
     }
 
+    package static var mailDeliveries: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "sesame", subsystem: "mail", metricName: "deliveries", unitName: "total",
+            helpText: "Tries of this node's outbox sender, by result (sent, retried, gave_up)")
+    }
+    package static var outboxDepth: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "sesame", subsystem: "mail", metricName: "outbox_depth", unitName: "",
+            helpText: "Mails in the outbox neither sent nor given up (all nodes; read when scraped)")
+    }
+    package static var outboxOldest: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "sesame", subsystem: "mail", metricName: "outbox_oldest_age", unitName: "seconds",
+            helpText: "Age of the oldest mail neither sent nor given up, 0 when none (read when scraped)")
+    }
+
+    /// What one try of the outbox's sender came to.
+    package enum MailResult: String, Sendable, CaseIterable {
+        case sent
+        case retried
+        case gaveUp = "gave_up"
+    }
+
+    package func mail(_ result: MailResult) {
+        series.mail.withLock { counters in
+            if let found = counters[result] { return found }
+            let made = registry.makeCounter(descriptor: Self.mailDeliveries, labels: [("result", result.rawValue)])
+            counters[result] = made
+            return made
+        }.increment()
+    }
+
+    /// The outbox as it stands: set just before `/metrics` answers.
+    package func outbox(depth: Int, oldestAge: TimeInterval) {
+        registry.makeGauge(descriptor: Self.outboxDepth).set(Double(depth))
+        registry.makeGauge(descriptor: Self.outboxOldest).set(max(0, oldestAge.rounded()))
+    }
+
     /// The methods counted under their own name; any other is counted as `other`.
     package static let countedMethods: Set<String> = [
         "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE",
@@ -92,4 +130,5 @@ private final class MetricSeries: Sendable {
     }
 
     let audit = Mutex<[AuditKey: Counter]>([:])
+    let mail = Mutex<[ServerMetrics.MailResult: Counter]>([:])
 }

@@ -164,7 +164,8 @@ public func buildApplication(
         OutboxSender(
             store: store, transport: mailTransport, clock: environment.clock, ticks: environment.serviceClock,
             retention: TimeInterval(configuration.mailRetentionDays) * 86400,
-            host: URL(string: configuration.origin)?.host ?? "localhost", logger: logger,
+            schedule: configuration.outboxSchedule, host: URL(string: configuration.origin)?.host ?? "localhost",
+            logger: logger, metrics: sesame.core.metrics,
             onGiveUp: { claimed, _ in
                 await audit.record(.mailGaveUp, .failure, user: nil, clientAddress: "outbox", detail: claimed.kind)
             }))
@@ -176,7 +177,7 @@ public func buildApplication(
     }
     if let metricsListener = try MetricsEndpoint.listener(
         configuration, metrics: sesame.core.metrics, guesses: sesame.core.metricsGuesses, clock: sesame.core.clock,
-        logger: logger)
+        outbox: store, logger: logger)
     {
         app.addServices(metricsListener)
     }
@@ -208,7 +209,9 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
 package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     let core = sesame.core
     WebRoutes(sesame: core).register(on: router)
-    OperationalRoutes(sesame: core).register(on: router)
+    OperationalRoutes(
+        sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
+    ).register(on: router)
     SignUpRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
     SignInRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
     PasskeyManagementRoutes(

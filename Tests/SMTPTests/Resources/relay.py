@@ -1,10 +1,20 @@
 """A real SMTP relay for SMTPTests: aiosmtpd (PyPI; scripts/test installs it) on loopback, with a CA and a server
 certificate for localhost and 127.0.0.1 made here with `cryptography`, STARTTLS or TLS from the first byte, and
-AUTH PLAIN/LOGIN required when --auth is given. Each accepted mail is written to --out as one file (the envelope on
-the first two lines, then the message as received). Prints "READY <port> <ca.pem path>" once listening, and runs until
-stdin closes, so it ends with the test that started it.
+AUTH PLAIN/LOGIN required when --auth is given; or --mode plain (no TLS, for a server on the same machine, which
+needs none). Each accepted mail is written to --out as one file (the envelope on the first two lines, then the
+message as received). Prints "READY <port> <ca.pem path>" once listening, and runs until stdin closes, so it ends with
+the test that started it.
+
+Faults, for the outbox's tests: each line on stdin is a command, answered by one line "OK ..." on stdout:
+  accept        answer every mail 250 (again), listening on the same port
+  defer N       answer the next N mails 451 (try again later) at the end of DATA
+  refuse        answer every mail 550 at the end of DATA
+  hang          take connections and never answer (not even the greeting); they are held until the next command
+  stop          listen no more: connections are refused
+  status        "OK connections=N" (connections taken while hanging) "delivered=M attempts=K"
+With --log, every end of DATA is a line "<code> <Message-ID>" there.
 """
-import argparse, datetime, ipaddress, os, socket, ssl, sys, tempfile
+import argparse, datetime, email.parser, email.policy, ipaddress, os, socket, ssl, sys, tempfile, threading
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword, SMTP
@@ -44,22 +54,72 @@ def certificates(folder):
 
 
 class Sink:
-    def __init__(self, out):
-        self.out, self.count = out, 0
+    def __init__(self, out, log=None):
+        self.out, self.count, self.log = out, 0, log
+        self.defers, self.refuse, self.attempts = 0, False, 0
+        self.lock = threading.Lock()
 
     async def handle_DATA(self, server, session, envelope):
-        self.count += 1
-        with open(os.path.join(self.out, f"{self.count:03d}.eml"), "wb") as f:
-            f.write(f"{envelope.mail_from}\n{','.join(envelope.rcpt_tos)}\n".encode())
-            f.write(envelope.original_content)
-        return "250 2.0.0 Ok: queued as T%03d" % self.count
+        headers = email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(envelope.original_content)
+        with self.lock:
+            self.attempts += 1
+            if self.refuse:
+                answer = "550 5.7.1 refused by the test relay"
+            elif self.defers > 0:
+                self.defers -= 1
+                answer = "451 4.3.0 try again later"
+            else:
+                self.count += 1
+                with open(os.path.join(self.out, f"{self.count:03d}.eml"), "wb") as f:
+                    f.write(f"{envelope.mail_from}\n{','.join(envelope.rcpt_tos)}\n".encode())
+                    f.write(envelope.original_content)
+                answer = "250 2.0.0 Ok: queued as T%03d" % self.count
+            if self.log:
+                with open(self.log, "a") as f:
+                    f.write(f"{answer[:3]} {headers.get('Message-ID', '-')}\n")
+        return answer
+
+
+class Hang:
+    """A listener that takes connections and never says a word, holding them until closed."""
+
+    def __init__(self, port):
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", port))
+        self.listener.listen(64)
+        self.held, self.closed = [], False
+        threading.Thread(target=self.take, daemon=True).start()
+
+    def take(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.closed:
+                connection.close()
+                return
+            self.held.append(connection)
+
+    def close(self):
+        # shutdown wakes the thread blocked in accept (close alone leaves the socket listening until accept returns).
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.closed = True
+        self.listener.close()
+        for connection in self.held:
+            connection.close()
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", choices=["starttls", "implicit"], required=True)
+    parser.add_argument("--mode", choices=["starttls", "implicit", "plain"], required=True)
     parser.add_argument("--auth", help="USER:PASSWORD required before MAIL")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--log", help="a line per end of DATA: the answer's code and the Message-ID")
     args = parser.parse_args()
     paths = certificates(tempfile.mkdtemp(prefix="smtp-relay-"))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -78,16 +138,42 @@ def main():
     options = dict(hostname="127.0.0.1", port=port, server_hostname="relay.test",
                    auth_required=bool(args.auth), auth_require_tls=True,
                    authenticator=authenticator if args.auth else None)
-    if args.mode == "starttls":
-        controller = Controller(Sink(args.out), tls_context=context, require_starttls=True, **options)
-    else:
-        # aiosmtpd counts only STARTTLS as TLS when deciding to offer AUTH; this connection is TLS from its first byte.
-        options["auth_require_tls"] = False
-        controller = Controller(Sink(args.out), ssl_context=context, **options)
-    controller.start()
+    sink = Sink(args.out, args.log)
+
+    def listen():
+        if args.mode == "starttls":
+            controller = Controller(sink, tls_context=context, require_starttls=True, **options)
+        elif args.mode == "implicit":
+            # aiosmtpd counts only STARTTLS as TLS when deciding to offer AUTH; this one is TLS from its first byte.
+            controller = Controller(sink, ssl_context=context, **dict(options, auth_require_tls=False))
+        else:
+            controller = Controller(sink, **options)
+        controller.start()
+        return controller
+
+    controller, hang = listen(), None
     print(f"READY {port} {paths['ca.pem']}", flush=True)
-    sys.stdin.read()
-    controller.stop()
+    for line in sys.stdin:
+        command, _, argument = line.strip().partition(" ")
+        if hang and command != "status":
+            hang.close()
+            hang = None
+        if command in ("hang", "stop") and controller:
+            controller.stop()
+            controller = None
+        if command == "hang":
+            hang = Hang(port)
+        elif command in ("accept", "defer", "refuse"):
+            with sink.lock:
+                sink.refuse, sink.defers = command == "refuse", int(argument or 0) if command == "defer" else 0
+            if not controller:
+                controller = listen()
+        print(f"OK connections={len(hang.held) if hang else 0} delivered={sink.count} attempts={sink.attempts}",
+              flush=True)
+    if hang:
+        hang.close()
+    if controller:
+        controller.stop()
 
 
 if __name__ == "__main__":
