@@ -1,4 +1,5 @@
 import Foundation
+import SesameBytes
 import SesameCore
 
 /// The address feature's mails, each with a text part and an HTML part, in the words of the pages.
@@ -108,18 +109,5 @@ package struct EmailMails: Sendable {
         """
     }
 
-    package static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    package static func escape(_ text: String) -> String { HTMLText.escape(text) }
 }

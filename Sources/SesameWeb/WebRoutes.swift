@@ -78,21 +78,7 @@ package struct WebRoutes {
         return output + rest
     }
 
-    package static func escapeHTML(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
+    package static func escapeHTML(_ text: String) -> String { HTMLText.escape(text) }
 
     /// A page filled per request (consent, application errors): the layout and the body template, read once.
     package struct DynamicPage: Sendable {
