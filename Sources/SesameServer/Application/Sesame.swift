@@ -39,7 +39,8 @@ package struct Sesame: Sendable {
     ) {
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
-            metrics: metrics, providers: providers, rateLimits: rateLimits)
+            metrics: metrics, providers: providers, rateLimits: rateLimits,
+            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics))
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
