@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OneTimeCode
 import SQLKit
 import Testing
 import VirtualAuthenticator
@@ -10,6 +11,7 @@ import VirtualAuthenticator
 @testable import SesameEmail
 @testable import SesamePasskeys
 @testable import SesamePasswords
+@testable import SesameSecondFactors
 @testable import SesameServer
 
 /// Mails about the account (docs/email.md, "Mails about the account"), on both engines: each change to a way in
@@ -52,7 +54,9 @@ import VirtualAuthenticator
         #expect(mail.text.contains("If this wasn't you"), sourceLocation: sourceLocation)
         #expect(mail.text.contains("http://localhost:8080/account"), sourceLocation: sourceLocation)
         let html = mail.html ?? ""
-        #expect(html.contains("<h1 style=\"font-size:1.3em\">\(title)</h1>"), sourceLocation: sourceLocation)
+        #expect(
+            html.contains("<h1 style=\"font-size:1.3em\">\(EmailMails.escape(title))</h1>"),
+            sourceLocation: sourceLocation)
         #expect(html.contains("href=\"http://localhost:8080/account\""), sourceLocation: sourceLocation)
         #expect(html.contains("If this wasn’t you"), sourceLocation: sourceLocation)
     }
@@ -85,6 +89,8 @@ import VirtualAuthenticator
         #expect(
             notices.map(\.rawValue) == [
                 "passkey.added", "passkey.removed", "password.set", "password.changed", "password.removed",
+                "totp.enabled", "totp.disabled", "sms.enabled", "sms.disabled", "recovery_codes.generated",
+                "recovery_code.used",
             ])
         let docs = try VocabularyTests.text("docs/email.md")
         for notice in notices {
@@ -141,6 +147,69 @@ import VirtualAuthenticator
         #expect(
             try await Self.queued(server, user).sorted() == [
                 "passkey.added", "passkey.removed", "password.changed", "password.removed", "password.set",
+            ])
+    }
+
+    @Test(arguments: TestDatabase.all)
+    func secondFactorChangesMailTheVerifiedAddress(_ db: TestDatabase) async throws {
+        let server = EmailAddressTests.server(db)
+        let user = try await server.seedUser("nia", password: "correct horse")
+        try await Self.verify(server, user)
+        let factors = SecondFactorTests()
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "nia", "correct horse")
+            // `enableTOTP` tries a wrong first code before the right one: only the right one sets it up and mails.
+            _ = try await factors.enableTOTP(client, session, server: server)
+            try await Self.expectOne(server, subject: "An authenticator app was set up for your account on Sesame")
+
+            let generated = try await client.json("/api/account/recovery-codes", .post, headers: session.bearerHeaders)
+            #expect(generated.status == .created)
+            try await Self.expectOne(server, subject: "New recovery codes were made for your account on Sesame")
+            let codes = generated.object["codes"] as? [String] ?? []
+
+            // A wrong recovery code spends nothing and mails nothing; a right one signs in and mails.
+            let pending = try await factors.pendingStep(client, "nia", "correct horse")
+            let wrong = try await client.json(
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "recovery", "code": "not-a-code", "pendingToken": pending.token]))
+            #expect(wrong.status == .unauthorized)
+            try await Self.expectNone(server)
+            let used = try await client.json(
+                "/api/sessions/second-factor", .post,
+                body: jsonString(["factor": "recovery", "code": codes.first ?? "", "pendingToken": pending.token]))
+            #expect(used.status == .ok, "\(used.text)")
+            try await Self.expectOne(server, subject: "A recovery code of your account was used on Sesame")
+
+            // A phone: the code sent sets nothing up; a wrong code neither; the right one does, and mails.
+            let add = try await client.json(
+                "/api/account/sms", .put, body: #"{"phone":"+15551234567"}"#, headers: session.bearerHeaders)
+            #expect(add.status == .accepted, "\(add.text)")
+            try await Self.expectNone(server)
+            let code = try OriginBoundMessage(parsing: try #require(server.sms.all.last).message).code
+            let wrongSMS = try await client.json(
+                "/api/account/sms/confirm", .post, body: jsonString(["code": code == "000000" ? "000001" : "000000"]),
+                headers: session.bearerHeaders)
+            #expect(wrongSMS.status == .unauthorized)
+            try await Self.expectNone(server)
+            let confirmed = try await client.json(
+                "/api/account/sms/confirm", .post, body: jsonString(["code": code]), headers: session.bearerHeaders)
+            #expect(confirmed.status == .ok, "\(confirmed.text)")
+            try await Self.expectOne(server, subject: "A phone was set up for your account's sign-in codes on Sesame")
+
+            #expect(try await client.json("/api/account/sms", .delete, headers: session.bearerHeaders).status == .ok)
+            try await Self.expectOne(
+                server, subject: "The phone was removed from your account's sign-in codes on Sesame")
+            #expect(
+                try await client.json("/api/account/sms", .delete, headers: session.bearerHeaders).status == .notFound)
+            try await Self.expectNone(server)
+
+            #expect(try await client.json("/api/account/totp", .delete, headers: session.bearerHeaders).status == .ok)
+            try await Self.expectOne(server, subject: "The authenticator app was removed from your account on Sesame")
+        }
+        #expect(
+            try await Self.queued(server, user).sorted() == [
+                "recovery_code.used", "recovery_codes.generated", "sms.disabled", "sms.enabled", "totp.disabled",
+                "totp.enabled",
             ])
     }
 
@@ -228,6 +297,12 @@ import VirtualAuthenticator
                 _ = try await store.deletePassword(userID: user.id, notice: notice(.passwordRemoved))
             }
             #expect(try await store.password(userID: user.id) != nil)
+            await #expect(throws: FailingAfterNotice.Failed.self) {
+                try await store.replaceRecoveryCodes(
+                    userID: user.id, salt: [1], hashes: [[2]], at: server.clock.now,
+                    notice: notice(.recoveryCodesGenerated))
+            }
+            #expect(try await store.recoveryCodes(userID: user.id) == nil)
         }
         try await Self.expectNone(server)
         #expect(try await Self.queued(server, user).isEmpty)

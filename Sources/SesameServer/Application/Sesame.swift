@@ -46,7 +46,8 @@ package struct Sesame: Sendable {
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
         self.factors = FactorVerifier(
             store: store, rateLimiter: core.rateLimiter, ceremonies: core.ceremonies, audit: core.audit, clock: clock,
-            logger: logger, sms: sms, serverSecret: serverSecret, configuration: configuration
+            logger: logger, sms: sms, serverSecret: serverSecret, configuration: configuration,
+            accountNotices: core.accountNotices
         )
         let metadata = MetadataService(store: store, clock: clock, logger: logger)
         self.metadata = metadata
