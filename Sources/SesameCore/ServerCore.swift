@@ -29,11 +29,16 @@ package struct ServerCore: Sendable {
     /// Metrics token attempts per address on this node (`MetricsEndpoint`), on both listeners.
     package let metricsGuesses: NodeCeremonyBudget
     package let audit: AuditLog
+    /// Mails to the account's owner about changes to its ways in (`AccountNotices`); the composition root gives the
+    /// address feature's.
+    package let accountNotices: any AccountNotices
 
     package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
-        metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy
+        metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy,
+        accountNotices: any AccountNotices = NoAccountNotices()
     ) {
+        self.accountNotices = accountNotices
         self.configuration = configuration
         self.store = store
         self.clock = clock
@@ -60,6 +65,13 @@ package struct ServerCore: Sendable {
     }
 
     package var now: Date { clock.now() }
+
+    /// The notice of a change `user` makes from this request, for its store to give in the change's transaction.
+    package func notice(_ kind: AccountNoticeKind, user: User, context: some ClientContext) -> AccountNotice {
+        AccountNotice(
+            kind, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: now,
+            notices: accountNotices)
+    }
 
     /// Runs CPU-heavy work (scrypt) off the event loops.
     package func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

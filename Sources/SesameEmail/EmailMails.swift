@@ -98,6 +98,41 @@ package struct EmailMails: Sendable {
         return OutgoingMail(to: old, subject: "Your email address for \(siteName) was changed", text: text, html: html)
     }
 
+    /// A change to the account's ways in (`AccountNoticeKind`), to its verified address: what changed and when, a
+    /// link to the account page, and what to do if it wasn't them.
+    package func notice(_ kind: AccountNoticeKind, to address: String, username: String?, at: Date) -> OutgoingMail {
+        let when = Self.shown(at)
+        let who = username.map { " (username \($0))" } ?? ""
+        let sentence = "\(kind.title) on \(siteName)\(who), at \(when)."
+        let text = """
+            \(kind.title)
+
+            \(sentence)
+
+            If this was you, there is nothing to do.
+
+            If this wasn't you, someone else may be able to sign in as you. Sign in at once, remove the passkeys, \
+            password and other ways in you don't recognize, and look at your account's recent activity: \
+            \(origin)/account
+            """
+        let html = Self.page(
+            title: kind.title,
+            """
+            <p>\(Self.escape(sentence))</p>
+            <p>If this was you, there is nothing to do.</p>
+            <p>If this wasn’t you, someone else may be able to sign in as you. <a href="\(Self.escape(origin))/account">\
+            Sign in at once</a>, remove the passkeys, password and other ways in you don’t recognize, and look at your \
+            account’s recent activity.</p>
+            """)
+        return OutgoingMail(to: address, subject: "\(kind.title) on \(siteName)", text: text, html: html)
+    }
+
+    /// A time as mails show it: `2026-11-28 17:50 UTC`.
+    package static func shown(_ date: Date) -> String {
+        let iso = date.ISO8601Format()  // 2026-11-28T17:50:12Z
+        return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
+    }
+
     private static func page(title: String, _ body: String) -> String {
         """
         <!doctype html>

@@ -32,6 +32,9 @@ extension AuditKind {
     package static let emailChanged = AuditKind("email.changed")
     /// The address (and any pending one) was removed.
     package static let emailRemoved = AuditKind("email.removed")
+    /// A mail about a change to the account's ways in was written to the outbox, in the change's transaction
+    /// (detail: the notice, e.g. `passkey.added`; `AccountNotices`).
+    package static let mailQueued = AuditKind("mail.queued")
 }
 
 extension GuessableSecret {
@@ -46,7 +49,7 @@ extension Vocabulary {
     package static let email = Vocabulary(
         owner: "SesameEmail",
         errorCodes: [.emailNotEnabled, .invalidEmail, .emailUnchanged, .emailRequired, .invalidEmailCode],
-        auditKinds: [.emailAdded, .emailVerified, .emailChanged, .emailRemoved],
+        auditKinds: [.emailAdded, .emailVerified, .emailChanged, .emailRemoved, .mailQueued],
         settings: ServerConfiguration.emailSettings,
         checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateEmail(c) }],
         guessableSecrets: [.emailCode, .emailSend]

@@ -147,7 +147,8 @@ package struct PasskeyManagementRoutes {
 
         sensitive.delete("/passkeys/{id}") { _, context in
             let id = try credentialID(context)
-            switch try await store.deleteCredential(userID: context.user.id, id: id) {
+            let notice = sesame.notice(.passkeyRemoved, user: context.user, context: context)
+            switch try await store.deleteCredential(userID: context.user.id, id: id, notice: notice) {
             case .removed:
                 await sesame.audit.record(.passkeyRemoved, .success, user: context.user, context: context)
                 return Status(status: "removed")
@@ -213,7 +214,8 @@ package struct PasskeyManagementRoutes {
             )
             let credential = try passkeyVerifier.storedCredential(result, user: user, name: body.name)
             do {
-                try await store.addCredential(credential)
+                try await store.addCredential(
+                    credential, notice: sesame.notice(.passkeyAdded, user: user, context: context))
             } catch StoreError.conflict {
                 throw APIError.credentialExists
             }

@@ -40,6 +40,14 @@ extension ChallengePurpose {
     package static let addPasskey = ChallengePurpose("add_passkey")
 }
 
+extension AccountNoticeKind {
+    /// A passkey or security key was added to a signed-in account (not at sign-up: no address is verified yet).
+    package static let passkeyAdded = AccountNoticeKind("passkey.added", title: "A passkey was added to your account")
+    /// A passkey or security key was removed.
+    package static let passkeyRemoved = AccountNoticeKind(
+        "passkey.removed", title: "A passkey was removed from your account")
+}
+
 extension Vocabulary {
     /// The words `SesamePasskeys` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let passkeys = Vocabulary(
@@ -52,6 +60,7 @@ extension Vocabulary {
         auditKinds: [
             .signUpPasskey, .signInPasskey, .passkeyRegistration, .passkeyAdded, .passkeyRenamed, .passkeyRemoved,
         ],
-        challengePurposes: [.registration, .authentication, .addPasskey]
+        challengePurposes: [.registration, .authentication, .addPasskey],
+        accountNotices: [.passkeyAdded, .passkeyRemoved]
     )
 }

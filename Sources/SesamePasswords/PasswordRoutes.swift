@@ -11,13 +11,13 @@ import SesameSecondFactors
 /// answer after the same scrypt work.
 package struct PasswordRoutes {
     package let sesame: ServerCore
-    package let store: any PasswordStore & Store
+    package let store: any PasswordStore & NoticedPasswordChanges & Store
     package let passwordHasher: PasswordHasher
     package let factorVerifier: FactorVerifier
     package let backChannelLogout: BackChannelLogout
 
     package init(
-        sesame: ServerCore, store: any PasswordStore & Store, passwordHasher: PasswordHasher,
+        sesame: ServerCore, store: any PasswordStore & NoticedPasswordChanges & Store, passwordHasher: PasswordHasher,
         factorVerifier: FactorVerifier,
         backChannelLogout: BackChannelLogout
     ) {
@@ -63,7 +63,8 @@ package struct PasswordRoutes {
             try await change(try await request.decode(as: ChangeRequest.self, context: context), context: context)
         }
         sensitive.delete("/password") { _, context in
-            switch try await store.deletePassword(userID: context.user.id) {
+            let notice = sesame.notice(.passwordRemoved, user: context.user, context: context)
+            switch try await store.deletePassword(userID: context.user.id, notice: notice) {
             case .removed:
                 await sesame.audit.record(.passwordRemoved, .success, user: context.user, context: context)
                 return Status(status: "removed")
@@ -167,7 +168,8 @@ package struct PasswordRoutes {
         // told (found first, while their grants are live).
         let apps = try await backChannelLogout.clients(of: user.id)
         let revoked = try await store.replacePassword(
-            userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id)
+            userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id,
+            notice: sesame.notice(existing == nil ? .passwordSet : .passwordChanged, user: user, context: context))
         backChannelLogout.send(to: apps, userID: user.id)
         await sesame.audit.record(
             existing == nil ? .passwordSet : .passwordChanged, .success, user: user, context: context,

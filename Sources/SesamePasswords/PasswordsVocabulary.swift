@@ -27,6 +27,17 @@ extension GuessableSecret {
     package static let password = GuessableSecret("password")
 }
 
+extension AccountNoticeKind {
+    /// A password was set on an account that had none.
+    package static let passwordSet = AccountNoticeKind("password.set", title: "A password was set for your account")
+    /// The password was changed.
+    package static let passwordChanged = AccountNoticeKind(
+        "password.changed", title: "The password of your account was changed")
+    /// The password was removed (the account signs in with passkeys only).
+    package static let passwordRemoved = AccountNoticeKind(
+        "password.removed", title: "The password of your account was removed")
+}
+
 extension Vocabulary {
     /// The words `SesamePasswords` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let passwords = Vocabulary(
@@ -38,6 +49,7 @@ extension Vocabulary {
             .signInPassword, .passwordSet, .passwordChanged, .passwordRemoved, .passwordRehashed,
         ],
         settings: ServerConfiguration.passwordsSettings,
-        guessableSecrets: [.password]
+        guessableSecrets: [.password],
+        accountNotices: [.passwordSet, .passwordChanged, .passwordRemoved]
     )
 }

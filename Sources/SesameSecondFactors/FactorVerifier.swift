@@ -25,12 +25,16 @@ package struct FactorVerifier: Sendable {
     package let sms: any SMSSender
     package let serverSecret: [UInt8]
     package let configuration: ServerConfiguration
+    /// Mails the owner when a factor is set up or a recovery code used (`AccountNotices`).
+    package let accountNotices: any AccountNotices
 
     package init(
         store: any SecondFactorStore, rateLimiter: RateLimiter, ceremonies: Ceremonies, audit: AuditLog,
         clock: ServerClock,
-        logger: Logger, sms: any SMSSender, serverSecret: [UInt8], configuration: ServerConfiguration
+        logger: Logger, sms: any SMSSender, serverSecret: [UInt8], configuration: ServerConfiguration,
+        accountNotices: any AccountNotices = NoAccountNotices()
     ) {
+        self.accountNotices = accountNotices
         self.store = store
         self.rateLimiter = rateLimiter
         self.ceremonies = ceremonies
@@ -40,6 +44,13 @@ package struct FactorVerifier: Sendable {
         self.sms = sms
         self.serverSecret = serverSecret
         self.configuration = configuration
+    }
+
+    /// The notice of a change `user` makes from this request, for the store to give in the change's transaction.
+    private func notice(_ kind: AccountNoticeKind, user: User, context: some ClientContext) -> AccountNotice {
+        AccountNotice(
+            kind, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: clock.now(),
+            notices: accountNotices)
     }
 
     /// Codes are accepted for the current 30-second step and one step either side (clock drift, typing time).
@@ -105,7 +116,9 @@ package struct FactorVerifier: Sendable {
         if let step = result.acceptedStep, step <= UInt64(Int64.max) {
             accepted =
                 confirming
-                ? try await store.confirmTOTP(userID: user.id, step: Int64(step), revision: record.revision)
+                ? try await store.confirmTOTP(
+                    userID: user.id, step: Int64(step), revision: record.revision,
+                    notice: notice(.totpEnabled, user: user, context: context))
                 : try await store.acceptTOTPStep(userID: user.id, step: Int64(step))
         } else {
             accepted = false
@@ -128,7 +141,11 @@ package struct FactorVerifier: Sendable {
         {
             matched = set.hashes[index]
         }
-        guard let matched, try await store.useRecoveryCode(userID: user.id, hash: matched, at: clock.now()) else {
+        guard let matched,
+            try await store.useRecoveryCode(
+                userID: user.id, hash: matched, at: clock.now(),
+                notice: notice(.recoveryCodeUsed, user: user, context: context))
+        else {
             await audit.record(kind, .failure, user: user, context: context, detail: Factor.recovery.rawValue)
             throw APIError.invalidCode
         }
@@ -198,7 +215,7 @@ package struct FactorVerifier: Sendable {
             try await store.completePhoneChange(
                 userID: user.id, challengeID: phoneChangeID(userID: user.id, code: typed),
                 purpose: ChallengePurpose.phoneChange.rawValue,
-                now: clock.now()
+                now: clock.now(), notice: notice(.smsEnabled, user: user, context: context)
             ) != nil
         else {
             await audit.record(.smsEnabled, .failure, user: user, context: context, detail: Factor.sms.rawValue)

@@ -100,7 +100,8 @@ package struct SecondFactorRoutes {
         }
 
         sensitive.delete("/totp") { _, context in
-            guard try await store.deleteTOTP(userID: context.user.id) else { throw APIError.notFound }
+            let notice = sesame.notice(.totpDisabled, user: context.user, context: context)
+            guard try await store.deleteTOTP(userID: context.user.id, notice: notice) else { throw APIError.notFound }
             await sesame.audit.record(.totpDisabled, .success, user: context.user, context: context)
             return Status(status: "disabled")
         }
@@ -121,7 +122,8 @@ package struct SecondFactorRoutes {
         }
 
         sensitive.delete("/sms") { _, context in
-            guard try await store.deleteSMS(userID: context.user.id) else { throw APIError.notFound }
+            let notice = sesame.notice(.smsDisabled, user: context.user, context: context)
+            guard try await store.deleteSMS(userID: context.user.id, notice: notice) else { throw APIError.notFound }
             await sesame.audit.record(.smsDisabled, .success, user: context.user, context: context)
             return Status(status: "disabled")
         }
@@ -129,7 +131,8 @@ package struct SecondFactorRoutes {
         sensitive.post("/recovery-codes") { _, context in
             let (codes, set) = try RecoveryCodeSet.generate(count: 10)
             try await store.replaceRecoveryCodes(
-                userID: context.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now)
+                userID: context.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now,
+                notice: sesame.notice(.recoveryCodesGenerated, user: context.user, context: context))
             await sesame.audit.record(.recoveryCodesGenerated, .success, user: context.user, context: context)
             return EditedResponse(status: .created, response: RecoveryCodesBody(codes: codes))
         }

@@ -54,6 +54,25 @@ extension GuessableSecret {
     package static let smsSend = GuessableSecret("sms_send")
 }
 
+extension AccountNoticeKind {
+    /// An authenticator app was set up (its first code confirmed).
+    package static let totpEnabled = AccountNoticeKind(
+        "totp.enabled", title: "An authenticator app was set up for your account")
+    package static let totpDisabled = AccountNoticeKind(
+        "totp.disabled", title: "The authenticator app was removed from your account")
+    /// A phone number for sign-in codes was confirmed (a first one, or a new one in place of the old).
+    package static let smsEnabled = AccountNoticeKind(
+        "sms.enabled", title: "A phone was set up for your account's sign-in codes")
+    package static let smsDisabled = AccountNoticeKind(
+        "sms.disabled", title: "The phone was removed from your account's sign-in codes")
+    /// Recovery codes were made, replacing any earlier set.
+    package static let recoveryCodesGenerated = AccountNoticeKind(
+        "recovery_codes.generated", title: "New recovery codes were made for your account")
+    /// A recovery code was spent, at sign-in or to confirm a sign-in again.
+    package static let recoveryCodeUsed = AccountNoticeKind(
+        "recovery_code.used", title: "A recovery code of your account was used")
+}
+
 extension Vocabulary {
     /// The words `SesameSecondFactors` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let secondFactors = Vocabulary(
@@ -71,6 +90,9 @@ extension Vocabulary {
             ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateSecondFactors(c) }
         ],
         challengePurposes: [.pendingSecondFactor, .smsSignIn, .phoneChange],
-        guessableSecrets: [.totp, .sms, .recovery, .smsSend]
+        guessableSecrets: [.totp, .sms, .recovery, .smsSend],
+        accountNotices: [
+            .totpEnabled, .totpDisabled, .smsEnabled, .smsDisabled, .recoveryCodesGenerated, .recoveryCodeUsed,
+        ]
     )
 }

@@ -97,7 +97,8 @@ import WebAuthn
             ])
         #expect(
             Vocabulary.duplicates(in: [.passkeys, .passkeys]).count == Vocabulary.passkeys.errorCodes.count
-                + Vocabulary.passkeys.auditKinds.count + Vocabulary.passkeys.challengePurposes.count)
+                + Vocabulary.passkeys.auditKinds.count + Vocabulary.passkeys.challengePurposes.count
+                + Vocabulary.passkeys.accountNotices.count)
     }
 
     /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.

@@ -17,12 +17,16 @@ package struct Vocabulary: Sendable {
     /// What this part's stored challenges are for, and the guessable secrets it rate-limits.
     package var challengePurposes: [ChallengePurpose]
     package var guessableSecrets: [GuessableSecret]
+    /// The changes this part mails the account's owner about (`AccountNotices`).
+    package var accountNotices: [AccountNoticeKind]
 
     package init(
         owner: String, errorCodes: [APIErrorCode] = [], oauthErrorCodes: [OAuthErrorCode] = [],
         auditKinds: [AuditKind] = [], settings: [Setting] = [], checks: [ConfigurationCheck] = [],
-        challengePurposes: [ChallengePurpose] = [], guessableSecrets: [GuessableSecret] = []
+        challengePurposes: [ChallengePurpose] = [], guessableSecrets: [GuessableSecret] = [],
+        accountNotices: [AccountNoticeKind] = []
     ) {
+        self.accountNotices = accountNotices
         self.challengePurposes = challengePurposes
         self.guessableSecrets = guessableSecrets
         self.owner = owner
@@ -48,6 +52,7 @@ package struct Vocabulary: Sendable {
             for kind in part.auditKinds { note("audit kind \(kind.rawValue)", part.owner) }
             for purpose in part.challengePurposes { note("challenge purpose \(purpose.rawValue)", part.owner) }
             for secret in part.guessableSecrets { note("guessable secret \(secret.rawValue)", part.owner) }
+            for notice in part.accountNotices { note("account notice \(notice.rawValue)", part.owner) }
             for setting in part.settings {
                 note("setting \(setting.key)", part.owner)
                 note("flag \(setting.flag)", part.owner)
@@ -68,7 +73,7 @@ package struct Vocabulary: Sendable {
             owner: owner, errorCodes: parts.flatMap(\.errorCodes), oauthErrorCodes: parts.flatMap(\.oauthErrorCodes),
             auditKinds: parts.flatMap(\.auditKinds), settings: parts.flatMap(\.settings),
             checks: parts.flatMap(\.checks), challengePurposes: parts.flatMap(\.challengePurposes),
-            guessableSecrets: parts.flatMap(\.guessableSecrets))
+            guessableSecrets: parts.flatMap(\.guessableSecrets), accountNotices: parts.flatMap(\.accountNotices))
     }
 }
 

@@ -93,6 +93,15 @@ public protocol CredentialStore {
     func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome
 }
 
+/// The passkey changes the account's owner is told about by mail: each gives its notice (`AccountNotice`) in the
+/// change's own transaction, so a refused or rolled-back change mails nothing.
+package protocol NoticedCredentialChanges {
+    /// As `CredentialStore.addCredential`, with the notice in the same transaction.
+    func addCredential(_ credential: StoredCredential, notice: AccountNotice?) async throws
+    /// As `CredentialStore.deleteCredential`; the notice only when the passkey was removed.
+    func deleteCredential(userID: String, id: [UInt8], notice: AccountNotice?) async throws -> RemovalOutcome
+}
+
 extension SQLStore: CredentialStore {
     public func createAccount(
         _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
@@ -218,7 +227,7 @@ extension SQLStore: CredentialStore {
     }
 
     public func addCredential(_ c: StoredCredential) async throws {
-        try await insert(Self.credentialInsert(c))
+        try await addCredential(c, notice: nil)
     }
 
     public func credentials(userID: String) async throws -> [StoredCredential] {
@@ -433,6 +442,22 @@ extension SQLStore: CredentialStore {
     }
 
     public func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome {
+        try await deleteCredential(userID: userID, id: id, notice: nil)
+    }
+}
+
+extension SQLStore: NoticedCredentialChanges {
+    package func addCredential(_ c: StoredCredential, notice: AccountNotice?) async throws {
+        guard let notice else { return try await insert(Self.credentialInsert(c)) }
+        try await engine.withTransaction { db in
+            do { try await db.raw(Self.credentialInsert(c)).run() } catch  where Self.isUniqueViolation(error) {
+                throw StoreError.conflict
+            }
+            try await notice.give(in: db)
+        }
+    }
+
+    package func deleteCredential(userID: String, id: [UInt8], notice: AccountNotice?) async throws -> RemovalOutcome {
         try await engine.withTransaction { [self] db in
             try await lockUser(db, userID)
             let deleted = try await db.raw(
@@ -443,7 +468,10 @@ extension SQLStore: CredentialStore {
                 RETURNING id
                 """
             ).all()
-            if !deleted.isEmpty { return .removed }
+            if !deleted.isEmpty {
+                try await notice.give(in: db)
+                return .removed
+            }
             let exists = try await db.raw(
                 "SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)"
             ).first()

@@ -9,4 +9,4 @@ package enum PasskeysSchema {
 }
 
 /// What the passkey feature reads and writes: accounts, sessions and challenges from the core's store, and passkeys.
-package typealias PasskeyStorage = CredentialStore & Store
+package typealias PasskeyStorage = CredentialStore & NoticedCredentialChanges & Store

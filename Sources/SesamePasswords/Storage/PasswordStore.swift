@@ -34,6 +34,17 @@ public protocol PasswordStore {
     func deletePassword(userID: String) async throws -> RemovalOutcome
 }
 
+/// The password changes the account's owner is told about by mail: each gives its notice (`AccountNotice`) in the
+/// change's own transaction, so a refused or rolled-back change mails nothing.
+package protocol NoticedPasswordChanges {
+    /// As `PasswordStore.replacePassword`, with the notice in the same transaction.
+    func replacePassword(
+        userID: String, _ record: PasswordRecord, at: Date, keepingSession: String, notice: AccountNotice?
+    ) async throws -> Int
+    /// As `PasswordStore.deletePassword`; the notice only when the password was removed.
+    func deletePassword(userID: String, notice: AccountNotice?) async throws -> RemovalOutcome
+}
+
 extension SQLStore: PasswordStore {
     public func createUser(_ user: User, password: PasswordRecord, audit: AuditEvent) async throws {
         try await engine.withTransaction { db in
@@ -86,17 +97,31 @@ extension SQLStore: PasswordStore {
     public func replacePassword(userID: String, _ record: PasswordRecord, at: Date, keepingSession: String) async throws
         -> Int
     {
+        try await replacePassword(userID: userID, record, at: at, keepingSession: keepingSession, notice: nil)
+    }
+
+    public func deletePassword(userID: String) async throws -> RemovalOutcome {
+        try await deletePassword(userID: userID, notice: nil)
+    }
+}
+
+extension SQLStore: NoticedPasswordChanges {
+    package func replacePassword(
+        userID: String, _ record: PasswordRecord, at: Date, keepingSession: String, notice: AccountNotice?
+    ) async throws -> Int {
         try await engine.withTransaction { db in
             try await db.raw(Self.passwordUpsert(userID: userID, record, at: at)).run()
             // Whoever knew the old password may hold an app's tokens too: those end with the other sessions.
             try await schema.sessionsEnded(userID: userID, db, at: at)
-            return try await db.raw(
+            let ended = try await db.raw(
                 "DELETE FROM sessions WHERE user_id = \(bind: userID) AND id <> \(bind: keepingSession) RETURNING id"
             ).all().count
+            try await notice.give(in: db)
+            return ended
         }
     }
 
-    public func deletePassword(userID: String) async throws -> RemovalOutcome {
+    package func deletePassword(userID: String, notice: AccountNotice?) async throws -> RemovalOutcome {
         try await engine.withTransaction { [self] db in
             try await lockUser(db, userID)
             let deleted = try await db.raw(
@@ -106,7 +131,10 @@ extension SQLStore: PasswordStore {
                 RETURNING user_id
                 """
             ).all()
-            if !deleted.isEmpty { return .removed }
+            if !deleted.isEmpty {
+                try await notice.give(in: db)
+                return .removed
+            }
             let exists = try await db.raw("SELECT user_id FROM passwords WHERE user_id = \(bind: userID)").first()
             return exists == nil ? .notFound : .lastWayIn
         }

@@ -15,6 +15,12 @@ public protocol RecoveryCodeStore {
 
 extension SQLStore: RecoveryCodeStore {
     public func replaceRecoveryCodes(userID: String, salt: [UInt8], hashes: [[UInt8]], at: Date) async throws {
+        try await replaceRecoveryCodes(userID: userID, salt: salt, hashes: hashes, at: at, notice: nil)
+    }
+
+    package func replaceRecoveryCodes(
+        userID: String, salt: [UInt8], hashes: [[UInt8]], at: Date, notice: AccountNotice?
+    ) async throws {
         try await engine.withTransaction { db in
             try await db.raw("DELETE FROM recovery_codes WHERE user_id = \(bind: userID)").run()
             try await db.raw(
@@ -28,6 +34,7 @@ extension SQLStore: RecoveryCodeStore {
                     "INSERT INTO recovery_codes (user_id, code_hash) VALUES (\(bind: userID), \(bind: Data(hash)))"
                 ).run()
             }
+            try await notice.give(in: db)
         }
     }
 
@@ -44,12 +51,21 @@ extension SQLStore: RecoveryCodeStore {
     }
 
     public func useRecoveryCode(userID: String, hash: [UInt8], at: Date) async throws -> Bool {
-        !(try await db.raw(
-            """
-            UPDATE recovery_codes SET used_at = \(bind: at.milliseconds)
-            WHERE user_id = \(bind: userID) AND code_hash = \(bind: Data(hash)) AND used_at IS NULL RETURNING user_id
-            """
-        ).all()).isEmpty
+        try await useRecoveryCode(userID: userID, hash: hash, at: at, notice: nil)
+    }
+
+    package func useRecoveryCode(userID: String, hash: [UInt8], at: Date, notice: AccountNotice?) async throws -> Bool {
+        try await engine.withTransaction { db in
+            let used =
+                !(try await db.raw(
+                    """
+                    UPDATE recovery_codes SET used_at = \(bind: at.milliseconds)
+                    WHERE user_id = \(bind: userID) AND code_hash = \(bind: Data(hash)) AND used_at IS NULL RETURNING user_id
+                    """
+                ).all()).isEmpty
+            if used { try await notice.give(in: db) }
+            return used
+        }
     }
 
     public func unusedRecoveryCodeCount(userID: String) async throws -> Int {

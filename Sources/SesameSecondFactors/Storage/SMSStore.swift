@@ -50,7 +50,17 @@ extension SQLStore: SMSStore {
     }
 
     public func deleteSMS(userID: String) async throws -> Bool {
-        !(try await db.raw("DELETE FROM sms WHERE user_id = \(bind: userID) RETURNING user_id").all()).isEmpty
+        try await deleteSMS(userID: userID, notice: nil)
+    }
+
+    package func deleteSMS(userID: String, notice: AccountNotice?) async throws -> Bool {
+        try await engine.withTransaction { db in
+            let deleted =
+                !(try await db.raw("DELETE FROM sms WHERE user_id = \(bind: userID) RETURNING user_id")
+                .all()).isEmpty
+            if deleted { try await notice.give(in: db) }
+            return deleted
+        }
     }
 
     public func beginPhoneChange(userID: String, phone: String, challengeID: [UInt8], purpose: String, expiresAt: Date)
@@ -72,6 +82,12 @@ extension SQLStore: SMSStore {
     public func completePhoneChange(userID: String, challengeID: [UInt8], purpose: String, now: Date) async throws
         -> String?
     {
+        try await completePhoneChange(userID: userID, challengeID: challengeID, purpose: purpose, now: now, notice: nil)
+    }
+
+    package func completePhoneChange(
+        userID: String, challengeID: [UInt8], purpose: String, now: Date, notice: AccountNotice?
+    ) async throws -> String? {
         try await engine.withTransaction { [self] db in
             guard
                 let row = try await db.raw(
@@ -92,6 +108,7 @@ extension SQLStore: SMSStore {
                     confirmed: true,
                     at: now)
             ).run()
+            try await notice.give(in: db)
             return phone
         }
     }

@@ -7,7 +7,7 @@ import SesameCore
 /// this part brings migration 2, which sealed the stored TOTP secrets and phone numbers, and owns what the core does
 /// to these tables: an account's rows deleted with it, the two sealed columns (`sesame seal-keys`).
 /// What the second factors keep: authenticator-app secrets, phone numbers and recovery codes.
-package typealias SecondFactorStore = RecoveryCodeStore & SMSStore & TOTPStore & Sendable
+package typealias SecondFactorStore = RecoveryCodeStore & SMSStore & TOTPStore & NoticedSecondFactorChanges & Sendable
 
 package enum SecondFactorsSchema {
     package static let part = SchemaPart(

@@ -75,18 +75,41 @@ extension SQLStore: TOTPStore {
     }
 
     public func confirmTOTP(userID: String, step: Int64, revision: [UInt8]) async throws -> Bool {
-        // The secret column must still hold the sealed bytes the code was checked against: a setup started
-        // meanwhile (a new random secret, sealed under a new nonce) makes this update change nothing.
-        !(try await db.raw(
-            """
-            UPDATE totp SET last_step = \(bind: step), confirmed = 1
-            WHERE user_id = \(bind: userID) AND confirmed = 0 AND secret = \(bind: Data(revision)) AND last_step < \(bind: step)
-            RETURNING user_id
-            """
-        ).all()).isEmpty
+        try await confirmTOTP(userID: userID, step: step, revision: revision, notice: nil)
     }
 
     public func deleteTOTP(userID: String) async throws -> Bool {
-        !(try await db.raw("DELETE FROM totp WHERE user_id = \(bind: userID) RETURNING user_id").all()).isEmpty
+        try await deleteTOTP(userID: userID, notice: nil)
+    }
+}
+
+extension SQLStore {
+    package func confirmTOTP(userID: String, step: Int64, revision: [UInt8], notice: AccountNotice?) async throws
+        -> Bool
+    {
+        try await engine.withTransaction { db in
+            // The secret column must still hold the sealed bytes the code was checked against: a setup started
+            // meanwhile (a new random secret, sealed under a new nonce) makes this update change nothing.
+            let confirmed =
+                !(try await db.raw(
+                    """
+                    UPDATE totp SET last_step = \(bind: step), confirmed = 1
+                    WHERE user_id = \(bind: userID) AND confirmed = 0 AND secret = \(bind: Data(revision)) AND last_step < \(bind: step)
+                    RETURNING user_id
+                    """
+                ).all()).isEmpty
+            if confirmed { try await notice.give(in: db) }
+            return confirmed
+        }
+    }
+
+    package func deleteTOTP(userID: String, notice: AccountNotice?) async throws -> Bool {
+        try await engine.withTransaction { db in
+            let deleted =
+                !(try await db.raw("DELETE FROM totp WHERE user_id = \(bind: userID) RETURNING user_id")
+                .all()).isEmpty
+            if deleted { try await notice.give(in: db) }
+            return deleted
+        }
     }
 }

@@ -39,13 +39,15 @@ package struct Sesame: Sendable {
     ) {
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
-            metrics: metrics, providers: providers, rateLimits: rateLimits)
+            metrics: metrics, providers: providers, rateLimits: rateLimits,
+            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics))
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
         self.factors = FactorVerifier(
             store: store, rateLimiter: core.rateLimiter, ceremonies: core.ceremonies, audit: core.audit, clock: clock,
-            logger: logger, sms: sms, serverSecret: serverSecret, configuration: configuration
+            logger: logger, sms: sms, serverSecret: serverSecret, configuration: configuration,
+            accountNotices: core.accountNotices
         )
         let metadata = MetadataService(store: store, clock: clock, logger: logger)
         self.metadata = metadata

@@ -1,0 +1,78 @@
+import Foundation
+import SQLKit
+
+/// A change to an account's ways in that its owner is told about by mail ("A passkey was added"). Opaque and
+/// extensible, like `AuditKind`: each feature declares the notices of its changes in its `<Feature>Vocabulary.swift`
+/// and lists them in its part of the vocabulary; the raw value is the outbox row's kind and the `mail.queued` audit
+/// detail, the title is the mail's heading and subject, in the words of the account page.
+public struct AccountNoticeKind: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    /// What happened, as a sentence without its full stop: "A passkey was added to your account".
+    package let title: String
+
+    package init(_ rawValue: String, title: String) {
+        self.rawValue = rawValue
+        self.title = title
+    }
+
+    public var description: String { rawValue }
+}
+
+/// Tells an account's owner about a change to its ways in, by mail to its verified address. The core declares it;
+/// the address feature (`SesameEmail`) implements it and the composition root hands it to the core, so a feature
+/// that changes a way in never imports the feature that mails.
+package protocol AccountNotices: Sendable {
+    /// Writes the mail about `kind` to the outbox, with its audit event, inside the transaction of the change (`db`
+    /// is that transaction's database): a rolled-back change sends nothing. Nothing when the account has no verified
+    /// address or addresses are off.
+    func queue(
+        _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
+        in db: any SQLDatabase
+    ) async throws
+}
+
+/// No mails: a server built without the address feature (and the store's own tests).
+package struct NoAccountNotices: AccountNotices {
+    package init() {}
+
+    package func queue(
+        _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
+        in db: any SQLDatabase
+    ) async throws {}
+}
+
+/// One notice to give, made by a route (`ServerCore.notice`) and given by its store inside the change's transaction
+/// (`give(in:)`), after the change's own writes.
+package struct AccountNotice: Sendable {
+    package let notices: any AccountNotices
+    package let kind: AccountNoticeKind
+    package let userID: String
+    package let username: String?
+    package let clientAddress: String
+    package let at: Date
+
+    package init(
+        _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
+        notices: any AccountNotices
+    ) {
+        self.kind = kind
+        self.userID = userID
+        self.username = username
+        self.clientAddress = clientAddress
+        self.at = at
+        self.notices = notices
+    }
+
+    /// Writes the mail (if the account gets one) in the transaction whose database is `db`.
+    package func give(in db: any SQLDatabase) async throws {
+        try await notices.queue(
+            kind, userID: userID, username: username, clientAddress: clientAddress, at: at, in: db)
+    }
+}
+
+extension Optional where Wrapped == AccountNotice {
+    /// Gives the notice, if there is one, in the transaction whose database is `db`.
+    package func give(in db: any SQLDatabase) async throws {
+        if let notice = self { try await notice.give(in: db) }
+    }
+}
