@@ -32,13 +32,16 @@ package struct ServerCore: Sendable {
     /// Mails to the account's owner about changes to its ways in (`AccountNotices`); the composition root gives the
     /// address feature's.
     package let accountNotices: any AccountNotices
+    /// The groups accounts belong to (`AccountGroups`); the composition root gives the groups feature's.
+    package let accountGroups: any AccountGroups
 
     package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy,
-        accountNotices: any AccountNotices = NoAccountNotices()
+        accountNotices: any AccountNotices = NoAccountNotices(), accountGroups: any AccountGroups = NoAccountGroups()
     ) {
         self.accountNotices = accountNotices
+        self.accountGroups = accountGroups
         self.configuration = configuration
         self.store = store
         self.clock = clock
