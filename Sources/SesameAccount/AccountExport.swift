@@ -22,10 +22,8 @@ import SesameSecondFactors
 ///                   createdAt, lastUsedAt?, backupEligible, backedUp, userVerified, attestationFormat,
 ///                   transports } ],
 ///   "password": { "set": bool },
-///   "authenticatorApp": { "confirmed": bool } | null,
-///   "phone": { "number": string, "confirmed": bool } | null,
 ///   "email": { "address": string | null, "verified": bool, "verifiedAt": date?, "pending": string? } | null,
-///   "recoveryCodes": { "remaining": int },
+///   …the second factors' fields (`SecondFactorsExport`: authenticatorApp, phone, recoveryCodes),
 ///   "sessions": [ { id, createdAt, lastSeenAt, expiresAt, authenticatedAt, userAgent, method } ],
 ///   "apps": [ { clientID, name?, scope, grantedAt } ],
 ///   "auditEvents": [ { at, kind, outcome, clientAddress, detail } ] }          (newest first, all of them)
@@ -59,12 +57,6 @@ package struct AccountExport: Codable, Sendable {
     }
 
     package struct Password: Codable, Sendable { package let set: Bool }
-    package struct AuthenticatorApp: Codable, Sendable { package let confirmed: Bool }
-    package struct Phone: Codable, Sendable {
-        package let number: String
-        package let confirmed: Bool
-    }
-    package struct RecoveryCodes: Codable, Sendable { package let remaining: Int }
     /// The verified address (null until one is) and a new one waiting for its verification.
     package struct Email: Codable, Sendable {
         package let address: String?
@@ -103,10 +95,9 @@ package struct AccountExport: Codable, Sendable {
     package let account: Account
     package let passkeys: [Passkey]
     package let password: Password
-    package let authenticatorApp: AuthenticatorApp?
-    package let phone: Phone?
     package let email: Email?
-    package let recoveryCodes: RecoveryCodes
+    /// The second factors' part, written at the top level of the document (`SecondFactorsExport`).
+    package let secondFactors: SecondFactorsExport
     package let sessions: [Session]
     package let apps: [App]
     package let auditEvents: [Event]
@@ -133,7 +124,6 @@ package struct AccountExport: Codable, Sendable {
                     clientID: consent.clientID, name: try await store.client(id: consent.clientID)?.name,
                     scope: consent.scope, grantedAt: consent.grantedAt))
         }
-        let phone = try await store.sms(userID: user.id)
         return AccountExport(
             format: format, exportedAt: now,
             account: Account(
@@ -141,14 +131,11 @@ package struct AccountExport: Codable, Sendable {
                 userHandle: Base64URL.encode(user.userHandle), createdAt: user.createdAt, disabled: user.disabled),
             passkeys: passkeys,
             password: Password(set: try await store.password(userID: user.id) != nil),
-            authenticatorApp: try await store.totp(userID: user.id).map { AuthenticatorApp(confirmed: $0.confirmed) },
-            phone: phone.map {
-                Phone(number: fullPhoneNumber ? $0.phone : lastDigits($0.phone), confirmed: $0.confirmed)
-            },
             email: try await store.email(userID: user.id).map {
                 Email(address: $0.address, verified: $0.address != nil, verifiedAt: $0.verifiedAt, pending: $0.pending)
             },
-            recoveryCodes: RecoveryCodes(remaining: try await store.unusedRecoveryCodeCount(userID: user.id)),
+            secondFactors: try await SecondFactorsExport.build(
+                userID: user.id, store: store, fullPhoneNumber: fullPhoneNumber),
             sessions: try await store.sessions(userID: user.id, now: now).map {
                 Session(
                     id: $0.id, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt, expiresAt: $0.expiresAt,
@@ -161,9 +148,55 @@ package struct AccountExport: Codable, Sendable {
         )
     }
 
-    /// `+15555550123` → `•••••••••23`: the last two digits, every other character hidden.
-    package static func lastDigits(_ phone: String) -> String {
-        String(repeating: "•", count: max(0, phone.count - 2)) + phone.suffix(2)
+    private enum CodingKeys: String, CodingKey {
+        case format, exportedAt, account, passkeys, password, email, sessions, apps, auditEvents
+    }
+
+    package init(
+        format: String, exportedAt: Date, account: Account, passkeys: [Passkey], password: Password, email: Email?,
+        secondFactors: SecondFactorsExport, sessions: [Session], apps: [App], auditEvents: [Event]
+    ) {
+        self.format = format
+        self.exportedAt = exportedAt
+        self.account = account
+        self.passkeys = passkeys
+        self.password = password
+        self.email = email
+        self.secondFactors = secondFactors
+        self.sessions = sessions
+        self.apps = apps
+        self.auditEvents = auditEvents
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            format: try c.decode(String.self, forKey: .format),
+            exportedAt: try c.decode(Date.self, forKey: .exportedAt),
+            account: try c.decode(Account.self, forKey: .account),
+            passkeys: try c.decode([Passkey].self, forKey: .passkeys),
+            password: try c.decode(Password.self, forKey: .password),
+            email: try c.decodeIfPresent(Email.self, forKey: .email),
+            secondFactors: try SecondFactorsExport(from: decoder),
+            sessions: try c.decode([Session].self, forKey: .sessions),
+            apps: try c.decode([App].self, forKey: .apps), auditEvents: try c.decode([Event].self, forKey: .auditEvents)
+        )
+    }
+
+    /// The document's own fields and, beside them at the top level, the second factors' part; an absent optional is
+    /// left out, as synthesised encoding does.
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(format, forKey: .format)
+        try c.encode(exportedAt, forKey: .exportedAt)
+        try c.encode(account, forKey: .account)
+        try c.encode(passkeys, forKey: .passkeys)
+        try c.encode(password, forKey: .password)
+        try c.encodeIfPresent(email, forKey: .email)
+        try c.encode(sessions, forKey: .sessions)
+        try c.encode(apps, forKey: .apps)
+        try c.encode(auditEvents, forKey: .auditEvents)
+        try secondFactors.encode(to: encoder)
     }
 
     /// The document as a file: ISO 8601 dates, sorted keys, indented.

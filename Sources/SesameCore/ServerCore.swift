@@ -34,14 +34,17 @@ package struct ServerCore: Sendable {
     package let accountNotices: any AccountNotices
     /// The groups accounts belong to (`AccountGroups`); the composition root gives the groups feature's.
     package let accountGroups: any AccountGroups
+    /// The second factors the server's features declare (`Vocabulary.factors`), for reading sessions' methods.
+    package let factors: [Factor]
 
     package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
-        metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy,
+        metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, factors: [Factor],
         accountNotices: any AccountNotices = NoAccountNotices(), accountGroups: any AccountGroups = NoAccountGroups()
     ) {
         self.accountNotices = accountNotices
         self.accountGroups = accountGroups
+        self.factors = factors
         self.configuration = configuration
         self.store = store
         self.clock = clock

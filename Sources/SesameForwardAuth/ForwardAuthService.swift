@@ -31,6 +31,8 @@ package struct ForwardAuthService: Sendable {
     package let cookieSealer: ForwardAuthCookie
     package let clock: ServerClock
     package let audit: AuditLog
+    /// The second factors the server declares, for `Remote-Amr`.
+    package let factors: [Factor]
 
     /// The path on the app's host that its proxy forwards to `/forward-auth/callback`.
     package static let callbackPath = "/_sesame/callback"
@@ -50,6 +52,7 @@ package struct ForwardAuthService: Sendable {
         cookieSealer = ForwardAuthCookie(serverSecret: sesame.serverSecret)
         clock = sesame.clock
         audit = sesame.audit
+        factors = sesame.factors
     }
 
     // MARK: Rules
@@ -117,7 +120,8 @@ package struct ForwardAuthService: Sendable {
         return [
             Self.remoteUser: authentication.user.username, Self.remoteName: name,
             Self.remoteAmr: IDTokenClaims.amr(
-                authentication.session.method, passkeyBackupEligible: authentication.session.passkeyBackupEligible
+                authentication.session.method, passkeyBackupEligible: authentication.session.passkeyBackupEligible,
+                factors: factors
             ).joined(separator: ","),
             .cacheControl: "no-store",
         ]

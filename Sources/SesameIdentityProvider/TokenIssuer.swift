@@ -112,15 +112,16 @@ package struct IDTokenClaims: TokenClaims {
     /// passkey is proof of possession of a key, `hwk` when it was not backup-eligible (bound to its device) and
     /// `swk` when it was (a synced passkey whose key is software-held somewhere), or only `pop` when that is not
     /// known (sessions from before it was kept); plus `user` and `mfa` when the authenticator verified the user. A
-    /// password is `pwd`, with `otp` (TOTP or a recovery code) or `sms` and `mfa` for a second factor.
-    package static func amr(_ method: String, passkeyBackupEligible: Bool? = nil) -> [String] {
+    /// password is `pwd`, with the second factor's own method (`Factor.amr`: `otp` for TOTP or a recovery code,
+    /// `sms`) and `mfa`. `factors` are the ones the server's features declare; a method naming another is claimed
+    /// as nothing.
+    package static func amr(_ method: String, passkeyBackupEligible: Bool? = nil, factors: [Factor]) -> [String] {
         let key = passkeyBackupEligible.map { $0 ? ["pop", "swk"] : ["pop", "hwk"] } ?? ["pop"]
-        return switch SessionMethod(rawValue: method) {
+        return switch SessionMethod(rawValue: method, factors: factors) {
         case .passkey?: key + ["user", "mfa"]
         case .passkeyPresence?: key
         case .password?: ["pwd"]
-        case .passwordAnd(.totp)?, .passwordAnd(.recovery)?: ["pwd", "otp", "mfa"]
-        case .passwordAnd(.sms)?: ["pwd", "sms", "mfa"]
+        case .passwordAnd(let factor)?: ["pwd", factor.amr, "mfa"]
         case nil: []
         }
     }
@@ -162,11 +163,14 @@ package struct TokenIssuer: Sendable {
     package let subjects: SubjectIdentifiers
     /// The verified addresses the `email` scope gives.
     package let emails: any VerifiedEmailLookup
+    /// The second factors the server's features declare, for the `amr` of a password sign-in.
+    package let factors: [Factor]
 
     package init(
         keyring: SigningKeyring, issuer: String, store: any IdentityProviderStorage, clock: ServerClock,
-        subjects: SubjectIdentifiers, emails: any VerifiedEmailLookup = NoVerifiedEmail()
+        subjects: SubjectIdentifiers, factors: [Factor], emails: any VerifiedEmailLookup = NoVerifiedEmail()
     ) {
+        self.factors = factors
         self.keyring = keyring
         self.issuer = issuer
         self.store = store
@@ -195,7 +199,7 @@ package struct TokenIssuer: Sendable {
         let idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
             auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
-            amr: IDTokenClaims.amr(grant.method, passkeyBackupEligible: grant.passkeyBackupEligible),
+            amr: IDTokenClaims.amr(grant.method, passkeyBackupEligible: grant.passkeyBackupEligible, factors: factors),
             acr: IDTokenClaims.acr(grant.method), azp: client.id,
             preferred_username: given["preferred_username"]?.string,
             name: given["name"]?.string, email: given["email"]?.string, email_verified: given["email_verified"]?.bool

@@ -30,11 +30,7 @@ public struct Admin: Sendable {
 
     /// The second factors an account has set up (as `FactorVerifier.available`).
     private func secondFactors(_ user: User) async throws -> [String] {
-        var factors: [String] = []
-        if let totp = try await store.totp(userID: user.id), totp.confirmed { factors.append(Factor.totp.rawValue) }
-        if let sms = try await store.sms(userID: user.id), sms.confirmed { factors.append(Factor.sms.rawValue) }
-        if try await store.unusedRecoveryCodeCount(userID: user.id) > 0 { factors.append(Factor.recovery.rawValue) }
-        return factors
+        try await FactorVerifier.factorsSetUp(userID: user.id, store: store).map(\.rawValue)
     }
 
     /// Finds an account by username (any case) or by id.

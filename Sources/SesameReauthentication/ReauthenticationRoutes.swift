@@ -82,10 +82,7 @@ package struct ReauthenticationRoutes {
         }
 
         signedIn.post("/sms") { _, context in
-            guard let phone = try await store.sms(userID: context.user.id), phone.confirmed else {
-                throw APIError.smsNotEnabled
-            }
-            try await factorVerifier.sendCode(smsKey(context), user: context.user, phone: phone.phone, context: context)
+            try await factorVerifier.sendCode(smsKey(context), user: context.user, context: context)
             return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
         }
 
@@ -192,9 +189,7 @@ package struct ReauthenticationRoutes {
             error.extra = ["factors": available.map(\.rawValue).joined(separator: ",")]
             throw error
         }
-        guard let chosen = Factor(rawValue: factor) else {
-            throw APIError.invalidField(.invalidFactor, "factor is one of totp, sms, recovery.")
-        }
+        let chosen = try FactorVerifier.factor(named: factor)
         try await factorVerifier.verify(
             chosen, code: code, user: user, smsKey: smsKey(context), kind: .signInSecondFactor, context: context)
         return .passwordAnd(chosen)

@@ -58,11 +58,23 @@ package struct FactorVerifier: Sendable {
 
     /// The factors an account has set up, in the order a page offers them.
     package func available(for user: User) async throws -> [Factor] {
-        var factors: [Factor] = []
-        if let totp = try await store.totp(userID: user.id), totp.confirmed { factors.append(.totp) }
-        if let sms = try await store.sms(userID: user.id), sms.confirmed { factors.append(.sms) }
-        if try await store.unusedRecoveryCodeCount(userID: user.id) > 0 { factors.append(.recovery) }
-        return factors
+        try await Self.factorsSetUp(userID: user.id, store: store)
+    }
+
+    /// The factor a request names (`factor` of a password step or a re-authentication), or the typed error that
+    /// lists the declared ones.
+    package static func factor(named name: String) throws -> Factor {
+        guard let factor = Factor.named(name, in: Factor.secondFactors) else {
+            throw APIError.invalidField(
+                .invalidFactor, "factor is one of \(Factor.secondFactors.map(\.rawValue).joined(separator: ", ")).")
+        }
+        return factor
+    }
+
+    /// Sends a code to the account's confirmed phone for a ceremony (a pending sign-in, a re-authentication).
+    package func sendCode(_ key: SMSCodeKey, user: User, context: some ClientContext) async throws {
+        guard let phone = try await store.sms(userID: user.id), phone.confirmed else { throw APIError.smsNotEnabled }
+        try await sendCode(key, user: user, phone: phone.phone, context: context)
     }
 
     /// Where an SMS code for a ceremony is kept: the purpose and what it is bound to (the pending step, the session).
@@ -83,19 +95,20 @@ package struct FactorVerifier: Sendable {
         _ factor: Factor, code: String, user: User, smsKey: SMSCodeKey, kind: AuditKind, context: some ClientContext
     ) async throws {
         guard code.utf8.count <= 64 else { throw APIError.invalidCode }
-        switch factor {
-        case .totp:
+        if factor == .totp {
             guard let record = try await store.totp(userID: user.id), record.confirmed else {
                 throw APIError.factorNotEnabled
             }
             try await checkTOTP(code, record: record, user: user, confirming: false, kind: kind, context: context)
-        case .sms:
+        } else if factor == .sms {
             guard let phone = try await store.sms(userID: user.id), phone.confirmed else {
                 throw APIError.factorNotEnabled
             }
             try await checkSMSCode(code, key: smsKey, user: user, kind: kind, context: context)
-        case .recovery:
+        } else if factor == .recovery {
             try await checkRecoveryCode(code, user: user, kind: kind, context: context)
+        } else {
+            throw APIError.factorNotEnabled
         }
     }
 
@@ -262,5 +275,17 @@ package struct FactorVerifier: Sendable {
             return false
         }
         return bytes.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+}
+
+extension FactorVerifier {
+    /// The factors an account has set up, in the order pages offer them: the one list that sign-in,
+    /// re-authentication, the account page and `sesame users show` read.
+    package static func factorsSetUp(userID: String, store: any SecondFactorStore) async throws -> [Factor] {
+        var factors: [Factor] = []
+        if let totp = try await store.totp(userID: userID), totp.confirmed { factors.append(.totp) }
+        if let sms = try await store.sms(userID: userID), sms.confirmed { factors.append(.sms) }
+        if try await store.unusedRecoveryCodeCount(userID: userID) > 0 { factors.append(.recovery) }
+        return factors
     }
 }

@@ -140,20 +140,15 @@ package struct SecondFactorRoutes {
         router.post("/api/sessions/second-factor/sms") { request, context in
             let body = try await request.decode(as: PendingOnly.self, context: context)
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
-            guard let phone = try await store.sms(userID: user.id), phone.confirmed else {
-                throw APIError.smsNotEnabled
-            }
             try await factorVerifier.sendCode(
-                .init(purpose: .smsSignIn, key: pendingHash), user: user, phone: phone.phone, context: context)
+                .init(purpose: .smsSignIn, key: pendingHash), user: user, context: context)
             return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
         }
 
         router.post("/api/sessions/second-factor") { request, context in
             let body = try await request.decode(as: SecondFactorRequest.self, context: context)
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
-            guard let factor = Factor(rawValue: body.factor) else {
-                throw APIError.invalidField(.invalidFactor, "factor is one of totp, sms, recovery.")
-            }
+            let factor = try FactorVerifier.factor(named: body.factor)
             try await factorVerifier.verify(
                 factor, code: body.code, user: user, smsKey: .init(purpose: .smsSignIn, key: pendingHash),
                 kind: .signInSecondFactor, context: context

@@ -46,6 +46,17 @@ extension ChallengePurpose {
     package static let phoneChange = ChallengePurpose("sms_setup")
 }
 
+extension Factor {
+    /// A code from an authenticator app (RFC 6238).
+    package static let totp = Factor("totp", makesASecondStep: true, amr: "otp")
+    /// A code sent by SMS to the account's confirmed phone.
+    package static let sms = Factor("sms", makesASecondStep: true, amr: "sms")
+    /// One of the account's recovery codes: it stands in for the others, so it makes no second step of its own.
+    package static let recovery = Factor("recovery", makesASecondStep: false, amr: "otp")
+    /// The factors this target checks, in the order pages offer them.
+    package static let secondFactors: [Factor] = [.totp, .sms, .recovery]
+}
+
 extension GuessableSecret {
     package static let totp = GuessableSecret(Factor.totp)
     package static let sms = GuessableSecret(Factor.sms)
@@ -93,6 +104,7 @@ extension Vocabulary {
         guessableSecrets: [.totp, .sms, .recovery, .smsSend],
         accountNotices: [
             .totpEnabled, .totpDisabled, .smsEnabled, .smsDisabled, .recoveryCodesGenerated, .recoveryCodeUsed,
-        ]
+        ],
+        factors: Factor.secondFactors
     )
 }

@@ -242,7 +242,7 @@ import Testing
             #expect(try await show(client, sam)["address"] is NSNull)
         }
         // The database holds the rule too: one key, whatever its case, for one account.
-        try await server.withStore { store in
+        _ = try await server.withStore { store in
             await #expect(throws: (any Error).self) {
                 try await store.db.raw(
                     """

@@ -491,14 +491,22 @@ import WebAuthn
     }
 
     @Test func amrAndAcrSayHowThePersonSignedIn() {
-        #expect(IDTokenClaims.amr("passkey") == ["pop", "user", "mfa"])
-        #expect(IDTokenClaims.amr("passkey", passkeyBackupEligible: false) == ["pop", "hwk", "user", "mfa"])
-        #expect(IDTokenClaims.amr("passkey", passkeyBackupEligible: true) == ["pop", "swk", "user", "mfa"])
-        #expect(IDTokenClaims.amr("passkey-up", passkeyBackupEligible: false) == ["pop", "hwk"])
-        #expect(IDTokenClaims.amr("passkey-up") == ["pop"])
-        #expect(IDTokenClaims.amr("password") == ["pwd"])
-        #expect(IDTokenClaims.amr("password+sms") == ["pwd", "sms", "mfa"])
-        #expect(IDTokenClaims.amr("password+totp") == ["pwd", "otp", "mfa"])
+        let factors = Vocabulary.server.factors
+        #expect(IDTokenClaims.amr("password+recovery", factors: factors) == ["pwd", "otp", "mfa"])
+        #expect(IDTokenClaims.amr("passkey", factors: factors) == ["pop", "user", "mfa"])
+        #expect(
+            IDTokenClaims.amr("passkey", passkeyBackupEligible: false, factors: factors) == [
+                "pop", "hwk", "user", "mfa",
+            ])
+        #expect(
+            IDTokenClaims.amr("passkey", passkeyBackupEligible: true, factors: factors) == [
+                "pop", "swk", "user", "mfa",
+            ])
+        #expect(IDTokenClaims.amr("passkey-up", passkeyBackupEligible: false, factors: factors) == ["pop", "hwk"])
+        #expect(IDTokenClaims.amr("passkey-up", factors: factors) == ["pop"])
+        #expect(IDTokenClaims.amr("password", factors: factors) == ["pwd"])
+        #expect(IDTokenClaims.amr("password+sms", factors: factors) == ["pwd", "sms", "mfa"])
+        #expect(IDTokenClaims.amr("password+totp", factors: factors) == ["pwd", "otp", "mfa"])
         #expect(IDTokenClaims.acr("passkey") == "phr")
         #expect(IDTokenClaims.acr("password+totp") == nil)
     }

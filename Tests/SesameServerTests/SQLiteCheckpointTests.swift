@@ -149,7 +149,7 @@ import Testing
         let core = ServerCore(
             configuration: server.configuration, store: store, clock: server.clock.serverClock, logger: Self.logger,
             serverSecret: Array(repeating: 7, count: 32), metrics: ServerMetrics(),
-            providers: try ProviderNames.load(nil), rateLimits: RateLimitPolicy())
+            providers: try ProviderNames.load(nil), rateLimits: RateLimitPolicy(), factors: [])
         let ticks = ManualClock()
         let group = ServiceGroup(services: [PurgeService(sesame: core, ticks: ticks)], logger: Self.logger)
         let challenge = SpentChallenge(id: Array(repeating: 9, count: 32), expiresAt: server.clock.now + 300)

@@ -1,19 +1,32 @@
-/// A second factor for password sign-in and re-authentication.
-public enum Factor: String, CaseIterable, Sendable, Codable {
-    case totp
-    case sms
-    case recovery
+/// A second factor for password sign-in and re-authentication. An opaque word, as `AuditKind` is: the feature that
+/// checks a factor declares it (an `extension Factor` in its vocabulary file) with the two rules that go with it, and
+/// lists it in its `Vocabulary` part (`factors`, in the order pages offer them), so adding a factor is a change to
+/// that feature alone. Two factors are equal when their stored names are.
+public struct Factor: Hashable, Sendable, CustomStringConvertible, Encodable {
+    /// The stored and wire name (`totp`; sessions' `method` is `password+totp`).
+    public let rawValue: String
+    /// Whether an account that has this factor must give it (or a stand-in such as a recovery code) after its
+    /// password. Recovery codes only stand in for such a factor, so theirs is false.
+    package let makesASecondStep: Bool
+    /// The RFC 8176 method the identity provider's `amr` names for a password sign-in finished with it, beside `pwd`
+    /// and `mfa` (`otp` for codes from an app or a recovery code, `sms` for a code sent to a phone).
+    package let amr: String
 
-    /// The order pages offer them in.
-    package static let offered: [Factor] = [.totp, .sms, .recovery]
+    package init(_ rawValue: String, makesASecondStep: Bool, amr: String) {
+        self.rawValue = rawValue
+        self.makesASecondStep = makesASecondStep
+        self.amr = amr
+    }
 
-    /// Whether an account that has this factor must give it (or a recovery code) after its password. Recovery codes
-    /// only stand in for such a factor. A switch with no default, so a new factor cannot be added without deciding.
-    package var makesASecondStep: Bool {
-        switch self {
-        case .totp, .sms: true
-        case .recovery: false
-        }
+    public var description: String { rawValue }
+
+    public static func == (a: Factor, b: Factor) -> Bool { a.rawValue == b.rawValue }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 
     /// Whether an account with these factors needs a second step after its password: the one rule password sign-in
@@ -21,11 +34,16 @@ public enum Factor: String, CaseIterable, Sendable, Codable {
     package static func secondStepNeeded(_ available: some Sequence<Factor>) -> Bool {
         available.contains { $0.makesASecondStep }
     }
+
+    /// The declared factor named `name`, if one of `declared` is.
+    package static func named(_ name: String, in declared: [Factor]) -> Factor? {
+        declared.first { $0.rawValue == name }
+    }
 }
 
 /// How a session's holder last proved who they are (`method` of the sessions API). The identity provider's `amr`
 /// and `acr` claims are derived from it, so it says truthfully how many factors were used.
-public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, Codable {
+public enum SessionMethod: Sendable, Hashable, Encodable {
     /// A passkey with user verification: the device and a PIN or biometric (two factors).
     case passkey
     /// A passkey that only tested presence (a security key without a PIN): one factor.
@@ -35,18 +53,21 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
     /// A password and a second factor.
     case passwordAnd(Factor)
 
-    public static var allCases: [SessionMethod] {
-        [.passkey, .passkeyPresence, .password] + Factor.allCases.map(Self.passwordAnd)
+    /// Every method a server whose features declare `factors` can record.
+    package static func all(factors: [Factor]) -> [SessionMethod] {
+        [.passkey, .passkeyPresence, .password] + factors.map(Self.passwordAnd)
     }
 
-    public init?(rawValue: String) {
+    /// The method a session's `method` column names, given the factors the server's features declare; nil for a
+    /// name no declared factor makes.
+    package init?(rawValue: String, factors: [Factor]) {
         switch rawValue {
         case "passkey": self = .passkey
         case "passkey-up": self = .passkeyPresence
         case "password": self = .password
         default:
             guard rawValue.hasPrefix("password+"),
-                let factor = Factor(rawValue: String(rawValue.dropFirst("password+".count)))
+                let factor = Factor.named(String(rawValue.dropFirst("password+".count)), in: factors)
             else {
                 return nil
             }
@@ -61,6 +82,11 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
         case .password: "password"
         case .passwordAnd(let factor): "password+\(factor.rawValue)"
         }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
     }
 
     /// The method of a passkey ceremony whose UV flag was `userVerified`.

@@ -19,14 +19,17 @@ package struct Vocabulary: Sendable {
     package var guessableSecrets: [GuessableSecret]
     /// The changes this part mails the account's owner about (`AccountNotices`).
     package var accountNotices: [AccountNoticeKind]
+    /// The second factors this part checks, in the order pages offer them (`Factor`).
+    package var factors: [Factor]
 
     package init(
         owner: String, errorCodes: [APIErrorCode] = [], oauthErrorCodes: [OAuthErrorCode] = [],
         auditKinds: [AuditKind] = [], settings: [Setting] = [], checks: [ConfigurationCheck] = [],
         challengePurposes: [ChallengePurpose] = [], guessableSecrets: [GuessableSecret] = [],
-        accountNotices: [AccountNoticeKind] = []
+        accountNotices: [AccountNoticeKind] = [], factors: [Factor] = []
     ) {
         self.accountNotices = accountNotices
+        self.factors = factors
         self.challengePurposes = challengePurposes
         self.guessableSecrets = guessableSecrets
         self.owner = owner
@@ -53,6 +56,7 @@ package struct Vocabulary: Sendable {
             for purpose in part.challengePurposes { note("challenge purpose \(purpose.rawValue)", part.owner) }
             for secret in part.guessableSecrets { note("guessable secret \(secret.rawValue)", part.owner) }
             for notice in part.accountNotices { note("account notice \(notice.rawValue)", part.owner) }
+            for factor in part.factors { note("factor \(factor.rawValue)", part.owner) }
             for setting in part.settings {
                 note("setting \(setting.key)", part.owner)
                 note("flag \(setting.flag)", part.owner)
@@ -73,7 +77,8 @@ package struct Vocabulary: Sendable {
             owner: owner, errorCodes: parts.flatMap(\.errorCodes), oauthErrorCodes: parts.flatMap(\.oauthErrorCodes),
             auditKinds: parts.flatMap(\.auditKinds), settings: parts.flatMap(\.settings),
             checks: parts.flatMap(\.checks), challengePurposes: parts.flatMap(\.challengePurposes),
-            guessableSecrets: parts.flatMap(\.guessableSecrets), accountNotices: parts.flatMap(\.accountNotices))
+            guessableSecrets: parts.flatMap(\.guessableSecrets), accountNotices: parts.flatMap(\.accountNotices),
+            factors: parts.flatMap(\.factors))
     }
 }
 

@@ -39,7 +39,7 @@ package struct Sesame: Sendable {
     ) {
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
-            metrics: metrics, providers: providers, rateLimits: rateLimits,
+            metrics: metrics, providers: providers, rateLimits: rateLimits, factors: Vocabulary.server.factors,
             accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics))
         self.core = core
         self.store = store
@@ -64,7 +64,7 @@ package struct Sesame: Sendable {
         self.emails = emails
         self.tokens = TokenIssuer(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
-            emails: emails)
+            factors: core.factors, emails: emails)
         self.backChannelLogout = BackChannelLogout(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
             delivery: logoutDelivery, logger: logger)
