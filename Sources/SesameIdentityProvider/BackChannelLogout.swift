@@ -18,17 +18,15 @@ public protocol LogoutDelivery: Sendable {
 public struct HTTPLogoutDelivery: LogoutDelivery {
     public init() {}
 
-    package struct Refused: Error { package let status: Int }
-
     public func deliver(logoutToken: String, to uri: String) async throws {
-        guard let url = URL(string: uri) else { throw Refused(status: 0) }
+        guard let url = URL(string: uri) else { throw IdentityProviderError.logoutDeliveryRefused(status: 0) }
         var request = URLRequest(url: url, timeoutInterval: 5)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(FormParameters.encode([("logout_token", logoutToken)]).utf8)
         let (_, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else { throw Refused(status: status) }
+        guard (200..<300).contains(status) else { throw IdentityProviderError.logoutDeliveryRefused(status: status) }
     }
 }
 

@@ -26,22 +26,26 @@ package struct ClientPublicKey: TokenKey {
 
     package struct JWKSet: Decodable { package let keys: [JWK] }
 
-    package struct Refused: Error, CustomStringConvertible { package let description: String }
-
     /// The keys of a JWK set document; a key that is private, of another type or curve, without `kid`, or whose
     /// `alg`/`use` say it is for something else makes the whole set refused.
     package static func parse(_ json: some Collection<UInt8>) throws -> [ClientPublicKey] {
         guard json.count <= 64 * 1024, let set = try? JSONDecoder().decode(JWKSet.self, from: Data(json)),
             !set.keys.isEmpty, set.keys.count <= 16
-        else { throw Refused(description: "expected a JWK set {\"keys\": [...]} of 1 to 16 keys") }
+        else {
+            throw IdentityProviderError(
+                code: .clientKeysRefused, message: "expected a JWK set {\"keys\": [...]} of 1 to 16 keys")
+        }
         var keys: [ClientPublicKey] = []
         for jwk in set.keys {
             guard let kid = jwk.kid, (1...128).contains(kid.count) else {
-                throw Refused(description: "every key needs a kid")
+                throw IdentityProviderError(code: .clientKeysRefused, message: "every key needs a kid")
             }
-            guard jwk.d == nil else { throw Refused(description: "key \(kid) is a private key: register public keys") }
+            guard jwk.d == nil else {
+                throw IdentityProviderError(
+                    code: .clientKeysRefused, message: "key \(kid) is a private key: register public keys")
+            }
             guard jwk.use == nil || jwk.use == "sig" else {
-                throw Refused(description: "key \(kid) is not for signing")
+                throw IdentityProviderError(code: .clientKeysRefused, message: "key \(kid) is not for signing")
             }
             switch jwk.kty {
             case "EC":
@@ -50,19 +54,27 @@ package struct ClientPublicKey: TokenKey {
                     xBytes.count == 32, yBytes.count == 32,
                     let point = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes),
                     let key = try? ES256PublicKey(backing: point)
-                else { throw Refused(description: "key \(kid): EC keys must be P-256 points (ES256)") }
+                else {
+                    throw IdentityProviderError(
+                        code: .clientKeysRefused, message: "key \(kid): EC keys must be P-256 points (ES256)")
+                }
                 keys.append(ClientPublicKey(kid: kid, material: .es256(key)))
             case "RSA":
                 // jwt-kit refuses RSA keys of fewer than 2048 bits.
                 guard jwk.alg == nil || jwk.alg == "RS256", let n = jwk.n, let e = jwk.e,
                     let key = try? JWTKit.Insecure.RSA.PublicKey(modulus: n, exponent: e)
-                else { throw Refused(description: "key \(kid): RSA keys must be 2048 bits or more (RS256)") }
+                else {
+                    throw IdentityProviderError(
+                        code: .clientKeysRefused, message: "key \(kid): RSA keys must be 2048 bits or more (RS256)")
+                }
                 keys.append(ClientPublicKey(kid: kid, material: .rs256(key)))
             default:
-                throw Refused(description: "key \(kid): only EC P-256 and RSA keys")
+                throw IdentityProviderError(code: .clientKeysRefused, message: "key \(kid): only EC P-256 and RSA keys")
             }
         }
-        guard Set(keys.map(\.kid)).count == keys.count else { throw Refused(description: "two keys share a kid") }
+        guard Set(keys.map(\.kid)).count == keys.count else {
+            throw IdentityProviderError(code: .clientKeysRefused, message: "two keys share a kid")
+        }
         return keys
     }
 }

@@ -40,8 +40,6 @@ package struct LogoutRoutes {
         package let query: String
     }
 
-    package struct Refused: Error { package let message: String }
-
     package func register(on router: Router<SesameRequestContext>) {
         var confirmPage: WebRoutes.DynamicPage?
         var done: WebRoutes.DynamicPage?
@@ -75,28 +73,34 @@ package struct LogoutRoutes {
     }
 
     package func parse(_ form: FormParameters) async throws -> Request {
-        if let name = form.repeated.first { throw Refused(message: "The link gives \(name) more than once.") }
+        if let name = form.repeated.first {
+            throw IdentityProviderError(code: .logoutRefused, message: "The link gives \(name) more than once.")
+        }
         var hint: TokenIssuer.Hint?
         if let token = form["id_token_hint"] {
             guard let claims = try await tokenIssuer.idTokenHint(token) else {
-                throw Refused(message: "The sign-out link carries a token Sesame did not issue.")
+                throw IdentityProviderError(
+                    code: .logoutRefused, message: "The sign-out link carries a token Sesame did not issue.")
             }
             hint = claims
         }
         if let clientID = form["client_id"], let hint, hint.aud != clientID {
-            throw Refused(message: "The sign-out link names two different applications.")
+            throw IdentityProviderError(
+                code: .logoutRefused, message: "The sign-out link names two different applications.")
         }
         var client: OAuthClient?
         if let clientID = form["client_id"] ?? hint?.aud {
             guard clientID.utf8.count <= 128, let found = try await store.client(id: clientID) else {
-                throw Refused(message: "The sign-out link names an application Sesame does not know.")
+                throw IdentityProviderError(
+                    code: .logoutRefused, message: "The sign-out link names an application Sesame does not know.")
             }
             client = found
         }
         let redirectURI = form["post_logout_redirect_uri"]
         if let redirectURI {
             guard let client, client.postLogoutRedirectURIs.contains(redirectURI) else {
-                throw Refused(
+                throw IdentityProviderError(
+                    code: .logoutRefused,
                     message: "The sign-out link asks to go back to an address its application did not register.")
             }
         }
@@ -113,7 +117,11 @@ package struct LogoutRoutes {
         pages: IdentityProviderRoutes.Pages, done: WebRoutes.DynamicPage?
     ) async throws -> Response {
         let request: Request
-        do { request = try await parse(form) } catch let refused as Refused { return pages.failure(refused.message) }
+        do { request = try await parse(form) } catch let refused as IdentityProviderError
+            where refused.code == .logoutRefused
+        {
+            return pages.failure(refused.message)
+        }
         guard let authentication else {
             return finished(request, pages: pages, done: done, signedOut: false)
         }
@@ -141,7 +149,9 @@ package struct LogoutRoutes {
         let logout: Request
         do {
             logout = try await parse(FormParameters(Substring(form["request"] ?? "")))
-        } catch let refused as Refused { return pages.failure(refused.message) }
+        } catch let refused as IdentityProviderError where refused.code == .logoutRefused {
+            return pages.failure(refused.message)
+        }
         guard let authentication = try await sesame.sessions.authenticate(cookieOf: request) else {
             return finished(logout, pages: pages, done: done, signedOut: false)
         }

@@ -78,7 +78,7 @@ package final class SigningKeyring: Sendable {
         return try await tokenKeys().sign(claims, kid: key.kid, type: type)
     }
 
-    /// The `typ` and claims of a token one of the published keys signed; `TokenKeys.Refused` for any other.
+    /// The `typ` and claims of a token one of the published keys signed; `IdentityProviderError.tokenRefused` for any other.
     package func verify<Claims: TokenClaims>(_ token: String, as _: Claims.Type = Claims.self) async throws -> (
         type: String?, claims: Claims
     ) {

@@ -60,11 +60,6 @@ extension TokenKey {
 /// that key's own algorithm as `alg`: `none`, HMAC and another key's algorithm never reach a key. jwt-kit's
 /// reasons for a refusal are not passed on (they may quote the token); the caller answers with its own OAuth error.
 package struct TokenKeys: Sendable {
-    /// A token that is not one these keys signed, or not readable as the claims asked for.
-    package struct Refused: Error, CustomStringConvertible {
-        package var description: String { "the token is refused" }
-    }
-
     /// The longest token read: more is refused unread.
     package static let maximumTokenLength = 16_383
 
@@ -105,7 +100,7 @@ package struct TokenKeys: Sendable {
     private static let signingFailed = OAuthError(
         .serverError, "The token could not be signed.", status: .internalServerError)
 
-    /// The `typ` and claims of a token that one of these keys signed. Throws `Refused` for anything else: too long,
+    /// The `typ` and claims of a token that one of these keys signed. Throws `IdentityProviderError.tokenRefused` for anything else: too long,
     /// the wrong shape, an unknown `kid`, an `alg` other than its key's, a bad signature, claims of another shape.
     package func verify<Claims: TokenClaims>(_ token: String, as _: Claims.Type = Claims.self) async throws -> (
         type: String?, claims: Claims
@@ -114,7 +109,7 @@ package struct TokenKeys: Sendable {
             let header = try? Self.parser.parse(Array(token.utf8), as: Claims.self).header,
             let kid = header.kid, let algorithm = algorithms[kid], header.alg == algorithm.rawValue,
             let claims = try? await collection.verify(token, as: Claims.self)
-        else { throw Refused() }
+        else { throw IdentityProviderError.tokenRefused() }
         return (header.typ, claims)
     }
 

@@ -29,7 +29,6 @@ public struct ConsoleSMSSender: SMSSender {
 /// POSTs `{"to": ..., "message": ...}` as JSON to the configured URL, with a 10-second timeout; any answer but 2xx
 /// is a failure.
 package struct WebhookSMSSender: SMSSender {
-    package struct Failed: Error {}
     package let url: URL
     package let logger: Logger
 
@@ -39,7 +38,9 @@ package struct WebhookSMSSender: SMSSender {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONEncoder().encode(["to": phone, "message": message])
         let (_, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else { throw Failed() }
+        guard let http = response as? HTTPURLResponse, (200..<300).contains(http.statusCode) else {
+            throw APIError(.badGateway, .smsNotSent, "The text message could not be sent. Try again later.")
+        }
     }
 }
 

@@ -27,12 +27,12 @@ enum StartupErrors {
                 explain("sealing-key-file: " + error.description)
                     + "\nCreate a key file with `sesame seal-keys generate > FILE` (then chmod 600 FILE), or fix the path."
             )
-        case let error as DatabaseFileModeError:
+        case let error as DatabaseError where error.code == .exposedFiles:
             return ValidationError(error.description)
-        case StoreError.newerSchema(let version, let knownThrough):
+        case let error as StoreError where error.code == .newerSchema:
             return ValidationError(
-                "database: a newer Sesame applied schema change \(version), which removes or changes what this version"
-                    + " (schema \(knownThrough)) uses. Upgrade this node to the version that serves the database"
+                "database: a newer Sesame applied schema change \(error.extra["version"] ?? "?"), which removes or"
+                    + " changes what this version (schema \(error.extra["knownThrough"] ?? "?")) uses. Upgrade this node to the version that serves the database"
                     + " (docs/deploy.md, \"Upgrades\")."
             )
         default:

@@ -68,8 +68,8 @@ import VirtualAuthenticator
         do {
             _ = try await server.app()
             Issue.record("a database readable by others was opened")
-        } catch let error as DatabaseFileModeError {
-            #expect(error.exposed == [exposed])
+        } catch let error as DatabaseError where error.code == .exposedFiles {
+            #expect(error.extra["exposed"] == exposed)
             #expect(error.description.contains("chmod 600 '\(exposed)'"))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
@@ -143,20 +143,21 @@ import VirtualAuthenticator
         var failure: (any Error)?
         do { _ = try await engine.sql.raw("SELECT 1").all() } catch { failure = error }
         let error = try #require(failure)
-        // The pool's request timeout (DatabaseTimeout) or the connect timeout, whichever the event loop runs first;
+        // The pool's request timeout (DatabaseError.timeout) or the connect timeout, whichever the event loop runs first;
         // both are the deadline (postgres-nio's own connect timeout would be 10 s).
         #expect(ErrorMiddleware.isUnreachableDatabase(error), "\(error)")
-        #expect(error is DatabaseTimeout || (error as? PSQLError)?.code == .connectionError, "\(error)")
+        #expect(
+            (error as? DatabaseError)?.code == .timeout || (error as? PSQLError)?.code == .connectionError, "\(error)")
         #expect(engine.postgresConfiguration?.coreConfiguration.options.connectTimeout == .milliseconds(500))
         // The health check has its own, shorter deadline, whatever the pool does: it ends the wait, not the pool.
-        await #expect(throws: DatabaseTimeout(stage: .check)) {
+        await expectExactly(DatabaseError.timeout(.check)) {
             try await DatabaseDeadline.first(within: .milliseconds(1), stage: .check) {
                 _ = try await engine.sql.raw("SELECT 1").all()
             }
         }
     }
 
-    /// A statement past the deadline ends with `DatabaseTimeout`, its connection is closed, and the next statement
+    /// A statement past the deadline ends with `DatabaseError.timeout`, its connection is closed, and the next statement
     /// gets a fresh connection: the pool heals by itself.
     @Test(.enabled(if: TestDatabase.postgresURL != nil, "needs SESAME_TEST_POSTGRES_URL"), .timeLimit(.minutes(10)))
     func aStatementPastTheDeadlineClosesItsConnectionAndThePoolHeals() async throws {
@@ -168,11 +169,11 @@ import VirtualAuthenticator
         try await server.withStore { store in
             #expect(store.engine.deadline == DatabaseDeadline(seconds: 0.5))
             // Without the deadline the statement would succeed after 30 s; with it, it ends as a timeout.
-            await #expect(throws: DatabaseTimeout(stage: .statement)) {
+            await expectExactly(DatabaseError.timeout(.statement)) {
                 try await store.engine.sql.raw("SELECT pg_sleep(30)").run()
             }
             // Inside a transaction too: nothing of it is committed.
-            await #expect(throws: DatabaseTimeout(stage: .statement)) {
+            await expectExactly(DatabaseError.timeout(.statement)) {
                 try await store.engine.withTransaction { db in
                     try await db.raw("UPDATE users SET display_name = 'changed' WHERE id = \(bind: user.id)").run()
                     try await db.raw("SELECT pg_sleep(30)").run()

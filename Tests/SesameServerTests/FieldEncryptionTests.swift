@@ -68,18 +68,18 @@ import Testing
                 "UPDATE totp SET secret = \(bind: Data(aliceSecret)) WHERE user_id = \(bind: bob.id)"
             ).run()
             try await store.db.raw("UPDATE sms SET phone = \(bind: alicePhone) WHERE user_id = \(bind: bob.id)").run()
-            await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: bob.id) }
-            await #expect(throws: StoreError.undecryptable("sms")) { try await store.sms(userID: bob.id) }
+            await expectExactly(StoreError.undecryptable("totp")) { try await store.totp(userID: bob.id) }
+            await expectExactly(StoreError.undecryptable("sms")) { try await store.sms(userID: bob.id) }
             // A flipped bit and a truncated value fail the same way.
             var flipped = aliceSecret
             flipped[20] ^= 0x01
             try await store.db.raw("UPDATE totp SET secret = \(bind: Data(flipped)) WHERE user_id = \(bind: alice.id)")
                 .run()
-            await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: alice.id) }
+            await expectExactly(StoreError.undecryptable("totp")) { try await store.totp(userID: alice.id) }
             try await store.db.raw(
                 "UPDATE totp SET secret = \(bind: Data(aliceSecret.prefix(10))) WHERE user_id = \(bind: alice.id)"
             ).run()
-            await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: alice.id) }
+            await expectExactly(StoreError.undecryptable("totp")) { try await store.totp(userID: alice.id) }
         }
     }
 

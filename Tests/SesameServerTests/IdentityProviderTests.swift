@@ -519,18 +519,22 @@ import WebAuthn
         let keys = await TokenKeys([key])
         let token = try await keys.sign(ForgeryClaims(), kid: key.kid)
         await #expect(throws: Never.self) { try await keys.verify(token, as: ForgeryClaims.self) }
-        await #expect(throws: TokenKeys.Refused.self) {
+        await expectExactly(IdentityProviderError.tokenRefused()) {
             try await TokenKeys([other]).verify(token, as: ForgeryClaims.self)
         }
         let parts = token.split(separator: ".").map(String.init)
         let tampered = parts[0] + "." + Base64URL.encode(Array(#"{"sub":"y"}"#.utf8)) + "." + parts[2]
-        await #expect(throws: TokenKeys.Refused.self) { try await keys.verify(tampered, as: ForgeryClaims.self) }
+        await expectExactly(IdentityProviderError.tokenRefused()) {
+            try await keys.verify(tampered, as: ForgeryClaims.self)
+        }
         let none = Base64URL.encode(Array(#"{"alg":"none","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "."
-        await #expect(throws: TokenKeys.Refused.self) { try await keys.verify(none, as: ForgeryClaims.self) }
+        await expectExactly(IdentityProviderError.tokenRefused()) {
+            try await keys.verify(none, as: ForgeryClaims.self)
+        }
         let rsa = try SigningKey.generate(.rs256, now: Date())
         let swapped =
             Base64URL.encode(Array(#"{"alg":"RS256","kid":"\#(key.kid)"}"#.utf8)) + "." + parts[1] + "." + parts[2]
-        await #expect(throws: TokenKeys.Refused.self) {
+        await expectExactly(IdentityProviderError.tokenRefused()) {
             try await TokenKeys([key, rsa]).verify(swapped, as: ForgeryClaims.self)
         }
         let rsaKeys = await TokenKeys([rsa])

@@ -66,7 +66,7 @@ import Testing
         ]
         for (lines, expected) in cases {
             let path = try Self.keyFile(lines)
-            #expect(throws: expected(path)) { try SealingKeyFile.load(path: path) }
+            expectExactly(expected(path)) { try SealingKeyFile.load(path: path) }
             do { _ = try SealingKeyFile.load(path: path) } catch {
                 for line in lines where line.count > 8 && !line.hasPrefix("#") && line != "not base64 at all!" {
                     #expect(!error.description.contains(line))
@@ -76,11 +76,11 @@ import Testing
         let binary = FileManager.default.temporaryDirectory.appendingPathComponent("sesame-key-\(UUID().uuidString)")
             .path
         try Data([0xff, 0xfe, 0x00, 0x80] + Array(repeating: 0xc3, count: 28)).write(to: URL(fileURLWithPath: binary))
-        #expect(throws: SealingKeyError.notText(path: binary)) { try SealingKeyFile.load(path: binary) }
+        expectExactly(SealingKeyError.notText(path: binary)) { try SealingKeyFile.load(path: binary) }
         let missing = "/nonexistent/sesame-sealing.key"
-        #expect(throws: SealingKeyError.unreadable(path: missing)) { try SealingKeyFile.load(path: missing) }
+        expectExactly(SealingKeyError.unreadable(path: missing)) { try SealingKeyFile.load(path: missing) }
         let huge = try Self.keyFile([String(repeating: "#", count: SealingKeyFile.maximumSize + 1)])
-        #expect(throws: SealingKeyError.tooLarge(path: huge)) { try SealingKeyFile.load(path: huge) }
+        expectExactly(SealingKeyError.tooLarge(path: huge)) { try SealingKeyFile.load(path: huge) }
     }
 
     /// A bad key file stops the server before it serves (typed error), on every engine.
@@ -88,12 +88,12 @@ import Testing
     func aBadKeyFileStopsTheStart(_ db: TestDatabase) async throws {
         let path = try Self.keyFile([Data(repeating: 1, count: 31).base64EncodedString()])
         let server = TestServer(db) { $0.sealingKeyFile = path }
-        await #expect(throws: SealingKeyError.wrongLength(path: path, line: 1, bytes: 31)) {
+        await expectExactly(SealingKeyError.wrongLength(path: path, line: 1, bytes: 31)) {
             _ = try await server.app()
         }
         var missing = server
         missing.configuration.sealingKeyFile = "/nonexistent/key"
-        await #expect(throws: SealingKeyError.unreadable(path: "/nonexistent/key")) { _ = try await missing.app() }
+        await expectExactly(SealingKeyError.unreadable(path: "/nonexistent/key")) { _ = try await missing.app() }
     }
 
     @Test func configurationReadsTheSetting() throws {
@@ -134,7 +134,7 @@ import Testing
             try await store.db.raw(
                 "UPDATE totp SET secret = \(bind: Data([2] + idB + raw[9...])) WHERE user_id = \(bind: user.id)"
             ).run()
-            await #expect(throws: StoreError.undecryptable("totp")) { try await store.totp(userID: user.id) }
+            await expectExactly(StoreError.undecryptable("totp")) { try await store.totp(userID: user.id) }
             try await store.db.raw("UPDATE totp SET secret = \(bind: Data(raw)) WHERE user_id = \(bind: user.id)").run()
         }
         // Without the key file, or with only key B: a typed error naming the purpose and key A's id.
@@ -142,10 +142,10 @@ import Testing
         for keys in [nil, try Self.keyFile([Self.keyB])] as [String?] {
             server.configuration.sealingKeyFile = keys
             try await server.withStore { (store: SQLStore) async throws in
-                await #expect(throws: StoreError.unknownSealingKey("totp", keyID: idAHex)) {
+                await expectExactly(StoreError.unknownSealingKey("totp", keyID: idAHex)) {
                     try await store.totp(userID: user.id)
                 }
-                await #expect(throws: StoreError.unknownSealingKey("sms", keyID: idAHex)) {
+                await expectExactly(StoreError.unknownSealingKey("sms", keyID: idAHex)) {
                     try await store.sms(userID: user.id)
                 }
             }

@@ -53,4 +53,50 @@ import Testing
         #expect(oauth.status == .unauthorized)
         #expect(oauth.wwwAuthenticate == #"Basic realm="sesame""#)
     }
+
+    /// `catch StoreError.conflict` matches by code, as a `catch` of an enum case did; the details stay readable.
+    @Test func aCatchMatchesByCode() {
+        func code(of error: any Error) -> String {
+            do { throw error } catch StoreError.conflict { return "conflict" } catch let error as StoreError
+                where error.code == .undecryptable
+            {
+                return "undecryptable " + (error.purpose ?? "")
+            } catch { return "other" }
+        }
+        #expect(code(of: StoreError.conflict) == "conflict")
+        #expect(code(of: StoreError.undecryptable("totp")) == "undecryptable totp")
+        #expect(code(of: StoreError.newerSchema(version: 30, knownThrough: 17)) == "other")
+        #expect(code(of: AdminError(description: "conflict")) == "other")
+        #expect(StoreError.unknownSealingKey("sms", keyID: "ab12").keyID == "ab12")
+        #expect(!StoreError.unknownSealingKey("sms", keyID: "ab12").description.contains("secret"))
+    }
+
+    /// One error shape for the server: every error type its targets declare is a `ServerError` domain (a
+    /// `typealias … = ServerError<…Code>`), but four that are no error a caller sees: `SQLiteCallError`, the SQLite
+    /// C API's result code and message as the driver reports them (as postgres-nio's `PSQLError` is for
+    /// PostgreSQL); the authorization endpoint's `RedirectError`, which carries an `OAuthError` to the client's
+    /// redirect URI; the backup header parser's `Problem`, an outcome carried in a `Result` and never thrown; and
+    /// keychain sync's private `PushRefused`, which rolls a push's transaction back inside one function.
+    @Test func everyServerErrorTypeIsAServerErrorDomain() throws {
+        let sources = VocabularyTests.root.appendingPathComponent("Sources")
+        let targets =
+            try FileManager.default.contentsOfDirectory(atPath: sources.path)
+            .filter { $0.hasPrefix("Sesame") && $0 != "SesameBytes" && $0 != "SesameBuildInfo" } + ["sesame"]
+        #expect(targets.count >= 15)
+        let declaration = try Regex(
+            #"(?m)^\s*(?:public |package |private |fileprivate |internal )?(?:final )?(?:struct|enum|class|actor) (\w+)[^{\n]*:[^{\n]*\bError\b"#
+        )
+        var found: [String] = []
+        for target in targets {
+            let directory = sources.appendingPathComponent(target)
+            guard let files = FileManager.default.enumerator(atPath: directory.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                for match in text.matches(of: declaration) {
+                    if let name = match.output[1].substring, name != "ServerError" { found.append(String(name)) }
+                }
+            }
+        }
+        #expect(found.sorted() == ["Problem", "PushRefused", "RedirectError", "SQLiteCallError"])
+    }
 }

@@ -81,7 +81,7 @@ import WebAuthn
         ).run()
         try await beside.shutdown()
 
-        await #expect(throws: StoreError.newerSchema(version: next + 1, knownThrough: ServerSchema.full.current)) {
+        await expectExactly(StoreError.newerSchema(version: next + 1, knownThrough: ServerSchema.full.current)) {
             _ = try await open()
         }
         // The refused start left the records as they were.

@@ -29,12 +29,29 @@ package struct NoAccountGroups: AccountGroups {
     package func unknownSlugs(_ slugs: [String]) async throws -> [String] { slugs }
 
     package func join(userID: String, groups slugs: [String], at: Date, in db: any SQLDatabase) async throws {
-        if !slugs.isEmpty { throw NoAccountGroupsError(slugs: slugs) }
+        if !slugs.isEmpty { throw AccountGroupsError.unknownGroups(slugs) }
     }
 }
 
-/// Joining a group on a server without the groups feature: names the slugs only.
-package struct NoAccountGroupsError: Error, CustomStringConvertible {
-    package let slugs: [String]
-    package var description: String { "no groups on this server: \(slugs.joined(separator: ", "))" }
+/// A membership the groups cannot give. The server's error shape (`ServerError`); the message names the slugs only.
+package typealias AccountGroupsError = ServerError<AccountGroupsErrorCode>
+
+/// The codes of `AccountGroupsError`.
+package struct AccountGroupsErrorCode: ServerErrorCode {
+    package let name: String
+    private init(_ name: String) { self.name = name }
+    package var description: String { name }
+
+    /// A slug names no group (or the server has no groups).
+    package static let unknownGroup = AccountGroupsErrorCode("unknownGroup")
+}
+
+extension ServerError where Code == AccountGroupsErrorCode {
+    /// `unknownGroup`, naming the slugs.
+    package static func unknownGroups(_ slugs: [String], file: String = #fileID, line: Int = #line)
+        -> AccountGroupsError
+    {
+        AccountGroupsError(
+            code: .unknownGroup, message: "no such group: \(slugs.joined(separator: ", "))", file: file, line: line)
+    }
 }

@@ -34,9 +34,24 @@ package struct ConfigurationCheck: Sendable {
     }
 }
 
-public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+/// A setting that cannot be used, said as `flag: what is wrong` (`sesame serve` adds every way to set it). The
+/// server's error shape (`ServerError`).
+public typealias ConfigurationError = ServerError<ConfigurationErrorCode>
+
+/// The code of `ConfigurationError`.
+public struct ConfigurationErrorCode: ServerErrorCode {
+    public let name: String
+    private init(_ name: String) { self.name = name }
+    public var description: String { name }
+
+    /// A setting's value, or a combination of settings, is refused; the message names the setting.
+    public static let invalidSetting = ConfigurationErrorCode("invalidSetting")
+}
+
+extension ServerError where Code == ConfigurationErrorCode {
+    public init(_ message: String, file: String = #fileID, line: Int = #line) {
+        self.init(code: .invalidSetting, message: message, file: file, line: line)
+    }
 }
 
 extension ServerConfiguration {

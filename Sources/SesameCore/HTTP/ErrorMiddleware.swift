@@ -102,15 +102,16 @@ package struct ErrorMiddleware: RouterMiddleware {
             default: mapped = .internalError
             }
             return try mapped.response(from: request, context: context)
-        case StoreError.undecryptable(let purpose):
+        case let error as StoreError where error.code == .undecryptable:
             // A stored secret failed authentication (damaged, moved between rows, or another server secret).
             // Logged by purpose only; the answer says no more than any server error.
-            context.logger.error("stored secret failed authentication", metadata: ["purpose": .string(purpose)])
-        case StoreError.unknownSealingKey(let purpose, let keyID):
+            context.logger.error(
+                "stored secret failed authentication", metadata: ["purpose": .string(error.purpose ?? "")])
+        case let error as StoreError where error.code == .unknownSealingKey:
             // The value was sealed under a file key this node does not have (key file missing a line).
             context.logger.error(
                 "stored secret names a sealing key that is not in the key file",
-                metadata: ["purpose": .string(purpose), "key_id": .string(keyID)]
+                metadata: ["purpose": .string(error.purpose ?? ""), "key_id": .string(error.keyID ?? "")]
             )
         case _ where isStorageFull(error):
             // Nothing can be written; reads go on. Logged once per request by type, like the other database errors.
@@ -138,7 +139,7 @@ package struct ErrorMiddleware: RouterMiddleware {
     /// PostgreSQL down, unreachable (no connection) or silent past its deadline (`DatabaseDeadline`), or SQLite
     /// locked for longer than its busy timeout.
     package static func isUnreachableDatabase(_ error: any Error) -> Bool {
-        if error is DatabaseTimeout { return true }
+        if (error as? DatabaseError)?.code == .timeout { return true }
         if let error = error as? PSQLError {
             return [
                 .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown,

@@ -80,3 +80,11 @@ extension ServerError: ResponseGenerator where Code: HTTPRenderedErrorCode {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
+
+extension ServerError {
+    /// Lets `catch StoreError.conflict` (or any code's error value) match an error of this domain by its code, as a
+    /// `catch` of an enum case would.
+    public static func ~= (pattern: ServerError, value: any Error) -> Bool {
+        (value as? ServerError)?.code == pattern.code
+    }
+}

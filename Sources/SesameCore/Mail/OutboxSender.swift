@@ -8,18 +8,31 @@ package protocol MailTransport: Sendable {
     func deliver(_ mail: OutgoingMail, messageID: String) async throws(MailDeliveryError)
 }
 
-/// Why a delivery failed, and whether trying later may succeed (the relay was unreachable, slow, or said 4xx).
-package struct MailDeliveryError: Error, Sendable, CustomStringConvertible {
-    package let transient: Bool
-    /// Never holds a password or the mail's content.
-    package let reason: String
+/// Why a delivery failed, and whether trying later may succeed (the relay was unreachable, slow, or said 4xx). The
+/// server's error shape (`ServerError`); the message (`reason`) never holds a password or the mail's content.
+package typealias MailDeliveryError = ServerError<MailDeliveryErrorCode>
 
-    package init(transient: Bool, reason: String) {
-        self.transient = transient
-        self.reason = reason
+/// The codes of `MailDeliveryError`: whether the outbox tries again.
+package struct MailDeliveryErrorCode: ServerErrorCode {
+    package let name: String
+    private init(_ name: String) { self.name = name }
+    package var description: String { name }
+
+    /// Trying later may succeed: the relay was unreachable, slow, or answered 4xx.
+    package static let transient = MailDeliveryErrorCode("transient")
+    /// The relay refused the mail for good (5xx), or there is no relay: the outbox gives up.
+    package static let permanent = MailDeliveryErrorCode("permanent")
+}
+
+extension ServerError where Code == MailDeliveryErrorCode {
+    package init(transient: Bool, reason: String, file: String = #fileID, line: Int = #line) {
+        self.init(code: transient ? .transient : .permanent, message: reason, file: file, line: line)
     }
 
-    package var description: String { reason }
+    /// Whether trying later may succeed.
+    package var transient: Bool { code == .transient }
+    /// What went wrong, for the outbox row and the audit event.
+    package var reason: String { message }
 }
 
 /// When the outbox tries again and how long a node holds a mail it took.

@@ -102,28 +102,62 @@ public struct SealingKeyFile: Sendable {
     }
 }
 
-/// Why the sealing key file cannot be used. Messages name the file and line, never key bytes.
-public enum SealingKeyError: Error, Equatable, CustomStringConvertible {
-    case unreadable(path: String)
-    case tooLarge(path: String)
-    case notText(path: String)
-    case empty(path: String)
-    case malformed(path: String, line: Int)
-    case wrongLength(path: String, line: Int, bytes: Int)
-    case duplicate(path: String, line: Int)
+/// Why the sealing key file cannot be used. The server's error shape (`ServerError`); messages name the file and
+/// line, never key bytes.
+public typealias SealingKeyError = ServerError<SealingKeyErrorCode>
 
-    public var description: String {
-        switch self {
-        case .unreadable(let path): return "sealing key file \(path): cannot be read"
-        case .tooLarge(let path): return "sealing key file \(path): larger than \(SealingKeyFile.maximumSize) bytes"
-        case .notText(let path): return "sealing key file \(path): not UTF-8 text (expected base64 keys, one per line)"
-        case .empty(let path): return "sealing key file \(path): holds no key"
-        case .malformed(let path, let line):
-            return "sealing key file \(path), line \(line): not a base64 key or the word database"
-        case .wrongLength(let path, let line, let bytes):
-            return
-                "sealing key file \(path), line \(line): a \(bytes)-byte key; sealing keys are \(SealingKey.length) bytes (256 bits)"
-        case .duplicate(let path, let line): return "sealing key file \(path), line \(line): repeats an earlier entry"
-        }
+/// The codes of `SealingKeyError`.
+public struct SealingKeyErrorCode: ServerErrorCode {
+    public let name: String
+    private init(_ name: String) { self.name = name }
+    public var description: String { name }
+
+    public static let unreadable = SealingKeyErrorCode("unreadable")
+    public static let tooLarge = SealingKeyErrorCode("tooLarge")
+    public static let notText = SealingKeyErrorCode("notText")
+    public static let empty = SealingKeyErrorCode("empty")
+    public static let malformed = SealingKeyErrorCode("malformed")
+    public static let wrongLength = SealingKeyErrorCode("wrongLength")
+    public static let duplicate = SealingKeyErrorCode("duplicate")
+}
+
+extension ServerError where Code == SealingKeyErrorCode {
+    private static func file(_ path: String, _ code: SealingKeyErrorCode, _ what: String, file: String, line: Int)
+        -> SealingKeyError
+    {
+        SealingKeyError(code: code, message: "sealing key file \(path)\(what)", file: file, line: line)
+    }
+
+    public static func unreadable(path: String, file: String = #fileID, line: Int = #line) -> SealingKeyError {
+        Self.file(path, .unreadable, ": cannot be read", file: file, line: line)
+    }
+    public static func tooLarge(path: String, file: String = #fileID, line: Int = #line) -> SealingKeyError {
+        Self.file(path, .tooLarge, ": larger than \(SealingKeyFile.maximumSize) bytes", file: file, line: line)
+    }
+    public static func notText(path: String, file: String = #fileID, line: Int = #line) -> SealingKeyError {
+        Self.file(
+            path, .notText, ": not UTF-8 text (expected base64 keys, one per line)", file: file, line: line)
+    }
+    public static func empty(path: String, file: String = #fileID, line: Int = #line) -> SealingKeyError {
+        Self.file(path, .empty, ": holds no key", file: file, line: line)
+    }
+    public static func malformed(path: String, line number: Int, file: String = #fileID, line: Int = #line)
+        -> SealingKeyError
+    {
+        Self.file(
+            path, .malformed, ", line \(number): not a base64 key or the word database", file: file, line: line)
+    }
+    public static func wrongLength(
+        path: String, line number: Int, bytes: Int, file: String = #fileID, line: Int = #line
+    ) -> SealingKeyError {
+        Self.file(
+            path, .wrongLength,
+            ", line \(number): a \(bytes)-byte key; sealing keys are \(SealingKey.length) bytes (256 bits)",
+            file: file, line: line)
+    }
+    public static func duplicate(path: String, line number: Int, file: String = #fileID, line: Int = #line)
+        -> SealingKeyError
+    {
+        Self.file(path, .duplicate, ", line \(number): repeats an earlier entry", file: file, line: line)
     }
 }

@@ -29,6 +29,12 @@ public struct DatabaseErrorCode: ServerErrorCode {
     public static let unusable = DatabaseErrorCode("unusable")
     /// A statement answered what it cannot (nothing where a row must be).
     public static let unexpectedAnswer = DatabaseErrorCode("unexpectedAnswer")
+    /// The SQLite database's files may be read or written by group or others (`SQLiteFileMode`): the server refuses
+    /// to open it. The message names the files and the command that fixes them; `extra["exposed"]` lists the files.
+    public static let exposedFiles = DatabaseErrorCode("exposedFiles")
+    /// A wait on the database passed its deadline (`databaseTimeout`): a connection, a statement or the health
+    /// check (`DatabaseError.timeout`).
+    public static let timeout = DatabaseErrorCode("timeout")
 }
 
 extension ServerError where Code == DatabaseErrorCode {

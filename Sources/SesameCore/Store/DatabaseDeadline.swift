@@ -28,38 +28,46 @@ public struct DatabaseDeadline: Sendable, Equatable {
     public var healthLimit: TimeAmount { .nanoseconds(limit.nanoseconds / 2) }
 }
 
-/// A wait on the database passed its deadline (`DatabaseDeadline`). Carries no statement text or binds.
-public struct DatabaseTimeout: Error, CustomStringConvertible, Equatable {
-    public enum Stage: String, Sendable {
-        case acquire = "acquiring a connection"
-        case statement = "a statement"
-        case check = "the health check"
-    }
+/// How far a wait on the database had come when its deadline passed (`DatabaseError.timeout`).
+public enum DatabaseTimeoutStage: String, Sendable {
+    case acquire = "acquiring a connection"
+    case statement = "a statement"
+    case check = "the health check"
+}
 
-    public let stage: Stage
-    public var description: String { "the database did not answer in time (\(stage.rawValue))" }
+extension ServerError where Code == DatabaseErrorCode {
+    /// A wait on the database passed its deadline (`DatabaseDeadline`): `timeout`, with the stage in the message and
+    /// in `extra["stage"]`. Carries no statement text or binds.
+    package static func timeout(_ stage: DatabaseTimeoutStage, file: String = #fileID, line: Int = #line)
+        -> DatabaseError
+    {
+        var error = DatabaseError(
+            "the database did not answer in time (\(stage.rawValue))", code: .timeout, file: file, line: line)
+        error.extra = ["stage": stage.rawValue]
+        return error
+    }
 }
 
 extension DatabaseDeadline {
     /// Runs `body` on `connection`; when the deadline passes first, closes the connection (failing what is in
-    /// flight on it) and throws `DatabaseTimeout` at once, without waiting for `body` (a statement written to a
+    /// flight on it) and throws `DatabaseError.timeout` at once, without waiting for `body` (a statement written to a
     /// connection that closed meanwhile may never be answered). A connection already closed (by an earlier
     /// deadline in the same transaction) fails at once the same way.
     package func run<T: Sendable>(on connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> T)
         async throws -> T
     {
-        guard !connection.isClosed else { throw DatabaseTimeout(stage: .statement) }
+        guard !connection.isClosed else { throw DatabaseError.timeout(.statement) }
         return try await Self.first(within: limit, stage: .statement, on: connection.eventLoop, body) {
             let closing: EventLoopFuture<Void> = connection.close()
             closing.whenComplete { _ in }
         }
     }
 
-    /// Returns `operation`'s result, or throws `DatabaseTimeout(stage:)` when `limit` passes first, after calling
+    /// Returns `operation`'s result, or throws `DatabaseError.timeout` when `limit` passes first, after calling
     /// `expired`; the operation then goes on by itself and its result is dropped (`/health` must answer whatever
     /// the pool does; a statement's connection is closed by `expired`).
     package static func first<T: Sendable>(
-        within limit: TimeAmount, stage: DatabaseTimeout.Stage,
+        within limit: TimeAmount, stage: DatabaseTimeoutStage,
         on eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any(),
         _ operation: @escaping @Sendable () async throws -> T, expired: @escaping @Sendable () -> Void = {}
     ) async throws -> T {
@@ -67,7 +75,7 @@ extension DatabaseDeadline {
         // A promise completed twice keeps the first result: whichever of the two comes first wins.
         promise.completeWithTask(operation)
         let timer = eventLoop.scheduleTask(in: limit) {
-            promise.fail(DatabaseTimeout(stage: stage))
+            promise.fail(DatabaseError.timeout(stage))
             expired()
         }
         defer { timer.cancel() }
@@ -130,7 +138,7 @@ package struct DeadlinePoolDatabase: SQLDatabase {
 
 extension PoolBox {
     /// A pooled connection for `body`, given back afterwards; a pool that cannot give one within its request timeout
-    /// throws `DatabaseTimeout(.acquire)`.
+    /// throws `DatabaseError.timeout(.acquire)`.
     package func withConnection<T: Sendable>(logger: Logger, _ body: (PostgresConnection) async throws -> T)
         async throws -> T
     {
@@ -138,7 +146,7 @@ extension PoolBox {
         do {
             connection = try await pool.requestConnection(logger: logger).get()
         } catch ConnectionPoolTimeoutError.connectionRequestTimeout {
-            throw DatabaseTimeout(stage: .acquire)
+            throw DatabaseError.timeout(.acquire)
         }
         defer { pool.releaseConnection(connection, logger: logger) }
         return try await body(connection)

@@ -90,7 +90,7 @@ extension SQLEngine {
             do {
                 connection = try await box.pool.requestConnection(logger: logger).get()
             } catch ConnectionPoolTimeoutError.connectionRequestTimeout {
-                throw DatabaseTimeout(stage: .acquire)
+                throw DatabaseError.timeout(.acquire)
             }
             do {
                 let rows = try await deadline.run(on: connection) { [logger] in

@@ -365,26 +365,28 @@ package enum SQLiteFileMode {
     }
 
     /// Refuses files of the database at `path` that group or others may access, naming the fix.
-    package static func checkPrivate(_ path: String) throws(DatabaseFileModeError) {
+    package static func checkPrivate(_ path: String) throws(DatabaseError) {
         var exposed: [String] = []
         for file in files(of: path) {
             var status = stat()
             guard stat(file, &status) == 0 else { continue }
             if status.st_mode & 0o077 != 0 { exposed.append(file) }
         }
-        guard exposed.isEmpty else { throw DatabaseFileModeError(database: path, exposed: exposed) }
+        guard exposed.isEmpty else { throw .exposedFiles(database: path, exposed: exposed) }
     }
 }
 
-/// The SQLite database's files may be read or written by group or others (`SQLiteFileMode`); the server refuses to
-/// open it. The description names the files and the command that fixes them.
-public struct DatabaseFileModeError: Error, CustomStringConvertible, Equatable {
-    public let database: String
-    public let exposed: [String]
-
-    public var description: String {
+extension ServerError where Code == DatabaseErrorCode {
+    /// `exposedFiles` for `database`, whose files `exposed` others may read or write.
+    package static func exposedFiles(database: String, exposed: [String], file: String = #fileID, line: Int = #line)
+        -> DatabaseError
+    {
         let quoted = exposed.map { "'\($0)'" }.joined(separator: " ")
-        return "database \(database): readable or writable by group or others (\(exposed.joined(separator: ", "))),"
-            + " and it holds the server secret; make it the server user's only: chmod 600 \(quoted)"
+        var error = DatabaseError(
+            "database \(database): readable or writable by group or others (\(exposed.joined(separator: ", "))),"
+                + " and it holds the server secret; make it the server user's only: chmod 600 \(quoted)",
+            code: .exposedFiles, file: file, line: line)
+        error.extra = ["exposed": exposed.joined(separator: "\n")]
+        return error
     }
 }

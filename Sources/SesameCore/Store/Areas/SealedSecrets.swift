@@ -131,11 +131,11 @@ extension SQLStore: SealedSecretStore {
                             """
                         ).all()).isEmpty
                     if updated { report.resealed += 1 } else { report.changedMeanwhile += 1 }
-                } catch StoreError.unknownSealingKey(_, let keyID) {
+                } catch let error as StoreError where error.code == .unknownSealingKey {
                     report.failures.append(
-                        "\(column.purpose.rawValue) of user \(rowID): sealed under file key \(keyID), which is not in the key file"
+                        "\(column.purpose.rawValue) of user \(rowID): sealed under file key \(error.keyID ?? "?"), which is not in the key file"
                     )
-                } catch StoreError.undecryptable {
+                } catch let error as StoreError where error.code == .undecryptable {
                     report.failures.append(
                         "\(column.purpose.rawValue) of user \(rowID): fails authentication (damaged or moved)")
                 }
