@@ -337,6 +337,7 @@ let package = Package(
             dependencies: [
                 "SesameCore",
                 "SesameIdentityProvider",
+                "SesameWeb",
                 "WebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

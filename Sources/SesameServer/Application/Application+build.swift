@@ -41,6 +41,8 @@ public struct ServerEnvironment: Sendable {
     package var mailTransport: (any MailTransport)?
     /// Sees every statement the store runs (tests reading query plans; see `StatementObserver`).
     package var statementObserver: StatementObserver?
+    /// Overrides the groups accounts belong to (tests hand an in-memory `AccountGroups` here).
+    package var accountGroups: (any AccountGroups)?
 
     public init() {}
 }
@@ -128,7 +130,8 @@ public func buildApplication(
             configuration: configuration, store: store, clock: environment.clock, logger: logger, serverSecret: secret,
             metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,
             sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty,
-            ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery()
+            ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery(),
+            accountGroups: environment.accountGroups ?? serverAccountGroups(store)
         )
         // Clients declared in the config file, brought in line before the first request.
         let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.core.now)
