@@ -13,6 +13,7 @@ import SesameEmail
 import SesameMetadata
 import SesameSecondFactors
 import SesameIdentityProvider
+import SesameInvitations
 import SesamePasswords
 import SesamePasskeys
 import SesameAccount
@@ -215,7 +216,10 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     OperationalRoutes(
         sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
     ).register(on: router)
-    SignUpRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
+    SignUpRoutes(
+        sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys,
+        invitations: Invitations(sesame: core, store: sesame.store)
+    ).register(on: router)
     SignInRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
     PasskeyManagementRoutes(
         sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys, metadataService: sesame.metadata
