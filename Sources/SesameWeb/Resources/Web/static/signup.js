@@ -7,6 +7,8 @@ import { $, say, clear, busy, focus, show } from "./ui.js";
 // An invitation's link carries its token in the fragment (`#invitation=…`): it never reaches the server in the
 // page's request; it goes with the options request.
 const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
+// An invitation's link opened over this page changes only the fragment: read it afresh.
+window.addEventListener("hashchange", () => location.reload());
 
 async function createAccount() {
   const username = $("username").value.trim();
