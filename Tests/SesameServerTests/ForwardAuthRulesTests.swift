@@ -205,6 +205,8 @@ import Testing
         (#"[{"host": "a.example.com", "policy": "groups"}]"#, "forward-auth-rules[0].groups"),
         (#"[{"host": "a.example.com", "policy": "groups", "groups": []}]"#, "forward-auth-rules[0].groups"),
         (#"[{"host": "a.example.com", "policy": "groups", "groups": ["Admins"]}]"#, "not a group slug"),
+        // A look-alike (Cyrillic а) could never match the group it imitates: refused rather than kept dead.
+        (#"[{"host": "a.example.com", "policy": "groups", "groups": ["\#u{0430}dmins"]}]"#, "not a group slug"),
         (#"[{"host": "a.example.com", "policy": "signed-in", "groups": ["admins"]}]"#, "only the groups policy"),
         (#"[{"host": "a.example.com", "path": "admin", "policy": "nobody"}]"#, "forward-auth-rules[0].path"),
         (#"[{"host": "a.example.com", "path": "/a/../b", "policy": "nobody"}]"#, "forward-auth-rules[0].path"),
