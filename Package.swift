@@ -114,7 +114,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
-                "SMTP",
+                "SesameInvitations", "SMTP",
             ],
             swiftSettings: strict
         ),
@@ -331,12 +331,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // sign-up by invitation: single-use links with their groups, mailed through the outbox; `sesame invites`.
+        .target(
+            name: "SesameInvitations",
+            dependencies: [
+                "SesameCore", "SesameEmail", "SesameBytes", "WebAuthn",
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // reverse-proxy sign-in.
         .target(
             name: "SesameForwardAuth",
             dependencies: [
                 "SesameCore",
                 "SesameIdentityProvider",
+                "SesameWeb",
                 "WebAuthn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -371,7 +381,7 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
-                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "WebAuthn",
+                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -386,7 +396,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "SesameEmail", "SesameMail", "WebAuthn", "OneTimeCode",
+                "SesameEmail", "SesameMail", "SesameInvitations", "WebAuthn", "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import SesameCore
 import SesameIdentityProvider
+import SesameWeb
+import NIOCore
 
 /// Reverse-proxy sign-in (docs/integrations.md): the check nginx `auth_request`, Caddy `forward_auth` and Traefik
 /// `ForwardAuth` call, the return endpoint people are sent to, and the callback on an app's own host. The rules
@@ -10,9 +12,11 @@ import SesameIdentityProvider
 ///
 /// - `GET /forward-auth`: `X-Forwarded-Proto`/`-Host`/`-Uri` name what was asked for. A host outside
 ///   `forwardAuthDomains` (or a malformed header) is 403 `host_not_allowed`, never a redirect. A session that may
-///   pass is 200 with `Remote-User`, `Remote-Name`, `Remote-Amr` (and `Remote-Email` when the account has a
-///   verified address). Otherwise 302 to Sesame, or with
-///   `?mode=status` (nginx: `auth_request` understands only 2xx, 401 and 403) 401 with the same `Location`.
+///   pass is 200 with `Remote-User`, `Remote-Name`, `Remote-Amr`, `Remote-Email` (the verified address) and
+///   `Remote-Groups` (each always present, empty when there is nothing to say). An address the rules
+///   (`ForwardAuthRules`) refuse, or a signed-in person outside the rule's groups, is 403 with a page. Otherwise
+///   302 to Sesame, or with `?mode=status` (nginx: `auth_request` understands only 2xx, 401 and 403) 401 with the
+///   same `Location`.
 /// - `GET /forward-auth/return?rd=URL[&state=…]`: on Sesame's origin, after sign-in; `rd` outside the configured
 ///   domains is 403, never a redirect.
 /// - `GET /forward-auth/callback?rd=URL` (start) and `?code=…` (finish): reached through the app's proxy at
@@ -58,8 +62,47 @@ package struct ForwardAuthRoutes {
         return Response(status: status, headers: fields)
     }
 
+    /// The 403 page for an address the rules keep the person from. It is shown on the app's host (the proxy passes
+    /// the answer on), so its links and styles name Sesame's origin and it loads no script.
+    package static func deniedPage(
+        _ page: WebRoutes.DynamicPage?, configuration: ServerConfiguration, host: String, username: String?
+    ) -> Response {
+        let message =
+            username.map { "You are signed in as \($0), and this address is not open to you." }
+            ?? "This address is not open to anyone through \(configuration.rpName)."
+        guard let page,
+            let html = try? page.render(
+                configuration, script: "consent", ["host": host, "message": message])
+        else {
+            return Response(
+                status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: "You don't have access to this address.")))
+        }
+        let origin = configuration.origin
+        let absolute =
+            html
+            .replacingOccurrences(of: "<script type=\"module\" src=\"/static/consent.js\"></script>\n", with: "")
+            .replacingOccurrences(of: "href=\"/", with: "href=\"\(origin)/")
+            .replacingOccurrences(of: "src=\"/", with: "src=\"\(origin)/")
+        return Response(
+            status: .forbidden,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy:
+                    "default-src 'none'; style-src \(origin); img-src \(origin); base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: absolute)))
+    }
+
     package func register(on router: Router<SesameRequestContext>) {
         let service = ForwardAuthService(sesame)
+        var page: WebRoutes.DynamicPage?
+        do { page = try .load("forward-denied", title: "No access") } catch {
+            sesame.logger.error(
+                "forward-auth page not loaded", metadata: ["reason": .string(String(describing: error))])
+        }
+        let deniedPage = page
+        let configuration = sesame.configuration
 
         router.get("/forward-auth") { request, _ -> Response in
             let query = FormParameters.query(request)
@@ -71,15 +114,23 @@ package struct ForwardAuthRoutes {
             default: throw APIError.badRequest
             }
             let target = try Self.target(request, service: service)
-            if let authentication = try await service.admittedSession(request, at: target) {
-                var headers = service.identityHeaders(authentication)
-                if let email = try await emails.verifiedEmail(userID: authentication.user.id) {
-                    headers[ForwardAuthService.remoteEmail] = email
-                }
-                return Response(status: .ok, headers: headers)
+            let match = service.rule(target)
+            // An address no one may pass is refused before any session is read.
+            let authentication =
+                match == .refused ? nil : try await service.admittedSession(request, at: target)
+            switch try await service.decide(match, authentication) {
+            case .pass(let groups):
+                guard let authentication else { throw APIError.unauthenticated }
+                let email = try await emails.verifiedEmail(userID: authentication.user.id)
+                return Response(
+                    status: .ok, headers: service.identityHeaders(authentication, groups: groups, email: email))
+            case .signIn:
+                return Self.redirect(service.signInLocation(target), status: statusOnly ? .unauthorized : .found)
+            case .denied:
+                return Self.deniedPage(
+                    deniedPage, configuration: configuration, host: target.host,
+                    username: authentication?.user.username)
             }
-            return Self.redirect(
-                service.signInLocation(target), status: statusOnly ? .unauthorized : .found)
         }
 
         router.get("/forward-auth/return") { request, context -> Response in

@@ -33,6 +33,10 @@ package struct ForwardAuthService: Sendable {
     package let audit: AuditLog
     /// The second factors the server declares, for `Remote-Amr`.
     package let factors: [Factor]
+    /// The checked `forwardAuthRules`.
+    package let rules: ForwardAuthRules
+    /// Membership for the `groups` policy and `Remote-Groups`, read at every check.
+    package let groups: any AccountGroups
 
     /// The path on the app's host that its proxy forwards to `/forward-auth/callback`.
     package static let callbackPath = "/_sesame/callback"
@@ -44,6 +48,8 @@ package struct ForwardAuthService: Sendable {
     /// The account's verified email address; never sent for an unverified one. (Addresses are printable ASCII
     /// without spaces or line breaks: `EmailAddresses.validate`.)
     package static let remoteEmail = HTTPField.Name("Remote-Email")!
+    /// The slugs of the account's groups, comma-separated, sorted.
+    package static let remoteGroups = HTTPField.Name("Remote-Groups")!
 
     package init(_ sesame: ServerCore) {
         configuration = sesame.configuration
@@ -53,6 +59,12 @@ package struct ForwardAuthService: Sendable {
         clock = sesame.clock
         audit = sesame.audit
         factors = sesame.factors
+        groups = sesame.accountGroups
+        // Checked at start (`validateForwardAuth`); a configuration that skipped the check and fails it lets no one by.
+        rules =
+            (try? ForwardAuthRules(
+                sesame.configuration.forwardAuthRules, domains: sesame.configuration.forwardAuthDomains))
+            ?? .refuseAll
     }
 
     // MARK: Rules
@@ -64,9 +76,42 @@ package struct ForwardAuthService: Sendable {
             && configuration.forwardAuthDomains.contains { DomainName.covers($0, host: target.host) }
     }
 
-    /// Whether the host needs a passkey sign-in (`forwardAuthPasskeyDomains`).
+    /// The rule that decides at the target (`ForwardAuthRules.match`).
+    package func rule(_ target: ForwardTarget) -> ForwardAuthRules.Match {
+        rules.match(host: target.host, path: target.path)
+    }
+
+    /// Whether the target needs a passkey sign-in: its host is in `forwardAuthPasskeyDomains`, or the rule that
+    /// decides there has the `passkey` policy.
     package func demandsPasskey(_ target: ForwardTarget) -> Bool {
-        configuration.forwardAuthPasskeyDomains.contains { DomainName.covers($0, host: target.host) }
+        if configuration.forwardAuthPasskeyDomains.contains(where: { DomainName.covers($0, host: target.host) }) {
+            return true
+        }
+        if case .rule(let rule) = rule(target) { return rule.policy == .passkey }
+        return false
+    }
+
+    /// What a check comes to once the session that may pass is known (`admittedSession`, which has applied the
+    /// passkey requirement): the groups of a signed-in person (for the `groups` policy and `Remote-Groups`), read
+    /// from the store now, so a removal counts at the next check on every node.
+    package enum Decision: Sendable, Equatable {
+        case pass(groups: [String])
+        case signIn
+        case denied
+    }
+
+    package func decide(_ match: ForwardAuthRules.Match, _ authentication: Authentication?) async throws -> Decision {
+        switch match {
+        case .refused: return .denied
+        case .rule(let rule) where rule.policy == .nobody: return .denied
+        default: break
+        }
+        guard let authentication else { return .signIn }
+        let slugs = try await groups.groupSlugs(userID: authentication.user.id)
+        if case .rule(let rule) = match, rule.policy == .groups, !rule.groups.contains(where: slugs.contains) {
+            return .denied
+        }
+        return .pass(groups: slugs)
     }
 
     /// Whether a session may pass at this target: any session, or at a passkey-only host one that signed in with
@@ -113,12 +158,17 @@ package struct ForwardAuthService: Sendable {
     /// The identity headers a passing check answers with. `Remote-Amr` lists the RFC 8176 methods the identity
     /// provider's ID tokens state for this session, comma-separated. Control characters in the display name become
     /// spaces.
-    package func identityHeaders(_ authentication: Authentication) -> HTTPFields {
+    /// Every identity header is always sent (empty when there is nothing to say), so a proxy that copies them
+    /// replaces any header of the same name the client sent.
+    package func identityHeaders(_ authentication: Authentication, groups: [String] = [], email: String? = nil)
+        -> HTTPFields
+    {
         let name = String(
             authentication.user.displayName.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }
                 .map(Character.init))
         return [
             Self.remoteUser: authentication.user.username, Self.remoteName: name,
+            Self.remoteEmail: email ?? "", Self.remoteGroups: groups.joined(separator: ","),
             Self.remoteAmr: IDTokenClaims.amr(
                 authentication.session.method, passkeyBackupEligible: authentication.session.passkeyBackupEligible,
                 factors: factors

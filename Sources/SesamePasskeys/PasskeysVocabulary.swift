@@ -13,12 +13,21 @@ extension APIErrorCode {
     package static let unknownCredential = APIErrorCode("unknown_credential")
     package static let usernameTaken = APIErrorCode("username_taken")
     package static let credentialExists = APIErrorCode("credential_exists")
+    package static let signUpClosed = APIErrorCode("sign_up_closed")
+    package static let invitationRequired = APIErrorCode("invitation_required")
 }
 
 extension APIError {
     package static var usernameTaken: APIError { APIError(.conflict, .usernameTaken, "That username is taken.") }
     package static var credentialExists: APIError {
         APIError(.conflict, .credentialExists, "This passkey is already registered.")
+    }
+    package static var signUpClosed: APIError {
+        APIError(.forbidden, .signUpClosed, "Sign-up is closed on this site: ask its operator for an account.")
+    }
+    package static var invitationRequired: APIError {
+        APIError(
+            .forbidden, .invitationRequired, "Sign-up on this site needs an invitation: open the link you were sent.")
     }
 }
 
@@ -55,11 +64,12 @@ extension Vocabulary {
         errorCodes: [
             .invalidUsername, .invalidDisplayName, .invalidName, .invalidKind, .invalidMediation, .invalidTheme,
             .invalidCredentialID, .registrationFailed, .authenticationFailed, .unknownCredential, .usernameTaken,
-            .credentialExists,
+            .credentialExists, .signUpClosed, .invitationRequired,
         ],
         auditKinds: [
             .signUpPasskey, .signInPasskey, .passkeyRegistration, .passkeyAdded, .passkeyRenamed, .passkeyRemoved,
         ],
+        settings: ServerConfiguration.passkeysSettings,
         challengePurposes: [.registration, .authentication, .addPasskey],
         accountNotices: [.passkeyAdded, .passkeyRemoved]
     )

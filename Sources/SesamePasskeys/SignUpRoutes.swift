@@ -2,24 +2,41 @@ import Foundation
 import Hummingbird
 import WebAuthn
 import SesameCore
+import SQLKit
 
 /// Passkey sign-up: `POST /api/registration/options {username, displayName?}` → creation options (a new random
 /// user handle, resident key required) bound to the ceremony token; `POST /api/registration {credential}` verifies
 /// the new passkey and creates the account, its passkey, the audit event and a session in one transaction.
+///
+/// Who may sign up is the `signUp` setting (`GET /api/registration/policy` tells the page): `closed` refuses both
+/// steps (`sign_up_closed`); `invite-only` needs `invitation` (the token from an invitation's link) at the options
+/// step (`invitation_required`). An invitation, under either `open` or `invite-only`, is checked at the options step
+/// and spent, with its groups joined, in the account's transaction (`SignUpInvitations`).
 package struct SignUpRoutes {
     package let sesame: ServerCore
     package let store: any PasskeyStorage
     package let passkeyVerifier: PasskeyVerifier
+    package let invitations: any SignUpInvitations
 
-    package init(sesame: ServerCore, store: any PasskeyStorage, passkeyVerifier: PasskeyVerifier) {
+    package init(
+        sesame: ServerCore, store: any PasskeyStorage, passkeyVerifier: PasskeyVerifier,
+        invitations: any SignUpInvitations = NoSignUpInvitations()
+    ) {
         self.sesame = sesame
         self.store = store
         self.passkeyVerifier = passkeyVerifier
+        self.invitations = invitations
     }
 
     package struct OptionsRequest: Decodable, Sendable {
         package let username: String
         package let displayName: String?
+        /// The invitation's token, from its link.
+        package let invitation: String?
+    }
+
+    package struct PolicyResponse: ResponseEncodable, Sendable {
+        package let signUp: String
     }
 
     /// Kept with a sign-up challenge: the account to create when the response verifies.
@@ -27,6 +44,8 @@ package struct SignUpRoutes {
         package let username: String
         package let displayName: String
         package let userHandle: String
+        /// The invitation checked at the options step, spent with the account.
+        package let invitation: String?
     }
 
     package struct FinishRequest: Decodable, Sendable {
@@ -35,14 +54,38 @@ package struct SignUpRoutes {
         package let name: String?
     }
 
+    /// The invitation's writes in the account's transaction, if the sign-up has one.
+    func spending(_ invitation: String?, user: User, clientAddress: String)
+        -> (@Sendable (any SQLDatabase) async throws -> Void)?
+    {
+        guard let invitation else { return nil }
+        let invitations = self.invitations
+        let (userID, username, at) = (user.id, user.username, user.createdAt)
+        return { db in
+            try await invitations.redeem(
+                id: invitation, userID: userID, username: username, clientAddress: clientAddress, at: at, in: db)
+        }
+    }
+
     package func register(on router: Router<SesameRequestContext>) {
+        router.get("/api/registration/policy") { _, _ in
+            PolicyResponse(signUp: sesame.configuration.signUp.rawValue)
+        }
+
         router.post("/api/registration/options") { request, context in
             let body = try await request.decode(as: OptionsRequest.self, context: context)
+            if sesame.configuration.signUp == .closed { throw APIError.signUpClosed }
             guard let username = Usernames.validate(body.username) else {
                 throw APIError.invalidField(
                     .invalidUsername, "Use 1 to 64 characters without spaces or control characters.")
             }
             let displayName = try ShownNames.displayName(body.displayName ?? username)
+            var invitation: String?
+            if let token = body.invitation {
+                invitation = try await invitations.check(token: token, clientAddress: context.clientAddress)
+            } else if sesame.configuration.signUp == .inviteOnly {
+                throw APIError.invitationRequired
+            }
             let handle = Secrets.random(64)
             let options = passkeyVerifier.relyingParty.makeCreationOptions(
                 user: PublicKeyCredentialUserEntityJSON(id: handle, name: username, displayName: displayName),
@@ -52,7 +95,8 @@ package struct SignUpRoutes {
             try await sesame.ceremonies.begin(
                 .registration, challenge: options.challenge.bytes, binding: binding, userID: nil,
                 payload: PendingAccount(
-                    username: username, displayName: displayName, userHandle: Base64URL.encode(handle)),
+                    username: username, displayName: displayName, userHandle: Base64URL.encode(handle),
+                    invitation: invitation),
                 countedFor: context.clientAddress
             )
             // Checked after the start is counted, so probing for taken names spends the address's ceremony budget.
@@ -68,6 +112,12 @@ package struct SignUpRoutes {
                 .registration, clientDataJSON: body.credential.response.clientDataJSON.bytes, binding: binding
             )
             let pending = try sesame.ceremonies.payload(record, as: PendingAccount.self)
+            // The setting may have changed since the options step (or differ on the node that gave them).
+            switch sesame.configuration.signUp {
+            case .closed: throw APIError.signUpClosed
+            case .inviteOnly where pending.invitation == nil: throw APIError.invitationRequired
+            default: break
+            }
             guard let handle = try? Base64URL.decode(pending.userHandle) else { throw APIError.challengeInvalid }
             let result = try await passkeyVerifier.verifyRegistration(
                 body.credential, challenge: challenge, expires: record.expiresAt, username: pending.username,
@@ -83,8 +133,10 @@ package struct SignUpRoutes {
                 user: user, method: .passkey(userVerified: result.credential.uvInitialized),
                 passkeyBackupEligible: result.credential.backupEligible, request: request)
             let event = sesame.audit.event(.signUpPasskey, .success, user: user, clientAddress: context.clientAddress)
+            let also = spending(pending.invitation, user: user, clientAddress: context.clientAddress)
             switch try await store.createAccount(
-                user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record)
+                user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record,
+                also: also)
             {
             case .created: break
             case .usernameTaken: throw APIError.usernameTaken

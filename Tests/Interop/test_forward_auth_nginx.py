@@ -9,7 +9,8 @@ Layout, all on loopback:
 - a small upstream (Python `http.server`) that echoes the `Remote-User` header nginx passes it.
 
 The same nginx server also answers for `vault.localhost`, which only a passkey sign-in may enter
-(`--forward-auth-passkey-domains`), and for `evil.localhost`, which Sesame was not told about.
+(`--forward-auth-passkey-domains`), and for `evil.localhost`, which Sesame was not told about. Access rules
+(`--forward-auth-rules`) shut `app.localhost/private` for everyone and let every signed-in person in elsewhere.
 """
 
 import http.server
@@ -70,10 +71,14 @@ http {{
             auth_request /_sesame/auth;
             auth_request_set $sesame_user $upstream_http_remote_user;
             auth_request_set $sesame_amr $upstream_http_remote_amr;
+            auth_request_set $sesame_groups $upstream_http_remote_groups;
+            auth_request_set $sesame_email $upstream_http_remote_email;
             auth_request_set $sesame_signin $upstream_http_location;
             error_page 401 =302 $sesame_signin;
             proxy_set_header Remote-User $sesame_user;
             proxy_set_header Remote-Amr $sesame_amr;
+            proxy_set_header Remote-Groups $sesame_groups;
+            proxy_set_header Remote-Email $sesame_email;
             proxy_pass http://127.0.0.1:{upstream};
         }}
     }}
@@ -86,7 +91,9 @@ class Echo(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         body = json.dumps({"path": self.path, "remote_user": self.headers.get("Remote-User"),
-                           "remote_amr": self.headers.get("Remote-Amr")}).encode()
+                           "remote_amr": self.headers.get("Remote-Amr"),
+                           "remote_groups": self.headers.get("Remote-Groups"),
+                           "remote_email": self.headers.get("Remote-Email")}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -105,8 +112,12 @@ def proxied(sesame_bin, tmp_path):
     upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     port = free_port()
+    rules = json.dumps([{"host": "app.localhost", "path": "/private", "policy": "nobody"},
+                        {"host": "app.localhost", "policy": "signed-in"},
+                        {"host": "vault.localhost", "policy": "signed-in"}])
     sesame = Server(sesame_bin, tmp_path, extra_args=["--forward-auth-domains=app.localhost,vault.localhost",
-                                                      "--forward-auth-passkey-domains=vault.localhost"])
+                                                      "--forward-auth-passkey-domains=vault.localhost",
+                                                      f"--forward-auth-rules={rules}"])
     nginx_dir = tmp_path / "nginx"
     nginx_dir.mkdir()
     conf = nginx_dir / "nginx.conf"
@@ -184,10 +195,20 @@ def test_nginx_auth_request_signs_in_with_a_passkey_and_refuses_foreign_domains(
     assert "sesame_forward" in cookies and cookies["sesame_forward"]["httpOnly"]
     assert "domain" not in cookies["sesame_forward"] or cookies["sesame_forward"]["domain"] == "app.localhost"
 
-    # The cookie works through nginx, and a Remote-User the client sends is replaced by nginx's.
+    # The cookie works through nginx, and identity headers the client sends are replaced by nginx's (an empty
+    # value from Sesame removes the client's).
     forward = f"sesame_forward={cookies['sesame_forward']['value']}"
-    status, _, body = raw_get(port, host, "/again", {"Cookie": forward, "Remote-User": "mallory"})
-    assert status == 200 and json.loads(body)["remote_user"] == "ada"
+    status, _, body = raw_get(port, host, "/again", {"Cookie": forward, "Remote-User": "mallory",
+                                                     "Remote-Groups": "admins", "Remote-Email": "root@example.com"})
+    seen = json.loads(body)
+    assert status == 200 and seen["remote_user"] == "ada"
+    assert seen["remote_groups"] is None and seen["remote_email"] is None
+    # The rules: the shut path is 403 for ada too (nginx's own page), and nothing reaches the upstream.
+    status, headers, body = raw_get(port, host, "/private/x", {"Cookie": forward})
+    assert status == 403 and "Location" not in headers and b"remote_user" not in body
+    # An encoded slash could reach the upstream as /private/x: refused, not read as one segment.
+    status, _, body = raw_get(port, host, "/private%2Fx", {"Cookie": forward})
+    assert status == 403 and b"remote_user" not in body
     # The same cookie at a host Sesame does not answer for: refused, not redirected.
     status, headers, _ = raw_get(port, f"evil.localhost:{port}", "/", {"Cookie": forward})
     assert status == 403 and "Location" not in headers

@@ -8,12 +8,15 @@ public struct Setting: Sendable {
     public let environment: String
     public let defaultValue: String
     public let help: String
+    /// The value is JSON text (`forwardAuthRules`): the config file may give it as JSON (a list or an object), the
+    /// environment and the flag as its text.
+    package let takesJSON: Bool
     package let apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
 
     /// A row: `key` in the config file, `flag` on the command line, `environment` variable, the default as
     /// `--help` prints it, the meaning, and how a value is read into the configuration.
     package init(
-        key: String, flag: String, environment: String, defaultValue: String, help: String,
+        key: String, flag: String, environment: String, defaultValue: String, help: String, takesJSON: Bool = false,
         apply: @escaping @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
     ) {
         self.key = key
@@ -21,6 +24,7 @@ public struct Setting: Sendable {
         self.environment = environment
         self.defaultValue = defaultValue
         self.help = help
+        self.takesJSON = takesJSON
         self.apply = apply
     }
 }
@@ -328,6 +332,11 @@ extension ServerConfiguration {
         for setting in vocabulary.settings {
             guard let value = object[setting.key] else { continue }
             switch value {
+            case let structured where setting.takesJSON && (structured is [Any] || structured is [String: Any]):
+                guard let text = try? JSONSerialization.data(withJSONObject: structured, options: [.sortedKeys]) else {
+                    throw ConfigurationError("\(source): \(setting.key) is not JSON")
+                }
+                try setting.apply(&self, String(decoding: text, as: UTF8.self))
             case let string as String:
                 try setting.apply(&self, string)
             case let number as NSNumber where ["true", "false"].contains(setting.defaultValue):

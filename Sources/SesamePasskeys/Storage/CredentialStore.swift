@@ -60,9 +60,13 @@ public enum AccountCreation: Sendable, Equatable {
 
 /// Passkeys and security keys.
 public protocol CredentialStore {
-    /// Passkey sign-up: the account, its passkey, the audit event and the first session, in one transaction.
+    /// Passkey sign-up: the account, its passkey, the audit event and the first session, in one transaction; then
+    /// `also` (an invitation spent and its groups joined: `SignUpInvitations.redeem`) in the same transaction, whose
+    /// error undoes it all.
     func createAccount(
-        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
+        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord,
+        also: (@Sendable (any SQLDatabase) async throws -> Void)?
     ) async throws -> AccountCreation
 
     /// `StoreError.conflict` when the credential ID is registered already.
@@ -102,9 +106,21 @@ package protocol NoticedCredentialChanges {
     func deleteCredential(userID: String, id: [UInt8], notice: AccountNotice?) async throws -> RemovalOutcome
 }
 
-extension SQLStore: CredentialStore {
+extension CredentialStore {
+    /// Passkey sign-up with nothing else in its transaction.
     public func createAccount(
         _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
+    ) async throws -> AccountCreation {
+        try await createAccount(
+            user, credential: credential, audit: audit, sessionTokenHash: sessionTokenHash, session: session, also: nil)
+    }
+}
+
+extension SQLStore: CredentialStore {
+    public func createAccount(
+        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord,
+        also: (@Sendable (any SQLDatabase) async throws -> Void)?
     ) async throws -> AccountCreation {
         try await engine.withTransaction { db in
             // Looked up first, so the answer names what was taken; a concurrent sign-up that slips in between still
@@ -126,6 +142,7 @@ extension SQLStore: CredentialStore {
             }
             try await db.raw(Self.auditInsert(audit)).run()
             try await db.raw(Self.sessionInsert(tokenHash: sessionTokenHash, session)).run()
+            try await also?(db)
             return .created
         }
     }

@@ -13,6 +13,7 @@ import SesameEmail
 import SesameMetadata
 import SesameSecondFactors
 import SesameIdentityProvider
+import SesameInvitations
 import SesamePasswords
 import SesamePasskeys
 import SesameAccount
@@ -41,6 +42,8 @@ public struct ServerEnvironment: Sendable {
     package var mailTransport: (any MailTransport)?
     /// Sees every statement the store runs (tests reading query plans; see `StatementObserver`).
     package var statementObserver: StatementObserver?
+    /// Overrides the groups accounts belong to (tests hand an in-memory `AccountGroups` here).
+    package var accountGroups: (any AccountGroups)?
 
     public init() {}
 }
@@ -128,7 +131,8 @@ public func buildApplication(
             configuration: configuration, store: store, clock: environment.clock, logger: logger, serverSecret: secret,
             metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,
             sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty,
-            ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery()
+            ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery(),
+            accountGroups: environment.accountGroups ?? serverAccountGroups(store)
         )
         // Clients declared in the config file, brought in line before the first request.
         let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.core.now)
@@ -212,7 +216,10 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     OperationalRoutes(
         sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
     ).register(on: router)
-    SignUpRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
+    SignUpRoutes(
+        sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys,
+        invitations: Invitations(sesame: core, store: sesame.store)
+    ).register(on: router)
     SignInRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
     PasskeyManagementRoutes(
         sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys, metadataService: sesame.metadata

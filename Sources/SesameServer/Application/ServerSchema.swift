@@ -1,6 +1,7 @@
 import SesameCore
 import SesameEmail
 import SesameIdentityProvider
+import SesameInvitations
 import SesameKeychainSync
 import SesameMetadata
 import SesamePasskeys
@@ -13,6 +14,6 @@ package enum ServerSchema {
     package static let full = DatabaseSchema([
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
-        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part,
+        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, InvitationsSchema.part,
     ])
 }

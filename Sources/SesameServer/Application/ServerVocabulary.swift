@@ -4,6 +4,7 @@ import SesameCore
 import SesameEmail
 import SesameForwardAuth
 import SesameIdentityProvider
+import SesameInvitations
 import SesameKeychainSync
 import SesameMail
 import SesameMetadata
@@ -18,7 +19,7 @@ extension Vocabulary {
     /// docs/configuration.md and `--help`).
     package static let parts: [Vocabulary] = [
         .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .email,
-        .identityProvider, .forwardAuth, .keychainSync, .mail, .operations,
+        .identityProvider, .forwardAuth, .keychainSync, .mail, .operations, .invitations,
     ]
 
     /// The server's one vocabulary: every part's words, each declared once (a duplicate stops the process here).

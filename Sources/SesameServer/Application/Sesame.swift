@@ -35,12 +35,14 @@ package struct Sesame: Sendable {
     package init(
         configuration: ServerConfiguration, store: SQLStore, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
-        relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
+        relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery(),
+        accountGroups: any AccountGroups = NoAccountGroups()
     ) {
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits, factors: Vocabulary.server.factors,
-            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics))
+            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics),
+            accountGroups: accountGroups)
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
@@ -81,3 +83,7 @@ package struct VerifiedEmails: VerifiedEmailLookup {
         policy == .off ? nil : try await store.email(userID: userID)?.address
     }
 }
+
+/// The groups accounts belong to, for the server and the operator's commands (`sesame invites create --groups`):
+/// the groups feature's when the server has one; none otherwise.
+package func serverAccountGroups(_ store: SQLStore) -> any AccountGroups { NoAccountGroups() }

@@ -4,8 +4,8 @@ import Testing
 /// Checks that `body` throws exactly `expected`: its code, its message and its details (`extra`). A server error's
 /// own equality looks at the code only, as the libraries' errors do; tests that name a path, a line or a sealing
 /// purpose hold all of them.
-func expectExactly<C>(
-    _ expected: ServerError<C>, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+func expectExactly<C, R>(
+    _ expected: ServerError<C>, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
 ) {
     let thrown = #expect(throws: ServerError<C>.self, sourceLocation: sourceLocation) { try body() }
     #expect(thrown?.code == expected.code, sourceLocation: sourceLocation)
@@ -14,9 +14,9 @@ func expectExactly<C>(
 }
 
 /// `expectExactly` for an async body.
-func expectExactly<C>(
+func expectExactly<C, R>(
     _ expected: ServerError<C>, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> Void
+    _ body: () async throws -> R
 ) async {
     let thrown = await #expect(throws: ServerError<C>.self, sourceLocation: sourceLocation) { try await body() }
     #expect(thrown?.code == expected.code, sourceLocation: sourceLocation)

@@ -88,6 +88,8 @@ struct TestServer: Sendable {
     /// What the background services (the purge, the outbox's sender) count their turns on; a `ManualClock` keeps
     /// them idle, so a test reads the outbox's mails itself.
     var serviceClock: (any Clock<Duration>)?
+    /// The groups accounts belong to (`MemoryAccountGroups` in tests of rules that read them).
+    var accountGroups: (any AccountGroups)?
 
     init(
         _ database: TestDatabase, origin: String = "http://localhost:8080",
@@ -137,6 +139,7 @@ struct TestServer: Sendable {
         environment.postgresSchema = schema
         environment.rateLimits = rateLimits
         environment.statementObserver = statementObserver
+        environment.accountGroups = accountGroups
         if let serviceClock { environment.serviceClock = serviceClock }
         return environment
     }

@@ -69,6 +69,9 @@ const messages = {
   authentication_failed: "Your passkey couldn’t be checked. Please try again, or sign in another way.",
   unknown_credential: "This passkey isn’t registered with this site any more. Choose another passkey or sign in another way.",
   username_taken: "That username is taken. Choose another one.",
+  sign_up_closed: "This site isn’t taking new accounts. Ask the person who runs it for one.",
+  invitation_required: "This site takes new accounts by invitation only. Open the link from your invitation.",
+  invitation_invalid: "This invitation can’t be used: it may have been used, withdrawn or have expired. Ask for a new one.",
   credential_exists: "This device already has a passkey for your account.",
   // Ways in and second factors
   invalid_code: "That code isn’t right, or it was already used. Check it and try again.",
@@ -174,7 +177,9 @@ async function send(method, path, body) {
 
 /** Every endpoint the pages use, in one place. */
 export const api = {
-  registrationOptions: (username, displayName) => call("POST", "/api/registration/options", { username, displayName }),
+  registrationOptions: (username, displayName, invitation) =>
+    call("POST", "/api/registration/options", invitation ? { username, displayName, invitation } : { username, displayName }),
+  registrationPolicy: () => call("GET", "/api/registration/policy"),
   register: (payload) => call("POST", "/api/registration", payload),
   authenticationOptions: (username) =>
     call("POST", "/api/authentication/options", username ? { username } : {}),

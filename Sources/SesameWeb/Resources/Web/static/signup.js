@@ -4,6 +4,12 @@ import { api, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
 
+// An invitation's link carries its token in the fragment (`#invitation=…`): it never reaches the server in the
+// page's request; it goes with the options request.
+const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
+// An invitation's link opened over this page changes only the fragment: read it afresh.
+window.addEventListener("hashchange", () => location.reload());
+
 async function createAccount() {
   const username = $("username").value.trim();
   const displayName = $("display-name").value.trim();
@@ -28,7 +34,7 @@ async function createAccount() {
   clear();
   let options;
   try {
-    options = await api.registrationOptions(username, displayName);
+    options = await api.registrationOptions(username, displayName, invitation);
   } catch (error) {
     say(error.message, "error");
     return focus(error.code === "invalid_display_name" ? $("display-name") : $("username"));
@@ -77,3 +83,27 @@ $("signup-form").addEventListener("submit", (event) => {
   event.preventDefault();
   busy($("signup-button"), createAccount);
 });
+
+// Say at once when the page cannot make an account: sign-up closed, or invitation-only without an invitation.
+async function showPolicy() {
+  let policy;
+  try {
+    policy = await api.registrationPolicy();
+  } catch {
+    return;
+  }
+  const closed = policy.signUp === "closed" || (policy.signUp === "invite-only" && !invitation);
+  if (invitation && policy.signUp !== "closed") {
+    $("signup-invited").hidden = false;
+  }
+  if (closed) {
+    $("signup-form").hidden = true;
+    say(
+      policy.signUp === "closed"
+        ? "This site isn’t taking new accounts. Ask the person who runs it for one."
+        : "This site takes new accounts by invitation only. Open the link from your invitation.",
+      "error",
+    );
+  }
+}
+showPolicy();
