@@ -114,7 +114,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
-                "SMTP",
+                "SMTP", "SesameGroups",
             ],
             swiftSettings: strict
         ),
@@ -331,6 +331,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // groups and memberships (`sesame groups`, the admin API), and the `groups` scope's claims.
+        .target(
+            name: "SesameGroups",
+            dependencies: [
+                "SesameCore", "SesameIdentityProvider", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // reverse-proxy sign-in.
         .target(
             name: "SesameForwardAuth",
@@ -371,7 +381,7 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
-                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "WebAuthn",
+                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameGroups", "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -386,7 +396,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "SesameEmail", "SesameMail", "WebAuthn", "OneTimeCode",
+                "SesameEmail", "SesameMail", "SesameGroups", "WebAuthn", "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

@@ -8,6 +8,7 @@ enum SesameSubcommands {
         BackupCommand.self,
         RestoreCommand.self,
         UsersCommand.self,
+        GroupsCommand.self,
         ClientsCommand.self,
         SigningKeysCommand.self,
         MetadataCommand.self,

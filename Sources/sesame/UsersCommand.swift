@@ -18,8 +18,11 @@ import SesameOperations
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "List, show, disable, enable or delete accounts.",
-        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self, Export.self]
+        abstract: "List, show, disable, enable or delete accounts; put them in groups.",
+        subcommands: [
+            List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self, Export.self,
+            UserGroupsCommand.self,
+        ]
     )
 
     struct List: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import SesameCore
 import SesameEmail
+import SesameGroups
 import SesameIdentityProvider
 import SesameKeychainSync
 import SesameMetadata
@@ -13,6 +14,6 @@ package enum ServerSchema {
     package static let full = DatabaseSchema([
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
-        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part,
+        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part,
     ])
 }

@@ -14,6 +14,7 @@ import SesameKeychainSync
 import SesameForwardAuth
 import SesameOperations
 import SesameEmail
+import SesameGroups
 
 /// What `buildApplication` builds once: the core every feature shares and the services features lend each other
 /// (second factors, passkey verification, metadata, the identity provider's keys, tokens and logout). Only the
@@ -37,10 +38,12 @@ package struct Sesame: Sendable {
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
         relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
     ) {
+        let groups = StoredAccountGroups(store: store)
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits,
-            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics))
+            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics),
+            accountGroups: groups)
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
@@ -64,7 +67,7 @@ package struct Sesame: Sendable {
         self.emails = emails
         self.tokens = TokenIssuer(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
-            emails: emails)
+            emails: emails, groups: groups)
         self.backChannelLogout = BackChannelLogout(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
             delivery: logoutDelivery, logger: logger)
