@@ -242,4 +242,38 @@ import Testing
                     .errorCode == "access_denied")
         }
     }
+
+    @Test(arguments: TestDatabase.all)
+    func clientsNameOnlyGroupsThatExistAndCanBeOpenedAgain(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await Self.groups(server) { admin in try await admin.add("family", name: nil, claims: nil) }
+        try await server.withStore { store in
+            let admin = ClientAdmin(store: store, groups: StoredAccountGroups(store: store))
+            var options = ClientAdmin.ClientOptions(name: "Photos", redirectURIs: [IdP.redirect])
+            options.allowedGroups = ["family", "friends"]
+            let unknown = await #expect(throws: AdminError.self) { try await admin.addClient(options) }
+            #expect(unknown?.message.contains("no group friends") == true)
+            options.allowedGroups = ["family", "fam ily"]
+            await #expect(throws: AdminError.self) { try await admin.addClient(options) }
+            options.allowedGroups = ["family", "family"]
+            let added = try await admin.addClient(options)
+            let id = try #require(added.first?.split(separator: " ").last.map(String.init))
+            #expect(try await store.client(id: id)?.allowedGroups == ["family"])
+            #expect(try await store.client(id: id)?.idTokenClaims == false)
+            #expect(try await admin.showClient(id).contains("allowed groups: family"))
+
+            var open = ClientAdmin.ClientChanges()
+            open.allowedGroups = .some(nil)
+            open.idTokenClaims = true
+            #expect(try await admin.updateClient(id, open).contains("allowed groups anyone"))
+            #expect(try await store.client(id: id)?.allowedGroups == nil)
+            #expect(try await store.client(id: id)?.idTokenClaims == true)
+            var closed = ClientAdmin.ClientChanges()
+            closed.allowedGroups = .some(["nobody"])
+            await #expect(throws: AdminError.self) { try await admin.updateClient(id, closed) }
+            #expect(try await store.client(id: id)?.allowedGroups == nil, "a refused change writes nothing")
+            let events = try await store.auditEvents(userID: nil, limit: 10)
+            #expect(events.contains { $0.kind == "client.updated" && $0.detail == id && $0.clientAddress == "cli" })
+        }
+    }
 }
