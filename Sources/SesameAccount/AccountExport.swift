@@ -27,6 +27,7 @@ import SesameSecondFactors
 ///   "email": { "address": string | null, "verified": bool, "verifiedAt": date?, "pending": string? } | null,
 ///   "recoveryCodes": { "remaining": int },
 ///   "sessions": [ { id, createdAt, lastSeenAt, expiresAt, authenticatedAt, userAgent, method } ],
+///   "groups": [ slug ],                                                          (sorted)
 ///   "apps": [ { clientID, name?, scope, grantedAt } ],
 ///   "auditEvents": [ { at, kind, outcome, clientAddress, detail } ] }          (newest first, all of them)
 /// ```
@@ -108,6 +109,8 @@ package struct AccountExport: Codable, Sendable {
     package let email: Email?
     package let recoveryCodes: RecoveryCodes
     package let sessions: [Session]
+    /// The slugs of the groups the person is in.
+    package let groups: [String]
     package let apps: [App]
     package let auditEvents: [Event]
 
@@ -115,7 +118,8 @@ package struct AccountExport: Codable, Sendable {
     package static let auditLimit = 100_000
 
     package static func build(
-        for user: User, store: any AccountStorage, providers: AuthenticatorProviders, now: Date, fullPhoneNumber: Bool
+        for user: User, store: any AccountStorage, groups: any AccountGroups, providers: AuthenticatorProviders,
+        now: Date, fullPhoneNumber: Bool
     ) async throws -> AccountExport {
         let passkeys = try await store.credentials(userID: user.id).map { c in
             let aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
@@ -154,6 +158,7 @@ package struct AccountExport: Codable, Sendable {
                     id: $0.id, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt, expiresAt: $0.expiresAt,
                     authenticatedAt: $0.authenticatedAt, userAgent: $0.userAgent, method: $0.method)
             },
+            groups: try await groups.groupSlugs(userID: user.id),
             apps: apps,
             auditEvents: try await store.auditEvents(userID: user.id, limit: auditLimit).map {
                 Event(at: $0.at, kind: $0.kind, outcome: $0.outcome, clientAddress: $0.clientAddress, detail: $0.detail)

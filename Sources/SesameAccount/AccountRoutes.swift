@@ -163,8 +163,8 @@ package struct AccountRoutes {
         // "Download my data": everything held about the person (`AccountExport`), as a file; the export is audited.
         account.get("/export") { _, context in
             let document = try await AccountExport.build(
-                for: context.user, store: store, providers: sesame.providers, now: sesame.now,
-                fullPhoneNumber: false)
+                for: context.user, store: store, groups: sesame.accountGroups, providers: sesame.providers,
+                now: sesame.now, fullPhoneNumber: false)
             let bytes = try document.json()
             await sesame.audit.record(.accountExported, .success, user: context.user, context: context)
             return Response(

@@ -9,6 +9,7 @@ import WebAuthn
 @testable import SesameCore
 @testable import SesameGroups
 @testable import SesameIdentityProvider
+@testable import SesameOperations
 @testable import SesameServer
 
 /// Groups and memberships on both engines: the slug rule (no folding), the operator's commands and their audit
@@ -80,6 +81,12 @@ import WebAuthn
             #expect(try await groups.groupSlugs(userID: ada.id) == ["admins", "family"])
             #expect(try await groups.unknownSlugs(["family", "friends", "admins", "x"]) == ["friends", "x"])
             #expect(try await groups.groupClaims(userID: ada.id).claims == ["roles": .array([.string("viewer")])])
+            // The operator's view of the account and its export name the groups too.
+            let operator_ = Admin(store: store, groups: groups)
+            #expect(try await operator_.showUser("ada").contains("groups:       admins, family"))
+            let export = try await operator_.exportUser("ada", providerListFile: nil)
+            let document = try JSONSerialization.jsonObject(with: Data(export.utf8)) as? [String: Any]
+            #expect(document?["groups"] as? [String] == ["admins", "family"])
 
             #expect(try await admin.removeMember("ada", from: "family").contains("removed"))
             await #expect(throws: AdminError.self) { try await admin.removeMember("ada", from: "family") }
