@@ -63,9 +63,8 @@ package enum ScopeClaims {
     /// every scope's), the other registered JWT and OpenID Connect claims (RFC 7519 §4.1, OpenID Connect Core
     /// §5.1), and those of Sesame's access and logout tokens. A custom claim under one of these names could make a
     /// group's members someone else to the app (`sub`, `email`) or extend a token (`exp`).
-    package static var reserved: Set<String> {
-        Set(always + byScope.flatMap { $0.claims.map(\.name) } + registered)
-    }
+    package static let reserved: Set<String> = Set(
+        always + byScope.flatMap { $0.claims.map(\.name) } + registered)
 
     /// Registered claim names that no scope gives today.
     private static let registered = [
