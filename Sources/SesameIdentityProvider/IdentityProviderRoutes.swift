@@ -501,11 +501,14 @@ package struct IdentityProviderRoutes {
         guard let token = form["token"] else { throw OAuthError(.invalidRequest, "token is required") }
         // A disabled account's tokens are inactive, as at UserInfo (its grants also end when it is disabled; this
         // covers grants made before that rule, or by a node of an earlier version).
-        func accountEnabled(_ grant: OAuthGrant) async throws -> Bool {
-            guard let user = try await store.user(id: grant.userID) else { return false }
-            return !user.disabled
+        // Nor is the token of a person taken out of its client's allowed groups (as at refresh and UserInfo).
+        func stillAllowed(_ grant: OAuthGrant) async throws -> Bool {
+            guard let user = try await store.user(id: grant.userID), !user.disabled,
+                let owner = try await store.client(id: grant.clientID)
+            else { return false }
+            return try await Self.mayUse(owner, userID: user.id, groups: sesame.accountGroups)
         }
-        if let (claims, grant) = try await tokens.validAccessToken(token), try await accountEnabled(grant) {
+        if let (claims, grant) = try await tokens.validAccessToken(token), try await stillAllowed(grant) {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "Bearer", "scope": claims.scope, "client_id": claims.client_id,
@@ -518,7 +521,7 @@ package struct IdentityProviderRoutes {
         }
         // A refresh token is active only while unspent, within its idle and absolute lifetimes, and its grant live.
         if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now),
-            try await accountEnabled(grant)
+            try await stillAllowed(grant)
         {
             return try jsonResponse(
                 [

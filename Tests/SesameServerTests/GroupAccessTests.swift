@@ -203,6 +203,11 @@ import Testing
             let after = try await Self.refresh(client, photos, refreshToken)
             #expect(after.status == .badRequest && after.errorCode == "invalid_grant")
             #expect(try await Self.userInfo(client, first.object["access_token"]).status == .unauthorized)
+            let introspected = try await client.execute(
+                uri: "/oauth/introspect", method: .post,
+                headers: IdP.basic(photos.client.id, photos.secret ?? ""),
+                body: IdP.form([("token", first.object["access_token"] as? String ?? "")]))
+            #expect(introspected.object["active"] as? Bool == false, "\(introspected.text)")
             // Put back, the ended grant stays ended: the app signs the person in again.
             try await Self.groups(server) { admin in try await admin.addMember("ada", to: "family") }
             #expect(try await Self.refresh(client, photos, refreshToken).errorCode == "invalid_grant")
