@@ -114,7 +114,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
-                "SesameInvitations", "SMTP",
+                "SesameInvitations", "SMTP", "SesameGroups",
             ],
             swiftSettings: strict
         ),
@@ -340,6 +340,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // groups and memberships (`sesame groups`, the admin API), and the `groups` scope's claims.
+        .target(
+            name: "SesameGroups",
+            dependencies: [
+                "SesameCore", "SesameIdentityProvider", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // reverse-proxy sign-in.
         .target(
             name: "SesameForwardAuth",
@@ -381,7 +391,8 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
-                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations", "WebAuthn",
+                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations", "SesameGroups",
+                "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -396,7 +407,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "SesameEmail", "SesameMail", "SesameInvitations", "WebAuthn", "OneTimeCode",
+                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "WebAuthn", "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

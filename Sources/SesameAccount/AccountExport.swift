@@ -25,6 +25,7 @@ import SesameSecondFactors
 ///   "email": { "address": string | null, "verified": bool, "verifiedAt": date?, "pending": string? } | null,
 ///   …the second factors' fields (`SecondFactorsExport`: authenticatorApp, phone, recoveryCodes),
 ///   "sessions": [ { id, createdAt, lastSeenAt, expiresAt, authenticatedAt, userAgent, method } ],
+///   "groups": [ slug ],                                                          (sorted)
 ///   "apps": [ { clientID, name?, scope, grantedAt } ],
 ///   "auditEvents": [ { at, kind, outcome, clientAddress, detail } ] }          (newest first, all of them)
 /// ```
@@ -99,6 +100,8 @@ package struct AccountExport: Codable, Sendable {
     /// The second factors' part, written at the top level of the document (`SecondFactorsExport`).
     package let secondFactors: SecondFactorsExport
     package let sessions: [Session]
+    /// The slugs of the groups the person is in.
+    package let groups: [String]
     package let apps: [App]
     package let auditEvents: [Event]
 
@@ -106,7 +109,8 @@ package struct AccountExport: Codable, Sendable {
     package static let auditLimit = 100_000
 
     package static func build(
-        for user: User, store: any AccountStorage, providers: AuthenticatorProviders, now: Date, fullPhoneNumber: Bool
+        for user: User, store: any AccountStorage, groups: any AccountGroups, providers: AuthenticatorProviders,
+        now: Date, fullPhoneNumber: Bool
     ) async throws -> AccountExport {
         let passkeys = try await store.credentials(userID: user.id).map { c in
             let aaguid = c.aaguid.flatMap(ProviderNames.uuidString)
@@ -141,6 +145,7 @@ package struct AccountExport: Codable, Sendable {
                     id: $0.id, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt, expiresAt: $0.expiresAt,
                     authenticatedAt: $0.authenticatedAt, userAgent: $0.userAgent, method: $0.method)
             },
+            groups: try await groups.groupSlugs(userID: user.id),
             apps: apps,
             auditEvents: try await store.auditEvents(userID: user.id, limit: auditLimit).map {
                 Event(at: $0.at, kind: $0.kind, outcome: $0.outcome, clientAddress: $0.clientAddress, detail: $0.detail)
@@ -149,12 +154,12 @@ package struct AccountExport: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case format, exportedAt, account, passkeys, password, email, sessions, apps, auditEvents
+        case format, exportedAt, account, passkeys, password, email, sessions, groups, apps, auditEvents
     }
 
     package init(
         format: String, exportedAt: Date, account: Account, passkeys: [Passkey], password: Password, email: Email?,
-        secondFactors: SecondFactorsExport, sessions: [Session], apps: [App], auditEvents: [Event]
+        secondFactors: SecondFactorsExport, sessions: [Session], groups: [String], apps: [App], auditEvents: [Event]
     ) {
         self.format = format
         self.exportedAt = exportedAt
@@ -164,6 +169,7 @@ package struct AccountExport: Codable, Sendable {
         self.email = email
         self.secondFactors = secondFactors
         self.sessions = sessions
+        self.groups = groups
         self.apps = apps
         self.auditEvents = auditEvents
     }
@@ -179,6 +185,7 @@ package struct AccountExport: Codable, Sendable {
             email: try c.decodeIfPresent(Email.self, forKey: .email),
             secondFactors: try SecondFactorsExport(from: decoder),
             sessions: try c.decode([Session].self, forKey: .sessions),
+            groups: try c.decode([String].self, forKey: .groups),
             apps: try c.decode([App].self, forKey: .apps), auditEvents: try c.decode([Event].self, forKey: .auditEvents)
         )
     }
@@ -194,6 +201,7 @@ package struct AccountExport: Codable, Sendable {
         try c.encode(password, forKey: .password)
         try c.encodeIfPresent(email, forKey: .email)
         try c.encode(sessions, forKey: .sessions)
+        try c.encode(groups, forKey: .groups)
         try c.encode(apps, forKey: .apps)
         try c.encode(auditEvents, forKey: .auditEvents)
         try secondFactors.encode(to: encoder)

@@ -35,6 +35,9 @@ package struct AccountRoutes {
         /// Second factors set up: `totp`, `sms`, `recovery`.
         package let secondFactors: [Factor]
         package let recoveryCodesRemaining: Int
+        /// The slugs of the groups the account is in (read-only here: an operator or admin changes them; the
+        /// applications they open are in `GET /api/account/apps`).
+        package let groups: [String]
     }
 
     package struct SessionBody: Codable, Sendable {
@@ -98,7 +101,8 @@ package struct AccountRoutes {
                 hasPassword: try await store.password(userID: user.id) != nil,
                 passkeyCount: try await store.credentials(userID: user.id).count,
                 secondFactors: try await factorVerifier.available(for: user),
-                recoveryCodesRemaining: try await store.unusedRecoveryCodeCount(userID: user.id)
+                recoveryCodesRemaining: try await store.unusedRecoveryCodeCount(userID: user.id),
+                groups: try await sesame.accountGroups.groupSlugs(userID: user.id)
             )
         }
 
@@ -106,7 +110,7 @@ package struct AccountRoutes {
         account.patch("") { request, context in
             let body = try await request.decode(as: AccountChange.self, context: context)
             let displayName = try ShownNames.displayName(body.displayName)
-            guard try await store.setDisplayName(userID: context.user.id, displayName) else {
+            guard try await store.setDisplayName(userID: context.user.id, displayName, at: sesame.now) else {
                 throw APIError.unauthenticated
             }
             var user = context.user
@@ -159,8 +163,8 @@ package struct AccountRoutes {
         // "Download my data": everything held about the person (`AccountExport`), as a file; the export is audited.
         account.get("/export") { _, context in
             let document = try await AccountExport.build(
-                for: context.user, store: store, providers: sesame.providers, now: sesame.now,
-                fullPhoneNumber: false)
+                for: context.user, store: store, groups: sesame.accountGroups, providers: sesame.providers,
+                now: sesame.now, fullPhoneNumber: false)
             let bytes = try document.json()
             await sesame.audit.record(.accountExported, .success, user: context.user, context: context)
             return Response(

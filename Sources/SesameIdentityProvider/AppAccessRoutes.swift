@@ -27,14 +27,34 @@ package struct AppAccessRoutes {
         package let firstParty: Bool
     }
 
+    /// An application the person may use: open to anyone, or allowing one of their groups.
+    package struct AvailableApp: Codable, Sendable {
+        package let clientId: String
+        package let name: String
+    }
+
     package struct AppList: ResponseEncodable, Sendable {
         package let apps: [AppBody]
+        package let available: [AvailableApp]
+    }
+
+    /// The applications `userID` may use (`OAuthClient.allowedGroups` absent, or naming one of their groups), by name.
+    package func available(userID: String) async throws -> [AvailableApp] {
+        var apps: [AvailableApp] = []
+        for client in try await store.clients()
+        where try await IdentityProviderRoutes.mayUse(client, userID: userID, groups: sesame.accountGroups) {
+            apps.append(AvailableApp(clientId: client.id, name: client.name))
+        }
+        return apps.sorted { ($0.name, $0.clientId) < ($1.name, $1.clientId) }
     }
 
     package func register(on router: Router<SesameRequestContext>) {
         let apps = router.group("/api/account/apps", context: SignedInRequestContext.self)
 
-        apps.get("") { _, context in AppList(apps: try await list(userID: context.user.id)) }
+        apps.get("") { _, context in
+            AppList(
+                apps: try await list(userID: context.user.id), available: try await available(userID: context.user.id))
+        }
 
         apps.delete("/{clientId}") { _, context in
             let clientID = try context.parameters.require("clientId")

@@ -31,7 +31,7 @@ package struct AuthorizationRequest: Sendable {
     package var scope: String { scopes.joined(separator: " ") }
     package var wantsPasskey: Bool { acrValues.contains("phr") }
 
-    package static let supportedScopes = ["openid", "profile", "email", "offline_access"]
+    package static var supportedScopes: [String] { ScopeClaims.scopes }
 
     /// A failure shown on Sesame's page (no redirect): the client or its redirect URI cannot be trusted.
     package typealias PageError = ServerError<AuthorizationPageErrorCode>

@@ -6,8 +6,23 @@ import SesameCore
 /// secret is printed once, at registration or rotation, and never stored in clear.
 public struct ClientAdmin: Sendable {
     package let store: any IdentityProviderStorage
+    /// Where allowed groups are checked to exist (nil: not checked).
+    package let groups: (any AccountGroups)?
 
-    package init(store: any IdentityProviderStorage) { self.store = store }
+    package init(store: any IdentityProviderStorage, groups: (any AccountGroups)? = nil) {
+        self.store = store
+        self.groups = groups
+    }
+
+    /// Allowed groups checked: the slug rule, then that each names a group.
+    private func checkedGroups(_ slugs: [String]?) async throws -> [String]? {
+        guard let slugs = try ClientRegistry.checkAllowedGroups(slugs) else { return nil }
+        if let unknown = try await groups?.unknownSlugs(slugs), !unknown.isEmpty {
+            throw AdminError(
+                description: "no group \(unknown.joined(separator: ", ")); add it first with sesame groups add")
+        }
+        return slugs
+    }
 
     public struct ClientOptions: Sendable {
         public var name: String
@@ -21,6 +36,10 @@ public struct ClientAdmin: Sendable {
         public var subjectType = "public"
         /// A JWK set (JSON) for `private_key_jwt`.
         public var jwks: String?
+        /// The groups whose members may use the application; nil: anyone.
+        public var allowedGroups: [String]?
+        /// The scope claims in the ID token too.
+        public var idTokenClaims = false
 
         public init(name: String, redirectURIs: [String]) {
             self.name = name
@@ -40,7 +59,8 @@ public struct ClientAdmin: Sendable {
             postLogoutRedirectURIs: options.postLogoutRedirectURIs,
             backchannelLogoutURI: options.backchannelLogoutURI, isPublic: options.isPublic,
             firstParty: options.firstParty, idTokenAlgorithm: algorithm,
-            pairwiseSubject: options.subjectType == "pairwise", jwks: options.jwks
+            pairwiseSubject: options.subjectType == "pairwise", jwks: options.jwks,
+            allowedGroups: try await checkedGroups(options.allowedGroups), idTokenClaims: options.idTokenClaims
         )
         let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
         try await store.appendAudit(AuditEvent.byOperator(.clientAdded, .success, user: nil, detail: client.id))
@@ -75,7 +95,31 @@ public struct ClientAdmin: Sendable {
         lines += client.redirectURIs.map { "redirect URI: \($0)" }
         lines += client.postLogoutRedirectURIs.map { "post-logout redirect URI: \($0)" }
         if let uri = client.backchannelLogoutURI { lines.append("back-channel logout URI: \(uri)") }
+        lines.append("allowed groups: \(client.allowedGroups?.joined(separator: ", ") ?? "anyone who can sign in")")
+        lines.append("claims in the ID token: \(client.idTokenClaims ? "yes" : "no (UserInfo only)")")
         return lines.joined(separator: "\n")
+    }
+
+    /// What `sesame clients update` changes; nil fields are kept.
+    public struct ClientChanges: Sendable {
+        /// `.some(nil)`: anyone may use the application again.
+        public var allowedGroups: [String]??
+        public var idTokenClaims: Bool?
+
+        public init() {}
+    }
+
+    public func updateClient(_ id: String, _ changes: ClientChanges) async throws -> String {
+        guard var client = try await store.client(id: id) else {
+            throw AdminError(description: "no client \(id.prefix(64))")
+        }
+        if let allowed = changes.allowedGroups { client.allowedGroups = try await checkedGroups(allowed) }
+        if let claims = changes.idTokenClaims { client.idTokenClaims = claims }
+        try await store.updateClient(client)
+        try await store.appendAudit(AuditEvent.byOperator(.clientUpdated, .success, user: nil, detail: client.id))
+        return "client \(client.id) updated: allowed groups "
+            + (client.allowedGroups?.joined(separator: ",") ?? "anyone")
+            + ", claims in the ID token \(client.idTokenClaims ? "yes" : "no")"
     }
 
     public func removeClient(_ id: String) async throws -> String {

@@ -44,6 +44,7 @@ extension DeclaredClient {
             id: id, name: name, secretHash: secretHash, redirectURIs: redirectURIs,
             postLogoutRedirectURIs: postLogoutRedirectURIs ?? [], backchannelLogoutURI: backchannelLogoutURI,
             firstParty: firstParty ?? false, idTokenAlgorithm: idTokenAlg ?? "ES256",
-            pairwiseSubject: subjectType == "pairwise", createdAt: createdAt)
+            pairwiseSubject: subjectType == "pairwise", allowedGroups: allowedGroups,
+            idTokenClaims: idTokenClaims ?? false, createdAt: createdAt)
     }
 }

@@ -31,6 +31,21 @@ package struct ClientRegistry: Sendable {
         package var pairwiseSubject = false
         /// A JWK set (JSON) for `private_key_jwt`: the client then has no secret.
         package var jwks: String?
+        /// The groups whose members may use the client (`GroupSlugs`); nil: anyone.
+        package var allowedGroups: [String]?
+        /// The scope claims in the ID token too.
+        package var idTokenClaims = false
+    }
+
+    /// Allowed groups that follow the slug rule, at least one; an `AdminError` names the first that does not.
+    package static func checkAllowedGroups(_ groups: [String]?) throws -> [String]? {
+        guard let groups else { return nil }
+        guard !groups.isEmpty else { throw AdminError(description: "give at least one allowed group") }
+        for slug in groups {
+            if let problem = GroupSlugs.problem(slug) { throw AdminError(description: problem) }
+        }
+        var seen = Set<String>()
+        return groups.filter { seen.insert($0).inserted }
     }
 
     /// The redirect URI a request names, if it is registered: exactly, or, for a loopback `http` URI, with any port
@@ -81,6 +96,7 @@ package struct ClientRegistry: Sendable {
                 throw AdminError(description: "the JWK set is refused: \(error)")
             }
         }
+        let allowedGroups = try Self.checkAllowedGroups(registration.allowedGroups)
         let secret =
             registration.isPublic || registration.jwks != nil
             ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
@@ -90,7 +106,8 @@ package struct ClientRegistry: Sendable {
             redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
             backchannelLogoutURI: registration.backchannelLogoutURI, firstParty: registration.firstParty,
             idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, pairwiseSubject: registration.pairwiseSubject,
-            jwks: registration.jwks, createdAt: now
+            jwks: registration.jwks, allowedGroups: allowedGroups, idTokenClaims: registration.idTokenClaims,
+            createdAt: now
         )
         try await store.createClient(client)
         return (client, secret)

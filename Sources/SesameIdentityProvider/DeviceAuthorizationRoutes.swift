@@ -231,6 +231,9 @@ package struct DeviceAuthorizationRoutes {
         guard let (normalized, device) = found,
             let client = try await store.client(id: device.clientID)
         else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode) }
+        if let refused = try await refuseOutsider(client, normalized, authentication, context: context, pages: pages) {
+            return refused
+        }
         return pages.base.html(
             pages.approve, status: .ok,
             values: [
@@ -238,6 +241,28 @@ package struct DeviceAuthorizationRoutes {
                 "username": authentication.user.username,
                 "scopeText": IdentityProviderRoutes.describe(device.scope.split(separator: " ").map(String.init)),
                 "csrf": sesame.sessions.csrfToken(for: authentication.tokenHash),
+            ])
+    }
+
+    /// A person outside the client's allowed groups: the device's request is refused at once (its next poll answers
+    /// `access_denied`) and the page says so; there is no application page to send them back to. Nil when they may.
+    package func refuseOutsider(
+        _ client: OAuthClient, _ normalized: String, _ authentication: Authentication,
+        context: SesameRequestContext, pages: Pages
+    ) async throws -> Response? {
+        let allowed = try await IdentityProviderRoutes.mayUse(
+            client, userID: authentication.user.id, groups: sesame.accountGroups)
+        guard !allowed else { return nil }
+        _ = try await store.decideDeviceAuthorization(
+            userCodeHash: Self.userCodeHash(normalized), grant: nil, now: sesame.now)
+        await sesame.audit.record(
+            .appAccessDenied, .refused, user: authentication.user, context: context, detail: client.id)
+        return pages.base.html(
+            pages.done, status: .forbidden,
+            values: [
+                "heading": "You don’t have access to \(client.name)",
+                "message":
+                    "Your account is not in a group allowed to use it. Nothing was shared with the device; ask whoever runs this site if you should have access.",
             ])
     }
 
@@ -261,6 +286,11 @@ package struct DeviceAuthorizationRoutes {
             return enterPage(pages, authentication, userCode: "", message: Self.unknownCode)
         }
         let allow = form["decision"] == "allow"
+        if allow, let client = try await store.client(id: device.clientID),
+            let refused = try await refuseOutsider(client, normalized, authentication, context: context, pages: pages)
+        {
+            return refused
+        }
         let now = sesame.now
         let grant =
             allow

@@ -110,7 +110,7 @@ package struct IdentityProviderRoutes {
             "device_authorization_endpoint": issuer + "/oauth/device_authorization",
             "subject_types_supported": ["public", "pairwise"],
             "id_token_signing_alg_values_supported": IDTokenAlgorithm.allCases.map(\.rawValue),
-            "scopes_supported": AuthorizationRequest.supportedScopes,
+            "scopes_supported": ScopeClaims.scopes,
             "claims_supported": ScopeClaims.supported,
             "token_endpoint_auth_methods_supported": [
                 "client_secret_basic", "client_secret_post", "private_key_jwt", "none",
@@ -218,6 +218,9 @@ package struct IdentityProviderRoutes {
             return signInFirst(request, now: now)
         }
         guard let authentication = session else { return fail(.loginRequired, "the person must sign in") }
+        guard try await mayUse(request.client, authentication.user, context: context) else {
+            return fail(.accessDenied, "the person is not in a group allowed to use this application")
+        }
         let consented = try await store.consentedScope(userID: authentication.user.id, clientID: request.client.id)
         let covered =
             consented.map { Set($0.split(separator: " ").map(String.init)).isSuperset(of: request.scopes) } ?? false
@@ -238,11 +241,28 @@ package struct IdentityProviderRoutes {
         return try await issueCode(request, authentication: authentication, context: context)
     }
 
+    /// Whether `user` may use `client`: anyone may when the client names no allowed groups, else only a member of
+    /// one of them (read from the store now, so a removal takes effect at once). A refusal is an audit event.
+    package func mayUse(_ client: OAuthClient, _ user: User, context: some ClientContext) async throws -> Bool {
+        guard try await Self.mayUse(client, userID: user.id, groups: sesame.accountGroups) else {
+            await sesame.audit.record(.appAccessDenied, .refused, user: user, context: context, detail: client.id)
+            return false
+        }
+        return true
+    }
+
+    package static func mayUse(_ client: OAuthClient, userID: String, groups: any AccountGroups) async throws -> Bool {
+        guard let allowed = client.allowedGroups else { return true }
+        let slugs = try await groups.groupSlugs(userID: userID)
+        return slugs.contains(where: allowed.contains)
+    }
+
     /// What each scope lets the application learn, in words.
     package static func describe(_ scopes: [String]) -> String {
         var parts = ["who you are on this site (an identifier that never changes)"]
         if scopes.contains("profile") { parts.append("your username and name") }
         if scopes.contains("email") { parts.append("your verified email address") }
+        if scopes.contains("groups") { parts.append("the groups you are in") }
         if scopes.contains("offline_access") { parts.append("this while you are away, until you remove its access") }
         return parts.joined(separator: "; ") + "."
     }
@@ -311,6 +331,12 @@ package struct IdentityProviderRoutes {
                     code: .accessDenied, description: "the person did not allow access",
                     redirectURI: authorization.redirectURI, state: authorization.state))
         }
+        guard try await mayUse(authorization.client, authentication.user, context: context) else {
+            return redirectError(
+                .init(
+                    code: .accessDenied, description: "the person is not in a group allowed to use this application",
+                    redirectURI: authorization.redirectURI, state: authorization.state))
+        }
         // The page may have waited longer than the window: an offline grant still needs a recent sign-in.
         let recency = Self.recency(for: authorization.scopes, sesame.configuration)
         if recency != nil, authorization.needsSignIn(authentication.session, now: now, recentWithin: recency) {
@@ -353,7 +379,7 @@ package struct IdentityProviderRoutes {
                     ConstantTime.equal(
                         Array(Base64URL.encode(Secrets.sha256(verifier)).utf8), Array(stored.codeChallenge.utf8))
                 else { throw OAuthError.invalidGrant }
-                return try await tokenResponse(grant: grant, client: client)
+                return try await tokenResponse(grant: grant, client: client, context: context)
             }
         case "refresh_token":
             guard let refresh = form["refresh_token"] else {
@@ -374,11 +400,12 @@ package struct IdentityProviderRoutes {
                 await sesame.audit.record(.refreshTokenReused, .refused, user: nil, context: context, detail: client.id)
                 throw OAuthError.invalidGrant
             case .rotated(let grant):
-                return try await tokenResponse(grant: grant, client: client, rotatedRefreshToken: successor)
+                return try await tokenResponse(
+                    grant: grant, client: client, context: context, rotatedRefreshToken: successor)
             }
         case DeviceAuthorizationRoutes.grantType:
             let grant = try await DeviceAuthorizationRoutes(sesame: sesame, store: store).poll(form, client: client)
-            return try await tokenResponse(grant: grant, client: client)
+            return try await tokenResponse(grant: grant, client: client, context: context)
         case nil:
             throw OAuthError(.invalidRequest, "grant_type is required")
         default:
@@ -388,13 +415,20 @@ package struct IdentityProviderRoutes {
         }
     }
 
-    package func tokenResponse(grant: OAuthGrant, client: OAuthClient, rotatedRefreshToken: String? = nil) async throws
+    package func tokenResponse(
+        grant: OAuthGrant, client: OAuthClient, context: SesameRequestContext, rotatedRefreshToken: String? = nil
+    ) async throws
         -> Response
     {
         // The account must be enabled, and the session a grant without offline_access came from still signed in.
         guard let user = try await store.user(id: grant.userID), !user.disabled,
             try await tokens.sessionLive(of: grant)
         else {
+            try await store.revokeGrant(id: grant.id, at: sesame.now)
+            throw OAuthError.invalidGrant
+        }
+        // Checked at every exchange and refresh: a person taken out of the client's groups gets no more tokens.
+        guard try await mayUse(client, user, context: context) else {
             try await store.revokeGrant(id: grant.id, at: sesame.now)
             throw OAuthError.invalidGrant
         }
@@ -433,14 +467,15 @@ package struct IdentityProviderRoutes {
                 challenge: #"Bearer realm="sesame""#)
         }
         guard let (claims, grant) = try await tokens.validAccessToken(token),
-            let user = try await store.user(id: grant.userID), !user.disabled
+            let user = try await store.user(id: grant.userID), !user.disabled,
+            let client = try await store.client(id: grant.clientID),
+            try await Self.mayUse(client, userID: user.id, groups: sesame.accountGroups)
         else {
             throw OAuthError.invalidToken()
         }
-        var body: [String: any Sendable] = ["sub": claims.sub]
-        let source = try await ScopeClaims.source(scope: claims.scope, user: user, emails: tokens.emails)
-        for (name, value) in ScopeClaims.claims(scope: claims.scope, source: source) { body[name] = value.json }
-        return try jsonResponse(body, cache: "no-store")
+        var body = try await tokens.scopeClaims(scope: claims.scope, user: user)
+        body["sub"] = .string(claims.sub)
+        return jsonResponse(Data(JSONValue.object(body).encoded()), cache: "no-store")
     }
 
     /// RFC 7009: the client's own refresh or access token ends its grant; anything else is answered 200 alike.
@@ -466,11 +501,14 @@ package struct IdentityProviderRoutes {
         guard let token = form["token"] else { throw OAuthError(.invalidRequest, "token is required") }
         // A disabled account's tokens are inactive, as at UserInfo (its grants also end when it is disabled; this
         // covers grants made before that rule, or by a node of an earlier version).
-        func accountEnabled(_ grant: OAuthGrant) async throws -> Bool {
-            guard let user = try await store.user(id: grant.userID) else { return false }
-            return !user.disabled
+        // Nor is the token of a person taken out of its client's allowed groups (as at refresh and UserInfo).
+        func stillAllowed(_ grant: OAuthGrant) async throws -> Bool {
+            guard let user = try await store.user(id: grant.userID), !user.disabled,
+                let owner = try await store.client(id: grant.clientID)
+            else { return false }
+            return try await Self.mayUse(owner, userID: user.id, groups: sesame.accountGroups)
         }
-        if let (claims, grant) = try await tokens.validAccessToken(token), try await accountEnabled(grant) {
+        if let (claims, grant) = try await tokens.validAccessToken(token), try await stillAllowed(grant) {
             return try jsonResponse(
                 [
                     "active": true, "token_type": "Bearer", "scope": claims.scope, "client_id": claims.client_id,
@@ -483,7 +521,7 @@ package struct IdentityProviderRoutes {
         }
         // A refresh token is active only while unspent, within its idle and absolute lifetimes, and its grant live.
         if let grant = try await store.liveRefreshTokenGrant(hash: Secrets.sha256(token), now: sesame.now),
-            try await accountEnabled(grant)
+            try await stillAllowed(grant)
         {
             return try jsonResponse(
                 [

@@ -52,6 +52,9 @@ extension AuditKind {
     package static let appAccessRevoked = AuditKind("app.access_revoked")
     package static let codeReplayed = AuditKind("app.code_replayed")
     package static let refreshTokenReused = AuditKind("app.refresh_token_reused")
+    /// A person outside a client's allowed groups was refused: at authorization, the device page, a token exchange or
+    /// refresh (detail: the client id).
+    package static let appAccessDenied = AuditKind("app.access_denied")
 }
 
 extension GuessableSecret {
@@ -71,7 +74,7 @@ extension Vocabulary {
         ],
         auditKinds: [
             .clientAdded, .clientRemoved, .clientUpdated, .clientSecretRotated, .signingKeysRotated, .appConsented,
-            .appAuthorized, .appAccessRevoked, .codeReplayed, .refreshTokenReused,
+            .appAuthorized, .appAccessRevoked, .codeReplayed, .refreshTokenReused, .appAccessDenied,
         ],
         guessableSecrets: [.deviceCode]
     )

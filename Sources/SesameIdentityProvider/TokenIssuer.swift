@@ -2,45 +2,48 @@ import Foundation
 import WebAuthn
 import SesameCore
 
-/// The claims the identity provider gives, in one place: those every ID token carries, and those each scope adds from
-/// the account. The ID token (`IDTokenClaims`), UserInfo and discovery's `claims_supported` all read this list.
+/// The claims the identity provider gives, in one table: those every ID token carries, and those each scope adds
+/// from the account. The ID token (`IDTokenClaims`: the scope claims only for clients registered with
+/// `idTokenClaims`), UserInfo, discovery's `scopes_supported` and `claims_supported`, and the names a group's custom
+/// claims may not use all read this table.
 package enum ScopeClaims {
-    /// What a scope's claims are read from: the account, and its verified email address (none when addresses are
-    /// off or the account has no verified one).
+    /// What a scope's claims are read from: the account, its verified email address (none when addresses are off or
+    /// the account has no verified one), when its profile last changed, and its groups with their custom claims.
     package struct Source: Sendable {
         package let user: User
         package let verifiedEmail: String?
+        /// When the display name last changed; nil: the account's creation.
+        package let updatedAt: Date?
+        package let groups: [String]
+        package let groupClaims: [String: JSONValue]
 
-        package init(user: User, verifiedEmail: String? = nil) {
+        package init(
+            user: User, verifiedEmail: String? = nil, updatedAt: Date? = nil, groups: [String] = [],
+            groupClaims: [String: JSONValue] = [:]
+        ) {
             self.user = user
             self.verifiedEmail = verifiedEmail
+            self.updatedAt = updatedAt
+            self.groups = groups
+            self.groupClaims = groupClaims
         }
     }
 
-    /// A claim's value: a string, or a boolean (`email_verified`).
-    package enum Value: Sendable, Equatable {
-        case string(String)
-        case bool(Bool)
-
-        package var string: String? { if case .string(let text) = self { text } else { nil } }
-        package var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
-        /// The value for a JSON body.
-        package var json: any Sendable {
-            switch self {
-            case .string(let text): text
-            case .bool(let flag): flag
-            }
-        }
-    }
+    /// A claim's value, as JSON.
+    package typealias Value = JSONValue
 
     /// Every ID token's claims (OpenID Connect Core 1.0 §2).
     package static let always = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp"]
     /// The claims a scope adds, each with its value from the account, or nil when the account has none (§5.4:
-    /// `profile`, `email`). `email` gives only a verified address, so `email_verified` is true whenever it is given.
+    /// `profile`, `email`; and `groups`, the slugs of the account's groups, always a list). `email` gives only a
+    /// verified address, so `email_verified` is true whenever it is given.
     package static let byScope: [(scope: String, claims: [(name: String, value: @Sendable (Source) -> Value?)])] = [
         (
             "profile",
-            [("preferred_username", { .string($0.user.username) }), ("name", { .string($0.user.displayName) })]
+            [
+                ("preferred_username", { .string($0.user.username) }), ("name", { .string($0.user.displayName) }),
+                ("updated_at", { .int(Int(($0.updatedAt ?? $0.user.createdAt).timeIntervalSince1970)) }),
+            ]
         ),
         (
             "email",
@@ -49,29 +52,80 @@ package enum ScopeClaims {
                 ("email_verified", { $0.verifiedEmail.map { _ in .bool(true) } }),
             ]
         ),
+        ("groups", [("groups", { .array($0.groups.map(Value.string)) })]),
     ]
+
+    /// What discovery lists as `scopes_supported`, and every scope a request may ask for (others are ignored at
+    /// authorization, refused at device authorization).
+    package static var scopes: [String] { ["openid"] + byScope.map(\.scope) + ["offline_access"] }
+
+    /// The names a group's custom claims may not use: every claim the provider gives itself (the ID token's own,
+    /// every scope's), the other registered JWT and OpenID Connect claims (RFC 7519 §4.1, OpenID Connect Core
+    /// §5.1), and those of Sesame's access and logout tokens. A custom claim under one of these names could make a
+    /// group's members someone else to the app (`sub`, `email`) or extend a token (`exp`).
+    package static let reserved: Set<String> = Set(
+        always + byScope.flatMap { $0.claims.map(\.name) } + registered)
+
+    /// Registered claim names that no scope gives today.
+    private static let registered = [
+        "jti", "nbf", "typ", "cnf", "sid", "at_hash", "c_hash", "s_hash", "client_id", "scope", "gid", "events",
+        "given_name", "family_name", "middle_name", "nickname", "profile", "picture", "website", "gender", "birthdate",
+        "zoneinfo", "locale", "phone_number", "phone_number_verified", "address",
+    ]
+
     /// What discovery lists as `claims_supported`.
     package static var supported: [String] { always + byScope.flatMap { $0.claims.map(\.name) } }
 
-    /// Whether a granted scope (space-separated) gives the email claims, so the address must be read.
-    package static func needsEmail(scope: String) -> Bool {
-        scope.split(separator: " ").contains("email")
+    private static func grantedScopes(_ scope: String) -> Set<String> {
+        Set(scope.split(separator: " ").map(String.init))
     }
 
-    /// The scope-given claims for a granted scope (space-separated) and an account.
+    /// The scope-given claims for a granted scope (space-separated) and an account. Under `groups`, the groups'
+    /// custom claims join them (merged by slug ascending, a later group winning; never a name of the table).
     package static func claims(scope: String, source: Source) -> [String: Value] {
-        let granted = Set(scope.split(separator: " ").map(String.init))
+        let granted = grantedScopes(scope)
         var claims: [String: Value] = [:]
+        if granted.contains("groups") {
+            let names = Self.reserved
+            for (name, value) in source.groupClaims where !names.contains(name) { claims[name] = value }
+        }
         for (name, given) in byScope where granted.contains(name) {
             for claim in given { claims[claim.name] = claim.value(source) }
         }
         return claims
     }
 
-    /// The source for a granted scope: the verified address is read only when the scope gives it.
-    package static func source(scope: String, user: User, emails: any VerifiedEmailLookup) async throws -> Source {
-        Source(
-            user: user, verifiedEmail: needsEmail(scope: scope) ? try await emails.verifiedEmail(userID: user.id) : nil)
+    /// The source for a granted scope: the address, the profile's time and the groups are read only when the scope
+    /// gives them.
+    package static func source(
+        scope: String, user: User, emails: any VerifiedEmailLookup, groups: any GroupClaimsLookup,
+        store: any IdentityProviderStorage
+    ) async throws -> Source {
+        let granted = grantedScopes(scope)
+        var email: String?
+        var updatedAt: Date?
+        var memberships: (slugs: [String], claims: [String: JSONValue]) = ([], [:])
+        if granted.contains("email") { email = try await emails.verifiedEmail(userID: user.id) }
+        if granted.contains("profile") { updatedAt = try await store.profileUpdatedAt(userID: user.id) }
+        if granted.contains("groups") { memberships = try await groups.groupClaims(userID: user.id) }
+        return Source(
+            user: user, verifiedEmail: email, updatedAt: updatedAt, groups: memberships.slugs,
+            groupClaims: memberships.claims)
+    }
+}
+
+/// Where the identity provider reads the groups an account is in (the `groups` scope): their slugs, sorted, and their
+/// custom claims merged into one object (groups by slug ascending, a later group's value winning). The composition
+/// root passes the groups feature's (`StoredAccountGroups`); without it, `NoGroupClaims`.
+package protocol GroupClaimsLookup: Sendable {
+    func groupClaims(userID: String) async throws -> (slugs: [String], claims: [String: JSONValue])
+}
+
+/// No groups: the `groups` scope gives an empty list and no custom claims.
+package struct NoGroupClaims: GroupClaimsLookup {
+    package init() {}
+    package func groupClaims(userID: String) async throws -> (slugs: [String], claims: [String: JSONValue]) {
+        ([], [:])
     }
 }
 
@@ -87,7 +141,9 @@ package struct NoVerifiedEmail: VerifiedEmailLookup {
     package func verifiedEmail(userID: String) async throws -> String? { nil }
 }
 
-/// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
+/// The claims of ID tokens (OpenID Connect Core 1.0 §2): those every token carries (`ScopeClaims.always`), then
+/// the scope claims (`scopeClaims`: for clients registered with `idTokenClaims`, else none; the names never clash,
+/// `ScopeClaims.reserved` holds the fixed ones).
 package struct IDTokenClaims: TokenClaims {
     package let iss: String
     package let sub: String
@@ -99,10 +155,70 @@ package struct IDTokenClaims: TokenClaims {
     package let amr: [String]
     package let acr: String?
     package let azp: String
-    package let preferred_username: String?
-    package let name: String?
-    package let email: String?
-    package let email_verified: Bool?
+    package let scopeClaims: [String: JSONValue]
+
+    package init(
+        iss: String, sub: String, aud: String, exp: Int, iat: Int, auth_time: Int, nonce: String?, amr: [String],
+        acr: String?, azp: String, scopeClaims: [String: JSONValue] = [:]
+    ) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.auth_time = auth_time
+        self.nonce = nonce
+        self.amr = amr
+        self.acr = acr
+        self.azp = azp
+        self.scopeClaims = scopeClaims
+    }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        iss = try c.decode(String.self, forKey: Key("iss"))
+        sub = try c.decode(String.self, forKey: Key("sub"))
+        aud = try c.decode(String.self, forKey: Key("aud"))
+        exp = try c.decode(Int.self, forKey: Key("exp"))
+        iat = try c.decode(Int.self, forKey: Key("iat"))
+        auth_time = try c.decode(Int.self, forKey: Key("auth_time"))
+        nonce = try c.decodeIfPresent(String.self, forKey: Key("nonce"))
+        amr = try c.decode([String].self, forKey: Key("amr"))
+        acr = try c.decodeIfPresent(String.self, forKey: Key("acr"))
+        azp = try c.decode(String.self, forKey: Key("azp"))
+        let fixed = Set(ScopeClaims.always)
+        var rest: [String: JSONValue] = [:]
+        for key in c.allKeys where !fixed.contains(key.stringValue) {
+            rest[key.stringValue] = try c.decode(JSONValue.self, forKey: key)
+        }
+        scopeClaims = rest
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(iss, forKey: Key("iss"))
+        try c.encode(sub, forKey: Key("sub"))
+        try c.encode(aud, forKey: Key("aud"))
+        try c.encode(exp, forKey: Key("exp"))
+        try c.encode(iat, forKey: Key("iat"))
+        try c.encode(auth_time, forKey: Key("auth_time"))
+        try c.encodeIfPresent(nonce, forKey: Key("nonce"))
+        try c.encode(amr, forKey: Key("amr"))
+        try c.encodeIfPresent(acr, forKey: Key("acr"))
+        try c.encode(azp, forKey: Key("azp"))
+        let fixed = Set(ScopeClaims.always)
+        for (name, value) in scopeClaims.sorted(by: { $0.key < $1.key }) where !fixed.contains(name) {
+            try c.encode(value, forKey: Key(name))
+        }
+    }
 
     package static func isPasskey(_ method: String) -> Bool {
         method == SessionMethod.passkey.rawValue || method == SessionMethod.passkeyPresence.rawValue
@@ -165,10 +281,13 @@ package struct TokenIssuer: Sendable {
     package let emails: any VerifiedEmailLookup
     /// The second factors the server's features declare, for the `amr` of a password sign-in.
     package let factors: [Factor]
+    /// The groups and custom claims the `groups` scope gives.
+    package let groups: any GroupClaimsLookup
 
     package init(
         keyring: SigningKeyring, issuer: String, store: any IdentityProviderStorage, clock: ServerClock,
-        subjects: SubjectIdentifiers, factors: [Factor], emails: any VerifiedEmailLookup = NoVerifiedEmail()
+        subjects: SubjectIdentifiers, factors: [Factor], emails: any VerifiedEmailLookup = NoVerifiedEmail(),
+        groups: any GroupClaimsLookup = NoGroupClaims()
     ) {
         self.factors = factors
         self.keyring = keyring
@@ -177,6 +296,16 @@ package struct TokenIssuer: Sendable {
         self.clock = clock
         self.subjects = subjects
         self.emails = emails
+        self.groups = groups
+    }
+
+    /// The scope claims of a grant's scope for an account (UserInfo's body beside `sub`; the ID token's, for
+    /// clients that asked).
+    package func scopeClaims(scope: String, user: User) async throws -> [String: JSONValue] {
+        ScopeClaims.claims(
+            scope: scope,
+            source: try await ScopeClaims.source(scope: scope, user: user, emails: emails, groups: groups, store: store)
+        )
     }
 
     package static let accessTokenLifetime = 600
@@ -193,16 +322,13 @@ package struct TokenIssuer: Sendable {
     {
         let now = clock.now()
         let iat = Int(now.timeIntervalSince1970)
-        let given = ScopeClaims.claims(
-            scope: grant.scope, source: try await ScopeClaims.source(scope: grant.scope, user: user, emails: emails))
+        let given = client.idTokenClaims ? try await scopeClaims(scope: grant.scope, user: user) : [:]
         let subject = subjects.subject(userID: user.id, client: client)
         let idClaims = IDTokenClaims(
             iss: issuer, sub: subject, aud: client.id, exp: iat + Self.idTokenLifetime, iat: iat,
             auth_time: Int(grant.authTime.timeIntervalSince1970), nonce: grant.nonce,
             amr: IDTokenClaims.amr(grant.method, passkeyBackupEligible: grant.passkeyBackupEligible, factors: factors),
-            acr: IDTokenClaims.acr(grant.method), azp: client.id,
-            preferred_username: given["preferred_username"]?.string,
-            name: given["name"]?.string, email: given["email"]?.string, email_verified: given["email_verified"]?.bool
+            acr: IDTokenClaims.acr(grant.method), azp: client.id, scopeClaims: given
         )
         let idAlgorithm = IDTokenAlgorithm(rawValue: client.idTokenAlgorithm) ?? .es256
         let accessClaims = AccessTokenClaims(

@@ -17,13 +17,17 @@ public struct Admin: Sendable {
     /// tokens to the applications that registered for them.
     package let issuer: String?
     package let logoutDelivery: any LogoutDelivery
+    /// The groups accounts are in, for `users show` and `users export`.
+    package let groups: any AccountGroups
 
     package init(
-        store: any AccountStorage, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery()
+        store: any AccountStorage, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery(),
+        groups: any AccountGroups = NoAccountGroups()
     ) {
         self.store = store
         self.issuer = issuer
         self.logoutDelivery = logoutDelivery
+        self.groups = groups
     }
 
     private static let dateFormat = Date.ISO8601FormatStyle()
@@ -88,6 +92,7 @@ public struct Admin: Sendable {
             "password:     \(try await store.password(userID: user.id) != nil ? "yes" : "no")",
             "second factors: \(try await secondFactors(user).joined(separator: ", "))",
             "email:        \(Self.describe(try await store.email(userID: user.id)))",
+            "groups:       \(try await groups.groupSlugs(userID: user.id).joined(separator: ", "))",
             "passkeys:",
         ]
         for credential in try await store.credentials(userID: user.id) {
@@ -158,7 +163,7 @@ public struct Admin: Sendable {
     public func exportUser(_ reference: String, providerListFile: String?) async throws -> String {
         let user = try await find(reference)
         let document = try await AccountExport.build(
-            for: user, store: store, providers: try ProviderNames.load(providerListFile), now: Date(),
+            for: user, store: store, groups: groups, providers: try ProviderNames.load(providerListFile), now: Date(),
             fullPhoneNumber: true)
         let text = String(decoding: try document.json(), as: UTF8.self)
         try await store.appendAudit(AuditEvent.byOperator(.adminExported, .success, user: user))

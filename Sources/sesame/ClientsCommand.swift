@@ -13,6 +13,7 @@ import SesameReauthentication
 import SesameKeychainSync
 import SesameForwardAuth
 import SesameOperations
+import SesameGroups
 
 /// `sesame clients`: the applications that sign their people in through Sesame (OpenID Connect).
 struct ClientsCommand: AsyncParsableCommand {
@@ -20,7 +21,7 @@ struct ClientsCommand: AsyncParsableCommand {
         commandName: "clients",
         abstract:
             "Register, list, show and remove the applications that sign people in through Sesame (OpenID Connect).",
-        subcommands: [Add.self, List.self, Show.self, Remove.self, RotateSecret.self]
+        subcommands: [Add.self, List.self, Show.self, Update.self, Remove.self, RotateSecret.self]
     )
 
     struct Add: AsyncParsableCommand {
@@ -52,10 +53,20 @@ struct ClientsCommand: AsyncParsableCommand {
             help: "A JWK set of the application's public keys: it signs client assertions (private_key_jwt), no secret."
         )
         var jwksFile: String?
+        @Option(
+            name: .customLong("allowed-groups"),
+            help: "Only members of these groups may use it (comma-separated slugs; default: anyone who can sign in).")
+        var allowedGroups: String?
+        @Flag(
+            name: .customLong("id-token-claims"),
+            help: "Put the scope claims (profile, email, groups) in the ID token too, not only in UserInfo.")
+        var idTokenClaims = false
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
             var client = ClientAdmin.ClientOptions(name: name, redirectURIs: redirectURIs)
+            client.allowedGroups = allowedGroups.map(ClientsCommand.slugs)
+            client.idTokenClaims = idTokenClaims
             client.postLogoutRedirectURIs = postLogoutRedirectURIs
             client.backchannelLogoutURI = backchannelLogoutURI
             client.isPublic = isPublic
@@ -68,8 +79,9 @@ struct ClientsCommand: AsyncParsableCommand {
                 }
                 client.jwks = String(decoding: data, as: UTF8.self)
             }
-            try await withAdmin(options) { admin in
-                for line in try await ClientAdmin(store: admin.store).addClient(client) { print(line) }
+            try await withStore(options) { store, _ in
+                let admin = ClientAdmin(store: store, groups: StoredAccountGroups(store: store))
+                for line in try await admin.addClient(client) { print(line) }
             }
         }
     }
@@ -93,6 +105,48 @@ struct ClientsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withAdmin(options) { admin in print(try await ClientAdmin(store: admin.store).showClient(client))
+            }
+        }
+    }
+
+    /// `--allowed-groups a,b` as slugs (checked by `ClientAdmin`).
+    static func slugs(_ list: String) -> [String] {
+        list.split(separator: ",", omittingEmptySubsequences: false).map {
+            String($0).trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change who may use an application and whether its ID tokens carry the scope claims.")
+        @Argument(help: "Client id.") var client: String
+        @Option(
+            name: .customLong("allowed-groups"),
+            help: "Only members of these groups may use it (comma-separated slugs); refreshes are checked at once.")
+        var allowedGroups: String?
+        @Flag(name: .customLong("anyone"), help: "Anyone who can sign in may use it (drops the allowed groups).")
+        var anyone = false
+        @Flag(
+            name: .customLong("id-token-claims"), inversion: .prefixedNo,
+            help: "Whether the ID token carries the scope claims too.")
+        var idTokenClaims: Bool?
+        @OptionGroup var options: ServerOptions
+
+        func validate() throws {
+            if anyone, allowedGroups != nil { throw ValidationError("give --allowed-groups or --anyone, not both") }
+            if !anyone, allowedGroups == nil, idTokenClaims == nil {
+                throw ValidationError("nothing to change: give --allowed-groups, --anyone or --[no-]id-token-claims")
+            }
+        }
+
+        func run() async throws {
+            var changes = ClientAdmin.ClientChanges()
+            if anyone { changes.allowedGroups = .some(nil) }
+            if let allowedGroups { changes.allowedGroups = .some(ClientsCommand.slugs(allowedGroups)) }
+            changes.idTokenClaims = idTokenClaims
+            try await withStore(options) { store, _ in
+                let admin = ClientAdmin(store: store, groups: StoredAccountGroups(store: store))
+                print(try await admin.updateClient(client, changes))
             }
         }
     }

@@ -9,6 +9,7 @@ enum SesameSubcommands {
         RestoreCommand.self,
         UsersCommand.self,
         InvitesCommand.self,
+        GroupsCommand.self,
         ClientsCommand.self,
         SigningKeysCommand.self,
         MetadataCommand.self,

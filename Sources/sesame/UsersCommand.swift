@@ -14,12 +14,16 @@ import SesameReauthentication
 import SesameKeychainSync
 import SesameForwardAuth
 import SesameOperations
+import SesameGroups
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "List, show, disable, enable or delete accounts.",
-        subcommands: [List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self, Export.self]
+        abstract: "List, show, disable, enable or delete accounts; put them in groups.",
+        subcommands: [
+            List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self, Export.self,
+            UserGroupsCommand.self,
+        ]
     )
 
     struct List: AsyncParsableCommand {
@@ -114,7 +118,7 @@ struct UsersCommand: AsyncParsableCommand {
 /// Opens the store for an admin command, runs `body`, closes the store.
 func withAdmin(_ options: ServerOptions, _ body: (Admin) async throws -> Void) async throws {
     try await withStore(options) { store, configuration in
-        try await body(Admin(store: store, issuer: configuration.origin))
+        try await body(Admin(store: store, issuer: configuration.origin, groups: StoredAccountGroups(store: store)))
     }
 }
 

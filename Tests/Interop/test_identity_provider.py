@@ -113,9 +113,9 @@ def validated(server, document, id_token, client_id, nonce):
     return claims
 
 
-def relying_party(client_id, secret, app):
+def relying_party(client_id, secret, app, scope="openid profile offline_access"):
     return OAuth2Session(
-        client_id, secret, scope="openid profile offline_access", redirect_uri=app.origin + "/callback",
+        client_id, secret, scope=scope, redirect_uri=app.origin + "/callback",
         code_challenge_method="S256", token_endpoint_auth_method="client_secret_basic")
 
 
@@ -128,13 +128,17 @@ def authorization(session, document, **extra):
 
 def test_authlib_code_flow_with_a_passkey_by_autofill(browser, idp, app):
     document = discovery(idp)
-    client_id, secret = register(idp, app)
+    assert "groups" in document["scopes_supported"] and "groups" in document["claims_supported"]
+    # Only members of `family` may use the app; the groups' custom claims ride along under the groups scope.
+    idp.admin("groups", "add", "family", "--claims", '{"roles": ["reader"]}')
+    client_id, secret = register(idp, app, "--id-token-claims", "--allowed-groups", "family")
     authenticator(browser)
     sign_up(browser, idp, "ada", "Ada Lovelace")
+    idp.admin("users", "groups", "add", "ada", "family")
     saved = sign_out(browser, idp)
 
     # The application sends the person to Sesame; the sign-in page's AutoFill request is answered by the passkey.
-    rp = relying_party(client_id, secret, app)
+    rp = relying_party(client_id, secret, app, scope="openid profile groups offline_access")
     uri, state, nonce, verifier = authorization(rp, document)
     restore(browser, saved)
     browser.get(uri)
@@ -154,9 +158,11 @@ def test_authlib_code_flow_with_a_passkey_by_autofill(browser, idp, app):
     # The passkey's BE flag says which: a device-bound key (hwk) or a synced one (swk), never both.
     assert ("hwk" in claims["amr"]) != ("swk" in claims["amr"]), claims["amr"]
     assert claims["preferred_username"] == "ada" and claims["name"] == "Ada Lovelace"
+    assert claims["groups"] == ["family"] and claims["roles"] == ["reader"]
     assert claims["sub"] != "ada"
     userinfo = rp.get(document["userinfo_endpoint"]).json()
     assert userinfo["sub"] == claims["sub"] and userinfo["name"] == "Ada Lovelace"
+    assert userinfo["groups"] == ["family"] and isinstance(userinfo["updated_at"], int)
 
     # Refresh rotates; the spent token, used again, ends the whole grant.
     first = token["refresh_token"]

@@ -753,7 +753,10 @@ import WebAuthn
         // A display name written straight into the store (an import, an older release): forward auth's headers stay
         // single lines with no header of the name's making (control characters become spaces).
         let user = try #require(try await server.withStore { try await $0.user(usernameKey: "ada") })
-        #expect(try await server.withStore { try await $0.setDisplayName(userID: user.id, "Ada\r\nX-Injected: 1") })
+        #expect(
+            try await server.withStore {
+                try await $0.setDisplayName(userID: user.id, "Ada\r\nX-Injected: 1", at: Date())
+            })
         try await server.app().test(.live) { client in
             for username in ["ada"] {
                 let signIn = try await client.json(

@@ -53,6 +53,14 @@ import WebAuthn
                 "same id"
             ),
             (#"{"id": "w"}"#, "clients must be a list"),
+            (
+                #"[{"id": "w", "name": "W", "redirectURIs": ["https://w.example/cb"], "public": true, "allowedGroups": ["Family"]}]"#,
+                "allowedGroups: group slug \"Family\" has a capital letter"
+            ),
+            (
+                #"[{"id": "w", "name": "W", "redirectURIs": ["https://w.example/cb"], "public": true, "allowedGroups": []}]"#,
+                "allowedGroups: give at least one group"
+            ),
         ]
         for (json, named) in cases {
             var configuration = ServerConfiguration()

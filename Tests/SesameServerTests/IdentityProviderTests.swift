@@ -33,6 +33,7 @@ import WebAuthn
             registration.firstParty = firstParty
             registration.isPublic = isPublic
             registration.idTokenAlgorithm = alg
+            registration.idTokenClaims = true
             let (client, secret) = try await ClientRegistry(store: store).add(registration, now: Date())
             return Registered(client: client, secret: secret)
         }

@@ -328,29 +328,50 @@ import WebAuthn
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.flags(from: ["stray"]) }
     }
 
-    /// The ID token's fields are exactly the claims discovery lists (`ScopeClaims.supported`), which UserInfo and the
-    /// token issuer read too; a claim added to the token and not to the list (or the other way round) fails here.
-    @Test func theIDTokensFieldsAreTheClaimsDiscoveryLists() {
+    /// The ID token's fixed fields are the claims every token carries (`ScopeClaims.always`), and the scope claims
+    /// come from the one table that discovery lists (`claims_supported`, `scopes_supported`) and UserInfo reads; a
+    /// claim added to the token and not to the table (or the other way round) fails here.
+    @Test func theIDTokensFieldsAreTheClaimsDiscoveryLists() throws {
         let claims = IDTokenClaims(
             iss: "i", sub: "s", aud: "a", exp: 1, iat: 1, auth_time: 1, nonce: "n", amr: [], acr: "a", azp: "a",
-            preferred_username: "p", name: "n", email: "e", email_verified: true)
-        #expect(Mirror(reflecting: claims).children.compactMap(\.label) == ScopeClaims.supported)
+            scopeClaims: ["name": .string("n"), "sub": .string("forged")])
+        #expect(Mirror(reflecting: claims).children.compactMap(\.label) == ScopeClaims.always + ["scopeClaims"])
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(claims)) as? [String: Any]
+        #expect(Set(encoded?.keys.map { $0 } ?? []) == Set(ScopeClaims.always + ["name"]))
+        #expect(encoded?["sub"] as? String == "s", "a scope claim never replaces a fixed one")
+        #expect(
+            ScopeClaims.supported
+                == ScopeClaims.always + [
+                    "preferred_username", "name", "updated_at", "email", "email_verified", "groups",
+                ])
+        #expect(ScopeClaims.scopes == ["openid", "profile", "email", "groups", "offline_access"])
+        #expect(AuthorizationRequest.supportedScopes == ScopeClaims.scopes)
+        #expect(ScopeClaims.reserved.isSuperset(of: ScopeClaims.supported))
         let user = User(
             id: "u1", username: "ada", displayName: "Ada", userHandle: [1], disabled: false,
             createdAt: Date(timeIntervalSince1970: 0))
-        let source = ScopeClaims.Source(user: user, verifiedEmail: "Ada@example.org")
+        let source = ScopeClaims.Source(
+            user: user, verifiedEmail: "Ada@example.org", updatedAt: Date(timeIntervalSince1970: 1_700_000_000),
+            groups: ["admins", "family"], groupClaims: ["roles": .array([.string("editor")]), "email": .string("x")])
         #expect(
             ScopeClaims.claims(scope: "openid profile", source: source) == [
-                "preferred_username": .string("ada"), "name": .string("Ada"),
+                "preferred_username": .string("ada"), "name": .string("Ada"), "updated_at": .int(1_700_000_000),
             ])
         #expect(
             ScopeClaims.claims(scope: "openid email", source: source) == [
                 "email": .string("Ada@example.org"), "email_verified": .bool(true),
             ])
+        // The groups scope: the slugs, and the groups' custom claims, never one that names a table claim.
+        #expect(
+            ScopeClaims.claims(scope: "openid groups", source: source) == [
+                "groups": .array([.string("admins"), .string("family")]), "roles": .array([.string("editor")]),
+            ])
         // Without a verified address the scope gives nothing: never an unverified address, never `false`.
         #expect(ScopeClaims.claims(scope: "openid email", source: ScopeClaims.Source(user: user)).isEmpty)
         #expect(ScopeClaims.claims(scope: "openid", source: source).isEmpty)
-        #expect(AuthorizationRequest.supportedScopes.contains("email"))
+        #expect(
+            ScopeClaims.claims(scope: "openid profile", source: ScopeClaims.Source(user: user))["updated_at"] == .int(0)
+        )
     }
 
     /// The default `--help` and docs/configuration.md print is the default the server runs with: applying each

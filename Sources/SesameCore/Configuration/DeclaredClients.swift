@@ -9,7 +9,8 @@ import WebAuthn
 ///
 /// ```json
 /// "clients": [{"id": "wiki", "name": "Wiki", "redirectURIs": ["https://wiki.example.com/oauth/callback"],
-///              "secretFile": "/etc/sesame/wiki.secret", "firstParty": true}]
+///              "secretFile": "/etc/sesame/wiki.secret", "firstParty": true,
+///              "allowedGroups": ["family"], "idTokenClaims": true}]
 /// ```
 public struct DeclaredClient: Sendable, Equatable, Codable {
     public var id: String
@@ -25,6 +26,10 @@ public struct DeclaredClient: Sendable, Equatable, Codable {
     public var idTokenAlg: String?
     /// `public` (default) or `pairwise`.
     public var subjectType: String?
+    /// The slugs of the groups whose members may use the client (absent: anyone who can sign in).
+    public var allowedGroups: [String]?
+    /// Whether the scope claims go in the ID token as well as UserInfo (default false).
+    public var idTokenClaims: Bool?
 
     /// Ids of declared clients: 1 to 64 of letters, digits, `.`, `_` and `-`, so they never look like the
     /// `sesame_…` ids `sesame clients add` makes.
@@ -54,6 +59,16 @@ public struct DeclaredClient: Sendable, Equatable, Codable {
         }
         guard ["public", "pairwise"].contains(subjectType ?? "public") else {
             throw ConfigurationError("\(name).subjectType: public or pairwise")
+        }
+        if let allowedGroups {
+            guard !allowedGroups.isEmpty else {
+                throw ConfigurationError("\(name).allowedGroups: give at least one group, or leave it out for anyone")
+            }
+            for slug in allowedGroups {
+                if let problem = GroupSlugs.problem(slug) {
+                    throw ConfigurationError("\(name).allowedGroups: \(problem)")
+                }
+            }
         }
         if subjectType == "pairwise", ClientRules.sector(redirectURIs) == nil {
             throw ConfigurationError("\(name): a pairwise client's redirect URIs must share one host")

@@ -20,6 +20,12 @@ public struct OAuthClient: Sendable, Equatable {
     public var pairwiseSubject: Bool
     /// The JWK set (JSON) of a client that authenticates with `private_key_jwt` instead of a secret.
     public var jwks: String?
+    /// The slugs of the groups whose members may use the client; nil: anyone who can sign in. A person in none of
+    /// them is refused at authorization (`access_denied`), at the device page and at every refresh.
+    public var allowedGroups: [String]?
+    /// Whether the scope claims (profile, email, groups and the groups' custom claims) go in the ID token as well as
+    /// UserInfo; asked for at registration.
+    public var idTokenClaims: Bool
     public var createdAt: Date
 
     /// Neither a secret nor registered keys: PKCE alone protects its codes.
@@ -28,8 +34,11 @@ public struct OAuthClient: Sendable, Equatable {
     public init(
         id: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String] = [],
         backchannelLogoutURI: String? = nil, firstParty: Bool = false, idTokenAlgorithm: String = "ES256",
-        pairwiseSubject: Bool = false, jwks: String? = nil, createdAt: Date
+        pairwiseSubject: Bool = false, jwks: String? = nil, allowedGroups: [String]? = nil, idTokenClaims: Bool = false,
+        createdAt: Date
     ) {
+        self.allowedGroups = allowedGroups
+        self.idTokenClaims = idTokenClaims
         self.id = id
         self.name = name
         self.secretHash = secretHash
@@ -185,6 +194,8 @@ public protocol IdentityProviderStore {
     func recordConsent(userID: String, clientID: String, scope: String, at: Date) async throws
     /// Forgets consent and revokes every grant of the client for the user ("Apps with access": remove).
     func revokeAccess(userID: String, clientID: String, at: Date) async throws
+    /// When the account's profile (its display name) last changed, for the `updated_at` claim; nil until it did.
+    func profileUpdatedAt(userID: String) async throws -> Date?
 }
 
 extension SQLStore: IdentityProviderStore {
@@ -199,6 +210,8 @@ extension SQLStore: IdentityProviderStore {
         package let idTokenAlg: String
         package let subjectType: String
         package let jwks: String?
+        package let allowedGroups: String?
+        package let idTokenClaims: Int64
         package let createdAt: Int64
 
         package var client: OAuthClient {
@@ -206,7 +219,8 @@ extension SQLStore: IdentityProviderStore {
                 id: id, name: name, secretHash: secretHash.map { [UInt8]($0) }, redirectURIs: Self.list(redirectUris),
                 postLogoutRedirectURIs: Self.list(postLogoutRedirectUris), backchannelLogoutURI: backchannelLogoutUri,
                 firstParty: firstParty != 0, idTokenAlgorithm: idTokenAlg, pairwiseSubject: subjectType == "pairwise",
-                jwks: jwks, createdAt: Date(milliseconds: createdAt)
+                jwks: jwks, allowedGroups: allowedGroups.map(Self.list), idTokenClaims: idTokenClaims != 0,
+                createdAt: Date(milliseconds: createdAt)
             )
         }
 
@@ -219,7 +233,7 @@ extension SQLStore: IdentityProviderStore {
     }
 
     package static let clientColumns: SQLQueryString =
-        "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, subject_type, jwks, created_at"
+        "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, subject_type, jwks, allowed_groups, id_token_claims, created_at"
 
     public func createClient(_ c: OAuthClient) async throws {
         try await insert(
@@ -227,7 +241,8 @@ extension SQLStore: IdentityProviderStore {
             INSERT INTO oauth_clients (\(Self.clientColumns)) VALUES (\(bind: c.id), \(bind: c.name), \(bind: c.secretHash.map { Data($0) }),
                 \(bind: ClientRow.json(c.redirectURIs)), \(bind: ClientRow.json(c.postLogoutRedirectURIs)), \(bind: c.backchannelLogoutURI),
                 \(bind: c.firstParty.column), \(bind: c.idTokenAlgorithm), \(bind: c.pairwiseSubject ? "pairwise" : "public"),
-                \(bind: c.jwks), \(bind: c.createdAt.milliseconds))
+                \(bind: c.jwks), \(bind: c.allowedGroups.map(ClientRow.json)), \(bind: c.idTokenClaims.column),
+                \(bind: c.createdAt.milliseconds))
             """
         )
     }
@@ -240,6 +255,11 @@ extension SQLStore: IdentityProviderStore {
     public func clients() async throws -> [OAuthClient] {
         try await db.raw("SELECT \(Self.clientColumns) FROM oauth_clients ORDER BY created_at, id").all()
             .map { try $0.decode(model: ClientRow.self, keyDecodingStrategy: .convertFromSnakeCase).client }
+    }
+
+    public func profileUpdatedAt(userID: String) async throws -> Date? {
+        try await db.raw("SELECT updated_at FROM users WHERE id = \(bind: userID)").first()?
+            .decode(column: "updated_at", as: Int64?.self).map(Date.init(milliseconds:))
     }
 
     public func spendAssertionID(hash: [UInt8], expiresAt: Date) async throws -> Bool {
@@ -260,7 +280,8 @@ extension SQLStore: IdentityProviderStore {
                 redirect_uris = \(bind: ClientRow.json(c.redirectURIs)),
                 post_logout_redirect_uris = \(bind: ClientRow.json(c.postLogoutRedirectURIs)),
                 backchannel_logout_uri = \(bind: c.backchannelLogoutURI), first_party = \(bind: c.firstParty.column),
-                id_token_alg = \(bind: c.idTokenAlgorithm), subject_type = \(bind: c.pairwiseSubject ? "pairwise" : "public"), jwks = \(bind: c.jwks)
+                id_token_alg = \(bind: c.idTokenAlgorithm), subject_type = \(bind: c.pairwiseSubject ? "pairwise" : "public"), jwks = \(bind: c.jwks),
+                allowed_groups = \(bind: c.allowedGroups.map(ClientRow.json)), id_token_claims = \(bind: c.idTokenClaims.column)
             WHERE id = \(bind: c.id)
             """
         ).run()

@@ -20,6 +20,7 @@ import SesameAccount
 import SesameReauthentication
 import SesameKeychainSync
 import SesameForwardAuth
+import SesameGroups
 import SesameOperations
 
 /// What the process supplies besides the settings: clock, logger, SMS delivery, metrics registry. Tests replace
@@ -142,6 +143,16 @@ public func buildApplication(
         for id in declared.updated {
             await sesame.core.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
         }
+        // A declared client may name groups an operator has yet to add; until then nobody is in them, so nobody may
+        // use it. Said at start, so the reason is in the log and not only in refusals.
+        for client in configuration.clients {
+            let unknown = try await sesame.core.accountGroups.unknownSlugs(client.allowedGroups ?? [])
+            if !unknown.isEmpty {
+                logger.warning(
+                    "declared client allows groups that do not exist (sesame groups add)",
+                    metadata: ["client": .string(client.id), "groups": .string(unknown.joined(separator: ","))])
+            }
+        }
     } catch {
         checkpointer?.close()
         try? await engine.shutdown()
@@ -240,6 +251,7 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     EmailRoutes(sesame: core, store: sesame.store).register(on: router)
+    GroupsRoutes(sesame: core, store: sesame.store).register(on: router)
     IdentityProviderRoutes(
         sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens
     )

@@ -1,5 +1,6 @@
 import SesameCore
 import SesameEmail
+import SesameGroups
 import SesameIdentityProvider
 import SesameInvitations
 import SesameKeychainSync
@@ -14,6 +15,6 @@ package enum ServerSchema {
     package static let full = DatabaseSchema([
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
-        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, InvitationsSchema.part,
+        KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part, InvitationsSchema.part,
     ])
 }

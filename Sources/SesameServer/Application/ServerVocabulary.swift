@@ -3,6 +3,7 @@ import SesameAccount
 import SesameCore
 import SesameEmail
 import SesameForwardAuth
+import SesameGroups
 import SesameIdentityProvider
 import SesameInvitations
 import SesameKeychainSync
@@ -19,7 +20,7 @@ extension Vocabulary {
     /// docs/configuration.md and `--help`).
     package static let parts: [Vocabulary] = [
         .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .email,
-        .identityProvider, .forwardAuth, .keychainSync, .mail, .operations, .invitations,
+        .identityProvider, .groups, .forwardAuth, .keychainSync, .mail, .operations, .invitations,
     ]
 
     /// The server's one vocabulary: every part's words, each declared once (a duplicate stops the process here).

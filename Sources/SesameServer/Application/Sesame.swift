@@ -14,6 +14,7 @@ import SesameKeychainSync
 import SesameForwardAuth
 import SesameOperations
 import SesameEmail
+import SesameGroups
 
 /// What `buildApplication` builds once: the core every feature shares and the services features lend each other
 /// (second factors, passkey verification, metadata, the identity provider's keys, tokens and logout). Only the
@@ -38,6 +39,7 @@ package struct Sesame: Sendable {
         relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery(),
         accountGroups: any AccountGroups = NoAccountGroups()
     ) {
+        let groups = StoredAccountGroups(store: store)
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits, factors: Vocabulary.server.factors,
@@ -66,7 +68,7 @@ package struct Sesame: Sendable {
         self.emails = emails
         self.tokens = TokenIssuer(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
-            factors: core.factors, emails: emails)
+            factors: core.factors, emails: emails, groups: groups)
         self.backChannelLogout = BackChannelLogout(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
             delivery: logoutDelivery, logger: logger)
@@ -84,6 +86,6 @@ package struct VerifiedEmails: VerifiedEmailLookup {
     }
 }
 
-/// The groups accounts belong to, for the server and the operator's commands (`sesame invites create --groups`):
-/// the groups feature's when the server has one; none otherwise.
-package func serverAccountGroups(_ store: SQLStore) -> any AccountGroups { NoAccountGroups() }
+/// The groups accounts belong to, for the server and the operator's commands (`sesame invites create --groups`): the
+/// groups feature's, over the one store.
+package func serverAccountGroups(_ store: SQLStore) -> any AccountGroups { StoredAccountGroups(store: store) }

@@ -33,7 +33,8 @@ public protocol AccountStore {
     /// False when there is no such user.
     func setDisabled(userID: String, _ disabled: Bool, at: Date) async throws -> Bool
     /// False when there is no such user.
-    func setDisplayName(userID: String, _ displayName: String) async throws -> Bool
+    /// Sets the display name and when the profile changed (`updated_at`, the identity provider's `updated_at` claim).
+    func setDisplayName(userID: String, _ displayName: String, at: Date) async throws -> Bool
     /// The account and everything that belongs to it, in one transaction. False when there is no such user.
     func deleteUser(id: String) async throws -> Bool
 }
@@ -113,9 +114,12 @@ extension SQLStore: AccountStore {
         }
     }
 
-    public func setDisplayName(userID: String, _ displayName: String) async throws -> Bool {
+    public func setDisplayName(userID: String, _ displayName: String, at: Date) async throws -> Bool {
         !(try await db.raw(
-            "UPDATE users SET display_name = \(bind: displayName) WHERE id = \(bind: userID) RETURNING id"
+            """
+            UPDATE users SET display_name = \(bind: displayName), updated_at = \(bind: at.milliseconds)
+            WHERE id = \(bind: userID) RETURNING id
+            """
         ).all()).isEmpty
     }
 

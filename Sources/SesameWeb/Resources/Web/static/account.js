@@ -73,6 +73,22 @@ async function loadAccount() {
   $("password-username").value = account.user.username;
   renderPasswordState();
   renderFactorState();
+  renderGroups();
+}
+
+/** The groups the person is in (read-only). */
+function renderGroups() {
+  const groups = Array.isArray(account.groups) ? account.groups : [];
+  $("group-summary").textContent = groups.length === 0
+    ? "You are in no group."
+    : `You are in ${groups.length === 1 ? "the group" : "the groups"} ${groups.join(", ")}.`;
+}
+
+/** The apps the person may use: open to anyone, or allowing one of their groups (read-only). */
+function renderAvailableApps(apps) {
+  $("available-app-list").replaceChildren(...apps.map((app) =>
+    el("li", { class: "app", dataset: { clientId: app.clientId } },
+      el("div", { class: "details" }, el("p", { class: "title", text: app.name })))));
 }
 
 function renderPasswordState() {
@@ -626,6 +642,7 @@ async function loadSessions() {
 function describeScopes(scopes) {
   const sees = ["who you are"];
   if (scopes.includes("profile")) sees.push("your username and name");
+  if (scopes.includes("groups")) sees.push("the groups you are in");
   const away = scopes.includes("offline_access") ? " · Stays connected while you’re away" : "";
   return `Can see ${sees.join(" and ")}${away}`;
 }
@@ -633,6 +650,7 @@ function describeScopes(scopes) {
 async function loadApps() {
   const body = await api.apps();
   const apps = Array.isArray(body && body.apps) ? body.apps : [];
+  renderAvailableApps(Array.isArray(body && body.available) ? body.available : []);
   const list = $("app-list");
   list.replaceChildren();
   show($("apps-empty"), apps.length === 0);

@@ -89,6 +89,15 @@ const messages = {
   email_required: "This site needs an email address. Change it instead of removing it.",
   invalid_email_code: "That code or link isn’t right, has expired or was already used. Ask for a new one and try again.",
   last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
+  // Groups (the admin API)
+  invalid_group_slug: "A group’s short name uses a–z, 0–9 and -, starting with a letter.",
+  invalid_group_name: "Give the group a name of 1 to 64 characters.",
+  invalid_group_claims: "Custom claims must be a small JSON object that doesn’t use a name Sesame gives itself.",
+  group_not_found: "There’s no group with that name.",
+  group_exists: "A group with that name exists already.",
+  membership_unchanged: "Nothing changed: that account already was (or wasn’t) in the group.",
+  account_not_found: "There’s no account with that name.",
+  not_an_admin: "Only administrators can do this.",
   // Keychain sync (sent to the keychain's devices; a page sees them only if it calls those endpoints)
   keychain_device_unknown: "This keychain device isn’t enrolled with your account any more. Enroll it again.",
   keychain_device_mismatch: "This device token belongs to another keychain device.",
