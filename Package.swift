@@ -391,7 +391,8 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
-                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations", "SesameGroups",
+                "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations",
+                "SesameGroups",
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.

@@ -244,6 +244,9 @@ import WebAuthn
             let session = try await signInWithPassword(client, "ada", "correct horse battery")
             for path in [
                 Self.authorizePath("sesame_nobody"),
+                // A NUL in the client id (PostgreSQL refuses one in a bind): still no client, not a server error.
+                Self.authorizePath("sesame\u{0}nobody"),
+                Self.authorizePath(registered.client.id + "\u{0}"),
                 Self.authorizePath(registered.client.id, redirect: "https://evil.example/callback"),
                 Self.authorizePath(registered.client.id, redirect: Self.redirect + "/../x"),
                 Self.authorizePath(registered.client.id, redirect: "https://app.example/callback?x=1"),

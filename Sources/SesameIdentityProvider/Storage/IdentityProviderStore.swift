@@ -248,7 +248,10 @@ extension SQLStore: IdentityProviderStore {
     }
 
     public func client(id: String) async throws -> OAuthClient? {
-        try await db.raw("SELECT \(Self.clientColumns) FROM oauth_clients WHERE id = \(bind: id)").first()
+        // No client's id holds a NUL (PostgreSQL's text cannot store one, and it refuses one in a bind with an
+        // error): a `client_id` from a request that does is no client, on either engine.
+        guard !id.utf8.contains(0) else { return nil }
+        return try await db.raw("SELECT \(Self.clientColumns) FROM oauth_clients WHERE id = \(bind: id)").first()
             .map { try $0.decode(model: ClientRow.self, keyDecodingStrategy: .convertFromSnakeCase).client }
     }
 
