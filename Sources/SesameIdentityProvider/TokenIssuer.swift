@@ -6,14 +6,16 @@ import SesameCore
 /// the account. The ID token (`IDTokenClaims`), UserInfo and discovery's `claims_supported` all read this list.
 package enum ScopeClaims {
     /// What a scope's claims are read from: the account, and its verified email address (none when addresses are
-    /// off or the account has no verified one).
+    /// off or the account has no verified one); `keepsAddresses`: whether addresses are on (the `email` setting).
     package struct Source: Sendable {
         package let user: User
         package let verifiedEmail: String?
+        package let keepsAddresses: Bool
 
-        package init(user: User, verifiedEmail: String? = nil) {
+        package init(user: User, verifiedEmail: String? = nil, keepsAddresses: Bool? = nil) {
             self.user = user
             self.verifiedEmail = verifiedEmail
+            self.keepsAddresses = keepsAddresses ?? (verifiedEmail != nil)
         }
     }
 
@@ -36,7 +38,9 @@ package enum ScopeClaims {
     /// Every ID token's claims (OpenID Connect Core 1.0 §2).
     package static let always = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp"]
     /// The claims a scope adds, each with its value from the account, or nil when the account has none (§5.4:
-    /// `profile`, `email`). `email` gives only a verified address, so `email_verified` is true whenever it is given.
+    /// `profile`, `email`). `email` gives only a verified address, so `email_verified` is true whenever it is given;
+    /// while addresses are on and the account has none verified yet (`email` `required`, before the code is typed),
+    /// `email_verified` is false and `email` absent, so an app can tell "not yet" from "not kept".
     package static let byScope: [(scope: String, claims: [(name: String, value: @Sendable (Source) -> Value?)])] = [
         (
             "profile",
@@ -46,7 +50,10 @@ package enum ScopeClaims {
             "email",
             [
                 ("email", { $0.verifiedEmail.map(Value.string) }),
-                ("email_verified", { $0.verifiedEmail.map { _ in .bool(true) } }),
+                (
+                    "email_verified",
+                    { $0.verifiedEmail != nil ? .bool(true) : $0.keepsAddresses ? .bool(false) : nil }
+                ),
             ]
         ),
     ]
@@ -70,8 +77,10 @@ package enum ScopeClaims {
 
     /// The source for a granted scope: the verified address is read only when the scope gives it.
     package static func source(scope: String, user: User, emails: any VerifiedEmailLookup) async throws -> Source {
-        Source(
-            user: user, verifiedEmail: needsEmail(scope: scope) ? try await emails.verifiedEmail(userID: user.id) : nil)
+        let needed = needsEmail(scope: scope)
+        return Source(
+            user: user, verifiedEmail: needed ? try await emails.verifiedEmail(userID: user.id) : nil,
+            keepsAddresses: needed && emails.keepsAddresses)
     }
 }
 
@@ -79,12 +88,15 @@ package enum ScopeClaims {
 /// passes the address feature's store, or `NoVerifiedEmail` when addresses are off.
 package protocol VerifiedEmailLookup: Sendable {
     func verifiedEmail(userID: String) async throws -> String?
+    /// Whether accounts keep addresses at all (the `email` setting is not `off`).
+    var keepsAddresses: Bool { get }
 }
 
 /// No addresses: the `email` scope gives nothing.
 package struct NoVerifiedEmail: VerifiedEmailLookup {
     package init() {}
     package func verifiedEmail(userID: String) async throws -> String? { nil }
+    package var keepsAddresses: Bool { false }
 }
 
 /// The claims of ID tokens (OpenID Connect Core 1.0 §2) and of access tokens (RFC 9068 §2.2).
@@ -121,7 +133,8 @@ package struct IDTokenClaims: TokenClaims {
         case .password?: ["pwd"]
         case .passwordAnd(.totp)?, .passwordAnd(.recovery)?: ["pwd", "otp", "mfa"]
         case .passwordAnd(.sms)?: ["pwd", "sms", "mfa"]
-        case nil: []
+        // A limited session never reaches the identity provider (`SessionLimitation`); were it to, it claims nothing.
+        case .emailCode?, nil: []
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SQLKit
 import SesameCore
 
 /// Passkey sign-up: `POST /api/registration/options {username, displayName?}` → creation options (a new random
@@ -20,6 +21,8 @@ package struct SignUpRoutes {
     package struct OptionsRequest: Decodable, Sendable {
         package let username: String
         package let displayName: String?
+        /// The account's email address, where the `email` setting asks for one (`SignUpAddresses`).
+        package let email: String?
     }
 
     /// Kept with a sign-up challenge: the account to create when the response verifies.
@@ -27,6 +30,9 @@ package struct SignUpRoutes {
         package let username: String
         package let displayName: String
         package let userHandle: String
+        /// The address to verify, checked at the options step; nil when none was given (and for challenges stored
+        /// before sign-up asked for one).
+        package var email: String? = nil
     }
 
     package struct FinishRequest: Decodable, Sendable {
@@ -43,6 +49,8 @@ package struct SignUpRoutes {
                     .invalidUsername, "Use 1 to 64 characters without spaces or control characters.")
             }
             let displayName = try ShownNames.displayName(body.displayName ?? username)
+            let email = try await sesame.signUpAddresses.check(
+                body.email, account: Usernames.key(username), clientAddress: context.clientAddress)
             let handle = Secrets.random(64)
             let options = passkeyVerifier.relyingParty.makeCreationOptions(
                 user: PublicKeyCredentialUserEntityJSON(id: handle, name: username, displayName: displayName),
@@ -52,7 +60,7 @@ package struct SignUpRoutes {
             try await sesame.ceremonies.begin(
                 .registration, challenge: options.challenge.bytes, binding: binding, userID: nil,
                 payload: PendingAccount(
-                    username: username, displayName: displayName, userHandle: Base64URL.encode(handle)),
+                    username: username, displayName: displayName, userHandle: Base64URL.encode(handle), email: email),
                 countedFor: context.clientAddress
             )
             // Checked after the start is counted, so probing for taken names spends the address's ceremony budget.
@@ -83,15 +91,28 @@ package struct SignUpRoutes {
                 user: user, method: .passkey(userVerified: result.credential.uvInitialized),
                 passkeyBackupEligible: result.credential.backupEligible, request: request)
             let event = sesame.audit.event(.signUpPasskey, .success, user: user, clientAddress: context.clientAddress)
+            let addresses = sesame.signUpAddresses
+            let clientAddress = context.clientAddress
+            // The address the options step checked: kept pending with its mail in the account's transaction.
+            var address: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
+            if let email = pending.email {
+                address = { db in
+                    try await addresses.begin(
+                        email, user: user, clientAddress: clientAddress, at: user.createdAt, in: db)
+                }
+            }
             switch try await store.createAccount(
-                user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record)
+                user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record,
+                also: address)
             {
             case .created: break
             case .usernameTaken: throw APIError.usernameTaken
             case .credentialExists: throw APIError.credentialExists
             }
             sesame.audit.counted(event)
-            return sesame.sessions.signedIn(issued, user: user, request: request, status: .created)
+            var response = sesame.sessions.signedIn(issued, user: user, request: request, status: .created)
+            response.headers.append(sesame.rememberDevice(user: user, request: request))
+            return response
         }
     }
 }

@@ -34,9 +34,12 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
     case password
     /// A password and a second factor.
     case passwordAnd(Factor)
+    /// A code mailed to the account's verified address (recovery by email): a limited session
+    /// (`SessionLimitation.emailRecovery`), one factor that no one calls phishing-resistant.
+    case emailCode
 
     public static var allCases: [SessionMethod] {
-        [.passkey, .passkeyPresence, .password] + Factor.allCases.map(Self.passwordAnd)
+        [.passkey, .passkeyPresence, .password] + Factor.allCases.map(Self.passwordAnd) + [.emailCode]
     }
 
     public init?(rawValue: String) {
@@ -44,6 +47,7 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
         case "passkey": self = .passkey
         case "passkey-up": self = .passkeyPresence
         case "password": self = .password
+        case "email-code": self = .emailCode
         default:
             guard rawValue.hasPrefix("password+"),
                 let factor = Factor(rawValue: String(rawValue.dropFirst("password+".count)))
@@ -60,6 +64,7 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
         case .passkeyPresence: "passkey-up"
         case .password: "password"
         case .passwordAnd(let factor): "password+\(factor.rawValue)"
+        case .emailCode: "email-code"
         }
     }
 
@@ -70,7 +75,7 @@ public enum SessionMethod: Sendable, Hashable, RawRepresentable, CaseIterable, C
     public var isMultiFactor: Bool {
         switch self {
         case .passkey, .passwordAnd: true
-        case .passkeyPresence, .password: false
+        case .passkeyPresence, .password, .emailCode: false
         }
     }
 }

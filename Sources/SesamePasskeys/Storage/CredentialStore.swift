@@ -96,6 +96,13 @@ public protocol CredentialStore {
 /// The passkey changes the account's owner is told about by mail: each gives its notice (`AccountNotice`) in the
 /// change's own transaction, so a refused or rolled-back change mails nothing.
 package protocol NoticedCredentialChanges {
+    /// As `CredentialStore.createAccount`, with `also` (the address a sign-up gave, `SignUpAddresses.begin`) run in
+    /// the same transaction after the account's own writes.
+    func createAccount(
+        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord,
+        also: (@Sendable (any SQLDatabase) async throws -> Void)?
+    ) async throws -> AccountCreation
     /// As `CredentialStore.addCredential`, with the notice in the same transaction.
     func addCredential(_ credential: StoredCredential, notice: AccountNotice?) async throws
     /// As `CredentialStore.deleteCredential`; the notice only when the passkey was removed.
@@ -105,6 +112,15 @@ package protocol NoticedCredentialChanges {
 extension SQLStore: CredentialStore {
     public func createAccount(
         _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8], session: SessionRecord
+    ) async throws -> AccountCreation {
+        try await createAccount(
+            user, credential: credential, audit: audit, sessionTokenHash: sessionTokenHash, session: session, also: nil)
+    }
+
+    package func createAccount(
+        _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8],
+        session: SessionRecord,
+        also: (@Sendable (any SQLDatabase) async throws -> Void)?
     ) async throws -> AccountCreation {
         try await engine.withTransaction { db in
             // Looked up first, so the answer names what was taken; a concurrent sign-up that slips in between still
@@ -126,6 +142,7 @@ extension SQLStore: CredentialStore {
             }
             try await db.raw(Self.auditInsert(audit)).run()
             try await db.raw(Self.sessionInsert(tokenHash: sessionTokenHash, session)).run()
+            try await also?(db)
             return .created
         }
     }

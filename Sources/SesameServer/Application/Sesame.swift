@@ -40,7 +40,10 @@ package struct Sesame: Sendable {
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits,
-            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics))
+            accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics),
+            signUpAddresses: EmailSignUpAddresses(
+                store: store, configuration: configuration, serverSecret: serverSecret,
+                rateLimiter: RateLimiter(store: store, policy: rateLimits, clock: clock), metrics: metrics))
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
@@ -80,4 +83,6 @@ package struct VerifiedEmails: VerifiedEmailLookup {
     package func verifiedEmail(userID: String) async throws -> String? {
         policy == .off ? nil : try await store.email(userID: userID)?.address
     }
+
+    package var keepsAddresses: Bool { policy != .off }
 }
