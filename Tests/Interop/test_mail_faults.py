@@ -203,7 +203,8 @@ def test_a_relay_that_defers_gets_the_mail_once_when_it_accepts(world):
     relay.command("defer 1")
     node = start()
     node.queue()
-    wait_until(lambda: len(relay.delivered()) == 1, what="the mail after a deferral")
+    # The relay writes the mail's file, then its log line: both are waited for.
+    wait_until(lambda: len(relay.delivered()) == 1 and len(relay.attempts()) == 2, what="the mail after a deferral")
     [(first, mid), (second, mid2)] = relay.attempts()
     assert (first, second) == ("451", "250") and mid == mid2 == relay.delivered()[0]
     assert node.counted("retried") == 1 and node.counted("sent") == 1
@@ -241,7 +242,8 @@ def test_a_relay_that_never_answers_is_timed_out_and_the_mail_delivered_when_it_
     assert int(relay.command("status")["connections"]) >= 1 and relay.delivered() == []
     assert node.health()["mail"]["depth"] == 1
     relay.command("accept")
-    wait_until(lambda: len(relay.delivered()) == 1, what="the mail once the relay answers")
+    wait_until(lambda: len(relay.delivered()) == 1 and len(relay.attempts()) == 1,
+               what="the mail once the relay answers")
     assert relay.attempts() == [("250", relay.delivered()[0])]
     assert node.health()["mail"]["depth"] == 0
 
