@@ -90,9 +90,11 @@ package struct AccountRoutes {
 
     package func register(on router: Router<SesameRequestContext>) {
         let account = router.group("/api/account", context: SignedInRequestContext.self)
-        let session = router.group("/api/session", context: SignedInRequestContext.self)
+        // Viewing the account and signing out: a limited session (recovery by email) may too.
+        let anyAccount = router.group("/api/account", context: LimitedSessionRequestContext.self)
+        let anySession = router.group("/api/session", context: LimitedSessionRequestContext.self)
 
-        account.get("") { _, context in
+        anyAccount.get("") { _, context in
             let user = context.user
             return AccountBody(
                 user: AccountUser(user),
@@ -153,7 +155,7 @@ package struct AccountRoutes {
         }
 
         // Sign out this session.
-        session.delete("") { _, context in
+        anySession.delete("") { _, context in
             _ = try await store.deleteSession(userID: context.user.id, id: context.authentication.session.id)
             await sesame.audit.record(.signOut, .success, user: context.user, context: context)
             return EditedResponse(

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Logging
 import NIOPosix
 import WebAuthn
@@ -18,6 +20,8 @@ package struct ServerCore: Sendable {
     package let providers: AuthenticatorProviders
     package let cookies: Cookies
     package let sessions: SessionIssuer
+    /// The browsers each account signed in from (the device cookie).
+    package let knownDevices: KnownDevices
     package let rateLimiter: RateLimiter
     package let ceremonies: Ceremonies
     /// Seals and opens sign-in challenges. Whether this node issues sealed or stored ones is `sealsSignIn`
@@ -32,6 +36,8 @@ package struct ServerCore: Sendable {
     /// Mails to the account's owner about changes to its ways in (`AccountNotices`); the composition root gives the
     /// address feature's.
     package let accountNotices: any AccountNotices
+    /// The address a sign-up gives (`SignUpAddresses`); the composition root gives the address feature's.
+    package let signUpAddresses: any SignUpAddresses
     /// The groups accounts belong to (`AccountGroups`); the composition root gives the groups feature's.
     package let accountGroups: any AccountGroups
     /// The second factors the server's features declare (`Vocabulary.factors`), for reading sessions' methods.
@@ -40,9 +46,11 @@ package struct ServerCore: Sendable {
     package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, factors: [Factor],
-        accountNotices: any AccountNotices = NoAccountNotices(), accountGroups: any AccountGroups = NoAccountGroups()
+        accountNotices: any AccountNotices = NoAccountNotices(), accountGroups: any AccountGroups = NoAccountGroups(),
+        signUpAddresses: any SignUpAddresses = NoSignUpAddresses()
     ) {
         self.accountNotices = accountNotices
+        self.signUpAddresses = signUpAddresses
         self.accountGroups = accountGroups
         self.factors = factors
         self.configuration = configuration
@@ -54,6 +62,7 @@ package struct ServerCore: Sendable {
         self.providers = providers
         let cookies = Cookies(configuration)
         self.cookies = cookies
+        self.knownDevices = KnownDevices(serverSecret: serverSecret, cookies: cookies)
         self.sessions = SessionIssuer(
             store: store, clock: clock, cookies: cookies, serverSecret: serverSecret,
             lifetime: configuration.sessionLifetime
@@ -77,6 +86,34 @@ package struct ServerCore: Sendable {
         AccountNotice(
             kind, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: now,
             notices: accountNotices)
+    }
+
+    /// After a sign-in by `user` has committed: nil, with no query, when this browser's device cookie knows the
+    /// account (`KnownDevices`); otherwise mails the owner "New sign-in to your account" (`sign_in.new_device`,
+    /// with the device and the client address) and gives the `Set-Cookie` that remembers the account here. The mail
+    /// is written in a transaction of its own (the passkey sign-in commits in one statement); the cookie is only
+    /// given once the mail is in the outbox, so a failed write (logged, the sign-in still succeeds) mails at the
+    /// next sign-in instead.
+    package func signedInFromDevice(user: User, request: Request, context: some ClientContext) async -> HTTPField? {
+        guard !knownDevices.knows(userID: user.id, request: request) else { return nil }
+        let notice = AccountNotice(
+            .newDeviceSignIn, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: now,
+            details: [
+                "Device: \(KnownDevices.describe(userAgent: request.headers[.userAgent]))",
+                "From the address: \(context.clientAddress)",
+            ], notices: accountNotices)
+        do {
+            try await notice.give()
+        } catch {
+            logger.error("the new-device mail was not written", metadata: ["error": "\(String(reflecting: error))"])
+            return nil
+        }
+        return HTTPField(name: .setCookie, value: knownDevices.remember(userID: user.id, request: request))
+    }
+
+    /// A new account's first session: its browser is known from the start, so the sign-up mails nothing.
+    package func rememberDevice(user: User, request: Request) -> HTTPField {
+        HTTPField(name: .setCookie, value: knownDevices.remember(userID: user.id, request: request))
     }
 
     /// Runs CPU-heavy work (scrypt) off the event loops.

@@ -99,17 +99,22 @@ package struct EmailMails: Sendable {
     }
 
     /// A change to the account's ways in (`AccountNoticeKind`), to its verified address: what changed and when, a
-    /// link to the account page, and what to do if it wasn't them.
-    package func notice(_ kind: AccountNoticeKind, to address: String, username: String?, at: Date) -> OutgoingMail {
+    /// link to the account page, and what to do if it wasn't them. `details` are shown under the sentence, one a line.
+    package func notice(
+        _ kind: AccountNoticeKind, to address: String, username: String?, at: Date, details: [String] = []
+    ) -> OutgoingMail {
         let when = Self.shown(at)
         let who = username.map { " (username \($0))" } ?? ""
         let sentence = "\(kind.title) on \(siteName)\(who), at \(when)."
+        let listed = details.isEmpty ? "" : details.joined(separator: "\n") + "\n\n"
+        let listedHTML =
+            details.isEmpty ? "" : "<ul>" + details.map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>\n"
         let text = """
             \(kind.title)
 
             \(sentence)
 
-            If this was you, there is nothing to do.
+            \(listed)If this was you, there is nothing to do.
 
             If this wasn't you, someone else may be able to sign in as you. Sign in at once, remove the passkeys, \
             password and other ways in you don't recognize, and look at your account's recent activity: \
@@ -119,12 +124,44 @@ package struct EmailMails: Sendable {
             title: kind.title,
             """
             <p>\(Self.escape(sentence))</p>
-            <p>If this was you, there is nothing to do.</p>
+            \(listedHTML)<p>If this was you, there is nothing to do.</p>
             <p>If this wasn’t you, someone else may be able to sign in as you. <a href="\(Self.escape(origin))/account">\
             Sign in at once</a>, remove the passkeys, password and other ways in you don’t recognize, and look at your \
             account’s recent activity.</p>
             """)
         return OutgoingMail(to: address, subject: "\(kind.title) on \(siteName)", text: text, html: html)
+    }
+
+    package static let recoveryKind = "email_recovery.code"
+
+    /// The code of recovery by email: what it does (only adding a passkey or security key), how long it works, and
+    /// what to do if the person did not ask.
+    package func recoveryCode(to address: String, username: String, code: String, minutes: Int) -> OutgoingMail {
+        let text = """
+            Your sign-in code
+
+            Someone, hopefully you, asked to sign in to the account \(username) on \(siteName) without a passkey.
+
+            Your code: \(code)
+
+            Type it on the page that asked for it. It works once, for \(minutes) minutes, and only lets you add a \
+            new passkey or security key to your account.
+
+            If you didn't ask for it, ignore this mail and keep this mailbox safe: whoever can read it could use \
+            such a code.
+            """
+        let html = Self.page(
+            title: "Your sign-in code",
+            """
+            <p>Someone, hopefully you, asked to sign in to the account \(Self.escape(username)) on \
+            \(Self.escape(siteName)) without a passkey.</p>
+            <p>Your code: <strong style="font-size:1.4em;letter-spacing:0.1em">\(code)</strong></p>
+            <p>Type it on the page that asked for it. It works once, for \(minutes) minutes, and only lets you add a \
+            new passkey or security key to your account.</p>
+            <p>If you didn’t ask for it, ignore this mail and keep this mailbox safe: whoever can read it could use \
+            such a code.</p>
+            """)
+        return OutgoingMail(to: address, subject: "Your sign-in code for \(siteName)", text: text, html: html)
     }
 
     /// A time as mails show it: `2026-11-28 17:50 UTC`.

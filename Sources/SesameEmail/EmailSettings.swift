@@ -18,6 +18,16 @@ extension ServerConfiguration {
     /// `smtp-url`; an upgrade never starts mailing people or answering the `email` scope by itself.
     private enum EmailKey: SettingKey { static let defaultValue = EmailAddressPolicy.off }
 
+    /// Off by default: it makes the mailbox a way into the account (docs/threat-model.md, "Recovery by email").
+    private enum EmailRecoveryKey: SettingKey { static let defaultValue = false }
+
+    /// Whether a person may sign in with a code mailed to their verified address, into a session that can only add a
+    /// passkey or security key (docs/email.md, "Recovery by email").
+    public var emailRecovery: Bool {
+        get { self[EmailRecoveryKey.self] }
+        set { self[EmailRecoveryKey.self] = newValue }
+    }
+
     /// Whether accounts keep an email address: `off`, `optional` or `required`.
     public var email: EmailAddressPolicy {
         get { self[EmailKey.self] }
@@ -35,11 +45,20 @@ extension ServerConfiguration {
                 throw ConfigurationError("email: expected off, optional or required")
             }
             c.email = policy
-        }
+        },
+        Setting(
+            key: "emailRecovery", flag: "--email-recovery", environment: "SESAME_EMAIL_RECOVERY",
+            defaultValue: String(EmailRecoveryKey.defaultValue),
+            help:
+                "Let a person without a usable passkey sign in with a code mailed to their verified address, into a session that can only add a passkey (the mailbox becomes a way in)."
+        ) { c, v throws(ConfigurationError) in c.emailRecovery = try bool("email-recovery", v) },
     ]
 
     /// Addresses need mail that arrives: on an https origin, a relay (`smtp-url`) or, knowingly, the console.
     package static func validateEmail(_ c: ServerConfiguration) throws(ConfigurationError) {
+        if c.emailRecovery, c.email == .off {
+            throw ConfigurationError("email-recovery: needs addresses on; set email to optional or required")
+        }
         guard c.email != .off, c.isSecureOrigin, c.smtpURL.isEmpty, !c.allowConsoleMail else { return }
         throw ConfigurationError(
             "email: verification mail needs a relay on an https origin; set smtp-url (or allow-console-mail to true)")

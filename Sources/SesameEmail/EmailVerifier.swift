@@ -153,7 +153,7 @@ package struct EmailVerifier: Sendable {
         Self.mac(sesame.serverSecret, userID: userID, key: key, code: code)
     }
 
-    private static func mac(_ secret: [UInt8], userID: String, key: String, code: String) -> [UInt8] {
+    package static func mac(_ secret: [UInt8], userID: String, key: String, code: String) -> [UInt8] {
         Secrets.hmac(key: secret, Array("email:\(userID):\(key):\(code)".utf8))
     }
 }

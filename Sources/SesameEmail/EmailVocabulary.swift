@@ -7,11 +7,16 @@ extension APIErrorCode {
     package static let invalidEmail = APIErrorCode("invalid_email")
     /// The address given is the account's verified one already.
     package static let emailUnchanged = APIErrorCode("email_unchanged")
-    /// The `email` setting is `required`: the verified address can be changed, not removed.
+    /// The `email` setting is `required`: the verified address can be changed, not removed, and a sign-up must
+    /// give one.
     package static let emailRequired = APIErrorCode("email_required")
     /// A verification code or link that is wrong, expired, used, replaced by a later one, or for an address that
     /// cannot be verified: one answer for all of them, so none tells anything about another account.
     package static let invalidEmailCode = APIErrorCode("invalid_email_code")
+    /// The `emailRecovery` setting is off.
+    package static let emailRecoveryNotEnabled = APIErrorCode("email_recovery_not_enabled")
+    /// A recovery code that is wrong, expired, used, or for no account: one answer for all of them.
+    package static let invalidRecoveryCode = APIErrorCode("invalid_recovery_code")
 }
 
 extension APIError {
@@ -20,6 +25,12 @@ extension APIError {
     }
     package static var invalidEmailCode: APIError {
         APIError(.unauthorized, .invalidEmailCode, "The code or link is wrong, expired or was already used.")
+    }
+    package static var emailRecoveryNotEnabled: APIError {
+        APIError(.notFound, .emailRecoveryNotEnabled, "This server does not recover accounts by email.")
+    }
+    package static var invalidRecoveryCode: APIError {
+        APIError(.unauthorized, .invalidRecoveryCode, "The code is wrong, expired or was already used.")
     }
 }
 
@@ -35,6 +46,22 @@ extension AuditKind {
     /// A mail about a change to the account's ways in was written to the outbox, in the change's transaction
     /// (detail: the notice, e.g. `passkey.added`; `AccountNotices`).
     package static let mailQueued = AuditKind("mail.queued")
+    /// A recovery code was asked for (success: mailed to the account's verified address; refused: no account with
+    /// a verified address by that name or address, and nothing mailed).
+    package static let emailRecoveryRequested = AuditKind("email_recovery.requested")
+    /// A recovery code signed into a limited session (success), or was wrong (failure).
+    package static let emailRecoverySignedIn = AuditKind("email_recovery.signed_in")
+}
+
+extension ChallengePurpose {
+    /// A recovery code waiting to be typed, keyed by the SHA-256 of the token the request answered with.
+    package static let emailRecovery = ChallengePurpose("email_recovery")
+}
+
+extension AccountNoticeKind {
+    /// A recovery code signed into the account (a limited session, to add a passkey).
+    package static let emailRecovered = AccountNoticeKind(
+        "email_recovery.used", title: "Your account was recovered by email")
 }
 
 extension GuessableSecret {
@@ -42,16 +69,28 @@ extension GuessableSecret {
     package static let emailCode = GuessableSecret("email_code")
     /// Verification mails written: per account, per client address and per address mailed (never given back).
     package static let emailSend = GuessableSecret("email_send")
+    /// Recovery codes typed: per account and per client address.
+    package static let emailRecoveryCode = GuessableSecret("email_recovery_code")
+    /// Recovery codes asked for: per account (or name asked for) and per client address.
+    package static let emailRecoverySend = GuessableSecret("email_recovery_send")
 }
 
 extension Vocabulary {
     /// The words `SesameEmail` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let email = Vocabulary(
         owner: "SesameEmail",
-        errorCodes: [.emailNotEnabled, .invalidEmail, .emailUnchanged, .emailRequired, .invalidEmailCode],
-        auditKinds: [.emailAdded, .emailVerified, .emailChanged, .emailRemoved, .mailQueued],
+        errorCodes: [
+            .emailNotEnabled, .invalidEmail, .emailUnchanged, .emailRequired, .invalidEmailCode,
+            .emailRecoveryNotEnabled, .invalidRecoveryCode,
+        ],
+        auditKinds: [
+            .emailAdded, .emailVerified, .emailChanged, .emailRemoved, .mailQueued, .emailRecoveryRequested,
+            .emailRecoverySignedIn,
+        ],
         settings: ServerConfiguration.emailSettings,
         checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateEmail(c) }],
-        guessableSecrets: [.emailCode, .emailSend]
+        challengePurposes: [.emailRecovery],
+        guessableSecrets: [.emailCode, .emailSend, .emailRecoveryCode, .emailRecoverySend],
+        accountNotices: [.emailRecovered]
     )
 }

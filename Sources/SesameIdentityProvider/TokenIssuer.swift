@@ -8,21 +8,24 @@ import SesameCore
 /// claims may not use all read this table.
 package enum ScopeClaims {
     /// What a scope's claims are read from: the account, its verified email address (none when addresses are off or
-    /// the account has no verified one), when its profile last changed, and its groups with their custom claims.
+    /// the account has no verified one), whether addresses are on (`keepsAddresses`, the `email` setting), when its
+    /// profile last changed, and its groups with their custom claims.
     package struct Source: Sendable {
         package let user: User
         package let verifiedEmail: String?
+        package let keepsAddresses: Bool
         /// When the display name last changed; nil: the account's creation.
         package let updatedAt: Date?
         package let groups: [String]
         package let groupClaims: [String: JSONValue]
 
         package init(
-            user: User, verifiedEmail: String? = nil, updatedAt: Date? = nil, groups: [String] = [],
-            groupClaims: [String: JSONValue] = [:]
+            user: User, verifiedEmail: String? = nil, keepsAddresses: Bool? = nil, updatedAt: Date? = nil,
+            groups: [String] = [], groupClaims: [String: JSONValue] = [:]
         ) {
             self.user = user
             self.verifiedEmail = verifiedEmail
+            self.keepsAddresses = keepsAddresses ?? (verifiedEmail != nil)
             self.updatedAt = updatedAt
             self.groups = groups
             self.groupClaims = groupClaims
@@ -36,7 +39,9 @@ package enum ScopeClaims {
     package static let always = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp"]
     /// The claims a scope adds, each with its value from the account, or nil when the account has none (§5.4:
     /// `profile`, `email`; and `groups`, the slugs of the account's groups, always a list). `email` gives only a
-    /// verified address, so `email_verified` is true whenever it is given.
+    /// verified address, so `email_verified` is true whenever it is given; while addresses are on and the account has
+    /// none verified yet (`email` `required`, before the code is typed), `email_verified` is false and `email` absent,
+    /// so an app can tell "not yet" from "not kept".
     package static let byScope: [(scope: String, claims: [(name: String, value: @Sendable (Source) -> Value?)])] = [
         (
             "profile",
@@ -49,7 +54,10 @@ package enum ScopeClaims {
             "email",
             [
                 ("email", { $0.verifiedEmail.map(Value.string) }),
-                ("email_verified", { $0.verifiedEmail.map { _ in .bool(true) } }),
+                (
+                    "email_verified",
+                    { $0.verifiedEmail != nil ? .bool(true) : $0.keepsAddresses ? .bool(false) : nil }
+                ),
             ]
         ),
         ("groups", [("groups", { .array($0.groups.map(Value.string)) })]),
@@ -105,12 +113,13 @@ package enum ScopeClaims {
         var email: String?
         var updatedAt: Date?
         var memberships: (slugs: [String], claims: [String: JSONValue]) = ([], [:])
-        if granted.contains("email") { email = try await emails.verifiedEmail(userID: user.id) }
+        let needsEmail = granted.contains("email")
+        if needsEmail { email = try await emails.verifiedEmail(userID: user.id) }
         if granted.contains("profile") { updatedAt = try await store.profileUpdatedAt(userID: user.id) }
         if granted.contains("groups") { memberships = try await groups.groupClaims(userID: user.id) }
         return Source(
-            user: user, verifiedEmail: email, updatedAt: updatedAt, groups: memberships.slugs,
-            groupClaims: memberships.claims)
+            user: user, verifiedEmail: email, keepsAddresses: needsEmail && emails.keepsAddresses, updatedAt: updatedAt,
+            groups: memberships.slugs, groupClaims: memberships.claims)
     }
 }
 
@@ -133,12 +142,15 @@ package struct NoGroupClaims: GroupClaimsLookup {
 /// passes the address feature's store, or `NoVerifiedEmail` when addresses are off.
 package protocol VerifiedEmailLookup: Sendable {
     func verifiedEmail(userID: String) async throws -> String?
+    /// Whether accounts keep addresses at all (the `email` setting is not `off`).
+    var keepsAddresses: Bool { get }
 }
 
 /// No addresses: the `email` scope gives nothing.
 package struct NoVerifiedEmail: VerifiedEmailLookup {
     package init() {}
     package func verifiedEmail(userID: String) async throws -> String? { nil }
+    package var keepsAddresses: Bool { false }
 }
 
 /// The claims of ID tokens (OpenID Connect Core 1.0 §2): those every token carries (`ScopeClaims.always`), then
@@ -238,7 +250,8 @@ package struct IDTokenClaims: TokenClaims {
         case .passkeyPresence?: key
         case .password?: ["pwd"]
         case .passwordAnd(let factor)?: ["pwd", factor.amr, "mfa"]
-        case nil: []
+        // A limited session never reaches the identity provider (`SessionLimitation`); were it to, it claims nothing.
+        case .emailCode?, nil: []
         }
     }
 

@@ -125,8 +125,11 @@ package struct PasskeyManagementRoutes {
     package func register(on router: Router<SesameRequestContext>) {
         let signedIn = router.group("/api/account", context: SignedInRequestContext.self)
         let sensitive = router.group("/api/account", context: RecentlySignedInRequestContext.self)
+        // Listing and adding passkeys: a limited session from recovery by email may too (it exists to add one).
+        let anySession = router.group("/api/account", context: LimitedSessionRequestContext.self)
+        let enrolment = router.group("/api/account", context: PasskeyEnrolmentRequestContext.self)
 
-        signedIn.get("/passkeys") { _, context in
+        anySession.get("/passkeys") { _, context in
             let metadata = await metadataService.current()
             return PasskeyList(
                 passkeys: try await store.credentials(userID: context.user.id).map {
@@ -169,7 +172,7 @@ package struct PasskeyManagementRoutes {
         }
 
         // Adding a way in is sensitive; the finish step is bound to these options (session, expiry).
-        sensitive.post("/passkeys/options") { request, context in
+        enrolment.post("/passkeys/options") { request, context in
             let body = try await request.decodeIfPresent(as: AddOptionsRequest.self, context: context)
             let kind = try AddKind(body)
             // Conditional create saves a passkey in the browser's credential manager without a prompt; a security
@@ -197,7 +200,7 @@ package struct PasskeyManagementRoutes {
             return sesame.ceremonies.options(options, ceremonyToken: nil)
         }
 
-        signedIn.post("/passkeys") { request, context in
+        anySession.post("/passkeys") { request, context in
             let body = try await request.decode(as: AddRequest.self, context: context)
             let user = context.user
             let (challenge, record) = try await sesame.ceremonies.finish(

@@ -165,7 +165,11 @@ package struct SignInRoutes {
                     ? Self.passkeyCheckFailed : Self.authenticationFailed(.signCountRegression)
             }
             sesame.audit.counted(event)
-            return sesame.sessions.signedIn(issued, user: user, request: request)
+            var response = sesame.sessions.signedIn(issued, user: user, request: request)
+            if let remember = await sesame.signedInFromDevice(user: user, request: request, context: context) {
+                response.headers.append(remember)
+            }
+            return response
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import WebAuthn
+import SQLKit
 import SesameCore
 import SQLKit
 
@@ -33,6 +34,8 @@ package struct SignUpRoutes {
         package let displayName: String?
         /// The invitation's token, from its link.
         package let invitation: String?
+        /// The account's email address, where the `email` setting asks for one (`SignUpAddresses`).
+        package let email: String?
     }
 
     package struct PolicyResponse: ResponseEncodable, Sendable {
@@ -46,6 +49,9 @@ package struct SignUpRoutes {
         package let userHandle: String
         /// The invitation checked at the options step, spent with the account.
         package let invitation: String?
+        /// The address to verify, checked at the options step; nil when none was given (and for challenges stored
+        /// before sign-up asked for one).
+        package var email: String? = nil
     }
 
     package struct FinishRequest: Decodable, Sendable {
@@ -55,6 +61,17 @@ package struct SignUpRoutes {
     }
 
     /// The invitation's writes in the account's transaction, if the sign-up has one.
+    /// The writes `steps` make, in order, in one transaction's database; nil when there are none.
+    static func together(_ steps: [(@Sendable (any SQLDatabase) async throws -> Void)?])
+        -> (@Sendable (any SQLDatabase) async throws -> Void)?
+    {
+        let present = steps.compactMap { $0 }
+        guard !present.isEmpty else { return nil }
+        return { db in
+            for step in present { try await step(db) }
+        }
+    }
+
     func spending(_ invitation: String?, user: User, clientAddress: String)
         -> (@Sendable (any SQLDatabase) async throws -> Void)?
     {
@@ -86,6 +103,8 @@ package struct SignUpRoutes {
             } else if sesame.configuration.signUp == .inviteOnly {
                 throw APIError.invitationRequired
             }
+            let email = try await sesame.signUpAddresses.check(
+                body.email, account: Usernames.key(username), clientAddress: context.clientAddress)
             let handle = Secrets.random(64)
             let options = passkeyVerifier.relyingParty.makeCreationOptions(
                 user: PublicKeyCredentialUserEntityJSON(id: handle, name: username, displayName: displayName),
@@ -96,7 +115,7 @@ package struct SignUpRoutes {
                 .registration, challenge: options.challenge.bytes, binding: binding, userID: nil,
                 payload: PendingAccount(
                     username: username, displayName: displayName, userHandle: Base64URL.encode(handle),
-                    invitation: invitation),
+                    invitation: invitation, email: email),
                 countedFor: context.clientAddress
             )
             // Checked after the start is counted, so probing for taken names spends the address's ceremony budget.
@@ -133,7 +152,19 @@ package struct SignUpRoutes {
                 user: user, method: .passkey(userVerified: result.credential.uvInitialized),
                 passkeyBackupEligible: result.credential.backupEligible, request: request)
             let event = sesame.audit.event(.signUpPasskey, .success, user: user, clientAddress: context.clientAddress)
-            let also = spending(pending.invitation, user: user, clientAddress: context.clientAddress)
+            let spend = spending(pending.invitation, user: user, clientAddress: context.clientAddress)
+            let addresses = sesame.signUpAddresses
+            let clientAddress = context.clientAddress
+            // The address the options step checked: kept pending with its mail in the account's transaction.
+            var address: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
+            if let email = pending.email {
+                address = { db in
+                    try await addresses.begin(
+                        email, user: user, clientAddress: clientAddress, at: user.createdAt, in: db)
+                }
+            }
+            // The invitation spent (and its groups joined) and the address kept, with the account or not at all.
+            let also = Self.together([spend, address])
             switch try await store.createAccount(
                 user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record,
                 also: also)
@@ -143,7 +174,9 @@ package struct SignUpRoutes {
             case .credentialExists: throw APIError.credentialExists
             }
             sesame.audit.counted(event)
-            return sesame.sessions.signedIn(issued, user: user, request: request, status: .created)
+            var response = sesame.sessions.signedIn(issued, user: user, request: request, status: .created)
+            response.headers.append(sesame.rememberDevice(user: user, request: request))
+            return response
         }
     }
 }

@@ -131,8 +131,11 @@ package struct PasswordRoutes {
         }
         let issued = try await sesame.sessions.issue(user: user, method: .password, request: request)
         await sesame.audit.record(.signInPassword, .success, user: user, context: context)
-        return try sesame.sessions.signedIn(issued, user: user, request: request).response(
-            from: request, context: context)
+        var response = sesame.sessions.signedIn(issued, user: user, request: request)
+        if let remember = await sesame.signedInFromDevice(user: user, request: request, context: context) {
+            response.headers.append(remember)
+        }
+        return try response.response(from: request, context: context)
     }
 
     /// Sets the first password, or changes it after checking the current one (rate limited like sign-in); other

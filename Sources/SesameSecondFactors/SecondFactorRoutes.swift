@@ -160,6 +160,9 @@ package struct SecondFactorRoutes {
                 .signInSecondFactor, .success, user: user, context: context, detail: factor.rawValue)
             var response = sesame.sessions.signedIn(issued, user: user, request: request)
             response.headers.append(HTTPField(name: .setCookie, value: sesame.cookies.clear(.pending)))
+            if let remember = await sesame.signedInFromDevice(user: user, request: request, context: context) {
+                response.headers.append(remember)
+            }
             return response
         }
     }

@@ -15,9 +15,12 @@ import SesameBytes
 /// no inline script or style.
 package struct WebRoutes {
     package let sesame: ServerCore
+    /// Whether `/recover` (recovery by email) is served and the sign-in page links to it (`emailRecovery`).
+    package let emailRecovery: Bool
 
-    package init(sesame: ServerCore) {
+    package init(sesame: ServerCore, emailRecovery: Bool = false) {
         self.sesame = sesame
+        self.emailRecovery = emailRecovery
     }
 
     /// Scripts, styles, images and connections from this origin only; no plugins, no framing, no `<base>`, forms
@@ -36,7 +39,7 @@ package struct WebRoutes {
     }
 
     package enum Page: String, CaseIterable, Sendable {
-        case signin, signup, account
+        case signin, signup, account, recover
         case emailVerify = "email-verify"
 
         package var title: String {
@@ -44,6 +47,7 @@ package struct WebRoutes {
             case .signin: "Sign in"
             case .signup: "Create an account"
             case .account: "Your account"
+            case .recover: "Recover your account"
             case .emailVerify: "Confirm your email address"
             }
         }
@@ -107,7 +111,11 @@ package struct WebRoutes {
     }
 
     /// Every page, rendered with this server's configuration.
-    package static func renderPages(_ configuration: ServerConfiguration) throws -> [Page: ByteBuffer] {
+    /// `signUpEmail`: whether the sign-up page asks for an email address (`SignUpAddressRequest`); `emailRecovery`:
+    /// whether the sign-in page links to `/recover`.
+    package static func renderPages(
+        _ configuration: ServerConfiguration, signUpEmail: SignUpAddressRequest = .off, emailRecovery: Bool = false
+    ) throws -> [Page: ByteBuffer] {
         let templates = try resourceDirectory("templates")
         let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
         var pages: [Page: ByteBuffer] = [:]
@@ -116,6 +124,7 @@ package struct WebRoutes {
                 contentsOf: templates.appendingPathComponent("\(page.rawValue).html"), encoding: .utf8)
             let values = [
                 "title": page.title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": page.rawValue,
+                "signUpEmail": signUpEmail.rawValue, "emailRecovery": emailRecovery ? "on" : "off",
             ]
             let html = try fill(layout, values.merging(["content": try fill(body, values)]) { old, _ in old })
             pages[page] = ByteBuffer(string: html)
@@ -147,7 +156,8 @@ package struct WebRoutes {
         var pages: [Page: ByteBuffer] = [:]
         var files: [String: StaticFile] = [:]
         do {
-            pages = try Self.renderPages(sesame.configuration)
+            pages = try Self.renderPages(
+                sesame.configuration, signUpEmail: sesame.signUpAddresses.request, emailRecovery: emailRecovery)
             files = try Self.loadStaticFiles()
         } catch {
             sesame.logger.error("web pages not loaded", metadata: ["reason": .string(String(describing: error))])
@@ -196,6 +206,10 @@ package struct WebRoutes {
         // Where a verification link from a mail lands, signed in or not: a GET only shows a button; the token (in
         // the fragment) is posted to `/api/email/verify` when the person confirms.
         router.get("/account/email/verify") { _, _ in page(.emailVerify) }
+        // Recovery by email: asking for a code, typing it, then adding a passkey in the limited session it opens.
+        if emailRecovery {
+            router.get("/recover") { _, _ in page(.recover) }
+        }
         router.get("/static/{name}") { request, context -> Response in
             let name = try context.parameters.require("name")
             guard let file = loadedFiles[name] else { throw APIError.notFound }

@@ -20,6 +20,8 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "alone: measures latency against a goal, so scripts/test runs it after the others, with no other "
         "test beside it")
+    config.addinivalue_line(
+        "markers", "long: slow by nature (minutes of a fault under load); only `scripts/test --long` runs it")
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     base = os.environ.get("SESAME_TEST_POSTGRES_URL")
     if not worker or not base:

@@ -88,9 +88,10 @@ import VirtualAuthenticator
         let notices = Vocabulary.server.accountNotices
         #expect(
             notices.map(\.rawValue) == [
-                "passkey.added", "passkey.removed", "password.set", "password.changed", "password.removed",
+                "sign_in.new_device", "passkey.added", "passkey.removed", "password.set", "password.changed",
+                "password.removed",
                 "totp.enabled", "totp.disabled", "sms.enabled", "sms.disabled", "recovery_codes.generated",
-                "recovery_code.used",
+                "recovery_code.used", "email_recovery.used",
             ])
         let docs = try VocabularyTests.text("docs/email.md")
         for notice in notices {
@@ -105,7 +106,9 @@ import VirtualAuthenticator
         let user = try await server.seedUser("nia", password: "correct horse")
         try await Self.verify(server, user)
         try await server.app().test(.router) { client in
+            // This client keeps no cookies: each sign-in is from a device not seen before.
             let session = try await signInWithPassword(client, "nia", "correct horse")
+            try await Self.expectOne(server, subject: "New sign-in to your account on Sesame")
 
             let (added, passkey) = try await addPasskey(client, session)
             #expect(added.status == .created, "\(added.text)")
@@ -147,6 +150,7 @@ import VirtualAuthenticator
         #expect(
             try await Self.queued(server, user).sorted() == [
                 "passkey.added", "passkey.removed", "password.changed", "password.removed", "password.set",
+                "sign_in.new_device",
             ])
     }
 
@@ -158,6 +162,7 @@ import VirtualAuthenticator
         let factors = SecondFactorTests()
         try await server.app().test(.router) { client in
             let session = try await signInWithPassword(client, "nia", "correct horse")
+            try await Self.expectOne(server, subject: "New sign-in to your account on Sesame")
             // `enableTOTP` tries a wrong first code before the right one: only the right one sets it up and mails.
             _ = try await factors.enableTOTP(client, session, server: server)
             try await Self.expectOne(server, subject: "An authenticator app was set up for your account on Sesame")
@@ -178,7 +183,13 @@ import VirtualAuthenticator
                 "/api/sessions/second-factor", .post,
                 body: jsonString(["factor": "recovery", "code": codes.first ?? "", "pendingToken": pending.token]))
             #expect(used.status == .ok, "\(used.text)")
-            try await Self.expectOne(server, subject: "A recovery code of your account was used on Sesame")
+            // The code spent, then the sign-in it finished (from a device not seen before: this client keeps no
+            // cookies); one instant, so compared in order of subject.
+            let both = try await EmailAddressTests.mails(server)
+            #expect(
+                both.map(\.subject).sorted() == [
+                    "A recovery code of your account was used on Sesame", "New sign-in to your account on Sesame",
+                ])
 
             // A phone: the code sent sets nothing up; a wrong code neither; the right one does, and mails.
             let add = try await client.json(
@@ -208,8 +219,8 @@ import VirtualAuthenticator
         }
         #expect(
             try await Self.queued(server, user).sorted() == [
-                "recovery_code.used", "recovery_codes.generated", "sms.disabled", "sms.enabled", "totp.disabled",
-                "totp.enabled",
+                "recovery_code.used", "recovery_codes.generated", "sign_in.new_device", "sign_in.new_device",
+                "sms.disabled", "sms.enabled", "totp.disabled", "totp.enabled",
             ])
     }
 
@@ -260,10 +271,18 @@ import VirtualAuthenticator
 
         func queue(
             _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-            in db: any SQLDatabase
+            details: [String], in db: any SQLDatabase
         ) async throws {
             try await notices.queue(
-                kind, userID: userID, username: username, clientAddress: clientAddress, at: at, in: db)
+                kind, userID: userID, username: username, clientAddress: clientAddress, at: at, details: details,
+                in: db)
+            throw Failed()
+        }
+
+        func queue(
+            _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
+            details: [String]
+        ) async throws {
             throw Failed()
         }
     }

@@ -174,6 +174,8 @@ import Testing
             // Sends to one address are limited across accounts: four more from Lin, then Sam's is refused.
             server.clock.advance(RateLimitPolicy().window)
             lin = try await signInWithPassword(client, "lin", "correct horse")
+            // Lin's address is verified now: a sign-in from this client (it keeps no cookies) is a new device's.
+            #expect(try await Self.mails(server).map(\.subject) == ["New sign-in to your account on Sesame"])
             for _ in 0..<5 { #expect(try await put(client, lin, "shared@example.org").status == .accepted) }
             #expect(try await Self.mails(server).count == 5)
             let sam = try await signInWithPassword(client, "sam", "correct horse")

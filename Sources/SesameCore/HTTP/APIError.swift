@@ -62,6 +62,13 @@ extension ServerError where Code == APIErrorCode {
             .forbidden, .originNotAllowed, "The request's Origin is not one this server serves.")
     }
     package static var accountDisabled: APIError { APIError(.forbidden, .accountDisabled, "This account is disabled.") }
+    /// A limited session (recovery by email) may only view the account and add a passkey or security key.
+    package static var sessionLimited: APIError {
+        APIError(
+            .forbidden, .sessionLimited,
+            "This session, from a code sent by email, can only add a passkey or security key. Add one, then sign in with it."
+        )
+    }
     /// A sensitive change needs a recent sign-in: the page re-authenticates (passkey, or password and second
     /// factor) at `reauthenticate`, then retries.
     package static func reauthenticationRequired(window: Int) -> APIError {

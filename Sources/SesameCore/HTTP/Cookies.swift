@@ -6,7 +6,9 @@ import Foundation
 ///   `cookieDomain` it carries `Domain=<cookieDomain>` and is sent to that domain's subdomains too, so it is
 ///   `__Secure-` prefixed instead (`__Host-` forbids `Domain`);
 /// - the ceremony token: `sesame_ceremony`, `Path=/api`, `SameSite=Strict`, for the challenge's lifetime;
-/// - the pending second step: `sesame_pending`, `Path=/api/sessions`, `SameSite=Strict`, for the challenge's lifetime.
+/// - the pending second step: `sesame_pending`, `Path=/api/sessions`, `SameSite=Strict`, for the challenge's lifetime;
+/// - the devices an account signed in from (`KnownDevices`): `sesame_device`, `Path=/api`, `SameSite=Strict`, for
+///   400 days (the longest a browser keeps a cookie).
 ///
 /// - forward auth's cookie on an app's own host: `sesame_forward`, host-only, `Path=/`, `SameSite=Lax`; `__Host-`
 ///   prefixed and `Secure` when the app is on https (its scheme, not Sesame's, decides).
@@ -18,13 +20,14 @@ import Foundation
 /// network attacker on plain http cannot plant them.
 package struct Cookies: Sendable {
     package enum Kind: Sendable {
-        case session, ceremony, pending
+        case session, ceremony, pending, device
 
         package var baseName: String {
             switch self {
             case .session: "sesame_session"
             case .ceremony: "sesame_ceremony"
             case .pending: "sesame_pending"
+            case .device: "sesame_device"
             }
         }
 
@@ -33,6 +36,7 @@ package struct Cookies: Sendable {
             case .session: "/"
             case .ceremony: "/api"
             case .pending: "/api/sessions"
+            case .device: "/api"
             }
         }
 
@@ -60,9 +64,18 @@ package struct Cookies: Sendable {
 
     package var sessionName: String { name(.session) }
 
+    /// How long the device cookie is kept: 400 days, the most browsers allow.
+    package static let deviceLifetime = 400 * 24 * 60 * 60
+
     /// `Set-Cookie` giving `value` to the cookie for its lifetime.
     package func set(_ kind: Kind, _ value: String) -> String {
-        header(kind, value: value, maxAge: kind == .session ? sessionLifetime : challengeLifetime)
+        let maxAge =
+            switch kind {
+            case .session: sessionLifetime
+            case .device: Self.deviceLifetime
+            case .ceremony, .pending: challengeLifetime
+            }
+        return header(kind, value: value, maxAge: maxAge)
     }
 
     /// `Set-Cookie` removing the cookie.

@@ -10,8 +10,12 @@ public struct SesameRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer's IP address, or `unknown` (in-process tests have no socket).
     public let peerAddress: String
-    /// Set by `SessionMiddleware`.
+    /// Set by `SessionMiddleware`: a full session. A limited one (`SessionLimitation`) is never here, so every route
+    /// that reads this, or takes a child context made from it, sees no session.
     package var authentication: Authentication?
+    /// Set by `SessionMiddleware` for a limited session: only `LimitedSessionRequestContext` and
+    /// `PasskeyEnrolmentRequestContext` take it.
+    package var limitedAuthentication: Authentication?
     /// A session cookie came with an unsafe request but without the right CSRF token.
     package var csrfFailed = false
     /// Whether the session's holder signed in or re-authenticated within the configured window (`SessionMiddleware`).
@@ -41,6 +45,22 @@ package struct Authentication: Sendable {
     package let tokenHash: [UInt8]
     package let user: User
     package let carrier: Carrier
+
+    /// What the session is limited to; nil for a full session.
+    package var limitation: SessionLimitation? {
+        session.limitation.map { SessionLimitation(rawValue: $0) ?? .unknown }
+    }
+}
+
+/// What a limited session may do: never sign in elsewhere (the identity provider, forward auth), never a sensitive
+/// change, never re-authentication; only the routes whose context takes it (`LimitedSessionRequestContext`,
+/// `PasskeyEnrolmentRequestContext`): view the account and its passkeys, add a passkey or security key, sign out.
+/// Every other route that needs a session answers 403 `session_limited`.
+package enum SessionLimitation: String, Sendable {
+    /// Signed in with a code mailed to the verified address (recovery by email).
+    case emailRecovery = "email_recovery"
+    /// A limitation this version does not know (written by a newer one): as limited as can be.
+    case unknown
 }
 
 /// The context of routes that need a session: made from the parent context when the route matches, or 401
@@ -52,7 +72,9 @@ package struct SignedInRequestContext: ChildRequestContext {
 
     package init(context: SesameRequestContext) throws {
         guard let authentication = context.authentication else {
-            throw context.csrfFailed ? APIError.csrf : APIError.unauthenticated
+            throw context.csrfFailed
+                ? APIError.csrf
+                : context.limitedAuthentication != nil ? APIError.sessionLimited : APIError.unauthenticated
         }
         self.coreContext = context.coreContext
         self.authentication = authentication
@@ -88,7 +110,55 @@ package struct RecentlySignedInRequestContext: ChildRequestContext {
     package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
-/// What handlers read from any of the three contexts.
+/// The context of the few routes a limited session may use as well as a full one: viewing the account and its
+/// passkeys, finishing a passkey's registration, signing out.
+package struct LimitedSessionRequestContext: ChildRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let authentication: Authentication
+    package let clientAddress: String
+
+    package init(context: SesameRequestContext) throws {
+        guard let authentication = context.authentication ?? context.limitedAuthentication else {
+            throw context.csrfFailed ? APIError.csrf : APIError.unauthenticated
+        }
+        self.coreContext = context.coreContext
+        self.authentication = authentication
+        self.clientAddress = context.clientAddress
+    }
+
+    package var user: User { authentication.user }
+    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
+    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
+}
+
+/// The context of starting a passkey's registration on the account: a full session that signed in recently (as
+/// `RecentlySignedInRequestContext`), or a limited session from recovery by email, which exists to do exactly this.
+package struct PasskeyEnrolmentRequestContext: ChildRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    package let authentication: Authentication
+    package let clientAddress: String
+
+    package init(context: SesameRequestContext) throws {
+        if let limited = context.limitedAuthentication, limited.limitation == .emailRecovery {
+            self.coreContext = context.coreContext
+            self.authentication = limited
+            self.clientAddress = context.clientAddress
+            return
+        }
+        let recent = try RecentlySignedInRequestContext(context: context)
+        self.coreContext = recent.coreContext
+        self.authentication = recent.authentication
+        self.clientAddress = recent.clientAddress
+    }
+
+    package var user: User { authentication.user }
+    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
+    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
+}
+
+/// What handlers read from any of the contexts.
 package protocol ClientContext: RequestContext {
     var clientAddress: String { get }
 }
@@ -96,3 +166,5 @@ package protocol ClientContext: RequestContext {
 extension SesameRequestContext: ClientContext {}
 extension SignedInRequestContext: ClientContext {}
 extension RecentlySignedInRequestContext: ClientContext {}
+extension LimitedSessionRequestContext: ClientContext {}
+extension PasskeyEnrolmentRequestContext: ClientContext {}

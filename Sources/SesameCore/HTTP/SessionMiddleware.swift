@@ -49,7 +49,9 @@ package struct SessionMiddleware: RouterMiddleware {
             carrier = .cookie
         }
         let authentication: Authentication? =
-            if let token, let carrier { try await sessions.authenticate(token: token, carrier: carrier) } else {
+            if let token, let carrier {
+                try await sessions.authenticate(token: token, carrier: carrier, allowingLimited: true)
+            } else {
                 nil
             }
         // A write from a page of another origin is refused. Only a request that authenticates with a live bearer
@@ -67,7 +69,11 @@ package struct SessionMiddleware: RouterMiddleware {
                 let given = request.headers[Self.csrfHeader] ?? ""
                 csrfOK = ConstantTime.equal(Array(given.utf8), Array(expected.utf8))
             }
-            if csrfOK {
+            if csrfOK, authentication.limitation != nil {
+                // Only the contexts that take a limited session see it; it is never recent (never re-authentication).
+                context.limitedAuthentication = authentication
+                context.logger[metadataKey: "session"] = .string(authentication.session.id)
+            } else if csrfOK {
                 context.authentication = authentication
                 context.authenticatedRecently =
                     clock.now().timeIntervalSince(authentication.session.authenticatedAt)

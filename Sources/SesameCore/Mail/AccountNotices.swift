@@ -24,10 +24,16 @@ public struct AccountNoticeKind: Hashable, Sendable, CustomStringConvertible {
 package protocol AccountNotices: Sendable {
     /// Writes the mail about `kind` to the outbox, with its audit event, inside the transaction of the change (`db`
     /// is that transaction's database): a rolled-back change sends nothing. Nothing when the account has no verified
-    /// address or addresses are off.
+    /// address or addresses are off. `details` are lines the mail shows under its sentence ("Device: Chrome on Linux").
     func queue(
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-        in db: any SQLDatabase
+        details: [String], in db: any SQLDatabase
+    ) async throws
+
+    /// The same in a transaction of its own, for a change already committed in one statement (a passkey sign-in).
+    func queue(
+        _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
+        details: [String]
     ) async throws
 }
 
@@ -37,7 +43,12 @@ package struct NoAccountNotices: AccountNotices {
 
     package func queue(
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-        in db: any SQLDatabase
+        details: [String], in db: any SQLDatabase
+    ) async throws {}
+
+    package func queue(
+        _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
+        details: [String]
     ) async throws {}
 }
 
@@ -50,11 +61,14 @@ package struct AccountNotice: Sendable {
     package let username: String?
     package let clientAddress: String
     package let at: Date
+    /// Lines the mail shows under its sentence.
+    package let details: [String]
 
     package init(
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-        notices: any AccountNotices
+        details: [String] = [], notices: any AccountNotices
     ) {
+        self.details = details
         self.kind = kind
         self.userID = userID
         self.username = username
@@ -66,7 +80,13 @@ package struct AccountNotice: Sendable {
     /// Writes the mail (if the account gets one) in the transaction whose database is `db`.
     package func give(in db: any SQLDatabase) async throws {
         try await notices.queue(
-            kind, userID: userID, username: username, clientAddress: clientAddress, at: at, in: db)
+            kind, userID: userID, username: username, clientAddress: clientAddress, at: at, details: details, in: db)
+    }
+
+    /// Writes the mail (if the account gets one) in a transaction of its own.
+    package func give() async throws {
+        try await notices.queue(
+            kind, userID: userID, username: username, clientAddress: clientAddress, at: at, details: details)
     }
 }
 
@@ -75,4 +95,11 @@ extension Optional where Wrapped == AccountNotice {
     package func give(in db: any SQLDatabase) async throws {
         if let notice = self { try await notice.give(in: db) }
     }
+}
+
+extension AccountNoticeKind {
+    /// A sign-in from a browser the device cookie does not know (`KnownDevices`); the core's, since passkeys,
+    /// passwords and second factors all sign in.
+    package static let newDeviceSignIn = AccountNoticeKind(
+        "sign_in.new_device", title: "New sign-in to your account")
 }

@@ -42,16 +42,23 @@ package struct SessionIssuer: Sendable {
         return try await authenticate(token: cookie, carrier: .cookie)
     }
 
-    package func authenticate(token: String, carrier: Authentication.Carrier) async throws -> Authentication? {
+    /// A limited session (`SessionLimitation`) is none unless `allowingLimited` (the session middleware, which keeps
+    /// it apart from full ones): the identity provider, forward auth and every other caller never see one.
+    package func authenticate(token: String, carrier: Authentication.Carrier, allowingLimited: Bool = false)
+        async throws -> Authentication?
+    {
         guard Self.isWellFormed(token) else { return nil }
-        return try await authenticate(tokenHash: Secrets.sha256(token), carrier: carrier)
+        return try await authenticate(
+            tokenHash: Secrets.sha256(token), carrier: carrier, allowingLimited: allowingLimited)
     }
 
     /// The same, from the token's hash (forward auth's cookie on an app's host holds the hash, sealed).
-    package func authenticate(tokenHash hash: [UInt8], carrier: Authentication.Carrier) async throws -> Authentication?
+    package func authenticate(tokenHash hash: [UInt8], carrier: Authentication.Carrier, allowingLimited: Bool = false)
+        async throws -> Authentication?
     {
         let now = clock.now()
         guard let session = try await store.session(tokenHash: hash, now: now),
+            allowingLimited || session.limitation == nil,
             let user = try await store.user(id: session.userID), !user.disabled
         else { return nil }
         if now.timeIntervalSince(session.lastSeenAt) > 60 {
@@ -74,22 +81,29 @@ package struct SessionIssuer: Sendable {
         package let record: SessionRecord
     }
 
-    /// `passkeyBackupEligible`: for a passkey sign-in, the BE flag of the passkey used (nil otherwise).
+    /// How long a limited session lasts at most: long enough to add a passkey.
+    package static let limitedLifetime: TimeInterval = 15 * 60
+
+    /// `passkeyBackupEligible`: for a passkey sign-in, the BE flag of the passkey used (nil otherwise). A limited
+    /// session (`limitation`) lasts at most `limitedLifetime`.
     package func prepare(
-        user: User, method: SessionMethod, passkeyBackupEligible: Bool? = nil, request: Request
+        user: User, method: SessionMethod, passkeyBackupEligible: Bool? = nil, limitation: SessionLimitation? = nil,
+        request: Request
     ) -> Issued {
         let (token, hash) = Secrets.token()
         let now = clock.now()
+        let lifetime = min(TimeInterval(self.lifetime), limitation == nil ? .infinity : Self.limitedLifetime)
         let record = SessionRecord(
             id: Base64URL.encode(Secrets.random(12)),
             userID: user.id,
             createdAt: now,
             lastSeenAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)),
+            expiresAt: now.addingTimeInterval(lifetime),
             userAgent: String((request.headers[.userAgent] ?? "").prefix(256)),
             method: method.rawValue,
             authenticatedAt: now,
-            passkeyBackupEligible: passkeyBackupEligible
+            passkeyBackupEligible: passkeyBackupEligible,
+            limitation: limitation?.rawValue
         )
         return Issued(token: token, tokenHash: hash, record: record)
     }

@@ -358,6 +358,13 @@ package enum Migrations {
                 "CREATE INDEX mail_outbox_purge ON mail_outbox (purge_after)",
             ]
         ),
+        Migration(
+            version: 20,
+            name: "what a session is limited to: a session from recovery by email may only add a passkey",
+            // NULL: a full session (every session before this migration). A node of an earlier version reads a
+            // limited session as a full one, so `emailRecovery` waits until every node runs this one (docs/email.md).
+            statements: ["ALTER TABLE sessions ADD COLUMN limitation TEXT"]
+        ),
     ]
 
     /// The first migration whose row records its `SchemaChange` (the column comes with it).

@@ -27,6 +27,8 @@ extension APIErrorCode {
     package static let originNotAllowed = APIErrorCode("origin_not_allowed")
     package static let accountDisabled = APIErrorCode("account_disabled")
     package static let reauthenticationRequired = APIErrorCode("reauthentication_required")
+    /// A limited session (`SessionLimitation`) asked for something it may not do.
+    package static let sessionLimited = APIErrorCode("session_limited")
     package static let tooManyAttempts = APIErrorCode("too_many_attempts")
     // Ceremonies and ways in, shared by features that do not import each other
     package static let challengeInvalid = APIErrorCode("challenge_invalid")

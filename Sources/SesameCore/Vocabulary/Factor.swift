@@ -52,10 +52,13 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
     case password
     /// A password and a second factor.
     case passwordAnd(Factor)
+    /// A code mailed to the account's verified address (recovery by email): a limited session
+    /// (`SessionLimitation.emailRecovery`), one factor that no one calls phishing-resistant.
+    case emailCode
 
     /// Every method a server whose features declare `factors` can record.
     package static func all(factors: [Factor]) -> [SessionMethod] {
-        [.passkey, .passkeyPresence, .password] + factors.map(Self.passwordAnd)
+        [.passkey, .passkeyPresence, .password] + factors.map(Self.passwordAnd) + [.emailCode]
     }
 
     /// The method a session's `method` column names, given the factors the server's features declare; nil for a
@@ -65,6 +68,7 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
         case "passkey": self = .passkey
         case "passkey-up": self = .passkeyPresence
         case "password": self = .password
+        case "email-code": self = .emailCode
         default:
             guard rawValue.hasPrefix("password+"),
                 let factor = Factor.named(String(rawValue.dropFirst("password+".count)), in: factors)
@@ -81,6 +85,7 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
         case .passkeyPresence: "passkey-up"
         case .password: "password"
         case .passwordAnd(let factor): "password+\(factor.rawValue)"
+        case .emailCode: "email-code"
         }
     }
 
@@ -96,7 +101,7 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
     public var isMultiFactor: Bool {
         switch self {
         case .passkey, .passwordAnd: true
-        case .passkeyPresence, .password: false
+        case .passkeyPresence, .password, .emailCode: false
         }
     }
 }

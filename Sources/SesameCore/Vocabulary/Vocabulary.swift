@@ -90,10 +90,12 @@ extension Vocabulary {
         errorCodes: [
             .malformedJSON, .unsupportedMediaType, .bodyTooLarge, .badRequest, .notFound, .methodNotAllowed,
             .invalidClientData, .unauthenticated, .csrfCheckFailed, .originNotAllowed, .accountDisabled,
-            .reauthenticationRequired, .tooManyAttempts, .challengeInvalid, .lastWayIn, .internalError, .unavailable,
+            .reauthenticationRequired, .sessionLimited, .tooManyAttempts, .challengeInvalid, .lastWayIn, .internalError,
+            .unavailable,
             .storageFull,
         ],
         auditKinds: [.signOut],
-        settings: ServerConfiguration.coreSettings
+        settings: ServerConfiguration.coreSettings,
+        accountNotices: [.newDeviceSignIn]
     )
 }

@@ -58,6 +58,22 @@ package protocol EmailStore: Sendable {
     ) async throws -> EmailVerification?
     /// Removes the account's addresses, verified and pending; false when it had none.
     func removeEmail(userID: String) async throws -> Bool
+
+    /// The enabled account whose username key, or verified address's key, is `key` (the username first), with its
+    /// verified address: one query, the same whether or not there is one.
+    func recoveryTarget(key: String) async throws -> RecoveryTarget?
+    /// Writes the recovery code's mail to the outbox and its audit event, in one transaction.
+    func queueRecoveryCode(_ mail: OutgoingMail, audit: AuditEvent, now: Date) async throws
+    /// The limited session a recovery code opens, its audit event and the notice of it, in one transaction.
+    func startRecoverySession(tokenHash: [UInt8], session: SessionRecord, audit: AuditEvent, notice: AccountNotice)
+        async throws
+}
+
+/// An account recovery by email can reach: enabled, with a verified address.
+package struct RecoveryTarget: Sendable, Equatable {
+    package let userID: String
+    package let username: String
+    package let address: String
 }
 
 extension SQLStore: EmailStore {
@@ -88,19 +104,22 @@ extension SQLStore: EmailStore {
     ) async throws {
         let insertMail = try outboxInsert(mail, kind: mailKind, id: UUID().uuidString.lowercased(), at: now)
         try await engine.withTransaction { db in
-            try await db.raw(
-                """
-                INSERT INTO email_addresses (user_id, pending, pending_key, pending_code, pending_token,
-                    pending_expires_at, updated_at)
-                VALUES (\(bind: userID), \(bind: pending.address), \(bind: pending.key), \(bind: Data(pending.codeMAC)),
-                    \(bind: Data(pending.tokenHash)), \(bind: pending.expiresAt.milliseconds), \(bind: now.milliseconds))
-                ON CONFLICT (user_id) DO UPDATE SET pending = excluded.pending, pending_key = excluded.pending_key,
-                    pending_code = excluded.pending_code, pending_token = excluded.pending_token,
-                    pending_expires_at = excluded.pending_expires_at, updated_at = excluded.updated_at
-                """
-            ).run()
+            try await db.raw(Self.pendingUpsert(userID: userID, pending: pending, now: now)).run()
             try await db.raw(insertMail).run()
         }
+    }
+
+    /// Keeps `pending` as the account's pending address, replacing an earlier one.
+    package static func pendingUpsert(userID: String, pending: PendingEmail, now: Date) -> SQLQueryString {
+        """
+        INSERT INTO email_addresses (user_id, pending, pending_key, pending_code, pending_token,
+            pending_expires_at, updated_at)
+        VALUES (\(bind: userID), \(bind: pending.address), \(bind: pending.key), \(bind: Data(pending.codeMAC)),
+            \(bind: Data(pending.tokenHash)), \(bind: pending.expiresAt.milliseconds), \(bind: now.milliseconds))
+        ON CONFLICT (user_id) DO UPDATE SET pending = excluded.pending, pending_key = excluded.pending_key,
+            pending_code = excluded.pending_code, pending_token = excluded.pending_token,
+            pending_expires_at = excluded.pending_expires_at, updated_at = excluded.updated_at
+        """
     }
 
     package func completeEmailChange(
@@ -171,6 +190,42 @@ extension SQLStore: EmailStore {
         } catch  where Self.isUniqueViolation(error) {
             // Two accounts verified one address at once; the one that committed first holds it.
             return nil
+        }
+    }
+
+    package func recoveryTarget(key: String) async throws -> RecoveryTarget? {
+        guard
+            let row = try await db.raw(
+                """
+                SELECT u.id, u.username, e.address FROM users u JOIN email_addresses e ON e.user_id = u.id
+                WHERE (u.username_key = \(bind: key) OR e.address_key = \(bind: key)) AND e.address IS NOT NULL
+                    AND u.disabled = 0
+                ORDER BY CASE WHEN u.username_key = \(bind: key) THEN 0 ELSE 1 END LIMIT 1
+                """
+            ).first()
+        else { return nil }
+        return RecoveryTarget(
+            userID: try row.decode(column: "id", as: String.self),
+            username: try row.decode(column: "username", as: String.self),
+            address: try row.decode(column: "address", as: String.self))
+    }
+
+    package func queueRecoveryCode(_ mail: OutgoingMail, audit: AuditEvent, now: Date) async throws {
+        let insertMail = try outboxInsert(
+            mail, kind: EmailMails.recoveryKind, id: UUID().uuidString.lowercased(), at: now)
+        try await engine.withTransaction { db in
+            try await db.raw(insertMail).run()
+            try await db.raw(Self.auditInsert(audit)).run()
+        }
+    }
+
+    package func startRecoverySession(
+        tokenHash: [UInt8], session: SessionRecord, audit: AuditEvent, notice: AccountNotice
+    ) async throws {
+        try await engine.withTransaction { db in
+            try await db.raw(Self.sessionInsert(tokenHash: tokenHash, session)).run()
+            try await db.raw(Self.auditInsert(audit)).run()
+            try await notice.give(in: db)
         }
     }
 

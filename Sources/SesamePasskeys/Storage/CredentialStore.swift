@@ -61,8 +61,8 @@ public enum AccountCreation: Sendable, Equatable {
 /// Passkeys and security keys.
 public protocol CredentialStore {
     /// Passkey sign-up: the account, its passkey, the audit event and the first session, in one transaction; then
-    /// `also` (an invitation spent and its groups joined: `SignUpInvitations.redeem`) in the same transaction, whose
-    /// error undoes it all.
+    /// `also` (an invitation spent and its groups joined: `SignUpInvitations.redeem`; the address a sign-up gave and
+    /// its verification mail: `SignUpAddresses.begin`) in the same transaction, whose error undoes it all.
     func createAccount(
         _ user: User, credential: StoredCredential, audit: AuditEvent, sessionTokenHash: [UInt8],
         session: SessionRecord,

@@ -223,7 +223,7 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
 /// Every feature's routes, in registration order.
 package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     let core = sesame.core
-    WebRoutes(sesame: core).register(on: router)
+    WebRoutes(sesame: core, emailRecovery: core.configuration.emailRecovery).register(on: router)
     OperationalRoutes(
         sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
     ).register(on: router)
@@ -252,6 +252,7 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     .register(on: router)
     EmailRoutes(sesame: core, store: sesame.store).register(on: router)
     GroupsRoutes(sesame: core, store: sesame.store).register(on: router)
+    EmailRecovery(sesame: core, store: sesame.store).register(on: router)
     IdentityProviderRoutes(
         sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens
     )

@@ -44,7 +44,10 @@ package struct Sesame: Sendable {
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,
             metrics: metrics, providers: providers, rateLimits: rateLimits, factors: Vocabulary.server.factors,
             accountNotices: EmailAccountNotices(store: store, configuration: configuration, metrics: metrics),
-            accountGroups: accountGroups)
+            accountGroups: accountGroups,
+            signUpAddresses: EmailSignUpAddresses(
+                store: store, configuration: configuration, serverSecret: serverSecret,
+                rateLimiter: RateLimiter(store: store, policy: rateLimits, clock: clock), metrics: metrics))
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
@@ -84,6 +87,8 @@ package struct VerifiedEmails: VerifiedEmailLookup {
     package func verifiedEmail(userID: String) async throws -> String? {
         policy == .off ? nil : try await store.email(userID: userID)?.address
     }
+
+    package var keepsAddresses: Bool { policy != .off }
 }
 
 /// The groups accounts belong to, for the server and the operator's commands (`sesame invites create --groups`): the

@@ -17,6 +17,8 @@ public struct SessionRecord: Sendable, Equatable {
     /// For a passkey method: whether that passkey was backup-eligible (a synced passkey, `swk`) or not (bound to
     /// its device, `hwk`); nil otherwise, and for sessions older than migration 11.
     public var passkeyBackupEligible: Bool? = nil
+    /// What the session is limited to (a `SessionLimitation` raw value), nil for a full session (migration 20).
+    public var limitation: String? = nil
 }
 
 /// Sessions, stored under the SHA-256 of their token.
@@ -39,7 +41,7 @@ public protocol SessionStore {
 
 extension SQLStore: SessionStore {
     package static let sessionColumns: SQLQueryString =
-        "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at, passkey_backup_eligible"
+        "id, user_id, created_at, last_seen_at, expires_at, user_agent, method, authenticated_at, passkey_backup_eligible, limitation"
 
     /// A `sessions` row (column names as in `sessionColumns`).
     package struct SessionRow: Decodable {
@@ -47,7 +49,7 @@ extension SQLStore: SessionStore {
         package enum CodingKeys: String, CodingKey {
             case id, userId = "user_id", createdAt = "created_at", lastSeenAt = "last_seen_at",
                 expiresAt = "expires_at", userAgent = "user_agent", method, authenticatedAt = "authenticated_at",
-                passkeyBackupEligible = "passkey_backup_eligible"
+                passkeyBackupEligible = "passkey_backup_eligible", limitation
         }
 
         package let id: String
@@ -59,6 +61,7 @@ extension SQLStore: SessionStore {
         package let method: String
         package let authenticatedAt: Int64
         package let passkeyBackupEligible: Int64?
+        package let limitation: String?
 
         package var session: SessionRecord {
             SessionRecord(
@@ -66,7 +69,7 @@ extension SQLStore: SessionStore {
                 lastSeenAt: Date(milliseconds: lastSeenAt),
                 expiresAt: Date(milliseconds: expiresAt), userAgent: userAgent, method: method,
                 authenticatedAt: Date(milliseconds: authenticatedAt),
-                passkeyBackupEligible: passkeyBackupEligible.map { $0 != 0 }
+                passkeyBackupEligible: passkeyBackupEligible.map { $0 != 0 }, limitation: limitation
             )
         }
     }
@@ -79,7 +82,8 @@ extension SQLStore: SessionStore {
         """
         INSERT INTO sessions (token_hash, \(Self.sessionColumns)) VALUES (\(bind: Data(tokenHash)), \(bind: s.id), \(bind: s.userID),
             \(bind: s.createdAt.milliseconds), \(bind: s.lastSeenAt.milliseconds), \(bind: s.expiresAt.milliseconds),
-            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column))
+            \(bind: s.userAgent), \(bind: s.method), \(bind: s.authenticatedAt.milliseconds), \(bind: s.passkeyBackupEligible?.column),
+            \(bind: s.limitation))
         """
     }
 

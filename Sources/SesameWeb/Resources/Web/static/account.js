@@ -608,6 +608,7 @@ const methodWords = {
   "password+totp": "a password and an authenticator code",
   "password+sms": "a password and a text message code",
   "password+recovery": "a password and a recovery code",
+  "email-code": "a code sent by email (to add a passkey only)",
 };
 
 async function loadSessions() {

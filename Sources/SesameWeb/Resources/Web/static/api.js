@@ -61,6 +61,7 @@ const messages = {
   wrong_password: "Your current password isn’t right.",
   account_disabled: "This account is turned off. Contact the site’s administrator.",
   reauthentication_required: "For your security, confirm it’s you with your passkey (or sign out and in again), then make this change.",
+  session_limited: "You signed in with a code from your email: add a passkey or security key first, then sign in with it.",
   second_factor_required: "Enter a code to finish signing in.",
   too_many_attempts: (_, retryAfter) => `Too many tries. For your security, wait ${minutes(retryAfter)} and try again.`,
   // Ceremonies
@@ -88,6 +89,8 @@ const messages = {
   email_unchanged: "That’s your email address already.",
   email_required: "This site needs an email address. Change it instead of removing it.",
   invalid_email_code: "That code or link isn’t right, has expired or was already used. Ask for a new one and try again.",
+  email_recovery_not_enabled: "This site doesn’t send sign-in codes by email.",
+  invalid_recovery_code: "That code isn’t right, has expired or was already used. Ask for a new one and try again.",
   last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
   // Groups (the admin API)
   invalid_group_slug: "A group’s short name uses a–z, 0–9 and -, starting with a letter.",
@@ -186,8 +189,12 @@ async function send(method, path, body) {
 
 /** Every endpoint the pages use, in one place. */
 export const api = {
-  registrationOptions: (username, displayName, invitation) =>
-    call("POST", "/api/registration/options", invitation ? { username, displayName, invitation } : { username, displayName }),
+  registrationOptions: (username, displayName, invitation, email) => {
+    const body = { username, displayName };
+    if (invitation) body.invitation = invitation;
+    if (email) body.email = email;
+    return call("POST", "/api/registration/options", body);
+  },
   registrationPolicy: () => call("GET", "/api/registration/policy"),
   register: (payload) => call("POST", "/api/registration", payload),
   authenticationOptions: (username) =>
@@ -233,4 +240,7 @@ export const api = {
   revokeSession: (id) => call("DELETE", `/api/account/sessions/${encodeURIComponent(id)}`),
   revokeAllSessions: () => call("DELETE", "/api/account/sessions"),
   signOut: () => call("DELETE", "/api/session"),
+
+  recoveryAsk: (identifier) => call("POST", "/api/recovery/email", { identifier }),
+  recoveryVerify: (recoveryToken, code) => call("POST", "/api/recovery/email/verify", { recoveryToken, code }),
 };

@@ -317,3 +317,6 @@ async function start() {
 }
 
 start();
+
+// Recovery by email, where the server offers it (`emailRecovery`).
+show($("recover-link"), $("recover-link").dataset.recovery === "on");

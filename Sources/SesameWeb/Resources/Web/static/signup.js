@@ -1,4 +1,5 @@
-// Sign-up page: username and name, then a passkey; a password only if the person asks for one.
+// Sign-up page: username and name (and an email address where the site asks for one), then a passkey; a password
+// only if the person asks for one.
 
 import { api, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
@@ -9,10 +10,13 @@ import { $, say, clear, busy, focus, show } from "./ui.js";
 const invitation = new URLSearchParams(location.hash.slice(1)).get("invitation");
 // An invitation's link opened over this page changes only the fragment: read it afresh.
 window.addEventListener("hashchange", () => location.reload());
+// The `email` setting as the page was rendered with it: off, optional or required.
+const emailSetting = $("email-fields").dataset.email;
 
 async function createAccount() {
   const username = $("username").value.trim();
   const displayName = $("display-name").value.trim();
+  const email = emailSetting === "off" ? "" : $("email").value.trim();
   const wantPassword = $("want-password").checked;
   const password = $("new-password").value;
   if (!username) {
@@ -22,6 +26,10 @@ async function createAccount() {
   if (!displayName) {
     say("Enter your name.", "error");
     return focus($("display-name"));
+  }
+  if (emailSetting === "required" && !email) {
+    say("Enter your email address: this site needs one.", "error");
+    return focus($("email"));
   }
   if (wantPassword && password.length < 8) {
     say("Choose a password of at least 8 characters, or untick the password box.", "error");
@@ -34,10 +42,11 @@ async function createAccount() {
   clear();
   let options;
   try {
-    options = await api.registrationOptions(username, displayName, invitation);
+    options = await api.registrationOptions(username, displayName, invitation, email || undefined);
   } catch (error) {
     say(error.message, "error");
-    return focus(error.code === "invalid_display_name" ? $("display-name") : $("username"));
+    const field = { invalid_display_name: "display-name", invalid_email: "email", email_required: "email" }[error.code];
+    return focus($(field || "username"));
   }
   let credential;
   try {
@@ -71,6 +80,12 @@ async function createAccount() {
   say("Your account is ready. Opening it…", "success");
   location.assign("/account");
 }
+
+show($("email-fields"), emailSetting !== "off");
+$("email").required = emailSetting === "required";
+$("email-hint").textContent = emailSetting === "required"
+  ? "This site needs one. We’ll send a code to confirm it."
+  : "Optional: for mail about your account. We’ll send a code to confirm it.";
 
 $("want-password").addEventListener("change", () => {
   const on = $("want-password").checked;

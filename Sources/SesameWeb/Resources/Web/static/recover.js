@@ -1,0 +1,85 @@
+// Recovery by email: ask for a code at the account's confirmed address, type it, and add a passkey or security key
+// in the limited session it opens; then sign out of that session and sign in with the new passkey.
+
+import { api, setCSRFToken } from "./api.js";
+import * as webauthn from "./webauthn.js";
+import { $, say, clear, busy, focus, show } from "./ui.js";
+
+let recoveryToken = null;
+
+async function ask() {
+  const identifier = $("identifier").value.trim();
+  if (!identifier) {
+    say("Enter your username or your email address.", "error");
+    return focus($("identifier"));
+  }
+  clear();
+  try {
+    const answer = await api.recoveryAsk(identifier);
+    recoveryToken = answer.recoveryToken;
+  } catch (error) {
+    say(error.message, "error");
+    return focus($("identifier"));
+  }
+  show($("ask-form"), false);
+  show($("code-form"), true);
+  focus($("recovery-code"));
+}
+
+async function verify() {
+  const code = $("recovery-code").value.trim();
+  if (!/^[0-9]{8}$/.test(code)) {
+    say("Enter the 8-digit code from the email.", "error");
+    return focus($("recovery-code"));
+  }
+  clear();
+  try {
+    const signedIn = await api.recoveryVerify(recoveryToken, code);
+    setCSRFToken(signedIn && signedIn.csrfToken);
+  } catch (error) {
+    say(error.message, "error");
+    return focus($("recovery-code"));
+  }
+  show($("code-form"), false);
+  show($("add-step"), true);
+  focus($("add-heading"));
+}
+
+async function add(kind) {
+  if (!webauthn.supported()) {
+    say("This browser can’t create passkeys. Try a current version of your browser.", "error");
+    return;
+  }
+  clear();
+  try {
+    const options = await api.passkeyOptions(kind);
+    const credential = await navigator.credentials.create({ publicKey: webauthn.creationOptions(options) });
+    await api.addPasskey({ credential: webauthn.credentialJSON(credential) });
+  } catch (error) {
+    say(error instanceof DOMException || error instanceof TypeError ? webauthn.describeFailure(error) : error.message,
+      "error");
+    return;
+  }
+  try {
+    await api.signOut();
+  } catch {
+    // The limited session ends by itself within minutes.
+  }
+  show($("add-step"), false);
+  show($("done"), true);
+  say(kind === "security-key"
+    ? "Security key added. To sign in with it, type your username and choose Continue."
+    : "Passkey added. Sign in with it now.", "success");
+  focus($("signin-link"));
+}
+
+$("ask-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  busy($("ask-button"), ask);
+});
+$("code-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  busy($("code-button"), verify);
+});
+$("add-passkey").addEventListener("click", () => busy($("add-passkey"), () => add()));
+$("add-security-key").addEventListener("click", () => busy($("add-security-key"), () => add("security-key")));
