@@ -84,7 +84,7 @@ import WebAuthn
 
     @Test func aWordTwoPartsDeclareIsRefused() {
         #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
-        #expect(Vocabulary.parts.count == 14)
+        #expect(Vocabulary.parts.count == 15)
         let server = Vocabulary.server
         #expect(Set(server.errorCodes).count == server.errorCodes.count)
         #expect(Set(server.auditKinds).count == server.auditKinds.count)
