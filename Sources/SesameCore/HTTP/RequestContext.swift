@@ -65,7 +65,7 @@ package enum SessionLimitation: String, Sendable {
 
 /// The context of routes that need a session: made from the parent context when the route matches, or 401
 /// `unauthenticated` (403 `csrf_check_failed` when a cookie came without its CSRF token).
-package struct SignedInRequestContext: ChildRequestContext {
+package struct SignedInRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
@@ -81,15 +81,11 @@ package struct SignedInRequestContext: ChildRequestContext {
         self.clientAddress = context.clientAddress
     }
 
-    package var user: User { authentication.user }
-    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
-    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
-    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
 /// The context of sensitive changes (ways in and second factors): a session whose holder signed in or
 /// re-authenticated within `reauthenticationWindow` seconds, else 403 `reauthentication_required`.
-package struct RecentlySignedInRequestContext: ChildRequestContext {
+package struct RecentlySignedInRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
@@ -104,15 +100,11 @@ package struct RecentlySignedInRequestContext: ChildRequestContext {
         self.clientAddress = signedIn.clientAddress
     }
 
-    package var user: User { authentication.user }
-    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
-    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
-    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
 /// The context of the few routes a limited session may use as well as a full one: viewing the account and its
 /// passkeys, finishing a passkey's registration, signing out.
-package struct LimitedSessionRequestContext: ChildRequestContext {
+package struct LimitedSessionRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
@@ -126,15 +118,11 @@ package struct LimitedSessionRequestContext: ChildRequestContext {
         self.clientAddress = context.clientAddress
     }
 
-    package var user: User { authentication.user }
-    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
-    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
-    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
 /// The context of starting a passkey's registration on the account: a full session that signed in recently (as
 /// `RecentlySignedInRequestContext`), or a limited session from recovery by email, which exists to do exactly this.
-package struct PasskeyEnrolmentRequestContext: ChildRequestContext {
+package struct PasskeyEnrolmentRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
@@ -152,10 +140,6 @@ package struct PasskeyEnrolmentRequestContext: ChildRequestContext {
         self.clientAddress = recent.clientAddress
     }
 
-    package var user: User { authentication.user }
-    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
-    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
-    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
 }
 
 /// What handlers read from any of the contexts.
@@ -168,3 +152,17 @@ extension SignedInRequestContext: ClientContext {}
 extension RecentlySignedInRequestContext: ClientContext {}
 extension LimitedSessionRequestContext: ClientContext {}
 extension PasskeyEnrolmentRequestContext: ClientContext {}
+
+/// A child context of a route that acts for a session's holder (`SignedInRequestContext` and its kin): the session
+/// and the person it was given to, with the server's request decoder, response encoder and body limit, written once.
+package protocol SessionRequestContext: ChildRequestContext
+where Decoder == SesameRequestDecoder, Encoder == SesameResponseEncoder {
+    var authentication: Authentication { get }
+}
+
+extension SessionRequestContext {
+    package var user: User { authentication.user }
+    package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
+    package var requestDecoder: SesameRequestDecoder { SesameRequestDecoder() }
+    package var responseEncoder: SesameResponseEncoder { SesameResponseEncoder() }
+}
