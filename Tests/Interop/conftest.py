@@ -2,6 +2,9 @@
 Chromium driven by Debian's chromedriver."""
 
 import base64
+import http.server
+import json
+import threading
 import os
 import pathlib
 import shutil
@@ -128,3 +131,27 @@ def chromium():
         yield driver
     finally:
         driver.quit()
+
+
+def start_header_echo(names, key=lambda name: name):
+    """An app behind a proxy, on a loopback port: answers every GET with JSON of the path and the request headers
+    `names` (each under `key(name)`; an absent header is null). Returns the running server (`.server_port`)."""
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen = {"path": self.path}
+            for name in names:
+                seen[key(name)] = self.headers.get(name)
+            body = json.dumps(seen).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

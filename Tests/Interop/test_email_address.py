@@ -18,6 +18,20 @@ def wait_for_mails(driver, relay, count):
                 what=f"{count} delivered mail(s)")
 
 
+def verify_by_code(driver, relay, address):
+    """On the account page: gives `address`, types the code from its verification mail (the relay's first) and waits
+    until the page shows it confirmed."""
+    wait(driver, lambda d: find(d, "email").is_displayed(), what="the email section")
+    type_into(driver, "email-address", address)
+    find(driver, "email-submit").click()
+    [(_, _, verification)] = wait_for_mails(driver, relay, 1)
+    code = re.search(r"Your code: ([0-9]{6})", parts(verification)[0]).group(1)
+    wait(driver, lambda d: find(d, "email-code").is_displayed(), what="the code field")
+    type_into(driver, "email-code", code)
+    driver.find_element(By.CSS_SELECTOR, "#email-confirm-form button[type=submit]").click()
+    wait(driver, lambda d: "confirmed" in find(d, "email-status").text, what="the verified address")
+
+
 def parts(message_):
     text = message_.get_body(preferencelist=("plain",)).get_content()
     html = message_.get_body(preferencelist=("html",)).get_content()
@@ -26,12 +40,7 @@ def parts(message_):
 
 def test_an_address_is_verified_by_the_mailed_link_and_changed_by_the_typed_code(sesame_bin, tmp_path, browser):
     relay = Relay(tmp_path, "starttls")
-    password = tmp_path / "smtp-password"
-    password.write_text("correct horse battery\n")
-    password.chmod(0o600)
-    server = Server(sesame_bin, tmp_path, extra_args=[
-        "--email=optional", f"--smtp-url=smtp://sesame@localhost:{relay.port}", f"--smtp-ca-file={relay.ca}",
-        f"--smtp-password-file={password}", "--smtp-from=Sesame <sesame@example.org>"])
+    server = Server(sesame_bin, tmp_path, extra_args=["--email=optional", *relay.sesame_args()])
     try:
         authenticator(browser)
         sign_up(browser, server, "lin", "Lin")

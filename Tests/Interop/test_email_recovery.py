@@ -10,30 +10,17 @@ from selenium.webdriver.common.by import By
 from test_browser_flows import (  # noqa: F401  (fixtures)
     Server, authenticator, browser, find, message, open_page, sign_out, sign_up, signed_in, type_into, wait,
     without_autofill)
-from test_email_address import parts, wait_for_mails
+from test_email_address import parts, verify_by_code, wait_for_mails
 from test_mail import Relay
 
 
 def test_a_mailed_code_lets_a_person_without_a_passkey_add_a_new_one(sesame_bin, tmp_path, browser):
     relay = Relay(tmp_path, "starttls")
-    password = tmp_path / "smtp-password"
-    password.write_text("correct horse battery\n")
-    password.chmod(0o600)
-    server = Server(sesame_bin, tmp_path, extra_args=[
-        "--email=optional", "--email-recovery=true", f"--smtp-url=smtp://sesame@localhost:{relay.port}",
-        f"--smtp-ca-file={relay.ca}", f"--smtp-password-file={password}", "--smtp-from=Sesame <sesame@example.org>"])
+    server = Server(sesame_bin, tmp_path, extra_args=["--email=optional", "--email-recovery=true", *relay.sesame_args()])
     try:
         authenticator(browser)
         sign_up(browser, server, "ada", "Ada")
-        wait(browser, lambda d: find(d, "email").is_displayed(), what="the email section")
-        type_into(browser, "email-address", "ada@example.net")
-        find(browser, "email-submit").click()
-        [(_, _, verification)] = wait_for_mails(browser, relay, 1)
-        code = re.search(r"Your code: ([0-9]{6})", parts(verification)[0]).group(1)
-        wait(browser, lambda d: find(d, "email-code").is_displayed(), what="the code field")
-        type_into(browser, "email-code", code)
-        browser.find_element(By.CSS_SELECTOR, "#email-confirm-form button[type=submit]").click()
-        wait(browser, lambda d: "confirmed" in find(d, "email-status").text, what="the verified address")
+        verify_by_code(browser, relay, "ada@example.net")
         [old_passkey] = server.passkey_lines("ada")
 
         # The passkey is lost: its authenticator is gone, and a new one holds nothing.

@@ -15,12 +15,7 @@ from test_mail import Relay
 
 def test_sign_up_asks_for_the_address_and_the_account_page_until_it_is_confirmed(sesame_bin, tmp_path, browser):
     relay = Relay(tmp_path, "starttls")
-    password = tmp_path / "smtp-password"
-    password.write_text("correct horse battery\n")
-    password.chmod(0o600)
-    server = Server(sesame_bin, tmp_path, extra_args=[
-        "--email=required", f"--smtp-url=smtp://sesame@localhost:{relay.port}", f"--smtp-ca-file={relay.ca}",
-        f"--smtp-password-file={password}", "--smtp-from=Sesame <sesame@example.org>"])
+    server = Server(sesame_bin, tmp_path, extra_args=["--email=required", *relay.sesame_args()])
     try:
         authenticator(browser)
         open_page(browser, server, "/signup")

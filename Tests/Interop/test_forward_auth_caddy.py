@@ -12,11 +12,9 @@ Layout, all on loopback:
 - a small upstream (Python `http.server`) that echoes the identity headers Caddy gives it.
 """
 
-import http.server
 import json
 import shutil
 import subprocess
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -24,7 +22,7 @@ import urllib.request
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, start_header_echo
 from test_browser_flows import (  # noqa: F401  (fixtures used by name)
     Server, authenticator, browser, find, password_sign_in, restore, screenshot, sign_out, sign_up, signed_in, wait,
     without_autofill)
@@ -65,31 +63,12 @@ http://team.localhost:{port}, http://keys.localhost:{port} {{
 """
 
 
-class Echo(http.server.BaseHTTPRequestHandler):
-    """The app: answers with the identity headers Caddy gave it (absent: null), as JSON."""
-
-    def do_GET(self):
-        seen = {"path": self.path}
-        for name in IDENTITY:
-            seen[name] = self.headers.get(name)
-        body = json.dumps(seen).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def caddy(sesame_bin, tmp_path):
     """Sesame, the upstream and Caddy; yields (server, Caddy's port)."""
     if not shutil.which("caddy"):
         pytest.fail("caddy (Debian package) is required; scripts/test installs it")
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    upstream = start_header_echo(IDENTITY)
     port = free_port()
     sesame = Server(sesame_bin, tmp_path, extra_args=[
         "--forward-auth-domains=team.localhost,keys.localhost", f"--forward-auth-rules={RULES}"])

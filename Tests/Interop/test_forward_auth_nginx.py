@@ -13,12 +13,10 @@ The same nginx server also answers for `vault.localhost`, which only a passkey s
 (`--forward-auth-rules`) shut `app.localhost/private` for everyone and let every signed-in person in elsewhere.
 """
 
-import http.server
 import json
 import pathlib
 import shutil
 import subprocess
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -26,7 +24,7 @@ import urllib.request
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, start_header_echo
 from test_browser_flows import (  # noqa: F401  (fixtures used by name)
     Server, authenticator, browser, find, message, password_sign_in, restore, sign_out, sign_up, signed_in, wait,
     without_autofill)
@@ -86,31 +84,13 @@ http {{
 """
 
 
-class Echo(http.server.BaseHTTPRequestHandler):
-    """The app: answers with the identity headers nginx gave it, as JSON."""
-
-    def do_GET(self):
-        body = json.dumps({"path": self.path, "remote_user": self.headers.get("Remote-User"),
-                           "remote_amr": self.headers.get("Remote-Amr"),
-                           "remote_groups": self.headers.get("Remote-Groups"),
-                           "remote_email": self.headers.get("Remote-Email")}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def proxied(sesame_bin, tmp_path):
     """Sesame, the upstream and nginx; yields (server, app origin, nginx port)."""
     if not shutil.which("nginx"):
         pytest.fail("nginx (Debian package) is required; scripts/test installs it")
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    upstream = start_header_echo(["Remote-User", "Remote-Amr", "Remote-Groups", "Remote-Email"],
+                                 key=lambda name: name.lower().replace("-", "_"))
     port = free_port()
     rules = json.dumps([{"host": "app.localhost", "path": "/private", "policy": "nobody"},
                         {"host": "app.localhost", "policy": "signed-in"},

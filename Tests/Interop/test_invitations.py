@@ -14,12 +14,7 @@ from test_mail import Relay
 
 def test_a_mailed_invitation_signs_up_once_with_a_passkey(sesame_bin, tmp_path, browser):
     relay = Relay(tmp_path, "starttls")
-    password = tmp_path / "smtp-password"
-    password.write_text("correct horse battery\n")
-    password.chmod(0o600)
-    server = Server(sesame_bin, tmp_path, extra_args=[
-        "--sign-up=invite-only", f"--smtp-url=smtp://sesame@localhost:{relay.port}", f"--smtp-ca-file={relay.ca}",
-        f"--smtp-password-file={password}", "--smtp-from=Sesame <sesame@example.org>"])
+    server = Server(sesame_bin, tmp_path, extra_args=["--sign-up=invite-only", *relay.sesame_args()])
     try:
         # Without an invitation the page says so and offers no form.
         open_page(browser, server, "/signup")

@@ -22,6 +22,16 @@ class Relay:
         words = self.process.stdout.readline().split()
         assert len(words) == 3 and words[0] == "READY", "relay.py did not start: aiosmtpd is needed (scripts/test)"
         self.port, self.ca = int(words[1]), words[2]
+        self.tmp_path = tmp_path
+
+    def sesame_args(self):
+        """The settings that make `sesame serve` mail through this relay (STARTTLS with its CA, AUTH with the password
+        from a 0600 file)."""
+        password = self.tmp_path / "smtp-password"
+        password.write_text("correct horse battery\n")
+        password.chmod(0o600)
+        return [f"--smtp-url=smtp://sesame@localhost:{self.port}", f"--smtp-ca-file={self.ca}",
+                f"--smtp-password-file={password}", "--smtp-from=Sesame <sesame@example.org>"]
 
     def received(self):
         mails = []
