@@ -75,7 +75,11 @@ package struct EmailRecovery: Sendable {
         }
         // Usernames and addresses have the same key form (lower-cased), so one key finds either.
         let key = Usernames.key(identifier)
-        let target = try await store.recoveryTarget(key: key)
+        // No username or address holds a control character (PostgreSQL refuses a NUL in a bind): such a name is no
+        // account's, and takes the same path as any other unknown one.
+        let target =
+            key.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            ? nil : try await store.recoveryTarget(key: key)
         // Counted per account (or per name asked for, when none) and per client address.
         try await sesame.rateLimiter.attempt(
             sesame.rateLimiter.key(
