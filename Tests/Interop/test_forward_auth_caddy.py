@@ -3,8 +3,8 @@
 
 Layout, all on loopback:
 - `sesame serve` at http://localhost:S with `forwardAuthRules` for two hosts:
-  `team.localhost` lets every signed-in person in except under `/private` (nobody), and `keys.localhost` only a
-  passkey sign-in;
+  `team.localhost` lets every signed-in person in except under `/private` (nobody) and `/family` (members of the
+  group `family`, made with `sesame groups` and `sesame users groups`), and `keys.localhost` only a passkey sign-in;
 - Caddy at http://team.localhost:C and http://keys.localhost:C, as docs/integrations.md writes it: the client's
   `Remote-*` headers removed, the check, Sesame's identity headers copied onto the request, then the app; and
   `/_sesame/callback` on each host forwarded to Sesame (the apps are outside Sesame's host-only cookie, so the
@@ -30,6 +30,7 @@ from test_forward_auth_nginx import NoRedirect
 
 RULES = json.dumps([
     {"host": "team.localhost", "path": "/private", "policy": "nobody"},
+    {"host": "team.localhost", "path": "/family", "policy": "groups", "groups": ["family"]},
     {"host": "team.localhost", "policy": "signed-in"},
     {"host": "keys.localhost", "policy": "passkey"},
 ])
@@ -154,6 +155,21 @@ def test_caddy_applies_each_hosts_rules_and_drops_forged_identity_headers(browse
     seen = json.loads(body)
     assert status == 200 and seen["Remote-User"] == "ada"
     assert not seen["Remote-Groups"] and not seen["Remote-Email"]
+
+    # /family: members of the group only. Outside it: 403; put in with the operator's commands: in at the next
+    # request, the group in Remote-Groups (a forged one still replaced); taken out: refused at the next request.
+    family_get = lambda: raw_get(port, f"team.localhost:{port}", "/family/photos",  # noqa: E731
+                                 {"Cookie": f"sesame_forward={cookie}", **forged})
+    status, _, body = family_get()
+    assert status == 403 and b"ada" in body
+    server.admin("groups", "add", "family", "--name", "Family")
+    server.admin("users", "groups", "add", "ada", "family")
+    status, _, body = family_get()
+    seen = json.loads(body)
+    assert status == 200 and seen["Remote-User"] == "ada" and seen["Remote-Groups"] == "family"
+    server.admin("users", "groups", "remove", "ada", "family")
+    status, _, _ = family_get()
+    assert status == 403
 
     # The rule's 403 page comes through Caddy to the browser, signed in.
     browser.get(f"{team}/private/report")

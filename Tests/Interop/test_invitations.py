@@ -22,8 +22,10 @@ def test_a_mailed_invitation_signs_up_once_with_a_passkey(sesame_bin, tmp_path, 
         assert not find(browser, "signup-form").is_displayed()
 
         # The command reads the server's settings (here its flags): the link is on the server's origin.
+        # The invitation puts the person in the group `family` (made first: an unknown group is refused).
+        server.admin("groups", "add", "family", "--name", "Family")
         printed = server.admin("invites", "create", "--email", "zoe@example.org", "--expires", "2d",
-                               f"--origin={server.origin}")
+                               "--groups", "family", f"--origin={server.origin}")
         link = re.search(r"(http://localhost:\d+/signup#invitation=[0-9a-f]{16}\.[A-Za-z0-9_-]{43})", printed).group(1)
         invitation_id = link.split("=", 1)[1].split(".", 1)[0]
 
@@ -44,7 +46,9 @@ def test_a_mailed_invitation_signs_up_once_with_a_passkey(sesame_bin, tmp_path, 
         type_into(browser, "display-name", "Zoe")
         find(browser, "signup-button").click()
         signed_in(browser, server)
-        assert "zoe" in server.user("zoe")
+        shown = server.user("zoe")
+        assert "zoe" in shown and "family" in shown
+        assert "zoe" in server.admin("groups", "show", "family")
         listed = server.admin("invites", "list")
         assert f"{invitation_id} used" in listed
 
