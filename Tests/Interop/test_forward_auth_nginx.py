@@ -93,6 +93,7 @@ def proxied(sesame_bin, tmp_path):
                                  key=lambda name: name.lower().replace("-", "_"))
     port = free_port()
     rules = json.dumps([{"host": "app.localhost", "path": "/private", "policy": "nobody"},
+                        {"host": "app.localhost", "path": "/admin", "policy": "groups", "groups": ["admins"]},
                         {"host": "app.localhost", "policy": "signed-in"},
                         {"host": "vault.localhost", "policy": "signed-in"}])
     sesame = Server(sesame_bin, tmp_path, extra_args=["--forward-auth-domains=app.localhost,vault.localhost",
@@ -186,6 +187,14 @@ def test_nginx_auth_request_signs_in_with_a_passkey_and_refuses_foreign_domains(
     # The rules: the shut path is 403 for ada too (nginx's own page), and nothing reaches the upstream.
     status, headers, body = raw_get(port, host, "/private/x", {"Cookie": forward})
     assert status == 403 and "Location" not in headers and b"remote_user" not in body
+    # /admin: members of `admins` only; the group in Remote-Groups once the operator puts ada in it.
+    status, _, body = raw_get(port, host, "/admin/users", {"Cookie": forward, "Remote-Groups": "admins"})
+    assert status == 403 and b"remote_user" not in body
+    server.admin("groups", "add", "admins")
+    server.admin("users", "groups", "add", "ada", "admins")
+    status, _, body = raw_get(port, host, "/admin/users", {"Cookie": forward})
+    seen = json.loads(body)
+    assert status == 200 and seen["remote_user"] == "ada" and seen["remote_groups"] == "admins"
     # An encoded slash could reach the upstream as /private/x: refused, not read as one segment.
     status, _, body = raw_get(port, host, "/private%2Fx", {"Cookie": forward})
     assert status == 403 and b"remote_user" not in body
