@@ -59,7 +59,7 @@ class Postfix:
         if os.geteuid() != 0:
             pytest.skip("Postfix's master must start as root (CI runs the suite as root)")
         if not shutil.which("postfix"):
-            pytest.skip("Debian's postfix is not installed (scripts/test installs it)")
+            pytest.fail("Debian's postfix is required; scripts/test installs it")
         owner = pwd.getpwnam("postfix")
         # Postfix's daemons run as `postfix`: every directory on the way must be theirs to enter.
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="sesame-postfix-"))
