@@ -97,6 +97,7 @@ def server(request, binary, tmp_path):
     yield s
     if s.process.poll() is None:
         s.stop()
+    s.drop_database()
 
 
 def test_two_devices_sync_through_sesame_serve_and_recover(binary, server, tmp_path):

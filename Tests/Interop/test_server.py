@@ -27,13 +27,26 @@ DATABASES = ["sqlite"] + (["postgres"] if os.environ.get("SESAME_TEST_POSTGRES_U
 HEALTHY = {"database": "ok", "status": "ok", "mail": {"status": "ok", "depth": 0, "oldest_seconds": 0}}
 
 
+def psql(url, statement):
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statement], check=True, capture_output=True,
+                   text=True, timeout=60)
+
+
 class Server:
-    def __init__(self, sesame_bin, tmp_path, database, extra=()):
+    def __init__(self, sesame_bin, tmp_path, database, extra=(), url=None):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = tmp_path / "serve.log"
-        if database == "postgres":
-            self.database = os.environ["SESAME_TEST_POSTGRES_URL"]
+        self.own_database = None
+        if url:
+            self.database = url  # a restart on the database an earlier server left
+        elif database == "postgres":
+            # A database of its own: servers of tests that run at once never share accounts or the per-address
+            # rate-limit buckets (one test's failed sign-ins would refuse another's with 429).
+            self.own_database = "sesame_t_" + secrets.token_hex(6)
+            base = os.environ["SESAME_TEST_POSTGRES_URL"]
+            psql(base, f'CREATE DATABASE "{self.own_database}"')
+            self.database = base.rsplit("/", 1)[0] + "/" + self.own_database
         else:
             self.database = str(tmp_path / "sesame.sqlite")
         self.common = ["--database", self.database, "--password-scrypt-log-n", "10"]
@@ -80,6 +93,11 @@ class Server:
         self.log.close()
         return code
 
+    def drop_database(self):
+        """Removes the database this server made for itself (PostgreSQL), once no server uses it."""
+        if self.own_database:
+            psql(os.environ["SESAME_TEST_POSTGRES_URL"], f'DROP DATABASE IF EXISTS "{self.own_database}" WITH (FORCE)')
+
 
 @pytest.fixture(params=DATABASES)
 def server(request, sesame_bin, tmp_path):
@@ -87,6 +105,7 @@ def server(request, sesame_bin, tmp_path):
     yield s
     if s.process.poll() is None:
         s.stop()
+    s.drop_database()
 
 
 def new_user(server, password="correct horse battery"):
@@ -117,7 +136,8 @@ def test_kill_9_after_answers_loses_no_sign_in(server, sesame_bin, tmp_path):
     server.process.send_signal(signal.SIGKILL)
     server.process.wait(timeout=20)
     server.log.close()
-    restarted = Server(sesame_bin, tmp_path, "postgres" if server.database.startswith("postgres") else "sqlite")
+    restarted = Server(sesame_bin, tmp_path, "postgres" if server.database.startswith("postgres") else "sqlite",
+                       url=server.database)
     try:
         for token in tokens:
             status, body = restarted.request("GET", "/api/account", token=token)
