@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import SQLKit
 
 /// Numbered schema migrations. A migration that has landed on main is never edited: change the schema by
@@ -405,9 +406,30 @@ package enum Migrations {
     }
 
     /// SQLite: another process may hold the write lock; BEGIN IMMEDIATE waits for it (busy timeout) and the
-    /// attempt is retried if SQLite gives up at once. PostgreSQL waits on the advisory lock instead.
+    /// attempt is retried if SQLite gives up at once. PostgreSQL: nodes of other versions keep serving while this one
+    /// migrates (the advisory lock orders only the migrating nodes), so a migration's `ALTER TABLE` can deadlock with
+    /// their transactions; PostgreSQL then rolls the migration's transaction back whole (SQLSTATE 40P01), and it is
+    /// tried again, a few times, after a short pause.
     private static func whileBusy<T: Sendable>(_ kind: SQLEngineKind, _ body: () async throws -> T) async throws -> T {
-        kind == .sqlite ? try await retryingWhileBusy(body) : try await body()
+        if kind == .sqlite { return try await retryingWhileBusy(body) }
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch  where attempt < postgresAttempts && isDeadlockVictim(error) {
+                try await Task.sleep(for: .milliseconds(100 * attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times a PostgreSQL migration chosen as a deadlock's victim is tried in all.
+    package static let postgresAttempts = 6
+
+    /// Whether PostgreSQL rolled the transaction back to end a deadlock (40P01) or a serialization conflict (40001).
+    package static func isDeadlockVictim(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
     }
 
     /// Applies one migration unless it is recorded; true if this call applied it.

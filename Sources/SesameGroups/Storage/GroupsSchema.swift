@@ -21,6 +21,10 @@ package enum GroupsSchema {
                 version: 18,
                 name: "groups and memberships; clients' allowed groups and claims in the ID token; profile updated_at",
                 statements: [
+                    // `users` first: its strongest lock is taken before the memberships' foreign key takes a weaker
+                    // one, so the migration never upgrades a lock on it while another version's sign-ups wait
+                    // (that upgrade deadlocked with them on PostgreSQL).
+                    "ALTER TABLE users ADD COLUMN updated_at BIGINT",
                     """
                     CREATE TABLE account_groups (
                         id TEXT PRIMARY KEY,
@@ -45,7 +49,6 @@ package enum GroupsSchema {
                     "ALTER TABLE oauth_clients ADD COLUMN id_token_claims BIGINT NOT NULL DEFAULT 0",
                     // Clients registered before: their ID tokens carried the scope claims, and keep doing so.
                     "UPDATE oauth_clients SET id_token_claims = 1",
-                    "ALTER TABLE users ADD COLUMN updated_at BIGINT",
                 ]
             )
         ],
