@@ -114,7 +114,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
-                "SesameInvitations", "SMTP", "SesameGroups",
+                "SesameInvitations", "SMTP", "SesameGroups", "SesameConsole",
             ],
             swiftSettings: strict
         ),
@@ -350,6 +350,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The operators' console: its pages and scripts (`Resources/Console`), over the admin API that each
+        // feature registers behind the core's admin gate.
+        .target(
+            name: "SesameConsole",
+            dependencies: [
+                "SesameCore", "SesameWeb", "SesameBytes",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Resources/Console")],
+            swiftSettings: strict
+        ),
         // reverse-proxy sign-in.
         .target(
             name: "SesameForwardAuth",
@@ -392,7 +403,7 @@ let package = Package(
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
                 "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations",
-                "SesameGroups",
+                "SesameGroups", "SesameConsole",
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
@@ -408,7 +419,8 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "WebAuthn", "OneTimeCode",
+                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "SesameConsole", "WebAuthn",
+                "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],

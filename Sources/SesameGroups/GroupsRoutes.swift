@@ -4,9 +4,8 @@ import SesameCore
 import WebAuthn
 
 /// The admin JSON API for groups and memberships (`/api/admin/groups…`, in the OpenAPI document), which the
-/// operators' console will use. Only members of the `adminGroup` group may call it (403 `not_an_admin` for anyone
-/// else signed in); reads need a session, writes a recent sign-in and, with a cookie, the CSRF header, as every
-/// other write. Each change is audited naming the admin (`GroupsActor.admin`).
+/// operators' console uses. Who may call it is the admin gate's rule (`AdminGate`: an administrator signed in with
+/// a passkey recently, or an admin API token with the `groups` scope). Each change is audited naming the admin.
 package struct GroupsRoutes {
     package let sesame: ServerCore
     package let service: GroupsService
@@ -49,15 +48,6 @@ package struct GroupsRoutes {
         package let claims: JSONValue?
     }
 
-    /// The admin's account, or 403 `not_an_admin` (membership read now: taking someone out of the admin group
-    /// ends their access at once).
-    package func requireAdmin(_ user: User) async throws {
-        guard try await sesame.accountGroups.groupSlugs(userID: user.id).contains(sesame.configuration.adminGroup)
-        else {
-            throw APIError(.forbidden, .notAnAdmin, "Only members of the administrators' group may do this.")
-        }
-    }
-
     private func body(_ group: GroupRecord) async throws -> GroupBody {
         GroupBody(
             slug: group.slug, name: group.name, claims: group.claims,
@@ -68,61 +58,58 @@ package struct GroupsRoutes {
     /// Claims as the request sent them (a JSON object), checked by the same rules as the command line's.
     private static func claimsText(_ claims: JSONValue?) -> String? { claims.map { $0.rendered() } }
 
-    package func register(on router: Router<SesameRequestContext>) {
-        let reads = router.group("/api/admin/groups", context: SignedInRequestContext.self)
-        let writes = router.group("/api/admin/groups", context: RecentlySignedInRequestContext.self)
+    /// The scope an admin API token needs for these routes.
+    package static let scope = AdminScope("groups")
 
-        reads.get("") { _, context in
-            try await requireAdmin(context.user)
+    /// Registers the routes on the admin API's group (`/api/admin`, behind `AdminMiddleware`).
+    package func register(admin: RouterGroup<AdminRequestContext>) {
+        let groups = admin.group("groups")
+        groups.get("") { _, context in
+            try context.admin.require(Self.scope)
             var groups: [GroupBody] = []
             for group in try await service.store.groups() { groups.append(try await body(group)) }
             return GroupListBody(groups: groups)
         }
-        reads.get("/{slug}") { _, context in
-            try await requireAdmin(context.user)
+        groups.get("{slug}") { _, context in
+            try context.admin.require(Self.scope)
             let group = try await service.group(try context.parameters.require("slug"))
             let members = try await service.members(slug: group.slug).map {
                 MemberBody(userId: $0.userID, username: $0.username, addedAt: $0.addedAt)
             }
             return GroupDetailBody(group: try await body(group), members: members)
         }
-        writes.post("") { request, context in
-            try await requireAdmin(context.user)
+        groups.post("") { request, context in
+            try context.admin.require(Self.scope)
             let new = try await request.decode(as: NewGroup.self, context: context)
             let group = try await service.add(
-                slug: new.slug, name: new.name, claims: Self.claimsText(new.claims),
-                by: .admin(context.user, clientAddress: context.clientAddress))
+                slug: new.slug, name: new.name, claims: Self.claimsText(new.claims), by: context.actor)
             return EditedResponse(status: .created, response: try await body(group))
         }
-        writes.patch("/{slug}") { request, context in
-            try await requireAdmin(context.user)
+        groups.patch("{slug}") { request, context in
+            try context.admin.require(Self.scope)
             let change = try await request.decode(as: GroupChange.self, context: context)
             let group = try await service.update(
                 slug: try context.parameters.require("slug"), name: change.name,
-                claims: Self.claimsText(change.claims), by: .admin(context.user, clientAddress: context.clientAddress))
+                claims: Self.claimsText(change.claims), by: context.actor)
             return try await body(group)
         }
-        writes.delete("/{slug}") { _, context in
-            try await requireAdmin(context.user)
-            try await service.remove(
-                slug: try context.parameters.require("slug"),
-                by: .admin(context.user, clientAddress: context.clientAddress))
+        groups.delete("{slug}") { _, context in
+            try context.admin.require(Self.scope)
+            try await service.remove(slug: try context.parameters.require("slug"), by: context.actor)
             return Response(status: .noContent)
         }
-        writes.put("/{slug}/members/{user}") { _, context in
-            try await requireAdmin(context.user)
+        groups.put("{slug}/members/{user}") { _, context in
+            try context.admin.require(Self.scope)
             let slug = try context.parameters.require("slug")
-            let user = try await service.addMember(
-                try context.parameters.require("user"), to: slug,
-                by: .admin(context.user, clientAddress: context.clientAddress))
+            let user = try await service.addMember(try context.parameters.require("user"), to: slug, by: context.actor)
             return EditedResponse(
                 status: .created, response: MemberBody(userId: user.id, username: user.username, addedAt: sesame.now))
         }
-        writes.delete("/{slug}/members/{user}") { _, context in
-            try await requireAdmin(context.user)
+        groups.delete("{slug}/members/{user}") { _, context in
+            try context.admin.require(Self.scope)
             _ = try await service.removeMember(
                 try context.parameters.require("user"), from: try context.parameters.require("slug"),
-                by: .admin(context.user, clientAddress: context.clientAddress))
+                by: context.actor)
             return Response(status: .noContent)
         }
     }

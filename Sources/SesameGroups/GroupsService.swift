@@ -3,12 +3,8 @@ import SQLKit
 import SesameCore
 import WebAuthn
 
-/// Who changes groups: an operator at the command line (`sesame groups`, client address `cli`), or an admin through
-/// the admin API (their account and address). The audit event of every change names them.
-package enum GroupsActor: Sendable {
-    case commandLine
-    case admin(User, clientAddress: String)
-}
+/// Who changes groups: an operator at the command line (`sesame groups`), or an admin through the admin API.
+package typealias GroupsActor = AdminActor
 
 /// The rules for groups and memberships, before the store: slugs checked (`GroupSlugs`), names 1 to 64 characters,
 /// custom claims checked (`GroupClaims`), accounts found by username or id; every change audited with its actor.
@@ -39,17 +35,7 @@ package struct GroupsService: Sendable {
     private func event(
         _ kind: AuditKind, _ actor: GroupsActor, member: User?, slug: String, now: Date
     ) -> AuditEvent {
-        switch actor {
-        case .commandLine:
-            var event = AuditEvent.byOperator(kind, .success, user: member, detail: slug)
-            event.at = now
-            return event
-        case .admin(let admin, let address):
-            let subject = member ?? admin
-            return AuditEvent(
-                at: now, kind: kind.rawValue, outcome: AuditOutcome.success.rawValue, userID: subject.id,
-                username: subject.username, clientAddress: address, detail: "\(slug) by admin \(admin.username)")
-        }
+        actor.event(kind, subject: member, detail: slug, at: now)
     }
 
     /// Finds an account by username (any case) or id, or `account_not_found`.

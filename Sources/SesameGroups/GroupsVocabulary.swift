@@ -17,8 +17,6 @@ extension APIErrorCode {
     package static let membershipUnchanged = APIErrorCode("membership_unchanged")
     /// No account has that username or id.
     package static let accountNotFound = APIErrorCode("account_not_found")
-    /// The admin API is for members of the `adminGroup` group.
-    package static let notAnAdmin = APIErrorCode("not_an_admin")
 }
 
 extension AuditKind {
@@ -40,7 +38,7 @@ extension Vocabulary {
         owner: "SesameGroups",
         errorCodes: [
             .invalidGroupSlug, .invalidGroupName, .invalidGroupClaims, .groupNotFound, .groupExists,
-            .membershipUnchanged, .accountNotFound, .notAnAdmin,
+            .membershipUnchanged, .accountNotFound,
         ],
         auditKinds: [.groupAdded, .groupChanged, .groupRemoved, .groupMemberAdded, .groupMemberRemoved],
         settings: ServerConfiguration.groupsSettings

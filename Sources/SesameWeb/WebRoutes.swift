@@ -138,7 +138,11 @@ package struct WebRoutes {
     ]
 
     package static func loadStaticFiles() throws -> [String: StaticFile] {
-        let directory = try resourceDirectory("static")
+        try loadStaticFiles(in: try resourceDirectory("static"))
+    }
+
+    /// The files of a folder whose type is one of `contentTypes`, each with an ETag of its bytes.
+    package static func loadStaticFiles(in directory: URL) throws -> [String: StaticFile] {
         var files: [String: StaticFile] = [:]
         for url in try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil) {
             let name = url.lastPathComponent

@@ -177,14 +177,15 @@ import WebAuthn
     @Test(arguments: TestDatabase.all)
     func theAdminAPIIsForMembersOfTheAdminGroup(_ db: TestDatabase) async throws {
         let server = TestServer(db)
-        let ada = try await server.seedUser("ada", password: "correct horse battery")
         let bob = try await server.seedUser("bob", password: "correct horse battery")
-        try await server.withStore { store in
-            let admin = GroupsAdmin(store: store)
-            try await admin.add("admins", name: nil, claims: nil)
-            try await admin.addMember("ada", to: "admins")
-        }
         try await server.app().test(.router) { client in
+            // The admin API needs a passkey sign-in (`AdminGate`); ada signs up with one.
+            let (session, _) = try await signUpWithPasskey(client, "ada")
+            try await server.withStore { store in
+                let admin = GroupsAdmin(store: store)
+                try await admin.add("admins", name: nil, claims: nil)
+                try await admin.addMember("ada", to: "admins")
+            }
             let bobSession = try await signInWithPassword(client, "bob", "correct horse battery")
             let refused = try await client.json("/api/admin/groups", headers: bobSession.bearerHeaders)
             #expect(refused.status == .forbidden && refused.errorCode == "not_an_admin")
@@ -193,15 +194,18 @@ import WebAuthn
             #expect(refusedWrite.status == .forbidden && refusedWrite.errorCode == "not_an_admin")
             #expect(try await client.json("/api/admin/groups").status == .unauthorized)
 
-            let session = try await signInWithPassword(client, "ada", "correct horse battery")
             // A cookie without its CSRF header writes nothing.
             let forged = try await client.json(
                 "/api/admin/groups", .post, body: #"{"slug": "family"}"#, headers: [.cookie: session.cookie])
             #expect(forged.status == .forbidden && forged.errorCode == "csrf_check_failed")
+            // With the session's CSRF header but not the console's own, still nothing.
+            let halfForged = try await client.json(
+                "/api/admin/groups", .post, body: #"{"slug": "family"}"#, headers: session.cookieHeaders)
+            #expect(halfForged.status == .forbidden && halfForged.errorCode == "csrf_check_failed")
             let created = try await client.json(
                 "/api/admin/groups", .post,
                 body: #"{"slug": "family", "name": "Family", "claims": {"roles": ["viewer"]}}"#,
-                headers: session.cookieHeaders)
+                headers: session.bearerHeaders)
             #expect(created.status == .created, "\(created.text)")
             #expect(created.object["slug"] as? String == "family")
             #expect((created.object["claims"] as? [String: Any])?["roles"] as? [String] == ["viewer"])
@@ -252,7 +256,6 @@ import WebAuthn
             #expect(events.count == 5)
             #expect(events.allSatisfy { $0.detail.hasSuffix("by admin ada") && $0.clientAddress == "192.0.2.1" })
             #expect(events.first { $0.kind == "group.member_added" }?.userID == bob.id)
-            _ = ada
 
             // Taken out of the admin group, the admin is refused at once.
             try await server.withStore { store in

@@ -5,6 +5,7 @@ import Testing
 import WebAuthn
 
 @testable import SesameServer
+import SesameConsole
 @testable import SesameCore
 @testable import SesameSecondFactors
 @testable import SesameIdentityProvider
@@ -84,7 +85,7 @@ import WebAuthn
 
     @Test func aWordTwoPartsDeclareIsRefused() {
         #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
-        #expect(Vocabulary.parts.count == 15)
+        #expect(Vocabulary.parts.count == 16)
         let server = Vocabulary.server
         #expect(Set(server.errorCodes).count == server.errorCodes.count)
         #expect(Set(server.auditKinds).count == server.auditKinds.count)
@@ -260,9 +261,11 @@ import WebAuthn
     }
 
     /// Routes for people rather than programs: pages and their static files. They are not API operations.
-    static let pageRoutes: Set<String> = [
-        "GET /", "GET /signin", "GET /signup", "GET /account", "GET /account/email/verify", "GET /static/{name}",
-    ]
+    static let pageRoutes: Set<String> = Set(
+        [
+            "GET /", "GET /signin", "GET /signup", "GET /account", "GET /account/email/verify", "GET /static/{name}",
+            "GET /console", "GET /console/static/{name}",
+        ] + ConsoleRoutes.pages.map { "GET /console/\($0.slug)" })
 
     @Test func theOpenAPIDocumentDescribesEveryRouteAndNoOthers() async throws {
         let routes = try await Self.routerRoutes()

@@ -24,6 +24,9 @@ public struct SesameRequestContext: RequestContext {
     package var reauthenticationWindow = 0
     /// Client address after the `X-Forwarded-For` policy; set by `SessionMiddleware`.
     package var clientAddress: String
+    /// Set by `AdminMiddleware` on the admin routes: who the gate let in, or why it did not.
+    package var admin: AdminPrincipal?
+    package var adminRefusal: APIError?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

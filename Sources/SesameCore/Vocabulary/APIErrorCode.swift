@@ -30,6 +30,13 @@ extension APIErrorCode {
     /// A limited session (`SessionLimitation`) asked for something it may not do.
     package static let sessionLimited = APIErrorCode("session_limited")
     package static let tooManyAttempts = APIErrorCode("too_many_attempts")
+    // The admin API and the console (`AdminGate`)
+    /// The admin API and the console are for members of the `adminGroup` group.
+    package static let notAnAdmin = APIErrorCode("not_an_admin")
+    /// The admin API and the console need a session signed in (or re-authenticated) with a passkey.
+    package static let passkeyRequired = APIErrorCode("passkey_required")
+    /// An admin API token without the scope the route needs.
+    package static let adminScopeMissing = APIErrorCode("admin_scope_missing")
     // Ceremonies and ways in, shared by features that do not import each other
     package static let challengeInvalid = APIErrorCode("challenge_invalid")
     package static let lastWayIn = APIErrorCode("last_way_in")

@@ -90,7 +90,8 @@ extension Vocabulary {
         errorCodes: [
             .malformedJSON, .unsupportedMediaType, .bodyTooLarge, .badRequest, .notFound, .methodNotAllowed,
             .invalidClientData, .unauthenticated, .csrfCheckFailed, .originNotAllowed, .accountDisabled,
-            .reauthenticationRequired, .sessionLimited, .tooManyAttempts, .challengeInvalid, .lastWayIn, .internalError,
+            .reauthenticationRequired, .sessionLimited, .tooManyAttempts, .notAnAdmin, .passkeyRequired,
+            .adminScopeMissing, .challengeInvalid, .lastWayIn, .internalError,
             .unavailable,
             .storageFull,
         ],

@@ -6,6 +6,7 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 import WebAuthn
+import SesameConsole
 import SesameCore
 import SesameWeb
 import SesameMail
@@ -251,7 +252,15 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     EmailRoutes(sesame: core, store: sesame.store).register(on: router)
-    GroupsRoutes(sesame: core, store: sesame.store).register(on: router)
+    // The admin API and the console, behind the one admin gate.
+    let gate = AdminGate(
+        adminGroup: core.configuration.adminGroup, window: core.configuration.consoleReauthenticationWindow,
+        groups: core.accountGroups, tokens: NoAdminTokens(), sessions: core.sessions, clock: core.clock)
+    let adminAPI = router.group("/api/admin").add(middleware: AdminMiddleware(gate: gate))
+        .group(context: AdminRequestContext.self)
+    GroupsRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    ConsoleRoutes(sesame: core, gate: gate).register(
+        console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)
     IdentityProviderRoutes(
         sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens

@@ -1,5 +1,6 @@
 import Foundation
 import SesameAccount
+import SesameConsole
 import SesameCore
 import SesameEmail
 import SesameForwardAuth
@@ -20,7 +21,7 @@ extension Vocabulary {
     /// docs/configuration.md and `--help`).
     package static let parts: [Vocabulary] = [
         .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .email,
-        .identityProvider, .groups, .forwardAuth, .keychainSync, .mail, .operations, .invitations,
+        .identityProvider, .groups, .forwardAuth, .keychainSync, .mail, .operations, .invitations, .console,
     ]
 
     /// The server's one vocabulary: every part's words, each declared once (a duplicate stops the process here).

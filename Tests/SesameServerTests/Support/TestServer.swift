@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import VirtualAuthenticator
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -239,6 +241,31 @@ func signInWithPassword(
         csrf: object["csrfToken"] as? String ?? "",
         token: object["sessionToken"] as? String ?? ""
     )
+}
+
+/// Signs up with a new passkey (a virtual authenticator that verifies the user): a session whose method is
+/// `passkey` (`acr` `phr`), as the console and the admin API need. The authenticator comes back for later
+/// ceremonies.
+@discardableResult
+func signUpWithPasskey(
+    _ client: some TestClientProtocol, _ username: String, origin: String = "http://localhost:8080",
+    cookieName: String = "sesame_session"
+) async throws -> (SignedIn, VirtualAuthenticator) {
+    let va = VirtualAuthenticator(configuration: .init(transports: ["internal"]))
+    let options = try await client.json(
+        "/api/registration/options", .post,
+        body: jsonString(["username": username, "displayName": "\(username) Example"]))
+    #expect(options.status == .ok, "\(options.text)")
+    let ceremony = HTTPField.Name("Sesame-Ceremony")!
+    let created = try va.create(optionsJSON: Array(options.body.readableBytesView), origin: origin)
+    let response = try await client.json(
+        "/api/registration", .post, body: #"{"credential":"# + String(decoding: created.json, as: UTF8.self) + "}",
+        headers: [ceremony: options.headers[ceremony] ?? ""])
+    #expect(response.status == .ok || response.status == .created, "\(response.text)")
+    let signedIn = SignedIn(
+        cookie: response.cookie(named: cookieName) ?? "", csrf: response.object["csrfToken"] as? String ?? "",
+        token: response.object["sessionToken"] as? String ?? "")
+    return (signedIn, va)
 }
 
 typealias SignInChallenges = ServerConfiguration.SignInChallenges

@@ -55,6 +55,9 @@ const messages = {
   // Who is asking
   unauthenticated: "You’re signed out. Sign in again to continue.",
   csrf_check_failed: "Your session on this page expired. Reload the page and try again.",
+  not_an_admin: "Only administrators can do this.",
+  passkey_required: "Confirm it’s you with your passkey to open the console.",
+  admin_scope_missing: "This admin token isn’t allowed to do that.",
   origin_not_allowed: "This request came from a page this site doesn’t serve.",
   host_not_allowed: "This site doesn’t sign people in to that address.",
   invalid_credentials: "That username and password don’t match. Check them and try again.",
@@ -100,7 +103,6 @@ const messages = {
   group_exists: "A group with that name exists already.",
   membership_unchanged: "Nothing changed: that account already was (or wasn’t) in the group.",
   account_not_found: "There’s no account with that name.",
-  not_an_admin: "Only administrators can do this.",
   // Keychain sync (sent to the keychain's devices; a page sees them only if it calls those endpoints)
   keychain_device_unknown: "This keychain device isn’t enrolled with your account any more. Enroll it again.",
   keychain_device_mismatch: "This device token belongs to another keychain device.",

@@ -11,14 +11,16 @@ let pending = null; // { token, factors } while a second step is open
 
 /**
  * Where to go after signing in: the `return` link an application's sign-in request came with, else the account
- * page. Only three of this site's own endpoints are accepted, as paths on this origin: the authorization endpoint,
- * the device page, and forward auth's return endpoint (which checks the address it goes on to against the
- * configured domains itself). Anything else, including `//host` and `/\host` forms, goes to the account page.
+ * page. Only four of this site's own places are accepted, as paths on this origin: the authorization endpoint,
+ * the device page, forward auth's return endpoint (which checks the address it goes on to against the configured
+ * domains itself) and the operators' console. Anything else, including `//host` and `/\host` forms, goes to the
+ * account page.
  */
 export function returnTarget(search) {
   const target = new URLSearchParams(search).get("return");
   if (typeof target !== "string") return "/account";
-  if (target === "/device") return target;
+  if (target === "/device" || target === "/console") return target;
+  if (/^\/console\/[a-z0-9-]+(\/[A-Za-z0-9_-]+)?$/.test(target)) return target;
   return ["/oauth/authorize?", "/device?", "/forward-auth/return?"].some((prefix) => target.startsWith(prefix)) ? target : "/account";
 }
 

@@ -1,0 +1,188 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import SesameBytes
+import SesameCore
+import SesameWeb
+
+/// One page of the console: `/console/<slug>`, its body in `templates/<slug>.html` and its script
+/// `static/console-<slug>.js`. Pages are listed in `ConsoleRoutes.pages`, which is the navigation too.
+package struct ConsolePage: Sendable, Hashable {
+    package let slug: String
+    package let title: String
+
+    package init(_ slug: String, title: String) {
+        self.slug = slug
+        self.title = title
+    }
+}
+
+/// The operators' console (`/console/…`): server-rendered pages whose scripts call the admin JSON API
+/// (`/api/admin/…`). Every page passes the admin gate (`AdminGate`) first: signed out, it sends the visitor to sign
+/// in with a passkey and come back; a signed-in person outside the administrators' group gets a 403 page; a
+/// password session, or a passkey sign-in older than `consoleReauthenticationWindow`, gets a page that asks for the
+/// passkey inline and then shows the console. Pages carry a strict Content-Security-Policy of their own, are never
+/// cached and never framed, and hold the console's own CSRF token (`X-Console-CSRF`) besides the session's.
+package struct ConsoleRoutes: Sendable {
+    package let sesame: ServerCore
+    package let gate: AdminGate
+
+    package init(sesame: ServerCore, gate: AdminGate) {
+        self.sesame = sesame
+        self.gate = gate
+    }
+
+    /// Every page, in the navigation's order.
+    package static let pages: [ConsolePage] = []
+
+    /// Nothing but this origin's scripts, styles and images, and calls to it; no frames, forms post here only.
+    package static let contentSecurityPolicy = [
+        "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
+        "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'", "require-trusted-types-for 'script'",
+        "trusted-types 'none'",
+    ].joined(separator: "; ")
+
+    package static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy: contentSecurityPolicy,
+        .cacheControl: "no-store",
+        .init("X-Frame-Options")!: "DENY",
+        .init("X-Content-Type-Options")!: "nosniff",
+        .init("Referrer-Policy")!: "no-referrer",
+        .init("Cross-Origin-Opener-Policy")!: "same-origin",
+        .init("Cross-Origin-Resource-Policy")!: "same-origin",
+        .init("Permissions-Policy")!: "publickey-credentials-get=(self), publickey-credentials-create=()",
+    ]
+
+    /// A console resource the bundle should hold cannot be read or filled.
+    package typealias LoadError = WebRoutes.LoadError
+
+    /// The templates and static files, read once.
+    package struct Resources: Sendable {
+        package let layout: String
+        package let bodies: [String: String]
+        package let files: [String: WebRoutes.StaticFile]
+
+        package static func load() throws -> Resources {
+            guard let root = Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
+            else { throw LoadError(code: .missing, message: "the console's resources are missing from the bundle") }
+            let templates = root.appendingPathComponent("templates")
+            var bodies: [String: String] = [:]
+            for name in ConsoleRoutes.pages.map(\.slug) + ["gate"] {
+                bodies[name] = try String(
+                    contentsOf: templates.appendingPathComponent("\(name).html"), encoding: .utf8)
+            }
+            let files = try WebRoutes.loadStaticFiles(in: root.appendingPathComponent("static"))
+            return Resources(
+                layout: try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8),
+                bodies: bodies, files: files)
+        }
+    }
+
+    /// The navigation, with the current page marked.
+    package static func navigation(current: String?) -> String {
+        var html = "<ul>"
+        for page in pages {
+            let here = page.slug == current ? " aria-current=\"page\"" : ""
+            html +=
+                "<li><a href=\"/console/\(WebRoutes.escapeHTML(page.slug))\"\(here)>\(WebRoutes.escapeHTML(page.title))</a></li>"
+        }
+        return html + "</ul>"
+    }
+
+    /// A page's HTML: the layout around its body, with the tokens its scripts send.
+    package func render(
+        _ resources: Resources, body: String, title: String, script: String, current: String?,
+        csrf: String, consoleCSRF: String, values: [String: String] = [:]
+    ) throws -> String {
+        let common = [
+            "title": title, "rpName": sesame.configuration.rpName, "rpID": sesame.configuration.rpID,
+            "script": script, "csrf": csrf, "consoleCSRF": consoleCSRF,
+        ]
+        let inner = try WebRoutes.fill(body, values.merging(common) { own, _ in own })
+        // The navigation is markup made here from fixed titles; `fill` places `content` as it is.
+        let content =
+            "<nav class=\"console\" aria-label=\"Console\">\(Self.navigation(current: current))</nav>\n"
+            + "<main id=\"main\" tabindex=\"-1\">\n\(inner)</main>"
+        return try WebRoutes.fill(resources.layout, common.merging(["content": content]) { old, _ in old })
+    }
+
+    private func html(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = Self.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The gate's refusal as a page: where to sign in, a 403, or the inline passkey check.
+    private func refusal(_ error: APIError, path: String, resources: Resources, context: SesameRequestContext)
+        throws -> Response
+    {
+        switch error.code {
+        case .unauthenticated, .sessionLimited:
+            var query = URLComponents()
+            query.queryItems = [.init(name: "return", value: path), .init(name: "passkey", value: "required")]
+            return Response(
+                status: .seeOther,
+                headers: [
+                    .location: "/signin\(query.percentEncodedQuery.map { "?\($0)" } ?? "")", .cacheControl: "no-store",
+                ])
+        case .passkeyRequired, .reauthenticationRequired:
+            guard let authentication = context.authentication else { throw error }
+            let page = try render(
+                resources, body: resources.bodies["gate"] ?? "", title: "Confirm it’s you", script: "console-gate",
+                current: nil, csrf: sesame.sessions.csrfToken(for: authentication.tokenHash),
+                consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash),
+                values: ["reason": error.code == .passkeyRequired ? "passkey" : "stale", "refusal": error.message])
+            return html(.unauthorized, page)
+        default:
+            let page = try render(
+                resources, body: resources.bodies["gate"] ?? "", title: "Not for this account", script: "console-gate",
+                current: nil, csrf: "", consoleCSRF: "",
+                values: ["reason": "forbidden", "refusal": error.message])
+            return html(.forbidden, page)
+        }
+    }
+
+    /// Registers the pages on `console` (the `/console` group behind `AdminMiddleware`) and their static files.
+    package func register(console: RouterGroup<SesameRequestContext>) {
+        let resources: Resources?
+        do { resources = try Resources.load() } catch {
+            sesame.logger.error("console not loaded", metadata: ["reason": .string(String(describing: error))])
+            resources = nil
+        }
+        console.get("") { _, _ in
+            Response(
+                status: .seeOther,
+                headers: [.location: "/console/\(Self.pages.first?.slug ?? "")", .cacheControl: "no-store"])
+        }
+        for page in Self.pages {
+            console.get(RouterPath(page.slug)) { request, context in
+                guard let resources else { throw APIError.unavailable }
+                guard let admin = context.admin else {
+                    return try refusal(
+                        context.adminRefusal ?? .unauthenticated, path: request.uri.path, resources: resources,
+                        context: context)
+                }
+                guard case .session(let authentication) = admin.via else {
+                    // Pages are for people; a token reaches the JSON API only.
+                    return try refusal(
+                        APIError(.forbidden, .notAnAdmin, "The console is for people; tokens use the admin API."),
+                        path: request.uri.path, resources: resources, context: context)
+                }
+                return html(
+                    .ok,
+                    try render(
+                        resources, body: resources.bodies[page.slug] ?? "", title: page.title,
+                        script: "console-\(page.slug)", current: page.slug,
+                        csrf: sesame.sessions.csrfToken(for: authentication.tokenHash),
+                        consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash)))
+            }
+        }
+        console.get("static/{name}") { request, context -> Response in
+            guard let file = resources?.files[try context.parameters.require("name")] else { throw APIError.notFound }
+            var headers: HTTPFields = [.contentType: file.contentType, .eTag: file.etag, .cacheControl: "no-cache"]
+            if file.contentType.hasPrefix("image/svg") { headers[.contentSecurityPolicy] = "default-src 'none'" }
+            if request.headers[.ifNoneMatch] == file.etag { return Response(status: .notModified, headers: headers) }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: file.bytes))
+        }
+    }
+}

@@ -1,0 +1,22 @@
+// The console's gate page: for a password session or a passkey sign-in older than the console's window, one button
+// asks for the passkey and then shows the page that was asked for.
+
+import { confirmWithPasskey, say } from "./console.js";
+
+const section = document.querySelector("section.gate");
+const confirm = document.getElementById("confirm");
+if (section && confirm && (section.dataset.reason === "passkey" || section.dataset.reason === "stale")) {
+  confirm.hidden = false;
+  document.getElementById("reauthenticate").addEventListener("click", async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    say("Waiting for your passkey…");
+    if (await confirmWithPasskey()) {
+      say("Confirmed. Opening the console…", "success");
+      location.reload();
+    } else {
+      say("That didn’t work. Try again, or use another passkey of this account.", "error");
+      button.disabled = false;
+    }
+  });
+}

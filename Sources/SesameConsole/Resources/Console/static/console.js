@@ -1,0 +1,117 @@
+// What every console page shares: calls to the admin API with both CSRF tokens, the inline passkey check when the
+// console's window has passed, and small DOM helpers that never parse HTML.
+
+import { requestOptions, credentialJSON } from "/static/webauthn.js";
+
+function meta(name) {
+  const element = document.querySelector(`meta[name="${name}"]`);
+  return element ? element.getAttribute("content") : "";
+}
+
+/** An admin API failure: `code` is the API's error code, `status` the HTTP status. */
+export class AdminFailure extends Error {
+  constructor(status, code, message, data) {
+    super(message || "Something went wrong. Please try again.");
+    this.name = "AdminFailure";
+    this.status = status;
+    this.code = code;
+    this.data = data && typeof data === "object" ? data : {};
+  }
+}
+
+async function send(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && method !== "HEAD") {
+    headers["X-CSRF-Token"] = meta("sesame-csrf");
+    headers["X-Console-CSRF"] = meta("sesame-console-csrf");
+  }
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+  } catch {
+    throw new AdminFailure(0, "network", "Can’t reach the server. Check your connection and try again.");
+  }
+  const type = response.headers.get("Content-Type") || "";
+  let data = null;
+  if (type.includes("json")) {
+    try {
+      data = await response.json();
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    throw new AdminFailure(response.status, data && data.error, data && data.message, data);
+  }
+  return data;
+}
+
+/** Proves the administrator is still here with a passkey (`/api/session/reauthenticate`); false if not. */
+export async function confirmWithPasskey() {
+  if (!window.PublicKeyCredential || !navigator.credentials) return false;
+  try {
+    const options = await send("POST", "/api/session/reauthenticate/options", {});
+    const credential = await navigator.credentials.get({ publicKey: requestOptions(options) });
+    if (!credential) return false;
+    await send("POST", "/api/session/reauthenticate", { credential: credentialJSON(credential) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `method path` on the admin API, resolving to the parsed JSON answer. When the console's window has passed
+ * (`reauthentication_required`, `passkey_required`), the passkey is asked for once and the call sent again.
+ */
+export async function admin(method, path, body) {
+  try {
+    return await send(method, path, body);
+  } catch (failure) {
+    if (!(failure instanceof AdminFailure)) throw failure;
+    if (failure.code !== "reauthentication_required" && failure.code !== "passkey_required") throw failure;
+    if (!(await confirmWithPasskey())) throw failure;
+    return send(method, path, body);
+  }
+}
+
+/** `<tag class=...>text</tag>` without parsing HTML. */
+export function el(tag, options = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Says something in the page's status line (`role=status`), or as an alert when it is an error. */
+export function say(text, kind = "info") {
+  const status = document.getElementById("status");
+  if (!status) return;
+  status.textContent = text;
+  status.dataset.kind = kind;
+  status.setAttribute("role", kind === "error" ? "alert" : "status");
+}
+
+/** A date for people, in the browser's locale. */
+export function formatDate(value) {
+  if (!value) return "never";
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return "unknown";
+  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
