@@ -206,6 +206,7 @@ let package = Package(
             dependencies: [
                 "SesameCore",
                 "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
@@ -336,6 +337,7 @@ let package = Package(
             name: "SesameInvitations",
             dependencies: [
                 "SesameCore", "SesameEmail", "SesameBytes", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict
@@ -358,7 +360,7 @@ let package = Package(
                 "SesameCore", "SesameWeb", "SesameBytes",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
-            resources: [.copy("Resources/Console")],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // reverse-proxy sign-in.

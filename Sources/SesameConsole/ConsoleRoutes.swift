@@ -33,7 +33,12 @@ package struct ConsoleRoutes: Sendable {
     }
 
     /// Every page, in the navigation's order.
-    package static let pages: [ConsolePage] = []
+    package static let pages: [ConsolePage] = [
+        ConsolePage("groups", title: "Groups"), ConsolePage("invitations", title: "Invitations"),
+        ConsolePage("apps", title: "Apps"), ConsolePage("forward-auth", title: "Forward-auth rules"),
+        ConsolePage("keys", title: "Signing keys"), ConsolePage("metadata", title: "FIDO metadata"),
+        ConsolePage("settings", title: "Settings"),
+    ]
 
     /// Nothing but this origin's scripts, styles and images, and calls to it; no frames, forms post here only.
     package static let contentSecurityPolicy = [

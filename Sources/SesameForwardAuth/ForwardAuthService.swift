@@ -101,13 +101,18 @@ package struct ForwardAuthService: Sendable {
     }
 
     package func decide(_ match: ForwardAuthRules.Match, _ authentication: Authentication?) async throws -> Decision {
+        try await decide(match, userID: authentication?.user.id)
+    }
+
+    /// `decide` for an account by its id (nil: no one signed in); the admin API's rule test asks this too.
+    package func decide(_ match: ForwardAuthRules.Match, userID: String?) async throws -> Decision {
         switch match {
         case .refused: return .denied
         case .rule(let rule) where rule.policy == .nobody: return .denied
         default: break
         }
-        guard let authentication else { return .signIn }
-        let slugs = try await groups.groupSlugs(userID: authentication.user.id)
+        guard let userID else { return .signIn }
+        let slugs = try await groups.groupSlugs(userID: userID)
         if case .rule(let rule) = match, rule.policy == .groups, !rule.groups.contains(where: slugs.contains) {
             return .denied
         }

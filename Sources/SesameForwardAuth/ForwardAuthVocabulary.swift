@@ -2,6 +2,8 @@ import SesameCore
 
 extension APIErrorCode {
     package static let hostNotAllowed = APIErrorCode("host_not_allowed")
+    /// The admin API's rule test was given a URL it cannot read or a username no account has.
+    package static let invalidForwardAuthTest = APIErrorCode("invalid_forward_auth_test")
 }
 
 extension APIError {
@@ -25,7 +27,7 @@ extension Vocabulary {
     package static let forwardAuth = Vocabulary(
         owner: "SesameForwardAuth",
         errorCodes: [
-            .hostNotAllowed
+            .hostNotAllowed, .invalidForwardAuthTest,
         ],
         auditKinds: [
             .forwardAuthSignedIn

@@ -15,10 +15,10 @@ extension ClientRegistry {
                 guard existing != wanted else { continue }
                 var replacement = wanted
                 replacement.createdAt = createdAt
-                try await store.updateClient(replacement)
+                try await store.updateClient(replacement, audit: nil)
                 updated.append(declaration.id)
             } else {
-                try await store.createClient(wanted)
+                try await store.createClient(wanted, audit: nil)
                 created.append(declaration.id)
             }
         }

@@ -67,14 +67,39 @@ package struct ClientRegistry: Sendable {
         }
     }
 
-    /// Registers a client; returns it and its secret (nil for a public client), which is never shown again.
-    package func add(_ registration: Registration, now: Date) async throws -> (OAuthClient, String?) {
+    /// Registers a client; returns it and its secret (nil for a public client), which is never shown again. `audit`
+    /// makes the event of the change from the new client's id, written in the same transaction.
+    package func add(
+        _ registration: Registration, now: Date, audit: (String) -> AuditEvent? = { _ in nil }
+    ) async throws -> (OAuthClient, String?) {
+        let registration = try Self.checked(registration)
+        let secret =
+            registration.isPublic || registration.jwks != nil
+            ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
+        let client = OAuthClient(
+            id: "sesame_" + Base64URL.encode(Secrets.random(12)), name: registration.name,
+            secretHash: secret.map { Secrets.sha256($0) },
+            redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
+            backchannelLogoutURI: registration.backchannelLogoutURI, firstParty: registration.firstParty,
+            idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, pairwiseSubject: registration.pairwiseSubject,
+            jwks: registration.jwks, allowedGroups: registration.allowedGroups,
+            idTokenClaims: registration.idTokenClaims, createdAt: now
+        )
+        try await store.createClient(client, audit: audit(client.id))
+        return (client, secret)
+    }
+
+    /// The registration rules, for a new client and for a change to one: a name of 1 to 64 characters (trimmed), at
+    /// least one redirect URI, every URI one Sesame accepts, a pairwise client's redirect URIs on one host, a JWK
+    /// set that parses, allowed groups that follow the slug rule. An `AdminError` says what is wrong.
+    package static func checked(_ registration: Registration) throws -> Registration {
+        var registration = registration
         let name = registration.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 64 else {
             throw AdminError(description: "give the client a name of 1 to 64 characters")
         }
         guard !registration.redirectURIs.isEmpty else {
-            throw AdminError(description: "give at least one --redirect-uri")
+            throw AdminError(description: "give at least one redirect URI (--redirect-uri)")
         }
         for uri in registration.redirectURIs + registration.postLogoutRedirectURIs
             + [registration.backchannelLogoutURI].compactMap({ $0 })
@@ -96,27 +121,16 @@ package struct ClientRegistry: Sendable {
                 throw AdminError(description: "the JWK set is refused: \(error)")
             }
         }
-        let allowedGroups = try Self.checkAllowedGroups(registration.allowedGroups)
-        let secret =
-            registration.isPublic || registration.jwks != nil
-            ? nil : "sesame_cs_" + Base64URL.encode(Secrets.random(32))
-        let client = OAuthClient(
-            id: "sesame_" + Base64URL.encode(Secrets.random(12)), name: name,
-            secretHash: secret.map { Secrets.sha256($0) },
-            redirectURIs: registration.redirectURIs, postLogoutRedirectURIs: registration.postLogoutRedirectURIs,
-            backchannelLogoutURI: registration.backchannelLogoutURI, firstParty: registration.firstParty,
-            idTokenAlgorithm: registration.idTokenAlgorithm.rawValue, pairwiseSubject: registration.pairwiseSubject,
-            jwks: registration.jwks, allowedGroups: allowedGroups, idTokenClaims: registration.idTokenClaims,
-            createdAt: now
-        )
-        try await store.createClient(client)
-        return (client, secret)
+        registration.allowedGroups = try Self.checkAllowedGroups(registration.allowedGroups)
+        registration.name = name
+        return registration
     }
 
-    /// A new secret for a confidential client; the old one stops working at once.
-    package func rotateSecret(id: String) async throws -> String {
+    /// A new secret for a confidential client; the old one stops working at once. `audit` is written in the same
+    /// transaction.
+    package func rotateSecret(id: String, audit: AuditEvent? = nil) async throws -> String {
         let secret = "sesame_cs_" + Base64URL.encode(Secrets.random(32))
-        guard try await store.setClientSecret(id: id, secretHash: Secrets.sha256(secret)) else {
+        guard try await store.setClientSecret(id: id, secretHash: Secrets.sha256(secret), audit: audit) else {
             throw AdminError(description: "no confidential client \(id.prefix(64))")
         }
         return secret

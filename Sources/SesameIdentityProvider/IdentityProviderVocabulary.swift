@@ -24,6 +24,12 @@ extension OAuthErrorCode {
     package static let expiredToken = OAuthErrorCode("expired_token")
 }
 
+extension APIErrorCode {
+    /// The admin API refused an application's registration or change (the message says which rule).
+    package static let invalidApp = APIErrorCode("invalid_app")
+    package static let appNotFound = APIErrorCode("app_not_found")
+}
+
 extension OAuthError {
     package static func invalidClient(basic: Bool) -> OAuthError {
         OAuthError(
@@ -66,6 +72,7 @@ extension Vocabulary {
     /// The words `SesameIdentityProvider` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let identityProvider = Vocabulary(
         owner: "SesameIdentityProvider",
+        errorCodes: [.invalidApp, .appNotFound],
         oauthErrorCodes: [
             .invalidRequest, .invalidClient, .invalidGrant, .unauthorizedClient, .unsupportedGrantType,
             .unsupportedResponseType, .invalidScope, .accessDenied, .invalidToken, .loginRequired, .consentRequired,

@@ -85,15 +85,19 @@ package final class SigningKeyring: Sendable {
         try await tokenKeys().verify(token, as: Claims.self)
     }
 
-    /// `sesame signing-keys rotate`: a new current key for each algorithm; the old ones retire.
-    package func rotate() async throws -> [String] {
+    /// `sesame signing-keys rotate` and the admin API's rotation: a new current key for each algorithm, the old
+    /// ones retiring, and the audit event `audit` makes of the new keys (`ES256 <kid>, RS256 <kid>`), in one
+    /// transaction.
+    package func rotate(audit: (_ made: String, _ at: Date) -> AuditEvent?) async throws -> [String] {
         let now = clock.now()
         var made: [String] = []
+        var sealed: [StoredSigningKey] = []
         for algorithm in IDTokenAlgorithm.allCases {
             let key = try SigningKey.generate(algorithm, now: now)
-            try await store.addSigningKey(try seal(key))
+            sealed.append(try seal(key))
             made.append("\(algorithm.rawValue) \(key.kid)")
         }
+        try await store.addSigningKeys(sealed, audit: audit(made.joined(separator: ", "), now))
         cache.withLock { $0 = nil }
         return made
     }

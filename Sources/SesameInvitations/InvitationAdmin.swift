@@ -41,10 +41,12 @@ package struct InvitationAdmin: Sendable {
     }
 
     /// Makes an invitation: its groups must exist (`AccountGroups.unknownSlugs`), its address be one mail can go to.
-    /// With an address, the mail is written to the outbox in the invitation's transaction.
-    package func create(email: String?, groups slugs: [String], lifetime: TimeInterval, at now: Date) async throws
-        -> Created
-    {
+    /// With an address, the mail is written to the outbox in the invitation's transaction. The audit events name
+    /// `actor` (the command line, or an admin through the admin API).
+    package func create(
+        email: String?, groups slugs: [String], lifetime: TimeInterval, at now: Date,
+        by actor: AdminActor = .commandLine
+    ) async throws -> Created {
         var seen = Set<String>()
         let slugs = slugs.filter { seen.insert($0).inserted }
         let unknown = try await groups.unknownSlugs(slugs)
@@ -66,17 +68,12 @@ package struct InvitationAdmin: Sendable {
         let record = InvitationRecord(
             id: id, secretHash: hash, email: address, groups: slugs, createdAt: now, expiresAt: expiresAt)
         var events = [
-            AuditEvent(
-                at: now, kind: AuditKind.invitationCreated.rawValue, outcome: AuditOutcome.success.rawValue,
-                userID: nil, username: nil, clientAddress: "cli",
-                detail: slugs.isEmpty ? id : id + " groups=" + slugs.joined(separator: ","))
+            actor.event(
+                .invitationCreated, subject: nil,
+                detail: slugs.isEmpty ? id : id + " groups=" + slugs.joined(separator: ","),
+                at: now)
         ]
-        if address != nil {
-            events.append(
-                AuditEvent(
-                    at: now, kind: AuditKind.invitationMailed.rawValue, outcome: AuditOutcome.success.rawValue,
-                    userID: nil, username: nil, clientAddress: "cli", detail: id))
-        }
+        if address != nil { events.append(actor.event(.invitationMailed, subject: nil, detail: id, at: now)) }
         let mail = address.map { mails.invitation(to: $0, token: token, expiresAt: expiresAt) }
         try await store.createInvitation(record, mail: mail, mailKind: InvitationMails.kind, audit: events)
         return Created(id: id, link: mails.link(token: token), expiresAt: expiresAt, mailed: mail != nil)
@@ -93,10 +90,8 @@ package struct InvitationAdmin: Sendable {
         }
     }
 
-    package func revoke(id: String, at now: Date) async throws {
-        let event = AuditEvent(
-            at: now, kind: AuditKind.invitationRevoked.rawValue, outcome: AuditOutcome.success.rawValue, userID: nil,
-            username: nil, clientAddress: "cli", detail: id)
+    package func revoke(id: String, at now: Date, by actor: AdminActor = .commandLine) async throws {
+        let event = actor.event(.invitationRevoked, subject: nil, detail: id, at: now)
         guard try await store.revokeInvitation(id: id, at: now, audit: event) else {
             throw AdminError(description: "no usable invitation \(id.prefix(32)) (see sesame invites list)")
         }

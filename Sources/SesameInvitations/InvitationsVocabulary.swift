@@ -2,6 +2,9 @@ import SesameCore
 
 extension APIErrorCode {
     package static let invitationInvalid = APIErrorCode("invitation_invalid")
+    /// The admin API refused to make an invitation (the message says which rule).
+    package static let invitationRefused = APIErrorCode("invitation_refused")
+    package static let invitationNotFound = APIErrorCode("invitation_not_found")
 }
 
 extension APIError {
@@ -31,7 +34,7 @@ extension Vocabulary {
     /// The words `SesameInvitations` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let invitations = Vocabulary(
         owner: "SesameInvitations",
-        errorCodes: [.invitationInvalid],
+        errorCodes: [.invitationInvalid, .invitationRefused, .invitationNotFound],
         auditKinds: [.invitationCreated, .invitationMailed, .invitationUsed, .invitationRevoked],
         guessableSecrets: [.invitation]
     )

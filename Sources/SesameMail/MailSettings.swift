@@ -78,7 +78,8 @@ extension ServerConfiguration {
         Setting(
             key: "smtpUrl", flag: "--smtp-url", environment: "SESAME_SMTP_URL", defaultValue: "(none)",
             help:
-                "smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS) or smtps://… (TLS); without one, mail is printed on http origins only."
+                "smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS) or smtps://… (TLS); without one, mail is printed on http origins only.",
+            secret: true
         ) { c, v throws(ConfigurationError) in c.smtpURL = v },
         Setting(
             key: "smtpFrom", flag: "--smtp-from", environment: "SESAME_SMTP_FROM",
@@ -88,7 +89,7 @@ extension ServerConfiguration {
         Setting(
             key: "smtpPasswordFile", flag: "--smtp-password-file", environment: "SESAME_SMTP_PASSWORD_FILE",
             defaultValue: "(none)",
-            help: "A file holding the relay's password, in place of one in smtp-url."
+            help: "A file holding the relay's password, in place of one in smtp-url.", secret: true
         ) { c, v throws(ConfigurationError) in c.smtpPasswordFile = v },
         Setting(
             key: "smtpCaFile", flag: "--smtp-ca-file", environment: "SESAME_SMTP_CA_FILE",

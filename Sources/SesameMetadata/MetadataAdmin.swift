@@ -23,7 +23,24 @@ public struct MetadataAdmin: Sendable {
         public init(jwt: String) { self.jwt = jwt }
     }
 
+    /// What an import came to.
+    package struct Imported: Sendable {
+        package let number: Int
+        package let entries: Int
+        package let nextUpdate: String
+    }
+
     public func importMetadata(_ request: MetadataImport) async throws -> [String] {
+        let imported = try await importBLOB(request, by: .commandLine)
+        return [
+            "metadata BLOB \(imported.number) imported: \(imported.entries) entries, next update \(imported.nextUpdate)",
+            "running servers load it within a minute",
+        ]
+    }
+
+    /// Verifies a BLOB (signature, chain to the roots, CRLs, `nextUpdate`, newer than the one held) and stores it
+    /// with the audit event naming `actor`, in one transaction; a refusal is an `AdminError` and stores nothing.
+    package func importBLOB(_ request: MetadataImport, by actor: AdminActor) async throws -> Imported {
         var roots: [Certificate] = []
         var rootsPEM = request.rootsPEM.joined(separator: "\n")
         do {
@@ -53,20 +70,17 @@ public struct MetadataAdmin: Sendable {
         } catch {
             throw AdminError(description: "the metadata BLOB is refused: \(error)")
         }
+        let now = Date()
         do {
             try await store.addMetadataBLOB(
                 StoredMetadataBLOB(
                     number: blob.number, jwt: request.jwt, rootsPEM: rootsPEM, verifiedAt: request.time,
-                    importedAt: Date()))
+                    importedAt: now),
+                audit: actor.event(.metadataImported, subject: nil, detail: "\(blob.number)", at: now))
         } catch StoreError.conflict {
             throw AdminError(description: "a metadata BLOB numbered \(blob.number) is already imported")
         }
-        try await store.appendAudit(
-            AuditEvent.byOperator(.metadataImported, .success, user: nil, detail: "\(blob.number)"))
-        return [
-            "metadata BLOB \(blob.number) imported: \(index.entries.count) entries, next update \(blob.nextUpdate)",
-            "running servers load it within a minute",
-        ]
+        return Imported(number: blob.number, entries: index.entries.count, nextUpdate: "\(blob.nextUpdate)")
     }
 
     public func showMetadata() async throws -> [String] {

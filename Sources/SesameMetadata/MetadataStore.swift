@@ -25,20 +25,27 @@ public struct StoredMetadataBLOB: Sendable, Equatable {
 /// Imported metadata BLOBs; the newest is the one in force on every node.
 public protocol MetadataStore: Sendable {
     /// Stores a BLOB; `StoreError.conflict` when one with the same number is stored.
-    func addMetadataBLOB(_ blob: StoredMetadataBLOB) async throws
+    func addMetadataBLOB(_ blob: StoredMetadataBLOB, audit: AuditEvent?) async throws
     func latestMetadataBLOB() async throws -> StoredMetadataBLOB?
     /// The number of the newest BLOB, cheaply (servers poll it to reload without a restart).
     func latestMetadataNumber() async throws -> Int?
 }
 
 extension SQLStore: MetadataStore {
-    public func addMetadataBLOB(_ b: StoredMetadataBLOB) async throws {
-        try await insert(
-            """
-            INSERT INTO metadata_blobs (number, jwt, roots, verified_at, imported_at) VALUES (\(bind: Int64(b.number)),
-                \(bind: b.jwt), \(bind: b.rootsPEM), \(bind: b.verifiedAt.milliseconds), \(bind: b.importedAt.milliseconds))
-            """
-        )
+    public func addMetadataBLOB(_ b: StoredMetadataBLOB, audit: AuditEvent?) async throws {
+        do {
+            try await engine.withTransaction { db in
+                try await db.raw(
+                    """
+                    INSERT INTO metadata_blobs (number, jwt, roots, verified_at, imported_at) VALUES (\(bind: Int64(b.number)),
+                        \(bind: b.jwt), \(bind: b.rootsPEM), \(bind: b.verifiedAt.milliseconds), \(bind: b.importedAt.milliseconds))
+                    """
+                ).run()
+                if let audit { try await db.raw(Self.auditInsert(audit)).run() }
+            }
+        } catch  where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
     }
 
     public func latestMetadataBLOB() async throws -> StoredMetadataBLOB? {

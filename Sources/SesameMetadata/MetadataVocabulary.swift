@@ -1,5 +1,10 @@
 import SesameCore
 
+extension APIErrorCode {
+    /// A metadata BLOB given to the admin API failed a check (the message says which); nothing was stored.
+    package static let metadataRefused = APIErrorCode("metadata_refused")
+}
+
 extension AuditKind {
     package static let metadataImported = AuditKind("metadata.imported")
 }
@@ -8,6 +13,7 @@ extension Vocabulary {
     /// The words `SesameMetadata` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let metadata = Vocabulary(
         owner: "SesameMetadata",
+        errorCodes: [.metadataRefused],
         auditKinds: [
             .metadataImported
         ]

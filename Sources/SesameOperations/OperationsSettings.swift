@@ -24,7 +24,8 @@ extension ServerConfiguration {
         ) { c, v throws(ConfigurationError) in c.metricsAddress = v.isEmpty ? nil : v },
         Setting(
             key: "metricsToken", flag: "--metrics-token", environment: "SESAME_METRICS_TOKEN", defaultValue: "(none)",
-            help: "Bearer token /metrics requires; without it or a metrics address, /metrics is not served."
+            help: "Bearer token /metrics requires; without it or a metrics address, /metrics is not served.",
+            secret: true
         ) { c, v throws(ConfigurationError) in c.metricsToken = v.isEmpty ? nil : v },
     ]
 

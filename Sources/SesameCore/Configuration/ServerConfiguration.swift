@@ -84,6 +84,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     public static let defaultDatabaseTimeout = 2.0
     /// The values of the settings features declare in their own targets (`SettingKey`), e.g. `smsSender`.
     package var featureSettings = FeatureSettings()
+    /// Where each setting given came from (by key), recorded by `resolve`; shown by the console's Settings page.
+    package var settingSources: [String: SettingSource] {
+        get { provenance.sources }
+        set { provenance.sources = newValue }
+    }
+    /// Whether the configuration was resolved from its sources (a setting not in `settingSources` then has its
+    /// default); false for one made in code, where a value's source is unknown.
+    package var settingsResolved: Bool {
+        get { provenance.resolved }
+        set { provenance.resolved = newValue }
+    }
+    private var provenance = SettingProvenance()
     /// Which threads run the request handlers of `sesame serve` (read once, when the process starts serving).
     public var taskExecutor: TaskExecutorChoice = .eventLoops
 
@@ -140,4 +152,13 @@ public struct ServerConfiguration: Sendable, Equatable {
 
     /// Web origins only (what an `Origin` request header can carry).
     public var allowedWebOrigins: [String] { [origin] + relatedOrigins }
+}
+
+/// Where the settings' values came from. Not part of a configuration's equality: two configurations with the same
+/// values are the same whichever sources gave them.
+struct SettingProvenance: Sendable, Equatable {
+    var sources: [String: SettingSource] = [:]
+    var resolved = false
+
+    static func == (_: SettingProvenance, _: SettingProvenance) -> Bool { true }
 }

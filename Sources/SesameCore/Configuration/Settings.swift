@@ -11,12 +11,16 @@ public struct Setting: Sendable {
     /// The value is JSON text (`forwardAuthRules`): the config file may give it as JSON (a list or an object), the
     /// environment and the flag as its text.
     package let takesJSON: Bool
+    /// The value is a secret, or may hold one (a token, a URL with a password, a key's file): wherever the settings
+    /// in force are shown (the console's Settings page), it is masked.
+    package let secret: Bool
     package let apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
 
     /// A row: `key` in the config file, `flag` on the command line, `environment` variable, the default as
     /// `--help` prints it, the meaning, and how a value is read into the configuration.
     package init(
         key: String, flag: String, environment: String, defaultValue: String, help: String, takesJSON: Bool = false,
+        secret: Bool = false,
         apply: @escaping @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
     ) {
         self.key = key
@@ -25,7 +29,20 @@ public struct Setting: Sendable {
         self.defaultValue = defaultValue
         self.help = help
         self.takesJSON = takesJSON
+        self.secret = secret
         self.apply = apply
+    }
+}
+
+/// Where a setting's value came from: the text given and the source (`file <path>`, `environment <VAR>`, `flag
+/// <--flag>`), recorded as the configuration is resolved.
+package struct SettingSource: Sendable, Equatable {
+    package let value: String
+    package let source: String
+
+    package init(value: String, source: String) {
+        self.value = value
+        self.source = source
     }
 }
 
@@ -128,7 +145,7 @@ extension ServerConfiguration {
         ) { c, v throws(ConfigurationError) in c.nativeAppOrigins = list(v) },
         Setting(
             key: "database", flag: "--database", environment: "SESAME_DATABASE", defaultValue: "sesame.sqlite",
-            help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db."
+            help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db.", secret: true
         ) { c, v throws(ConfigurationError) in c.database = v },
         Setting(
             key: "appleAppIDs", flag: "--apple-app-ids", environment: "SESAME_APPLE_APP_IDS", defaultValue: "(none)",
@@ -186,7 +203,8 @@ extension ServerConfiguration {
             key: "sealingKeyFile", flag: "--sealing-key-file", environment: "SESAME_SEALING_KEY_FILE",
             defaultValue: "(none)",
             help:
-                "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database."
+                "File of base64 256-bit keys (first one seals) for TOTP secrets and phone numbers; none: a key derived from the server secret in the database.",
+            secret: true
         ) { c, v throws(ConfigurationError) in c.sealingKeyFile = v.isEmpty ? nil : v },
         Setting(
             key: "providerListFile", flag: "--provider-list-file", environment: "SESAME_PROVIDER_LIST_FILE",
@@ -286,11 +304,19 @@ extension ServerConfiguration {
             try configuration.apply(fileAt: path, vocabulary: vocabulary)
         }
         for setting in settings {
-            if let value = environment[setting.environment] { try setting.apply(&configuration, value) }
+            if let value = environment[setting.environment] {
+                try setting.apply(&configuration, value)
+                configuration.settingSources[setting.key] = SettingSource(
+                    value: value, source: "environment \(setting.environment)")
+            }
         }
         for setting in settings {
-            if let value = flags[setting.key] { try setting.apply(&configuration, value) }
+            if let value = flags[setting.key] {
+                try setting.apply(&configuration, value)
+                configuration.settingSources[setting.key] = SettingSource(value: value, source: "flag \(setting.flag)")
+            }
         }
+        configuration.settingsResolved = true
         try configuration.validate(vocabulary: vocabulary)
         return configuration
     }
@@ -329,6 +355,10 @@ extension ServerConfiguration {
             }
             self.clients = clients
         }
+        func applied(_ setting: Setting, _ value: String) throws(ConfigurationError) {
+            try setting.apply(&self, value)
+            settingSources[setting.key] = SettingSource(value: value, source: "file \(source)")
+        }
         for setting in vocabulary.settings {
             guard let value = object[setting.key] else { continue }
             switch value {
@@ -336,15 +366,15 @@ extension ServerConfiguration {
                 guard let text = try? JSONSerialization.data(withJSONObject: structured, options: [.sortedKeys]) else {
                     throw ConfigurationError("\(source): \(setting.key) is not JSON")
                 }
-                try setting.apply(&self, String(decoding: text, as: UTF8.self))
+                try applied(setting, String(decoding: text, as: UTF8.self))
             case let string as String:
-                try setting.apply(&self, string)
+                try applied(setting, string)
             case let number as NSNumber where ["true", "false"].contains(setting.defaultValue):
-                try setting.apply(&self, number.boolValue ? "true" : "false")
+                try applied(setting, number.boolValue ? "true" : "false")
             case let number as NSNumber:
-                try setting.apply(&self, number.stringValue)
+                try applied(setting, number.stringValue)
             case let strings as [String]:
-                try setting.apply(&self, strings.joined(separator: ","))
+                try applied(setting, strings.joined(separator: ","))
             case let apps as [Any] where setting.key == "androidApps":
                 guard let encoded = try? JSONSerialization.data(withJSONObject: apps),
                     let decoded = try? JSONDecoder().decode([AndroidApp].self, from: encoded)
@@ -353,6 +383,7 @@ extension ServerConfiguration {
                         "\(source): androidApps must be a list of {package_name, sha256_cert_fingerprints}")
                 }
                 self.androidApps = decoded
+                settingSources[setting.key] = SettingSource(value: "\(decoded.count) apps", source: "file \(source)")
             default:
                 throw ConfigurationError("\(source): \(setting.key) has the wrong type")
             }

@@ -152,19 +152,21 @@ public enum RefreshRotation: Sendable, Equatable {
 
 /// Clients, signing keys, grants, codes, refresh tokens and consents of the OpenID Connect provider.
 public protocol IdentityProviderStore {
-    func createClient(_ client: OAuthClient) async throws
+    /// Stores a new client, and `audit` (the operator's or admin's event) in the same transaction.
+    func createClient(_ client: OAuthClient, audit: AuditEvent?) async throws
     func client(id: String) async throws -> OAuthClient?
     func clients() async throws -> [OAuthClient]
     /// Records a client assertion's `jti` until the assertion expires; false if it was recorded before (a replay).
     func spendAssertionID(hash: [UInt8], expiresAt: Date) async throws -> Bool
     /// Replaces every field of an existing client (a declared client whose declaration changed).
-    func updateClient(_ client: OAuthClient) async throws
-    func deleteClient(id: String) async throws -> Bool
-    func setClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool
+    func updateClient(_ client: OAuthClient, audit: AuditEvent?) async throws
+    func deleteClient(id: String, audit: AuditEvent?) async throws -> Bool
+    /// False (and `audit` not written) when no confidential client has the id.
+    func setClientSecret(id: String, secretHash: [UInt8], audit: AuditEvent?) async throws -> Bool
 
     func signingKeys() async throws -> [StoredSigningKey]
-    /// Adds a key and retires every older unretired key of the same algorithm, in one transaction.
-    func addSigningKey(_ key: StoredSigningKey) async throws
+    /// Adds keys, each retiring every older unretired key of its algorithm, and `audit`, in one transaction.
+    func addSigningKeys(_ keys: [StoredSigningKey], audit: AuditEvent?) async throws
     /// Inserts the key unless one of its algorithm exists (first start on several nodes at once); returns the keys.
     func ensureSigningKey(_ key: StoredSigningKey) async throws -> [StoredSigningKey]
 
@@ -235,8 +237,8 @@ extension SQLStore: IdentityProviderStore {
     package static let clientColumns: SQLQueryString =
         "id, name, secret_hash, redirect_uris, post_logout_redirect_uris, backchannel_logout_uri, first_party, id_token_alg, subject_type, jwks, allowed_groups, id_token_claims, created_at"
 
-    public func createClient(_ c: OAuthClient) async throws {
-        try await insert(
+    public func createClient(_ c: OAuthClient, audit: AuditEvent?) async throws {
+        let insert: SQLQueryString =
             """
             INSERT INTO oauth_clients (\(Self.clientColumns)) VALUES (\(bind: c.id), \(bind: c.name), \(bind: c.secretHash.map { Data($0) }),
                 \(bind: ClientRow.json(c.redirectURIs)), \(bind: ClientRow.json(c.postLogoutRedirectURIs)), \(bind: c.backchannelLogoutURI),
@@ -244,7 +246,14 @@ extension SQLStore: IdentityProviderStore {
                 \(bind: c.jwks), \(bind: c.allowedGroups.map(ClientRow.json)), \(bind: c.idTokenClaims.column),
                 \(bind: c.createdAt.milliseconds))
             """
-        )
+        do {
+            try await engine.withTransaction { db in
+                try await db.raw(insert).run()
+                if let audit { try await db.raw(Self.auditInsert(audit)).run() }
+            }
+        } catch  where Self.isUniqueViolation(error) {
+            throw StoreError.conflict
+        }
     }
 
     public func client(id: String) async throws -> OAuthClient? {
@@ -276,8 +285,8 @@ extension SQLStore: IdentityProviderStore {
         }
     }
 
-    public func updateClient(_ c: OAuthClient) async throws {
-        try await db.raw(
+    public func updateClient(_ c: OAuthClient, audit: AuditEvent?) async throws {
+        let update: SQLQueryString =
             """
             UPDATE oauth_clients SET name = \(bind: c.name), secret_hash = \(bind: c.secretHash.map { Data($0) }),
                 redirect_uris = \(bind: ClientRow.json(c.redirectURIs)),
@@ -287,17 +296,31 @@ extension SQLStore: IdentityProviderStore {
                 allowed_groups = \(bind: c.allowedGroups.map(ClientRow.json)), id_token_claims = \(bind: c.idTokenClaims.column)
             WHERE id = \(bind: c.id)
             """
-        ).run()
+        try await engine.withTransaction { db in
+            try await db.raw(update).run()
+            if let audit { try await db.raw(Self.auditInsert(audit)).run() }
+        }
     }
 
-    public func deleteClient(id: String) async throws -> Bool {
-        !(try await db.raw("DELETE FROM oauth_clients WHERE id = \(bind: id) RETURNING id").all()).isEmpty
+    public func deleteClient(id: String, audit: AuditEvent?) async throws -> Bool {
+        try await engine.withTransaction { db in
+            guard !(try await db.raw("DELETE FROM oauth_clients WHERE id = \(bind: id) RETURNING id").all()).isEmpty
+            else { return false }
+            if let audit { try await db.raw(Self.auditInsert(audit)).run() }
+            return true
+        }
     }
 
-    public func setClientSecret(id: String, secretHash: [UInt8]) async throws -> Bool {
-        !(try await db.raw(
-            "UPDATE oauth_clients SET secret_hash = \(bind: Data(secretHash)) WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id"
-        ).all()).isEmpty
+    public func setClientSecret(id: String, secretHash: [UInt8], audit: AuditEvent?) async throws -> Bool {
+        try await engine.withTransaction { db in
+            guard
+                !(try await db.raw(
+                    "UPDATE oauth_clients SET secret_hash = \(bind: Data(secretHash)) WHERE id = \(bind: id) AND secret_hash IS NOT NULL RETURNING id"
+                ).all()).isEmpty
+            else { return false }
+            if let audit { try await db.raw(Self.auditInsert(audit)).run() }
+            return true
+        }
     }
 
     package struct SigningKeyRow: Decodable {
@@ -330,12 +353,15 @@ extension SQLStore: IdentityProviderStore {
         """
     }
 
-    public func addSigningKey(_ key: StoredSigningKey) async throws {
+    public func addSigningKeys(_ keys: [StoredSigningKey], audit: AuditEvent?) async throws {
         try await engine.withTransaction { db in
-            try await db.raw(
-                "UPDATE oauth_signing_keys SET retired_at = \(bind: key.createdAt.milliseconds) WHERE alg = \(bind: key.algorithm) AND retired_at IS NULL"
-            ).run()
-            try await db.raw(Self.signingKeyInsert(key)).run()
+            for key in keys {
+                try await db.raw(
+                    "UPDATE oauth_signing_keys SET retired_at = \(bind: key.createdAt.milliseconds) WHERE alg = \(bind: key.algorithm) AND retired_at IS NULL"
+                ).run()
+                try await db.raw(Self.signingKeyInsert(key)).run()
+            }
+            if let audit { try await db.raw(Self.auditInsert(audit)).run() }
         }
     }
 

@@ -46,6 +46,8 @@ public struct ServerEnvironment: Sendable {
     package var statementObserver: StatementObserver?
     /// Overrides the groups accounts belong to (tests hand an in-memory `AccountGroups` here).
     package var accountGroups: (any AccountGroups)?
+    /// Overrides the roots an uploaded metadata BLOB is verified against (tests give the example BLOB's root).
+    package var metadataTrust: MetadataTrust = .bundled
 
     public init() {}
 }
@@ -134,7 +136,8 @@ public func buildApplication(
             metrics: environment.metrics, providers: providers, rateLimits: environment.rateLimits,
             sms: environment.smsSender ?? makeSMSSender(configuration, logger: logger), relyingParty: relyingParty,
             ciphers: store.ciphers, logoutDelivery: environment.logoutDelivery ?? HTTPLogoutDelivery(),
-            accountGroups: environment.accountGroups ?? serverAccountGroups(store)
+            accountGroups: environment.accountGroups ?? serverAccountGroups(store),
+            metadataTrust: environment.metadataTrust
         )
         // Clients declared in the config file, brought in line before the first request.
         let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.core.now)
@@ -259,6 +262,11 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     let adminAPI = router.group("/api/admin").add(middleware: AdminMiddleware(gate: gate))
         .group(context: AdminRequestContext.self)
     GroupsRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    InvitationsAdminRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    AppsAdminRoutes(sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys).register(admin: adminAPI)
+    ForwardAuthAdminRoutes(sesame: core).register(admin: adminAPI)
+    MetadataAdminRoutes(sesame: core, store: sesame.store, trust: sesame.metadataTrust).register(admin: adminAPI)
+    SettingsAdminRoutes(sesame: core, settings: Vocabulary.server.settings).register(admin: adminAPI)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)

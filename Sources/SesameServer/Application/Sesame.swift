@@ -32,13 +32,16 @@ package struct Sesame: Sendable {
     package let emails: any VerifiedEmailLookup
     /// The one store, with every feature's part; features get it as the narrow protocols they use.
     package let store: SQLStore
+    /// The roots a metadata BLOB uploaded through the admin API is verified against (the bundled FIDO root).
+    package let metadataTrust: MetadataTrust
 
     package init(
         configuration: ServerConfiguration, store: SQLStore, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, sms: any SMSSender,
         relyingParty: RelyingParty, ciphers: FieldCiphers, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery(),
-        accountGroups: any AccountGroups = NoAccountGroups()
+        accountGroups: any AccountGroups = NoAccountGroups(), metadataTrust: MetadataTrust = .bundled
     ) {
+        self.metadataTrust = metadataTrust
         let groups = StoredAccountGroups(store: store)
         let core = ServerCore(
             configuration: configuration, store: store, clock: clock, logger: logger, serverSecret: serverSecret,

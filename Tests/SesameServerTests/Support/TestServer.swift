@@ -12,6 +12,7 @@ import Testing
 @testable import SesameCore
 @testable import SesameSecondFactors
 @testable import SesameIdentityProvider
+@testable import SesameMetadata
 @testable import SesamePasswords
 
 /// The engines every server test runs on: SQLite always, PostgreSQL when `SESAME_TEST_POSTGRES_URL` is set.
@@ -92,6 +93,8 @@ struct TestServer: Sendable {
     var serviceClock: (any Clock<Duration>)?
     /// The groups accounts belong to (`MemoryAccountGroups` in tests of rules that read them).
     var accountGroups: (any AccountGroups)?
+    /// The roots an uploaded metadata BLOB is verified against (the example BLOB's root in the console's tests).
+    var metadataTrust = MetadataTrust.bundled
 
     init(
         _ database: TestDatabase, origin: String = "http://localhost:8080",
@@ -142,6 +145,7 @@ struct TestServer: Sendable {
         environment.rateLimits = rateLimits
         environment.statementObserver = statementObserver
         environment.accountGroups = accountGroups
+        environment.metadataTrust = metadataTrust
         if let serviceClock { environment.serviceClock = serviceClock }
         return environment
     }

@@ -103,6 +103,13 @@ const messages = {
   group_exists: "A group with that name exists already.",
   membership_unchanged: "Nothing changed: that account already was (or wasn’t) in the group.",
   account_not_found: "There’s no account with that name.",
+  // Apps, invitations, forward auth and metadata (the admin API)
+  invalid_app: "The app can’t be saved that way. Check its name, its URIs (https, without a fragment) and its groups.",
+  app_not_found: "There’s no such app (or it has no secret to rotate).",
+  invitation_refused: "The invitation can’t be made that way. Check the address, the groups and how long it lasts.",
+  invitation_not_found: "There’s no usable invitation with that id.",
+  invalid_forward_auth_test: "Give an https URL with a host name, and the username of an existing account (or none).",
+  metadata_refused: "That metadata BLOB didn’t pass its checks, so nothing was stored.",
   // Keychain sync (sent to the keychain's devices; a page sees them only if it calls those endpoints)
   keychain_device_unknown: "This keychain device isn’t enrolled with your account any more. Enroll it again.",
   keychain_device_mismatch: "This device token belongs to another keychain device.",

@@ -1,0 +1,185 @@
+// Apps (OpenID Connect clients): list, create, edit, rotate the secret (shown once), delete with typed confirmation.
+
+import { admin, el, say } from "/console/static/console.js";
+
+const appsBody = document.getElementById("apps");
+const detail = document.getElementById("detail");
+let current = null;
+
+/** The fields of an app's form; `prefix` keeps the two forms' ids apart. */
+function fields(form, prefix, isNew) {
+  const id = (name) => `${prefix}-${name}`;
+  const field = (name, label, input) => [el("label", { for: id(name), text: label }), input];
+  form.replaceChildren(
+    ...field("name", "Name", el("input", { type: "text", id: id("name"), name: "name", maxlength: "64", required: true })),
+    ...field(
+      "redirects",
+      "Redirect URIs (one per line)",
+      el("textarea", { id: id("redirects"), name: "redirects", spellcheck: "false", required: true }),
+    ),
+    ...field(
+      "logout",
+      "Post-logout redirect URIs (one per line, optional)",
+      el("textarea", { id: id("logout"), name: "logout", spellcheck: "false" }),
+    ),
+    ...field(
+      "backchannel",
+      "Back-channel logout URI (optional)",
+      el("input", { type: "url", id: id("backchannel"), name: "backchannel" }),
+    ),
+    ...field(
+      "groups",
+      "Allowed groups (slugs, separated by commas; empty: anyone who can sign in)",
+      el("input", { type: "text", id: id("groups"), name: "groups", autocomplete: "off" }),
+    ),
+    el(
+      "label",
+      { class: "check" },
+      el("input", { type: "checkbox", id: id("claims"), name: "claims" }),
+      " Put the scope claims (profile, email, groups) in the ID token too",
+    ),
+    isNew
+      ? el(
+          "label",
+          { class: "check" },
+          el("input", { type: "checkbox", id: id("public"), name: "public" }),
+          " Public app (no secret: a mobile or single-page app, PKCE only)",
+        )
+      : null,
+    el("div", { class: "actions" }, el("button", { type: "submit", class: "primary" }, isNew ? "Create app" : "Save changes")),
+  );
+}
+
+const lines = (text) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+function read(form) {
+  const groups = form.groups.value
+    .split(",")
+    .map((slug) => slug.trim())
+    .filter(Boolean);
+  return {
+    name: form.elements.name.value.trim(),
+    redirectUris: lines(form.redirects.value),
+    postLogoutRedirectUris: lines(form.logout.value),
+    backchannelLogoutUri: form.backchannel.value.trim() || null,
+    allowedGroups: groups.length ? groups : null,
+    idTokenClaims: form.claims.checked,
+  };
+}
+
+function showSecret(app, secret) {
+  const box = document.getElementById("secret-box");
+  document.getElementById("secret-id").textContent = app.id;
+  document.getElementById("secret-value").textContent = secret;
+  box.hidden = false;
+  box.scrollIntoView({ block: "nearest" });
+}
+
+async function load() {
+  const { apps } = await admin("GET", "/api/admin/apps");
+  appsBody.replaceChildren(
+    ...apps.map((app) =>
+      el(
+        "tr",
+        {},
+        el("td", { text: app.name }),
+        el("td", {}, el("code", { text: app.id })),
+        el("td", { text: app.type }),
+        el("td", { text: app.allowedGroups ? app.allowedGroups.join(", ") : "anyone" }),
+        el("td", {}, el("button", { type: "button", "aria-label": `Open ${app.name}`, dataset: { id: app.id } }, "Open")),
+      ),
+    ),
+  );
+  if (apps.length === 0) appsBody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No apps yet." })));
+}
+
+async function open(id) {
+  const app = await admin("GET", `/api/admin/apps/${encodeURIComponent(id)}`);
+  current = app;
+  detail.hidden = false;
+  document.getElementById("detail-heading").textContent = app.name;
+  document.getElementById("detail-id").textContent = app.id;
+  const form = document.getElementById("edit");
+  form.elements.name.value = app.name;
+  form.redirects.value = app.redirectUris.join("\n");
+  form.logout.value = app.postLogoutRedirectUris.join("\n");
+  form.backchannel.value = app.backchannelLogoutUri || "";
+  form.groups.value = app.allowedGroups ? app.allowedGroups.join(", ") : "";
+  form.claims.checked = app.idTokenClaims;
+  document.getElementById("rotate").hidden = app.type !== "confidential";
+  document.getElementById("delete-name").textContent = app.name;
+  document.getElementById("delete-confirm").value = "";
+  document.getElementById("delete-button").disabled = true;
+}
+
+async function run(action, done) {
+  try {
+    await action();
+    if (done) say(done, "success");
+  } catch (error) {
+    say(error.message, "error");
+  }
+}
+
+fields(document.getElementById("create"), "new", true);
+fields(document.getElementById("edit"), "edit", false);
+
+appsBody.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-id]");
+  if (button) run(() => open(button.dataset.id).then(() => document.getElementById("edit-name").focus()));
+});
+
+document.getElementById("create").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  run(async () => {
+    const request = read(form);
+    if (request.backchannelLogoutUri === null) delete request.backchannelLogoutUri;
+    if (request.allowedGroups === null) delete request.allowedGroups;
+    request.public = form.public.checked;
+    const { app, secret } = await admin("POST", "/api/admin/apps", request);
+    form.reset();
+    if (secret) showSecret(app, secret);
+    await load();
+    await open(app.id);
+  }, "App created.");
+});
+
+document.getElementById("edit").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(async () => {
+    await admin("PATCH", `/api/admin/apps/${encodeURIComponent(current.id)}`, read(event.currentTarget));
+    await load();
+    await open(current.id);
+  }, "Changes saved.");
+});
+
+document.getElementById("rotate").addEventListener("click", () => {
+  run(async () => {
+    const { app, secret } = await admin("POST", `/api/admin/apps/${encodeURIComponent(current.id)}/secret`);
+    showSecret(app, secret);
+  }, "New secret made; the old one no longer works.");
+});
+
+document.getElementById("delete-confirm").addEventListener("input", (event) => {
+  document.getElementById("delete-button").disabled = !current || event.target.value !== current.name;
+});
+
+document.getElementById("delete").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!current || document.getElementById("delete-confirm").value !== current.name) return;
+  const { id, name } = current;
+  run(async () => {
+    await admin("DELETE", `/api/admin/apps/${encodeURIComponent(id)}`);
+    current = null;
+    detail.hidden = true;
+    document.getElementById("secret-box").hidden = true;
+    await load();
+  }, `${name} deleted.`);
+});
+
+run(load);

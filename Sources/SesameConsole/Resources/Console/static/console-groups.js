@@ -1,0 +1,156 @@
+// Groups: list, create (slug, name, claims), edit name and claims, delete with typed confirmation, members.
+
+import { admin, el, say } from "/console/static/console.js";
+
+const groupsBody = document.getElementById("groups");
+const detail = document.getElementById("detail");
+let current = null;
+
+function parseClaims(text) {
+  const trimmed = text.trim();
+  if (trimmed === "") return undefined;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    throw new Error("Custom claims must be a JSON object, like {\"roles\": [\"viewer\"]}.");
+  }
+}
+
+async function load() {
+  const { groups } = await admin("GET", "/api/admin/groups");
+  groupsBody.replaceChildren(
+    ...groups.map((group) =>
+      el(
+        "tr",
+        {},
+        el("td", {}, el("code", { text: group.slug })),
+        el("td", { text: group.name }),
+        el("td", { text: String(group.memberCount) }),
+        el(
+          "td",
+          {},
+          el("button", { type: "button", "aria-label": `Open ${group.slug}`, dataset: { slug: group.slug } }, "Open"),
+        ),
+      ),
+    ),
+  );
+  if (groups.length === 0) groupsBody.append(el("tr", {}, el("td", { colspan: "4", class: "muted", text: "No groups yet." })));
+}
+
+async function open(slug) {
+  const { group, members } = await admin("GET", `/api/admin/groups/${encodeURIComponent(slug)}`);
+  current = group;
+  detail.hidden = false;
+  document.getElementById("detail-heading").textContent = `Group ${group.slug}`;
+  document.getElementById("edit-name").value = group.name;
+  document.getElementById("edit-claims").value = JSON.stringify(group.claims, null, 2);
+  document.getElementById("delete-slug").textContent = group.slug;
+  document.getElementById("delete-confirm").value = "";
+  document.getElementById("delete-button").disabled = true;
+  const list = document.getElementById("members");
+  list.replaceChildren(
+    ...members.map((member) =>
+      el(
+        "li",
+        {},
+        el("span", { text: member.username }),
+        " ",
+        el(
+          "button",
+          { type: "button", class: "danger", "aria-label": `Remove ${member.username}`, dataset: { username: member.username } },
+          "Remove",
+        ),
+      ),
+    ),
+  );
+  if (members.length === 0) list.append(el("li", { class: "muted", text: "No members yet." }));
+}
+
+async function run(action, done) {
+  try {
+    await action();
+    if (done) say(done, "success");
+  } catch (error) {
+    say(error.message, "error");
+  }
+}
+
+groupsBody.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-slug]");
+  if (button) run(() => open(button.dataset.slug).then(() => document.getElementById("edit-name").focus()));
+});
+
+document.getElementById("create").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  run(async () => {
+    const slug = form.slug.value.trim();
+    const body = { slug, claims: parseClaims(form.claims.value) };
+    if (form.elements.name.value.trim()) body.name = form.elements.name.value.trim();
+    await admin("POST", "/api/admin/groups", body);
+    form.reset();
+    await load();
+    await open(slug);
+  }, "Group created.");
+});
+
+document.getElementById("edit").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  run(async () => {
+    const claims = parseClaims(form.claims.value);
+    await admin("PATCH", `/api/admin/groups/${encodeURIComponent(current.slug)}`, {
+      name: form.elements.name.value.trim(),
+      claims: claims === undefined ? {} : claims,
+    });
+    await load();
+    await open(current.slug);
+  }, "Changes saved.");
+});
+
+document.getElementById("add-member").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  const username = form.member.value.trim();
+  run(async () => {
+    await admin(
+      "PUT",
+      `/api/admin/groups/${encodeURIComponent(current.slug)}/members/${encodeURIComponent(username)}`,
+    );
+    form.reset();
+    await load();
+    await open(current.slug);
+  }, `${username} added.`);
+});
+
+document.getElementById("members").addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-username]");
+  if (!button) return;
+  const username = button.dataset.username;
+  run(async () => {
+    await admin(
+      "DELETE",
+      `/api/admin/groups/${encodeURIComponent(current.slug)}/members/${encodeURIComponent(username)}`,
+    );
+    await load();
+    await open(current.slug);
+  }, `${username} removed.`);
+});
+
+document.getElementById("delete-confirm").addEventListener("input", (event) => {
+  document.getElementById("delete-button").disabled = !current || event.target.value !== current.slug;
+});
+
+document.getElementById("delete").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!current || document.getElementById("delete-confirm").value !== current.slug) return;
+  const slug = current.slug;
+  run(async () => {
+    await admin("DELETE", `/api/admin/groups/${encodeURIComponent(slug)}`);
+    current = null;
+    detail.hidden = true;
+    await load();
+  }, `Group ${slug} deleted.`);
+});
+
+run(load);

@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import SesameCore
+
+/// The admin JSON API for the settings in force (`/api/admin/settings`, scope `settings`), in the OpenAPI document;
+/// the console's Settings page shows it. Read-only: settings change where they are given (the configuration file,
+/// the environment, flags) and take effect at the next start. Each row is a row of the settings table
+/// (`ServerConfiguration.settings`, which the composition root passes in) with the value given and where it came
+/// from; a secret setting's value (`Setting.secret`) is never in the answer, only whether it is set.
+package struct SettingsAdminRoutes: Sendable {
+    package let sesame: ServerCore
+    package let settings: [Setting]
+
+    package init(sesame: ServerCore, settings: [Setting]) {
+        self.sesame = sesame
+        self.settings = settings
+    }
+
+    package static let scope = AdminScope("settings")
+    /// What a secret setting's value shows when one is set.
+    package static let masked = "••••••••"
+
+    package struct SettingBody: ResponseEncodable, Sendable {
+        package let key: String
+        package let flag: String
+        package let environment: String
+        /// The value in force as given (`masked` for a set secret), or the default.
+        package let value: String
+        /// `default`, `file <path>`, `environment <VAR>`, `flag <--flag>`, or `unknown` (a configuration made in
+        /// code, whose sources were not recorded).
+        package let source: String
+        package let secret: Bool
+        package let help: String
+    }
+
+    package struct SettingsBody: ResponseEncodable, Sendable { package let settings: [SettingBody] }
+
+    package func rows() -> [SettingBody] {
+        let configuration = sesame.configuration
+        return settings.sorted { $0.key < $1.key }.map { setting in
+            let given = configuration.settingSources[setting.key]
+            let value: String
+            if let given {
+                value = setting.secret ? (given.value.isEmpty ? "(none)" : Self.masked) : given.value
+            } else {
+                value = setting.defaultValue
+            }
+            return SettingBody(
+                key: setting.key, flag: setting.flag, environment: setting.environment, value: value,
+                source: given?.source ?? (configuration.settingsResolved ? "default" : "unknown"),
+                secret: setting.secret, help: setting.help)
+        }
+    }
+
+    /// Registers the route on the admin API's group (`/api/admin`, behind `AdminMiddleware`).
+    package func register(admin group: RouterGroup<AdminRequestContext>) {
+        group.get("settings") { _, context in
+            try context.admin.require(Self.scope)
+            return SettingsBody(settings: rows())
+        }
+    }
+}
