@@ -10,7 +10,7 @@ let current = null;
 function fields(form, prefix, isNew) {
   const id = (name) => `${prefix}-${name}`;
   const field = (name, label, input) => [el("label", { for: id(name), text: label }), input];
-  form.replaceChildren(
+  const children = [
     ...field("name", "Name", el("input", { type: "text", id: id("name"), name: "name", maxlength: "64", required: true })),
     ...field(
       "redirects",
@@ -35,7 +35,7 @@ function fields(form, prefix, isNew) {
     el(
       "label",
       { class: "check" },
-      el("input", { type: "checkbox", id: id("claims"), name: "claims" }),
+      el("input", { type: "checkbox", id: id("claims"), name: id("claims") }),
       " Put the scope claims (profile, email, groups) in the ID token too",
     ),
     isNew
@@ -47,7 +47,8 @@ function fields(form, prefix, isNew) {
         )
       : null,
     el("div", { class: "actions" }, el("button", { type: "submit", class: "primary" }, isNew ? "Create app" : "Save changes")),
-  );
+  ];
+  form.replaceChildren(...children.filter(Boolean));
 }
 
 const lines = (text) =>
@@ -67,7 +68,7 @@ function read(form) {
     postLogoutRedirectUris: lines(form.logout.value),
     backchannelLogoutUri: form.backchannel.value.trim() || null,
     allowedGroups: groups.length ? groups : null,
-    idTokenClaims: form.claims.checked,
+    idTokenClaims: form.querySelector("input[type=checkbox][id$=\"-claims\"]").checked,
   };
 }
 
@@ -109,7 +110,7 @@ async function open(id) {
   form.logout.value = app.postLogoutRedirectUris.join("\n");
   form.backchannel.value = app.backchannelLogoutUri || "";
   form.groups.value = app.allowedGroups ? app.allowedGroups.join(", ") : "";
-  form.claims.checked = app.idTokenClaims;
+  document.getElementById("edit-claims").checked = app.idTokenClaims;
   document.getElementById("rotate").hidden = app.type !== "confidential";
   document.getElementById("delete-name").textContent = app.name;
   document.getElementById("delete-confirm").value = "";

@@ -14,7 +14,7 @@ function show(filter) {
       el(
         "tr",
         { dataset: { key: row.key } },
-        el("th", { scope: "row" }, el("code", { text: row.key }), el("div", { class: "muted", text: row.help })),
+        el("th", { scope: "row" }, el("code", { text: row.key }), el("div", { class: "muted help", text: row.help })),
         el("td", {}, el("code", { class: row.secret ? "masked" : undefined, text: row.value })),
         el("td", { text: row.source }),
       ),
