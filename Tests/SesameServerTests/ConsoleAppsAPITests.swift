@@ -339,7 +339,10 @@ import WebAuthn
             let empty = try await client.json("/api/admin/metadata", headers: session.bearerHeaders)
             #expect(empty.status == .ok && empty.object["blob"] == nil)
             let tampered = example.jwt.dropLast(4) + "AAAA"
+            // A BLOB is megabytes: the route reads past the API's usual 64 KB and lets the verification refuse it.
+            let large = jsonString(["blob": String(repeating: "a", count: 300_000)])
             for body in [
+                large,
                 #"{"blob": "not a jwt"}"#, jsonString(["blob": String(tampered)]), "[1]", "",
             ] {
                 let refused = try await client.json(
