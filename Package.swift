@@ -114,7 +114,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
-                "SesameInvitations", "SMTP", "SesameGroups", "SesameConsole",
+                "SesameInvitations", "SMTP", "SesameGroups", "SesameConsole", "SesameAdminTokens",
             ],
             swiftSettings: strict
         ),
@@ -350,6 +350,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // admin API tokens (`sesame admin-tokens`, the gate's `AdminTokenCheck`) and the audit log's admin API.
+        .target(
+            name: "SesameAdminTokens",
+            dependencies: [
+                "SesameCore", "SesameBytes", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // The operators' console: its pages and scripts (`Resources/Console`), over the admin API that each
         // feature registers behind the core's admin gate.
         .target(
@@ -403,7 +413,7 @@ let package = Package(
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
                 "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations",
-                "SesameGroups", "SesameConsole",
+                "SesameGroups", "SesameConsole", "SesameAdminTokens",
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
@@ -419,7 +429,8 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "SesameConsole", "WebAuthn",
+                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "SesameConsole", "SesameAdminTokens",
+                "WebAuthn",
                 "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -33,7 +33,7 @@ package struct ConsoleRoutes: Sendable {
     }
 
     /// Every page, in the navigation's order.
-    package static let pages: [ConsolePage] = []
+    package static let pages: [ConsolePage] = [ConsolePage("audit", title: "Audit log")]
 
     /// Nothing but this origin's scripts, styles and images, and calls to it; no frames, forms post here only.
     package static let contentSecurityPolicy = [
@@ -63,7 +63,10 @@ package struct ConsoleRoutes: Sendable {
         package let files: [String: WebRoutes.StaticFile]
 
         package static func load() throws -> Resources {
-            guard let root = Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
+            // `.copy("Resources/Console")` puts the folder at the bundle's root.
+            guard
+                let root = Bundle.module.url(forResource: "Console", withExtension: nil)
+                    ?? Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
             else { throw LoadError(code: .missing, message: "the console's resources are missing from the bundle") }
             let templates = root.appendingPathComponent("templates")
             var bodies: [String: String] = [:]

@@ -92,6 +92,8 @@ struct TestServer: Sendable {
     var serviceClock: (any Clock<Duration>)?
     /// The groups accounts belong to (`MemoryAccountGroups` in tests of rules that read them).
     var accountGroups: (any AccountGroups)?
+    /// The server's logger, when a test reads what is logged (`CapturedLog`); otherwise only critical lines.
+    var logger: Logger?
 
     init(
         _ database: TestDatabase, origin: String = "http://localhost:8080",
@@ -135,7 +137,7 @@ struct TestServer: Sendable {
         environment.clock = clock.serverClock
         var logger = Logger(label: "sesame.test")
         logger.logLevel = .critical
-        environment.logger = logger
+        environment.logger = self.logger ?? logger
         environment.smsSender = sms
         environment.logoutDelivery = logouts
         environment.postgresSchema = schema
