@@ -85,7 +85,7 @@ import SesameConsole
 
     @Test func aWordTwoPartsDeclareIsRefused() {
         #expect(Vocabulary.duplicates(in: Vocabulary.parts) == [])
-        #expect(Vocabulary.parts.count == 16)
+        #expect(Vocabulary.parts.count == 17)
         let server = Vocabulary.server
         #expect(Set(server.errorCodes).count == server.errorCodes.count)
         #expect(Set(server.auditKinds).count == server.auditKinds.count)
