@@ -248,6 +248,27 @@ final class CapturedLog: Sendable {
         }
     }
 
+    @Test(arguments: TestDatabase.all)
+    func aClientCannotNameItsOwnAddress(_ db: TestDatabase) async throws {
+        // Without trusted proxies, X-Forwarded-For is the client's word and counts for nothing: every try below comes
+        // from the connection's one address, whatever the header says.
+        var configured = TestServer(db) { $0.trustForwardedFor = false }
+        configured.rateLimits.perAccount = 3
+        let server = configured
+        let right = try await cli(server)("ci", "groups", nil)
+        try await server.app().test(.router) { client in
+            for index in 0..<3 {
+                let wrong = try await client.json(
+                    "/api/admin/groups",
+                    headers: Self.bearer(AdminTokens.newToken().token, from: "198.51.100.\(index)"))
+                #expect(wrong.status == .unauthorized)
+            }
+            let limited = try await client.json(
+                "/api/admin/groups", headers: Self.bearer(right.token, from: "203.0.113.77"))
+            #expect(limited.status == .tooManyRequests, "\(limited.text)")
+        }
+    }
+
     // MARK: The audit log
 
     /// Seeds `count` events: alternately ada's and bob's, kinds cycling, one second apart from `start`.
