@@ -41,22 +41,27 @@ function pageQuery() {
   return query;
 }
 
+// Each cell carries its column's name, which the narrow layout shows beside the value (one card per event).
+function cell(label, options, ...children) {
+  return el("td", { ...options, dataset: { label } }, ...children);
+}
+
 function personCell(event) {
-  if (!event.userId) return el("td", { class: "muted", text: event.username || "—" });
+  if (!event.userId) return cell("Person", { class: "muted", text: event.username || "—" });
   const link = el("a", { href: `/console/people?id=${encodeURIComponent(event.userId)}` }, event.username || event.userId);
-  return el("td", {}, link);
+  return cell("Person", {}, link);
 }
 
 function row(event) {
   return el(
     "tr",
     {},
-    el("td", {}, el("time", { datetime: event.at, text: formatDate(event.at) })),
-    el("td", {}, el("code", { text: event.kind })),
-    el("td", { class: `outcome-${event.outcome}`, text: event.outcome.replaceAll("_", " ") }),
+    cell("When", {}, el("time", { datetime: event.at, text: formatDate(event.at) })),
+    cell("Kind", {}, el("code", { text: event.kind })),
+    cell("Outcome", { class: `outcome-${event.outcome}`, text: event.outcome.replaceAll("_", " ") }),
     personCell(event),
-    el("td", {}, el("code", { text: event.clientAddress })),
-    el("td", { text: event.detail }),
+    cell("Address", {}, el("code", { text: event.clientAddress })),
+    cell("Detail", { text: event.detail }),
   );
 }
 
