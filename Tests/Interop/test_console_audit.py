@@ -124,7 +124,7 @@ def test_the_audit_log_page(browser, sesame_bin, tmp_path):
         # The same page in Firefox, with the same session.
         session = browser.get_cookie("sesame_session")
         assert session, "no session cookie"
-        firefox_filters(server, session)
+        firefox_filters(server, session, tmp_path)
 
         # Curl-style: a token with the scope `groups` lists groups, and is refused the audit log.
         created = server.admin("admin-tokens", "create", "--name", "ci", "--scope", "groups")
@@ -141,13 +141,14 @@ def test_the_audit_log_page(browser, sesame_bin, tmp_path):
         server.stop()
 
 
-def firefox_filters(server, session):
+def firefox_filters(server, session, directory):
     """/console/audit?person=bob in headless Firefox with the Chromium session's cookie: it loads and filters."""
     from marionette_driver.marionette import Marionette
     firefox = shutil.which("firefox-esr") or shutil.which("firefox")
     if not firefox:
         pytest.fail("firefox-esr (Debian package) is required; scripts/test installs it")
-    client = Marionette(host="127.0.0.1", port=free_port(), bin=firefox, headless=True)
+    client = Marionette(host="127.0.0.1", port=free_port(), bin=firefox, headless=True,
+                        gecko_log=str(directory / "gecko.log"))
     client.start_session()
     try:
         client.timeout.script = 30
