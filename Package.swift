@@ -114,7 +114,7 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameMail",
-                "SesameInvitations", "SMTP", "SesameGroups", "SesameConsole",
+                "SesameInvitations", "SMTP", "SesameGroups", "SesameConsole", "SesameAdminTokens",
             ],
             swiftSettings: strict
         ),
@@ -352,6 +352,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // admin API tokens (`sesame admin-tokens`, the gate's `AdminTokenCheck`) and the audit log's admin API.
+        .target(
+            name: "SesameAdminTokens",
+            dependencies: [
+                "SesameCore", "SesameBytes", "WebAuthn",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: strict
+        ),
         // The operators' console: its pages and scripts (`Resources/Console`), over the admin API that each
         // feature registers behind the core's admin gate.
         .target(
@@ -405,7 +415,7 @@ let package = Package(
                 "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors", "SesameIdentityProvider",
                 "SesamePasswords", "SesamePasskeys", "SesameAccount", "SesameReauthentication", "SesameKeychainSync",
                 "SesameForwardAuth", "SesameOperations", "SesameMail", "SesameEmail", "SesameInvitations",
-                "SesameGroups", "SesameConsole",
+                "SesameGroups", "SesameConsole", "SesameAdminTokens",
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // MaximumAvailableConnections, for the server's connection limit.
@@ -421,7 +431,8 @@ let package = Package(
                 "SesameServer", "SesameCore", "SesameWeb", "SesameMetadata", "SesameSecondFactors",
                 "SesameIdentityProvider", "SesamePasswords", "SesamePasskeys", "SesameAccount",
                 "SesameReauthentication", "SesameKeychainSync", "SesameForwardAuth", "SesameOperations", "SesameBytes",
-                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "SesameConsole", "WebAuthn",
+                "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "SesameConsole", "SesameAdminTokens",
+                "WebAuthn",
                 "OneTimeCode",
                 "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),

@@ -37,7 +37,7 @@ package struct ConsoleRoutes: Sendable {
         ConsolePage("groups", title: "Groups"), ConsolePage("invitations", title: "Invitations"),
         ConsolePage("apps", title: "Apps"), ConsolePage("forward-auth", title: "Forward-auth rules"),
         ConsolePage("keys", title: "Signing keys"), ConsolePage("metadata", title: "FIDO metadata"),
-        ConsolePage("settings", title: "Settings"),
+        ConsolePage("settings", title: "Settings"), ConsolePage("audit", title: "Audit log"),
     ]
 
     /// Nothing but this origin's scripts, styles and images, and calls to it; no frames, forms post here only.
@@ -68,7 +68,10 @@ package struct ConsoleRoutes: Sendable {
         package let files: [String: WebRoutes.StaticFile]
 
         package static func load() throws -> Resources {
-            guard let root = Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
+            // `.copy("Resources/Console")` puts the folder at the bundle's root.
+            guard
+                let root = Bundle.module.url(forResource: "Console", withExtension: nil)
+                    ?? Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
             else { throw LoadError(code: .missing, message: "the console's resources are missing from the bundle") }
             let templates = root.appendingPathComponent("templates")
             var bodies: [String: String] = [:]

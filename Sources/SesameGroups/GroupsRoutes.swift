@@ -59,7 +59,7 @@ package struct GroupsRoutes {
     private static func claimsText(_ claims: JSONValue?) -> String? { claims.map { $0.rendered() } }
 
     /// The scope an admin API token needs for these routes.
-    package static let scope = AdminScope("groups")
+    package static let scope = AdminScope.groups
 
     /// Registers the routes on the admin API's group (`/api/admin`, behind `AdminMiddleware`).
     package func register(admin: RouterGroup<AdminRequestContext>) {

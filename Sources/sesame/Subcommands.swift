@@ -10,6 +10,7 @@ enum SesameSubcommands {
         UsersCommand.self,
         InvitesCommand.self,
         GroupsCommand.self,
+        AdminTokensCommand.self,
         ClientsCommand.self,
         SigningKeysCommand.self,
         MetadataCommand.self,

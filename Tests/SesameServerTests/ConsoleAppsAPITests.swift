@@ -400,7 +400,8 @@ import WebAuthn
     @Test(arguments: TestDatabase.all)
     func thePagesRenderForAnAdminWithTheirScriptsAndNothingInline(_ db: TestDatabase) async throws {
         let server = TestServer(db)
-        #expect(Array(ConsoleRoutes.pages.map(\.slug).suffix(Self.pages.count)) == Self.pages)
+        // These pages are in the navigation, in this order (other parts' pages may come before or after them).
+        #expect(ConsoleRoutes.pages.map(\.slug).filter(Self.pages.contains) == Self.pages)
         try await Self.withAdmin(server) { client, session, _ in
             let bob = try await signInWithPassword(client, "bob", "correct horse battery")
             for slug in Self.pages {

@@ -64,6 +64,17 @@ package struct RateLimiter: Sendable {
         RateLimitKey(buckets: [(Self.bucket(address: address), policy.perAddress)])
     }
 
+    /// A secret that names no account and is checked per client address alone (an admin API token): the secret's
+    /// own bucket for the address, with the per-account limit, then the address's bucket shared with every secret.
+    /// Give a right one back with `forgive`, so wrong guesses before it still count.
+    package func key(_ secret: GuessableSecret, address: String) -> RateLimitKey {
+        RateLimitKey(
+            buckets: [
+                ("\(secret.rawValue):addr:" + Hex.encode(Secrets.sha256(address).prefix(16)), policy.perAccount),
+                (Self.bucket(address: address), policy.perAddress),
+            ])
+    }
+
     /// Counts one attempt in every bucket, atomically, before the secret is checked; throws 429 with Retry-After
     /// when that puts any bucket over its limit. Counting first (one `INSERT … ON CONFLICT … RETURNING` per
     /// bucket) means concurrent guesses cannot all pass a check made before any of them was recorded.

@@ -18,6 +18,7 @@ import SesameInvitations
 import SesamePasswords
 import SesamePasskeys
 import SesameAccount
+import SesameAdminTokens
 import SesameReauthentication
 import SesameKeychainSync
 import SesameForwardAuth
@@ -256,9 +257,10 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     .register(on: router)
     EmailRoutes(sesame: core, store: sesame.store).register(on: router)
     // The admin API and the console, behind the one admin gate.
+    let adminTokens = AdminTokens(store: sesame.store, rateLimiter: core.rateLimiter, clock: core.clock)
     let gate = AdminGate(
         adminGroup: core.configuration.adminGroup, window: core.configuration.consoleReauthenticationWindow,
-        groups: core.accountGroups, tokens: NoAdminTokens(), sessions: core.sessions, clock: core.clock)
+        groups: core.accountGroups, tokens: adminTokens, sessions: core.sessions, clock: core.clock)
     let adminAPI = router.group("/api/admin").add(middleware: AdminMiddleware(gate: gate))
         .group(context: AdminRequestContext.self)
     GroupsRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
@@ -267,6 +269,8 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     ForwardAuthAdminRoutes(sesame: core).register(admin: adminAPI)
     MetadataAdminRoutes(sesame: core, store: sesame.store, trust: sesame.metadataTrust).register(admin: adminAPI)
     SettingsAdminRoutes(sesame: core, settings: Vocabulary.server.settings).register(admin: adminAPI)
+    AdminTokensRoutes(tokens: adminTokens).register(admin: adminAPI)
+    AuditRoutes(store: sesame.store, kinds: Vocabulary.server.auditKinds.map(\.rawValue)).register(admin: adminAPI)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)

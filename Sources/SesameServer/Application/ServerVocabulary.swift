@@ -1,5 +1,6 @@
 import Foundation
 import SesameAccount
+import SesameAdminTokens
 import SesameConsole
 import SesameCore
 import SesameEmail
@@ -22,6 +23,7 @@ extension Vocabulary {
     package static let parts: [Vocabulary] = [
         .core, .metadata, .passkeys, .passwords, .secondFactors, .reauthentication, .account, .email,
         .identityProvider, .groups, .forwardAuth, .keychainSync, .mail, .operations, .invitations, .console,
+        .adminTokens,
     ]
 
     /// The server's one vocabulary: every part's words, each declared once (a duplicate stops the process here).

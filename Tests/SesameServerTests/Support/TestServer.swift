@@ -95,6 +95,8 @@ struct TestServer: Sendable {
     var accountGroups: (any AccountGroups)?
     /// The roots an uploaded metadata BLOB is verified against (the example BLOB's root in the console's tests).
     var metadataTrust = MetadataTrust.bundled
+    /// The server's logger, when a test reads what is logged (`CapturedLog`); otherwise only critical lines.
+    var logger: Logger?
 
     init(
         _ database: TestDatabase, origin: String = "http://localhost:8080",
@@ -138,7 +140,7 @@ struct TestServer: Sendable {
         environment.clock = clock.serverClock
         var logger = Logger(label: "sesame.test")
         logger.logLevel = .critical
-        environment.logger = logger
+        environment.logger = self.logger ?? logger
         environment.smsSender = sms
         environment.logoutDelivery = logouts
         environment.postgresSchema = schema

@@ -117,6 +117,13 @@ const messages = {
   keychain_version_conflict: "Your keychain changed on another device. Sync again.",
   keychain_wrong_vault: "Your account already syncs another keychain vault.",
   keychain_limit_reached: "Too many waiting join requests or shares. Finish or withdraw some first.",
+  // Admin API tokens and the audit log (the admin API)
+  invalid_admin_token_name: "Give the token a name of 1 to 64 characters.",
+  invalid_admin_token_scope: "Choose at least one scope, from the ones listed.",
+  invalid_admin_token_lifetime: "A token can last 1 to 365 days.",
+  admin_token_not_found: "There’s no active token with that id.",
+  admin_token_needs_person: "A token can’t make tokens. Make one in the console or with sesame admin-tokens create.",
+  invalid_audit_filter: "One of the filters can’t be read. Check the dates and try again.",
   // The server
   internal_error: "Something went wrong on our side. Please try again.",
   unavailable: "The service is unavailable right now. Please try again in a moment.",

@@ -1,0 +1,120 @@
+// The audit log page: filters in the address (so a filtered view can be linked), pages of events newest first
+// from GET /api/admin/audit with its `next` cursor, and the CSV link for the same filters.
+
+import { admin, el, say, formatDate, AdminFailure } from "/console/static/console.js";
+
+const form = document.getElementById("filters");
+const body = document.querySelector("#events tbody");
+const more = document.getElementById("more");
+const csv = document.getElementById("csv");
+const summary = document.getElementById("summary");
+const kinds = document.getElementById("kinds");
+const names = ["person", "kind", "outcome", "from", "to"];
+let next = null;
+let shown = 0;
+
+/** A `datetime-local` value (the browser's local time) as an ISO 8601 instant, or "". */
+function instant(local) {
+  if (!local) return "";
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? "" : date.toISOString();
+}
+
+/** The filters as the API's query (times as instants). */
+function apiQuery() {
+  const query = new URLSearchParams();
+  for (const name of names) {
+    const value = form.elements[name].value.trim();
+    if (!value) continue;
+    query.set(name, name === "from" || name === "to" ? instant(value) : value);
+  }
+  return query;
+}
+
+/** The filters as this page's own address (times as typed). */
+function pageQuery() {
+  const query = new URLSearchParams();
+  for (const name of names) {
+    const value = form.elements[name].value.trim();
+    if (value) query.set(name, value);
+  }
+  return query;
+}
+
+// Each cell carries its column's name, which the narrow layout shows beside the value (one card per event).
+function cell(label, options, ...children) {
+  return el("td", { ...options, dataset: { label } }, ...children);
+}
+
+function personCell(event) {
+  if (!event.userId) return cell("Person", { class: "muted", text: event.username || "—" });
+  const link = el("a", { href: `/console/people?id=${encodeURIComponent(event.userId)}` }, event.username || event.userId);
+  return cell("Person", {}, link);
+}
+
+function row(event) {
+  return el(
+    "tr",
+    {},
+    cell("When", {}, el("time", { datetime: event.at, text: formatDate(event.at) })),
+    cell("Kind", {}, el("code", { text: event.kind })),
+    cell("Outcome", { class: `outcome-${event.outcome}`, text: event.outcome.replaceAll("_", " ") }),
+    personCell(event),
+    cell("Address", {}, el("code", { text: event.clientAddress })),
+    cell("Detail", { text: event.detail }),
+  );
+}
+
+function fillKinds(list) {
+  if (kinds.childElementCount || !Array.isArray(list)) return;
+  for (const kind of list) kinds.append(el("option", { value: kind }));
+}
+
+async function load(append) {
+  const query = apiQuery();
+  if (append && next) query.set("after", next);
+  more.disabled = true;
+  try {
+    const page = await admin("GET", `/api/admin/audit?${query}`);
+    if (!append) {
+      body.replaceChildren();
+      shown = 0;
+    }
+    for (const event of page.events) body.append(row(event));
+    shown += page.events.length;
+    next = page.next || null;
+    more.hidden = !next;
+    fillKinds(page.kinds);
+    summary.textContent = shown === 0 ? "No events match these filters." : `${shown} events shown, newest first.`;
+    say("");
+  } catch (failure) {
+    say(failure instanceof AdminFailure ? failure.message : "The audit log could not be read.", "error");
+  } finally {
+    more.disabled = false;
+  }
+}
+
+function apply() {
+  const query = pageQuery();
+  history.replaceState(null, "", query.toString() ? `/console/audit?${query}` : "/console/audit");
+  const api = apiQuery();
+  csv.href = api.toString() ? `/api/admin/audit.csv?${api}` : "/api/admin/audit.csv";
+  next = null;
+  return load(false);
+}
+
+const initial = new URLSearchParams(location.search);
+for (const name of names) {
+  const value = initial.get(name);
+  if (value !== null) form.elements[name].value = value;
+}
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  apply();
+});
+document.getElementById("clear").addEventListener("click", () => {
+  form.reset();
+  apply();
+});
+more.addEventListener("click", () => load(true));
+apply();
