@@ -33,7 +33,7 @@ package struct ConsoleRoutes: Sendable {
     }
 
     /// Every page, in the navigation's order.
-    package static let pages: [ConsolePage] = []
+    package static let pages: [ConsolePage] = [ConsolePage("overview", title: "Overview")]
 
     /// Nothing but this origin's scripts, styles and images, and calls to it; no frames, forms post here only.
     package static let contentSecurityPolicy = [

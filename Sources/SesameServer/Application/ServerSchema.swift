@@ -1,3 +1,4 @@
+import SesameConsole
 import SesameCore
 import SesameEmail
 import SesameGroups
@@ -16,5 +17,6 @@ package enum ServerSchema {
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
         KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part, InvitationsSchema.part,
+        ConsoleSchema.part,
     ])
 }
