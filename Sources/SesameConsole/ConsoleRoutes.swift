@@ -63,7 +63,10 @@ package struct ConsoleRoutes: Sendable {
         package let files: [String: WebRoutes.StaticFile]
 
         package static func load() throws -> Resources {
-            guard let root = Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
+            // `.copy("Resources/Console")` puts `Console` at the bundle's top.
+            guard
+                let root = Bundle.module.url(forResource: "Console", withExtension: nil)
+                    ?? Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")
             else { throw LoadError(code: .missing, message: "the console's resources are missing from the bundle") }
             let templates = root.appendingPathComponent("templates")
             var bodies: [String: String] = [:]
