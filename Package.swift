@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "SesameCore",
             dependencies: [
-                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode", "Keychain",
+                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode", "Keychain", "SesameBuildInfo",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -369,6 +369,9 @@ let package = Package(
             dependencies: [
                 "SesameCore", "SesameWeb", "SesameBytes",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: strict

@@ -34,6 +34,7 @@ package struct ConsoleRoutes: Sendable {
 
     /// Every page, in the navigation's order.
     package static let pages: [ConsolePage] = [
+        ConsolePage("overview", title: "Overview"),
         ConsolePage("groups", title: "Groups"), ConsolePage("invitations", title: "Invitations"),
         ConsolePage("apps", title: "Apps"), ConsolePage("forward-auth", title: "Forward-auth rules"),
         ConsolePage("keys", title: "Signing keys"), ConsolePage("metadata", title: "FIDO metadata"),
@@ -68,7 +69,8 @@ package struct ConsoleRoutes: Sendable {
         package let files: [String: WebRoutes.StaticFile]
 
         package static func load() throws -> Resources {
-            // `.copy("Resources/Console")` puts the folder at the bundle's root.
+            // `Package.swift` copies `Resources`, so the folder is `Resources/Console`; were `Console` copied itself,
+            // it would be at the bundle's root.
             guard
                 let root = Bundle.module.url(forResource: "Console", withExtension: nil)
                     ?? Bundle.module.url(forResource: "Console", withExtension: nil, subdirectory: "Resources")

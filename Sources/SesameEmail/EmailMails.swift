@@ -164,6 +164,38 @@ package struct EmailMails: Sendable {
         return OutgoingMail(to: address, subject: "Your sign-in code for \(siteName)", text: text, html: html)
     }
 
+    package static let recoveryLinkKind = "recovery_link"
+
+    /// Where a recovery link lands; the token is in the fragment, so no server log holds it (the page posts it).
+    package func recoveryLink(token: String) -> String { "\(origin)/recover/link#\(token)" }
+
+    /// The recovery link an administrator made, to the person's verified address.
+    package func recoveryLink(to address: String, username: String, link: String, hours: Int) -> OutgoingMail {
+        let text = """
+            A link to get back into your account
+
+            An administrator of \(siteName) made a recovery link for your account \(username):
+
+            \(link)
+
+            It works once, for \(hours) hours, and only lets you add a new passkey or security key to your account.
+
+            If you did not ask for it, ignore this mail and tell your administrator.
+            """
+        let html = Self.page(
+            title: "A link to get back into your account",
+            """
+            <p>An administrator of \(Self.escape(siteName)) made a recovery link for your account \
+            \(Self.escape(username)):</p>
+            <p><a href="\(Self.escape(link))">Add a passkey to your account</a></p>
+            <p>It works once, for \(hours) hours, and only lets you add a new passkey or security key to your \
+            account.</p>
+            <p>If you did not ask for it, ignore this mail and tell your administrator.</p>
+            """)
+        return OutgoingMail(
+            to: address, subject: "A recovery link for your account on \(siteName)", text: text, html: html)
+    }
+
     /// A time as mails show it: `2026-11-28 17:50 UTC`.
     package static func shown(_ date: Date) -> String {
         let iso = date.ISO8601Format()  // 2026-11-28T17:50:12Z

@@ -20,6 +20,13 @@ extension ServerConfiguration {
 
     /// Off by default: it makes the mailbox a way into the account (docs/threat-model.md, "Recovery by email").
     private enum EmailRecoveryKey: SettingKey { static let defaultValue = false }
+    private enum RecoveryLinkHoursKey: SettingKey { static let defaultValue = 24 }
+
+    /// Hours a recovery link an administrator makes (`RecoveryLinks`) works, unless used first.
+    public var recoveryLinkHours: Int {
+        get { self[RecoveryLinkHoursKey.self] }
+        set { self[RecoveryLinkHoursKey.self] = newValue }
+    }
 
     /// Whether a person may sign in with a code mailed to their verified address, into a session that can only add a
     /// passkey or security key (docs/email.md, "Recovery by email").
@@ -52,6 +59,12 @@ extension ServerConfiguration {
             help:
                 "Let a person without a usable passkey sign in with a code mailed to their verified address, into a session that can only add a passkey (the mailbox becomes a way in)."
         ) { c, v throws(ConfigurationError) in c.emailRecovery = try bool("email-recovery", v) },
+        Setting(
+            key: "recoveryLinkHours", flag: "--recovery-link-hours", environment: "SESAME_RECOVERY_LINK_HOURS",
+            defaultValue: String(RecoveryLinkHoursKey.defaultValue),
+            help:
+                "Hours a recovery link an administrator makes for a person works (once) before it expires."
+        ) { c, v throws(ConfigurationError) in c.recoveryLinkHours = try int("recovery-link-hours", v, 1...168) },
     ]
 
     /// Addresses need mail that arrives: on an https origin, a relay (`smtp-url`) or, knowingly, the console.

@@ -17,6 +17,10 @@ extension APIErrorCode {
     package static let emailRecoveryNotEnabled = APIErrorCode("email_recovery_not_enabled")
     /// A recovery code that is wrong, expired, used, or for no account: one answer for all of them.
     package static let invalidRecoveryCode = APIErrorCode("invalid_recovery_code")
+    /// A recovery link that is wrong, expired, used, or whose account is disabled: one answer for all of them.
+    package static let invalidRecoveryLink = APIErrorCode("invalid_recovery_link")
+    /// A recovery link to mail for a person who has no verified address.
+    package static let recoveryLinkNoAddress = APIErrorCode("recovery_link_no_address")
 }
 
 extension APIError {
@@ -31,6 +35,11 @@ extension APIError {
     }
     package static var invalidRecoveryCode: APIError {
         APIError(.unauthorized, .invalidRecoveryCode, "The code is wrong, expired or was already used.")
+    }
+    package static var invalidRecoveryLink: APIError {
+        APIError(
+            .unauthorized, .invalidRecoveryLink,
+            "This recovery link is wrong, expired or was already used. Ask your administrator for a new one.")
     }
 }
 
@@ -51,6 +60,12 @@ extension AuditKind {
     package static let emailRecoveryRequested = AuditKind("email_recovery.requested")
     /// A recovery code signed into a limited session (success), or was wrong (failure).
     package static let emailRecoverySignedIn = AuditKind("email_recovery.signed_in")
+    /// An administrator (or an operator at the command line) made a recovery link for the account (detail: `mail`
+    /// or `show`, the link's id and who made it).
+    package static let recoveryLinkCreated = AuditKind("recovery_link.created")
+    /// A recovery link signed into a limited session (success; detail: the link's id), or was wrong, expired or used
+    /// (failure).
+    package static let recoveryLinkUsed = AuditKind("recovery_link.used")
 }
 
 extension ChallengePurpose {
@@ -59,6 +74,9 @@ extension ChallengePurpose {
 }
 
 extension AccountNoticeKind {
+    /// A recovery link an administrator made signed into the account (a limited session, to add a passkey).
+    package static let recoveryLinkUsed = AccountNoticeKind(
+        "recovery_link.used", title: "An administrator’s recovery link was used on your account")
     /// A recovery code signed into the account (a limited session, to add a passkey).
     package static let emailRecovered = AccountNoticeKind(
         "email_recovery.used", title: "Your account was recovered by email")
@@ -73,6 +91,8 @@ extension GuessableSecret {
     package static let emailRecoveryCode = GuessableSecret("email_recovery_code")
     /// Recovery codes asked for: per account (or name asked for) and per client address.
     package static let emailRecoverySend = GuessableSecret("email_recovery_send")
+    /// Recovery links opened: per link (its public id) and per client address.
+    package static let recoveryLink = GuessableSecret("recovery_link")
 }
 
 extension Vocabulary {
@@ -81,16 +101,16 @@ extension Vocabulary {
         owner: "SesameEmail",
         errorCodes: [
             .emailNotEnabled, .invalidEmail, .emailUnchanged, .emailRequired, .invalidEmailCode,
-            .emailRecoveryNotEnabled, .invalidRecoveryCode,
+            .emailRecoveryNotEnabled, .invalidRecoveryCode, .invalidRecoveryLink, .recoveryLinkNoAddress,
         ],
         auditKinds: [
             .emailAdded, .emailVerified, .emailChanged, .emailRemoved, .mailQueued, .emailRecoveryRequested,
-            .emailRecoverySignedIn,
+            .emailRecoverySignedIn, .recoveryLinkCreated, .recoveryLinkUsed,
         ],
         settings: ServerConfiguration.emailSettings,
         checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateEmail(c) }],
         challengePurposes: [.emailRecovery],
-        guessableSecrets: [.emailCode, .emailSend, .emailRecoveryCode, .emailRecoverySend],
-        accountNotices: [.emailRecovered]
+        guessableSecrets: [.emailCode, .emailSend, .emailRecoveryCode, .emailRecoverySend, .recoveryLink],
+        accountNotices: [.emailRecovered, .recoveryLinkUsed]
     )
 }

@@ -30,6 +30,8 @@ extension AuditKind {
     package static let groupMemberAdded = AuditKind("group.member_added")
     /// An account was taken out of a group (the event's account; detail: the slug).
     package static let groupMemberRemoved = AuditKind("group.member_removed")
+    /// The first account made by sign-up joined the administrators' group (`firstSignUpAdmin`; detail: the slug).
+    package static let firstSignUpAdmin = AuditKind("group.first_admin")
 }
 
 extension Vocabulary {
@@ -40,7 +42,9 @@ extension Vocabulary {
             .invalidGroupSlug, .invalidGroupName, .invalidGroupClaims, .groupNotFound, .groupExists,
             .membershipUnchanged, .accountNotFound,
         ],
-        auditKinds: [.groupAdded, .groupChanged, .groupRemoved, .groupMemberAdded, .groupMemberRemoved],
+        auditKinds: [
+            .groupAdded, .groupChanged, .groupRemoved, .groupMemberAdded, .groupMemberRemoved, .firstSignUpAdmin,
+        ],
         settings: ServerConfiguration.groupsSettings
     )
 }

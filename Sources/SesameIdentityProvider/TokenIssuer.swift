@@ -251,7 +251,7 @@ package struct IDTokenClaims: TokenClaims {
         case .password?: ["pwd"]
         case .passwordAnd(let factor)?: ["pwd", factor.amr, "mfa"]
         // A limited session never reaches the identity provider (`SessionLimitation`); were it to, it claims nothing.
-        case .emailCode?, nil: []
+        case .emailCode?, .recoveryLink?, nil: []
         }
     }
 

@@ -18,15 +18,18 @@ package struct SignUpRoutes {
     package let store: any PasskeyStorage
     package let passkeyVerifier: PasskeyVerifier
     package let invitations: any SignUpInvitations
+    /// The first account on an empty server becomes an administrator (`firstSignUpAdmin`); nil when off.
+    package let firstAdmin: (any SignUpFirstAdmin)?
 
     package init(
         sesame: ServerCore, store: any PasskeyStorage, passkeyVerifier: PasskeyVerifier,
-        invitations: any SignUpInvitations = NoSignUpInvitations()
+        invitations: any SignUpInvitations = NoSignUpInvitations(), firstAdmin: (any SignUpFirstAdmin)? = nil
     ) {
         self.sesame = sesame
         self.store = store
         self.passkeyVerifier = passkeyVerifier
         self.invitations = invitations
+        self.firstAdmin = firstAdmin
     }
 
     package struct OptionsRequest: Decodable, Sendable {
@@ -163,8 +166,16 @@ package struct SignUpRoutes {
                         email, user: user, clientAddress: clientAddress, at: user.createdAt, in: db)
                 }
             }
-            // The invitation spent (and its groups joined) and the address kept, with the account or not at all.
-            let also = Self.together([spend, address])
+            // The first account on an empty server joins the administrators' group, when the setting asks for it.
+            var admin: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
+            if let firstAdmin {
+                admin = { db in
+                    _ = try await firstAdmin.claim(user: user, clientAddress: clientAddress, at: user.createdAt, in: db)
+                }
+            }
+            // The invitation spent (and its groups joined), the address kept and the first admin made, with the
+            // account or not at all.
+            let also = Self.together([spend, address, admin])
             switch try await store.createAccount(
                 user, credential: credential, audit: event, sessionTokenHash: issued.tokenHash, session: issued.record,
                 also: also)

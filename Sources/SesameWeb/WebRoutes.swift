@@ -41,6 +41,7 @@ package struct WebRoutes {
     package enum Page: String, CaseIterable, Sendable {
         case signin, signup, account, recover
         case emailVerify = "email-verify"
+        case recoverLink = "recover-link"
 
         package var title: String {
             switch self {
@@ -49,6 +50,7 @@ package struct WebRoutes {
             case .account: "Your account"
             case .recover: "Recover your account"
             case .emailVerify: "Confirm your email address"
+            case .recoverLink: "Add a passkey with your recovery link"
             }
         }
     }
@@ -210,6 +212,9 @@ package struct WebRoutes {
         // Where a verification link from a mail lands, signed in or not: a GET only shows a button; the token (in
         // the fragment) is posted to `/api/email/verify` when the person confirms.
         router.get("/account/email/verify") { _, _ in page(.emailVerify) }
+        // Where a recovery link an administrator made lands: the token (in the fragment) is posted to
+        // `/api/recovery/link` when the person confirms; then a passkey is added in the limited session it opens.
+        router.get("/recover/link") { _, _ in page(.recoverLink) }
         // Recovery by email: asking for a code, typing it, then adding a passkey in the limited session it opens.
         if emailRecovery {
             router.get("/recover") { _, _ in page(.recover) }

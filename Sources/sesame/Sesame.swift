@@ -1,6 +1,7 @@
 import ArgumentParser
 
 import Foundation
+import SesameCore
 
 @main
 struct Sesame: AsyncParsableCommand {

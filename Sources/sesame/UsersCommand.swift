@@ -15,6 +15,7 @@ import SesameKeychainSync
 import SesameForwardAuth
 import SesameOperations
 import SesameGroups
+import SesameEmail
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,7 +23,7 @@ struct UsersCommand: AsyncParsableCommand {
         abstract: "List, show, disable, enable or delete accounts; put them in groups.",
         subcommands: [
             List.self, Show.self, Create.self, Disable.self, Enable.self, Delete.self, Export.self,
-            UserGroupsCommand.self,
+            UserGroupsCommand.self, RecoveryLink.self,
         ]
     )
 
@@ -111,6 +112,39 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             guard yes else { throw ValidationError("deleting an account cannot be undone; add --yes") }
             try await withAdmin(options) { admin in print(try await admin.deleteUser(user)) }
+        }
+    }
+}
+
+extension UsersCommand {
+    struct RecoveryLink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "recovery-link",
+            abstract:
+                "Make a single-use link that lets a person add a passkey: printed, or mailed to their verified address."
+        )
+        @Argument(help: "Username (any case) or user id.") var user: String
+        @Flag(help: "Mail it to the account's verified address (through the running server's outbox).") var mail = false
+        @OptionGroup var options: ServerOptions
+
+        func run() async throws {
+            try await withStore(options) { store, configuration in
+                let maker = RecoveryLinkMaker(store: store, configuration: configuration, clock: .system)
+                let made: RecoveryLinkMaker.Made
+                do {
+                    made = try await maker.make(for: user, deliver: mail ? .mail : .show, by: .commandLine)
+                } catch let error as APIError {
+                    throw AdminError(description: error.message)
+                }
+                if let address = made.address {
+                    print(
+                        "recovery link for \(made.username) mailed to \(address); it works once, until \(made.expiresAt)"
+                    )
+                } else if let link = made.link {
+                    print(link)
+                    print("works once, until \(made.expiresAt); give it to \(made.username) only")
+                }
+            }
         }
     }
 }

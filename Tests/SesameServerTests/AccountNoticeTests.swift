@@ -91,7 +91,7 @@ import VirtualAuthenticator
                 "sign_in.new_device", "passkey.added", "passkey.removed", "password.set", "password.changed",
                 "password.removed",
                 "totp.enabled", "totp.disabled", "sms.enabled", "sms.disabled", "recovery_codes.generated",
-                "recovery_code.used", "email_recovery.used",
+                "recovery_code.used", "email_recovery.used", "recovery_link.used",
             ])
         let docs = try VocabularyTests.text("docs/email.md")
         for notice in notices {

@@ -8,9 +8,10 @@ import SesameCore
 /// A token is live while `revoked_at` is NULL and `expires_at` is ahead; rows stay after either, so the list shows
 /// what a token was. `last_used_at` is written at most once a minute per token.
 ///
-/// The same migration gives the core's audit trail the indexes the console's audit log filters by (the admin API's
-/// `GET /api/admin/audit`, newest first with keyset paging): by kind and by account, each in time order with the
-/// event's id as the tie-break; the account index replaces migration 1's `audit_events_user`, which it covers.
+/// The same migration gives the core's audit trail the index the console's audit log filters by account (the admin
+/// API's `GET /api/admin/audit`, newest first with keyset paging): in time order with the event's id as the
+/// tie-break; it replaces migration 1's `audit_events_user`, which it covers. The filter by kind reads migration 22's
+/// `audit_events_kind_at` (kind, at, id, outcome).
 /// Indexes only, so nodes of the version before keep writing (`SchemaChange.expand`).
 package enum AdminTokensSchema {
     package static let part = SchemaPart(
@@ -34,7 +35,6 @@ package enum AdminTokensSchema {
                     )
                     """,
                     "CREATE UNIQUE INDEX admin_tokens_hash ON admin_tokens (token_hash)",
-                    "CREATE INDEX audit_events_kind_at ON audit_events (kind, at, id)",
                     "CREATE INDEX audit_events_user_at ON audit_events (user_id, at, id)",
                     // Every lookup by account is served by the new index, which leads with the same column.
                     "DROP INDEX audit_events_user",

@@ -55,10 +55,13 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
     /// A code mailed to the account's verified address (recovery by email): a limited session
     /// (`SessionLimitation.emailRecovery`), one factor that no one calls phishing-resistant.
     case emailCode
+    /// A single-use recovery link an administrator made (`sesame users recovery-link`, the console): a limited
+    /// session (`SessionLimitation.emailRecovery`) that may only add a passkey; no factor of the person's own.
+    case recoveryLink
 
     /// Every method a server whose features declare `factors` can record.
     package static func all(factors: [Factor]) -> [SessionMethod] {
-        [.passkey, .passkeyPresence, .password] + factors.map(Self.passwordAnd) + [.emailCode]
+        [.passkey, .passkeyPresence, .password] + factors.map(Self.passwordAnd) + [.emailCode, .recoveryLink]
     }
 
     /// The method a session's `method` column names, given the factors the server's features declare; nil for a
@@ -69,6 +72,7 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
         case "passkey-up": self = .passkeyPresence
         case "password": self = .password
         case "email-code": self = .emailCode
+        case "recovery-link": self = .recoveryLink
         default:
             guard rawValue.hasPrefix("password+"),
                 let factor = Factor.named(String(rawValue.dropFirst("password+".count)), in: factors)
@@ -86,6 +90,7 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
         case .password: "password"
         case .passwordAnd(let factor): "password+\(factor.rawValue)"
         case .emailCode: "email-code"
+        case .recoveryLink: "recovery-link"
         }
     }
 
@@ -101,7 +106,7 @@ public enum SessionMethod: Sendable, Hashable, Encodable {
     public var isMultiFactor: Bool {
         switch self {
         case .passkey, .passwordAnd: true
-        case .passkeyPresence, .password, .emailCode: false
+        case .passkeyPresence, .password, .emailCode, .recoveryLink: false
         }
     }
 }

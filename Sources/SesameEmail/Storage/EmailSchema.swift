@@ -8,6 +8,11 @@ import SesameCore
 /// of the account, the address's key and the code; never the code), the link token's SHA-256 (`pending_token`,
 /// unique: a link finds its row by it) and when both end (`pending_expires_at`). A pending address is not unique:
 /// anyone may type any address, and only its verification decides.
+///
+/// Migration 21 adds `recovery_links` (`RecoveryLinks`): a single-use link an administrator made for a person, found
+/// by its public `id` and checked against the SHA-256 of its secret half (`secret_hash`, never the secret), how it
+/// was delivered (`mail` or `show`), who made it (the audit log's actor), when it ends and when it was used. The
+/// purge deletes rows past `expires_at`; deleting the account deletes them.
 package enum EmailSchema {
     package static let part = SchemaPart(
         name: "email addresses",
@@ -33,7 +38,28 @@ package enum EmailSchema {
                     "CREATE UNIQUE INDEX email_addresses_key ON email_addresses (address_key)",
                     "CREATE UNIQUE INDEX email_addresses_token ON email_addresses (pending_token)",
                 ]
-            )
+            ),
+            Migration(
+                version: 21,
+                name: "recovery links: single-use links an administrator makes for a person",
+                statements: [
+                    """
+                    CREATE TABLE recovery_links (
+                        id TEXT PRIMARY KEY,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        secret_hash {bytes} NOT NULL,
+                        delivery TEXT NOT NULL,
+                        created_by TEXT NOT NULL,
+                        created_at BIGINT NOT NULL,
+                        expires_at BIGINT NOT NULL,
+                        used_at BIGINT
+                    )
+                    """,
+                    "CREATE INDEX recovery_links_user ON recovery_links (user_id)",
+                    "CREATE INDEX recovery_links_expires ON recovery_links (expires_at)",
+                ]
+            ),
         ],
-        accountTables: ["email_addresses"])
+        accountTables: ["email_addresses", "recovery_links"],
+        expiring: [ExpiringRows(table: "recovery_links")])
 }

@@ -189,6 +189,8 @@ public func buildApplication(
             onGiveUp: { claimed, _ in
                 await audit.record(.mailGaveUp, .failure, user: nil, clientAddress: "outbox", detail: claimed.kind)
             }))
+    app.addServices(
+        NodeHeartbeats(store: store, clock: environment.clock, ticks: environment.serviceClock, logger: logger))
     if let checkpointer, let handle = engine.sqliteHandle {
         app.addServices(
             SQLiteCheckpointService(
@@ -234,7 +236,9 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     ).register(on: router)
     SignUpRoutes(
         sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys,
-        invitations: Invitations(sesame: core, store: sesame.store)
+        invitations: Invitations(sesame: core, store: sesame.store),
+        firstAdmin: core.configuration.firstSignUpAdmin
+            ? FirstSignUpAdmin(adminGroup: core.configuration.adminGroup) : nil
     ).register(on: router)
     SignInRoutes(sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys).register(on: router)
     PasskeyManagementRoutes(
@@ -271,6 +275,10 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     SettingsAdminRoutes(sesame: core, settings: Vocabulary.server.settings).register(admin: adminAPI)
     AdminTokensRoutes(tokens: adminTokens).register(admin: adminAPI)
     AuditRoutes(store: sesame.store, kinds: Vocabulary.server.auditKinds.map(\.rawValue)).register(admin: adminAPI)
+    OverviewRoutes(sesame: core, store: sesame.store, sources: overviewSources(sesame)).register(admin: adminAPI)
+    let recoveryLinks = RecoveryLinks(sesame: core, store: sesame.store)
+    recoveryLinks.register(admin: adminAPI)
+    recoveryLinks.register(on: router)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)
@@ -286,4 +294,28 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     DeviceAuthorizationRoutes(sesame: core, store: sesame.store).register(on: router)
     ForwardAuthRoutes(sesame: core, emails: sesame.emails).register(on: router)
     KeychainSyncRoutes(sesame: core, store: sesame.store).register(on: router)
+}
+
+/// What the Overview reads from features the console does not import: the metadata in force, the signing keys'
+/// ages and the audit kinds that are sign-ins.
+func overviewSources(_ sesame: Sesame) -> OverviewSources {
+    let store = sesame.store
+    let metadata = sesame.metadata
+    return OverviewSources(
+        metadata: {
+            guard let index = await metadata.current(), let stored = try await store.latestMetadataBLOB() else {
+                return nil
+            }
+            return MetadataFigures(
+                number: index.number, nextUpdate: index.nextUpdate, entries: index.entries.count,
+                importedAt: stored.importedAt)
+        },
+        signingKeys: {
+            try await store.signingKeys().map {
+                SigningKeyFigures(
+                    kid: $0.kid, algorithm: $0.algorithm, createdAt: $0.createdAt, retiredAt: $0.retiredAt)
+            }
+        },
+        signInKinds: Vocabulary.server.auditKinds.map(\.rawValue).filter { $0.hasPrefix("sign_in.") }
+            + [AuditKind.emailRecoverySignedIn.rawValue, AuditKind.recoveryLinkUsed.rawValue])
 }

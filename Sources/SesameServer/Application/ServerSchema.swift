@@ -1,4 +1,5 @@
 import SesameAdminTokens
+import SesameConsole
 import SesameCore
 import SesameEmail
 import SesameGroups
@@ -17,6 +18,6 @@ package enum ServerSchema {
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
         KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part, InvitationsSchema.part,
-        AdminTokensSchema.part,
+        ConsoleSchema.part, AdminTokensSchema.part,
     ])
 }

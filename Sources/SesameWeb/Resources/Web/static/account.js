@@ -609,6 +609,7 @@ const methodWords = {
   "password+sms": "a password and a text message code",
   "password+recovery": "a password and a recovery code",
   "email-code": "a code sent by email (to add a passkey only)",
+  "recovery-link": "a recovery link from an administrator (to add a passkey only)",
 };
 
 async function loadSessions() {

@@ -94,6 +94,8 @@ const messages = {
   invalid_email_code: "That code or link isn’t right, has expired or was already used. Ask for a new one and try again.",
   email_recovery_not_enabled: "This site doesn’t send sign-in codes by email.",
   invalid_recovery_code: "That code isn’t right, has expired or was already used. Ask for a new one and try again.",
+  invalid_recovery_link: "This recovery link isn’t right, has expired or was already used. Ask your administrator for a new one.",
+  recovery_link_no_address: "This account has no confirmed email address. Show the link and hand it over instead.",
   last_way_in: "You can’t remove this: it’s your last way to sign in. Add a passkey or password first.",
   // Groups (the admin API)
   invalid_group_slug: "A group’s short name uses a–z, 0–9 and -, starting with a letter.",
@@ -259,4 +261,5 @@ export const api = {
 
   recoveryAsk: (identifier) => call("POST", "/api/recovery/email", { identifier }),
   recoveryVerify: (recoveryToken, code) => call("POST", "/api/recovery/email/verify", { recoveryToken, code }),
+  recoveryLink: (token) => call("POST", "/api/recovery/link", { token }),
 };
