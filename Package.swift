@@ -380,6 +380,7 @@ let package = Package(
             dependencies: [
                 "SesameCore",
                 "SesameEmail",
+                "SesameGroups",
                 "SesameAccount",
                 "SesameIdentityProvider",
                 "SesamePasskeys",

@@ -259,6 +259,8 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     let adminAPI = router.group("/api/admin").add(middleware: AdminMiddleware(gate: gate))
         .group(context: AdminRequestContext.self)
     GroupsRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    PeopleAdminRoutes(sesame: core, store: sesame.store, backChannelLogout: sesame.backChannelLogout)
+        .register(admin: adminAPI)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)

@@ -5,6 +5,7 @@ import SesameIdentityProvider
 import SesameInvitations
 import SesameKeychainSync
 import SesameMetadata
+import SesameOperations
 import SesamePasskeys
 import SesamePasswords
 import SesameSecondFactors
@@ -16,5 +17,6 @@ package enum ServerSchema {
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
         KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part, InvitationsSchema.part,
+        PeopleSchema.part,
     ])
 }
