@@ -36,6 +36,15 @@ extension SQLStore {
             let key = Usernames.key(prefix)
             let upper = key + Self.end
             let lowered = prefix.lowercased()
+            let loweredEnd = lowered + Self.end
+            // Display names and addresses are read from their own index, every match of the prefix, and sorted
+            // by username: the cost is the number of matches. `|| ''` keeps both planners off the username index,
+            // which its order tempts them to walk from the cursor, filtering, through every account when few
+            // match (a prefix nobody's display name has).
+            let names: SQLQueryString = "lower(display_name)"
+            let namesOrder: SQLQueryString = "(username_key || '')"
+            let addresses: SQLQueryString = "e.address_key"
+            let addressesOrder: SQLQueryString = "(u.username_key || '')"
             candidates = """
                 SELECT id FROM (SELECT id FROM users
                     WHERE username_key\(c) >= \(bind: key) AND username_key\(c) < \(bind: upper)
@@ -43,14 +52,14 @@ extension SQLStore {
                     ORDER BY username_key\(c) LIMIT \(literal: limit)) by_username
                 UNION
                 SELECT id FROM (SELECT id FROM users
-                    WHERE lower(display_name)\(c) >= \(bind: lowered) AND lower(display_name)\(c) < \(bind: lowered + Self.end)
-                        AND username_key\(c) > \(bind: after)
-                    ORDER BY username_key\(c) LIMIT \(literal: limit)) by_display_name
+                    WHERE \(names)\(c) >= \(bind: lowered) AND \(names)\(c) < \(bind: loweredEnd)
+                        AND \(namesOrder)\(c) > \(bind: after)
+                    ORDER BY \(namesOrder)\(c) LIMIT \(literal: limit)) by_display_name
                 UNION
                 SELECT id FROM (SELECT u.id FROM email_addresses e JOIN users u ON u.id = e.user_id
-                    WHERE e.address_key\(c) >= \(bind: lowered) AND e.address_key\(c) < \(bind: lowered + Self.end)
-                        AND u.username_key\(c) > \(bind: after)
-                    ORDER BY u.username_key\(c) LIMIT \(literal: limit)) by_email
+                    WHERE \(addresses)\(c) >= \(bind: lowered) AND \(addresses)\(c) < \(bind: loweredEnd)
+                        AND \(addressesOrder)\(c) > \(bind: after)
+                    ORDER BY \(addressesOrder)\(c) LIMIT \(literal: limit)) by_email
                 """
         }
         return try await db.raw(
