@@ -395,6 +395,7 @@ let package = Package(
             dependencies: [
                 "SesameCore",
                 "SesameEmail",
+                "SesameGroups",
                 "SesameAccount",
                 "SesameIdentityProvider",
                 "SesamePasskeys",

@@ -6,14 +6,27 @@ import SesameCore
 import SesameWeb
 
 /// One page of the console: `/console/<slug>`, its body in `templates/<slug>.html` and its script
-/// `static/console-<slug>.js`. Pages are listed in `ConsoleRoutes.pages`, which is the navigation too.
+/// `static/console-<slug>.js`. Pages are listed in `ConsoleRoutes.pages`, which is the navigation too. A page with
+/// `items` also serves `/console/<slug>/<item>` (one person, one app…) with the same template and script, the item
+/// in the template's `{{item}}` (empty on the list) and behind the same gate.
 package struct ConsolePage: Sendable, Hashable {
     package let slug: String
     package let title: String
+    package let items: Bool
 
-    package init(_ slug: String, title: String) {
+    package init(_ slug: String, title: String, items: Bool = false) {
         self.slug = slug
         self.title = title
+        self.items = items
+    }
+
+    /// An item's path segment: what the sign-in page's `return` accepts (`[A-Za-z0-9_-]`, 1 to 128 characters).
+    package static func isItem(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            }
     }
 }
 
@@ -34,7 +47,7 @@ package struct ConsoleRoutes: Sendable {
 
     /// Every page, in the navigation's order.
     package static let pages: [ConsolePage] = [
-        ConsolePage("overview", title: "Overview"),
+        ConsolePage("overview", title: "Overview"), ConsolePage("people", title: "People", items: true),
         ConsolePage("groups", title: "Groups"), ConsolePage("invitations", title: "Invitations"),
         ConsolePage("apps", title: "Apps"), ConsolePage("forward-auth", title: "Forward-auth rules"),
         ConsolePage("keys", title: "Signing keys"), ConsolePage("metadata", title: "FIDO metadata"),
@@ -165,7 +178,8 @@ package struct ConsoleRoutes: Sendable {
                 headers: [.location: "/console/\(Self.pages.first?.slug ?? "")", .cacheControl: "no-store"])
         }
         for page in Self.pages {
-            console.get(RouterPath(page.slug)) { request, context in
+            let show: @Sendable (Request, SesameRequestContext, String) async throws -> Response = {
+                request, context, item in
                 guard let resources else { throw APIError.unavailable }
                 guard let admin = context.admin else {
                     return try refusal(
@@ -184,7 +198,16 @@ package struct ConsoleRoutes: Sendable {
                         resources, body: resources.bodies[page.slug] ?? "", title: page.title,
                         script: "console-\(page.slug)", current: page.slug,
                         csrf: sesame.sessions.csrfToken(for: authentication.tokenHash),
-                        consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash)))
+                        consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash),
+                        values: page.items ? ["item": item] : [:]))
+            }
+            console.get(RouterPath(page.slug)) { request, context in try await show(request, context, "") }
+            if page.items {
+                console.get(RouterPath("\(page.slug)/{item}")) { request, context in
+                    let item = try context.parameters.require("item")
+                    guard ConsolePage.isItem(item) else { throw APIError.notFound }
+                    return try await show(request, context, item)
+                }
             }
         }
         console.get("static/{name}") { request, context -> Response in

@@ -7,7 +7,9 @@ import WebAuthn
 package struct GroupsAdmin: Sendable {
     package let service: GroupsService
 
-    package init(store: any GroupsStore & AccountStore) { self.service = GroupsService(store: store) }
+    package init(store: any GroupsStore & AccountStore, adminGroup: String) {
+        self.service = GroupsService(store: store, adminGroup: adminGroup)
+    }
 
     private static let dateFormat = Date.ISO8601FormatStyle()
 

@@ -12,7 +12,8 @@ package struct GroupsRoutes {
 
     package init(sesame: ServerCore, store: any GroupsStore & AccountStore) {
         self.sesame = sesame
-        self.service = GroupsService(store: store, clock: sesame.clock)
+        self.service = GroupsService(
+            store: store, clock: sesame.clock, adminGroup: sesame.configuration.adminGroup)
     }
 
     package struct GroupBody: ResponseEncodable, Sendable {

@@ -12,10 +12,14 @@ package typealias GroupsActor = AdminActor
 package struct GroupsService: Sendable {
     package let store: any GroupsStore & AccountStore
     package let clock: ServerClock
+    /// Nobody can lock everyone out: removing a member of the administrators' group, or the group, is checked by
+    /// the one rule (`AccountGroups.keepingAnAdministrator`) in the change's transaction.
+    package let administrators: AdministratorRule
 
-    package init(store: any GroupsStore & AccountStore, clock: ServerClock = .system) {
+    package init(store: any GroupsStore & AccountStore, clock: ServerClock = .system, adminGroup: String) {
         self.store = store
         self.clock = clock
+        self.administrators = AdministratorRule(groups: StoredAccountGroups(store: store), adminGroup: adminGroup)
     }
 
     /// A slug that follows the rule, or `invalid_group_slug`.
@@ -90,7 +94,8 @@ package struct GroupsService: Sendable {
         let now = clock.now()
         guard
             try await store.removeGroup(
-                slug: slug, audit: event(.groupRemoved, actor, member: nil, slug: slug, now: now))
+                slug: slug, audit: event(.groupRemoved, actor, member: nil, slug: slug, now: now),
+                rule: administrators)
         else { throw APIError(.notFound, .groupNotFound, "no group \(slug)") }
     }
 
@@ -128,7 +133,7 @@ package struct GroupsService: Sendable {
         guard
             try await store.removeGroupMember(
                 slug: slug, userID: user.id,
-                audit: event(.groupMemberRemoved, actor, member: user, slug: slug, now: now))
+                audit: event(.groupMemberRemoved, actor, member: user, slug: slug, now: now), rule: administrators)
         else { throw APIError(.conflict, .membershipUnchanged, "\(user.username) is not in \(slug)") }
         return user
     }

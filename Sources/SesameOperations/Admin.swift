@@ -3,6 +3,7 @@ import Logging
 import WebAuthn
 import SesameCore
 import SesameEmail
+import SesameGroups
 import SesameAccount
 import SesameIdentityProvider
 import SesamePasskeys
@@ -17,17 +18,32 @@ public struct Admin: Sendable {
     /// tokens to the applications that registered for them.
     package let issuer: String?
     package let logoutDelivery: any LogoutDelivery
-    /// The groups accounts are in, for `users show` and `users export`.
+    /// The groups accounts are in, for `users show` and `users export`, and the last-administrator rule.
     package let groups: any AccountGroups
+    /// The administrators' group (the `adminGroup` setting): `users create --admin` puts the account there, and
+    /// nobody can lock everyone out of it (`PeopleService`).
+    package let adminGroup: String
 
     package init(
         store: any AccountStorage, issuer: String? = nil, logoutDelivery: any LogoutDelivery = HTTPLogoutDelivery(),
-        groups: any AccountGroups = NoAccountGroups()
+        groups: any AccountGroups = NoAccountGroups(), adminGroup: String = "admins"
     ) {
         self.store = store
         self.issuer = issuer
         self.logoutDelivery = logoutDelivery
         self.groups = groups
+        self.adminGroup = adminGroup
+    }
+
+    /// The rules the admin API shares (`PeopleService`), over the same store; their refusals become the
+    /// command's (`AdminError`, the API's message).
+    private func people<T>(_ body: (PeopleService) async throws -> T) async throws -> T {
+        guard let sql = store as? SQLStore else { throw AdminError(description: "no database store") }
+        do {
+            return try await body(PeopleService(store: sql, groups: groups, adminGroup: adminGroup))
+        } catch let error as APIError {
+            throw AdminError(description: error.message)
+        }
     }
 
     private static let dateFormat = Date.ISO8601FormatStyle()
@@ -44,10 +60,11 @@ public struct Admin: Sendable {
         throw AdminError(description: "no account \"\(reference.prefix(64))\"")
     }
 
-    /// Creates an account with a password (for operators and test setups; people sign up with a passkey).
-    public func createUser(_ username: String, displayName: String?, password: String, scryptLogN: Int) async throws
-        -> String
-    {
+    /// Creates an account with a password (for operators and test setups; people sign up with a passkey). With
+    /// `administrator`, the account is put in `adminGroup` too (the group made when missing).
+    public func createUser(
+        _ username: String, displayName: String?, password: String, scryptLogN: Int, administrator: Bool = false
+    ) async throws -> String {
         guard let name = Usernames.validate(username) else { throw AdminError(description: "invalid username") }
         if let problem = PasswordHasher.check(password) {
             throw AdminError(
@@ -66,7 +83,12 @@ public struct Admin: Sendable {
         } catch StoreError.conflict {
             throw AdminError(description: "username \(name) is taken")
         }
-        return "\(user.username) created (\(user.id))"
+        guard administrator else { return "\(user.username) created (\(user.id))" }
+        guard let sql = store as? SQLStore else { throw AdminError(description: "no database store") }
+        let admins = GroupsAdmin(store: sql, adminGroup: adminGroup)
+        if try await sql.group(slug: adminGroup) == nil { try await admins.add(adminGroup, name: nil, claims: nil) }
+        try await admins.addMember(user.id, to: adminGroup)
+        return "\(user.username) created (\(user.id)) and added to \(adminGroup)"
     }
 
     public func listUsers() async throws -> [String] {
@@ -126,8 +148,7 @@ public struct Admin: Sendable {
     public func setDisabled(_ reference: String, _ disabled: Bool) async throws -> String {
         let user = try await find(reference)
         guard disabled else {
-            _ = try await store.setDisabled(userID: user.id, false, at: Date())
-            try await store.appendAudit(AuditEvent.byOperator(.adminEnabled, .success, user: user))
+            _ = try await people { try await $0.enable(user.id, by: .commandLine) }
             return "\(user.username) enabled"
         }
         var logout: BackChannelLogout?
@@ -140,21 +161,14 @@ public struct Admin: Sendable {
                 subjects: SubjectIdentifiers(serverSecret: secret), delivery: logoutDelivery,
                 logger: Logger(label: "sesame.admin"))
         }
-        let clients = try await logout?.clients(of: user.id) ?? []
-        _ = try await store.setDisabled(userID: user.id, true, at: Date())
-        try await store.appendAudit(AuditEvent.byOperator(.adminDisabled, .success, user: user))
-        var told = ""
-        if let logout {
-            await logout.deliver(to: clients, userID: user.id)
-            if !clients.isEmpty { told = "; back-channel logout sent to \(clients.count) app(s)" }
-        }
-        return "\(user.username) disabled and signed out everywhere\(told)"
+        let told = try await people { try await $0.disable(user.id, by: .commandLine, logout: logout).appsTold }
+        return "\(user.username) disabled and signed out everywhere"
+            + (told > 0 ? "; back-channel logout sent to \(told) app(s)" : "")
     }
 
     public func deleteUser(_ reference: String) async throws -> String {
         let user = try await find(reference)
-        _ = try await store.deleteUser(id: user.id)
-        try await store.appendAudit(AuditEvent.byOperator(.adminDeleted, .success, user: user))
+        _ = try await people { try await $0.delete(user.id, confirm: nil, by: .commandLine) }
         return "\(user.username) deleted"
     }
 

@@ -24,8 +24,10 @@ struct GroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in
-                print(try await GroupsAdmin(store: store).add(slug, name: name, claims: claims))
+            try await withStore(options) { store, configuration in
+                print(
+                    try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).add(
+                        slug, name: name, claims: claims))
             }
         }
     }
@@ -35,8 +37,10 @@ struct GroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in
-                for line in try await GroupsAdmin(store: store).list() { print(line) }
+            try await withStore(options) { store, configuration in
+                for line in try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).list() {
+                    print(line)
+                }
             }
         }
     }
@@ -47,7 +51,9 @@ struct GroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in print(try await GroupsAdmin(store: store).show(slug)) }
+            try await withStore(options) { store, configuration in
+                print(try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).show(slug))
+            }
         }
     }
 
@@ -59,8 +65,10 @@ struct GroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in
-                print(try await GroupsAdmin(store: store).update(slug, name: name, claims: nil))
+            try await withStore(options) { store, configuration in
+                print(
+                    try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).update(
+                        slug, name: name, claims: nil))
             }
         }
     }
@@ -73,8 +81,10 @@ struct GroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in
-                print(try await GroupsAdmin(store: store).update(slug, name: nil, claims: claims))
+            try await withStore(options) { store, configuration in
+                print(
+                    try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).update(
+                        slug, name: nil, claims: claims))
             }
         }
     }
@@ -86,7 +96,9 @@ struct GroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in print(try await GroupsAdmin(store: store).remove(slug)) }
+            try await withStore(options) { store, configuration in
+                print(try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).remove(slug))
+            }
         }
     }
 }
@@ -104,8 +116,10 @@ struct UserGroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in
-                print(try await GroupsAdmin(store: store).addMember(user, to: group))
+            try await withStore(options) { store, configuration in
+                print(
+                    try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).addMember(user, to: group)
+                )
             }
         }
     }
@@ -118,8 +132,10 @@ struct UserGroupsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            try await withStore(options) { store, _ in
-                print(try await GroupsAdmin(store: store).removeMember(user, from: group))
+            try await withStore(options) { store, configuration in
+                print(
+                    try await GroupsAdmin(store: store, adminGroup: configuration.adminGroup).removeMember(
+                        user, from: group))
             }
         }
     }

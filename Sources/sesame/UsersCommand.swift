@@ -69,6 +69,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "Username.") var user: String
         @Option(name: .customLong("display-name"), help: "Display name (default: the username).") var displayName:
             String?
+        @Flag(help: "Put the account in the administrators' group (adminGroup; made when missing).") var admin = false
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
@@ -77,7 +78,9 @@ struct UsersCommand: AsyncParsableCommand {
             }
             let logN = try options.resolve().passwordScryptLogN
             try await withAdmin(options) { admin in
-                print(try await admin.createUser(user, displayName: displayName, password: line, scryptLogN: logN))
+                print(
+                    try await admin.createUser(
+                        user, displayName: displayName, password: line, scryptLogN: logN, administrator: self.admin))
             }
         }
     }
@@ -152,7 +155,10 @@ extension UsersCommand {
 /// Opens the store for an admin command, runs `body`, closes the store.
 func withAdmin(_ options: ServerOptions, _ body: (Admin) async throws -> Void) async throws {
     try await withStore(options) { store, configuration in
-        try await body(Admin(store: store, issuer: configuration.origin, groups: StoredAccountGroups(store: store)))
+        try await body(
+            Admin(
+                store: store, issuer: configuration.origin, groups: StoredAccountGroups(store: store),
+                adminGroup: configuration.adminGroup))
     }
 }
 

@@ -47,7 +47,7 @@ final class CapturedLog: Sendable {
     func admin(_ server: TestServer, _ client: some TestClientProtocol) async throws -> SignedIn {
         let (session, _) = try await signUpWithPasskey(client, "ada")
         try await server.withStore { store in
-            let groups = GroupsAdmin(store: store)
+            let groups = GroupsAdmin(store: store, adminGroup: "admins")
             try await groups.add("admins", name: nil, claims: nil)
             try await groups.addMember("ada", to: "admins")
         }

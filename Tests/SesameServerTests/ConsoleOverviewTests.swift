@@ -25,7 +25,7 @@ import Testing
     /// Makes `username` an administrator, as an operator would.
     static func makeAdmin(_ server: TestServer, _ username: String) async throws {
         try await server.withStore { store in
-            let admin = GroupsAdmin(store: store)
+            let admin = GroupsAdmin(store: store, adminGroup: "admins")
             try await admin.add("admins", name: nil, claims: nil)
             try await admin.addMember(username, to: "admins")
         }

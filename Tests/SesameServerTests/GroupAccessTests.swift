@@ -31,7 +31,7 @@ import Testing
     }
 
     static func groups(_ server: TestServer, _ body: (GroupsAdmin) async throws -> Void) async throws {
-        try await server.withStore { store in try await body(GroupsAdmin(store: store)) }
+        try await server.withStore { store in try await body(GroupsAdmin(store: store, adminGroup: "admins")) }
     }
 
     static func authorize(

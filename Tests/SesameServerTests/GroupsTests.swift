@@ -44,7 +44,7 @@ import WebAuthn
         let ada = try await server.seedUser("ada")
         try await server.seedUser("bob")
         try await server.withStore { store in
-            let admin = GroupsAdmin(store: store)
+            let admin = GroupsAdmin(store: store, adminGroup: "admins")
             #expect(
                 try await admin.add("family", name: "The family", claims: #"{"roles": ["viewer"]}"#).contains("added"))
             try await admin.add("admins", name: nil, claims: nil)
@@ -110,7 +110,7 @@ import WebAuthn
     func customClaimsCannotNameWhatSesameGives(_ db: TestDatabase) async throws {
         let server = TestServer(db)
         try await server.withStore { store in
-            let service = GroupsService(store: store)
+            let service = GroupsService(store: store, adminGroup: "admins")
             for claims in [
                 #"{"sub": "someone-else"}"#, #"{"email": "boss@example.org"}"#, #"{"groups": ["admins"]}"#,
                 #"{"iss": "x"}"#, #"{"exp": 99999999999}"#, #"{"nonce": "n"}"#, #"{"email_verified": true}"#,
@@ -149,7 +149,7 @@ import WebAuthn
         let server = TestServer(db)
         let ada = try await server.seedUser("ada")
         try await server.withStore { store in
-            let admin = GroupsAdmin(store: store)
+            let admin = GroupsAdmin(store: store, adminGroup: "admins")
             try await admin.add("family", name: nil, claims: nil)
             try await admin.add("friends", name: nil, claims: nil)
             let groups = StoredAccountGroups(store: store)
@@ -182,7 +182,7 @@ import WebAuthn
             // The admin API needs a passkey sign-in (`AdminGate`); ada signs up with one.
             let (session, _) = try await signUpWithPasskey(client, "ada")
             try await server.withStore { store in
-                let admin = GroupsAdmin(store: store)
+                let admin = GroupsAdmin(store: store, adminGroup: "admins")
                 try await admin.add("admins", name: nil, claims: nil)
                 try await admin.addMember("ada", to: "admins")
             }
@@ -257,9 +257,21 @@ import WebAuthn
             #expect(events.allSatisfy { $0.detail.hasSuffix("by admin ada") && $0.clientAddress == "192.0.2.1" })
             #expect(events.first { $0.kind == "group.member_added" }?.userID == bob.id)
 
-            // Taken out of the admin group, the admin is refused at once.
+            // The last administrator with a passkey cannot be taken out (bob has a password only).
             try await server.withStore { store in
-                _ = try await GroupsAdmin(store: store).removeMember("ada", from: "admins")
+                let admin = GroupsAdmin(store: store, adminGroup: "admins")
+                try await admin.addMember("bob", to: "admins")
+                await #expect(throws: AdminError.self) { try await admin.removeMember("ada", from: "admins") }
+            }
+            let lastOne = try await client.json(
+                "/api/admin/groups/admins/members/ada", .delete, headers: session.bearerHeaders)
+            #expect(lastOne.status == .conflict && lastOne.errorCode == "last_administrator", "\(lastOne.text)")
+            // Taken out of the admin group once another administrator has a passkey, the admin is refused at once.
+            _ = try await signUpWithPasskey(client, "carol")
+            try await server.withStore { store in
+                let admin = GroupsAdmin(store: store, adminGroup: "admins")
+                try await admin.addMember("carol", to: "admins")
+                _ = try await admin.removeMember("ada", from: "admins")
             }
             #expect(
                 try await client.json("/api/admin/groups", headers: session.bearerHeaders).errorCode == "not_an_admin")

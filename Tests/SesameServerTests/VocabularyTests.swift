@@ -266,7 +266,8 @@ import SesameConsole
             "GET /", "GET /signin", "GET /signup", "GET /account", "GET /account/email/verify", "GET /recover/link",
             "GET /static/{name}",
             "GET /console", "GET /console/static/{name}",
-        ] + ConsoleRoutes.pages.map { "GET /console/\($0.slug)" })
+        ] + ConsoleRoutes.pages.map { "GET /console/\($0.slug)" }
+            + ConsoleRoutes.pages.filter(\.items).map { "GET /console/\($0.slug)/{item}" })
 
     @Test func theOpenAPIDocumentDescribesEveryRouteAndNoOthers() async throws {
         let routes = try await Self.routerRoutes()

@@ -17,6 +17,40 @@ package protocol AccountGroups: Sendable {
     /// invitation: the account and its memberships commit together). A slug that names no group throws and the
     /// transaction writes nothing; a membership already held is kept.
     func join(userID: String, groups slugs: [String], at: Date, in db: any SQLDatabase) async throws
+
+    /// Nobody can lock everyone out: runs `change` inside the transaction `db` and refuses it (409
+    /// `last_administrator`, so the transaction writes nothing) when before it some enabled member of `adminGroup`
+    /// with a passkey could open the console and after it none can. Two such changes at once are taken one after
+    /// the other (the group's row is locked first on PostgreSQL; SQLite's writers are one at a time), so two
+    /// admins acting together cannot both succeed.
+    func keepingAnAdministrator<T: Sendable>(
+        of adminGroup: String, in db: any SQLDatabase, _ change: () async throws -> T
+    ) async throws -> T
+}
+
+/// The last-administrator rule for one server: its `adminGroup` and the groups that hold it. Every change that can
+/// take someone out of the administrators (disabling, deleting, leaving the group, removing the group, removing a
+/// passkey) runs through `guarding` inside its own transaction.
+package struct AdministratorRule: Sendable {
+    package let groups: any AccountGroups
+    package let adminGroup: String
+
+    package init(groups: any AccountGroups, adminGroup: String) {
+        self.groups = groups
+        self.adminGroup = adminGroup
+    }
+
+    package func guarding<T: Sendable>(_ db: any SQLDatabase, _ change: () async throws -> T) async throws -> T {
+        try await groups.keepingAnAdministrator(of: adminGroup, in: db, change)
+    }
+
+    /// The refusal, with the reason.
+    package static func refusal(_ adminGroup: String) -> APIError {
+        APIError(
+            .conflict, .lastAdministrator,
+            "This would leave nobody in \(adminGroup) able to open the console (an enabled account with a passkey); "
+                + "make someone else an administrator first.")
+    }
 }
 
 /// No groups: a server built without the groups feature (and the store's own tests). Every account is in none, and
@@ -31,6 +65,10 @@ package struct NoAccountGroups: AccountGroups {
     package func join(userID: String, groups slugs: [String], at: Date, in db: any SQLDatabase) async throws {
         if !slugs.isEmpty { throw AccountGroupsError.unknownGroups(slugs) }
     }
+
+    package func keepingAnAdministrator<T: Sendable>(
+        of adminGroup: String, in db: any SQLDatabase, _ change: () async throws -> T
+    ) async throws -> T { try await change() }
 }
 
 /// A membership the groups cannot give. The server's error shape (`ServerError`); the message names the slugs only.

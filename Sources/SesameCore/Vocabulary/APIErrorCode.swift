@@ -37,6 +37,10 @@ extension APIErrorCode {
     package static let passkeyRequired = APIErrorCode("passkey_required")
     /// An admin API token without the scope the route needs.
     package static let adminScopeMissing = APIErrorCode("admin_scope_missing")
+    /// A change that would leave no administrator able to open the console (`AccountGroups.keepingAnAdministrator`):
+    /// disabling, deleting or taking out of `adminGroup` its last enabled member with a passkey, removing that
+    /// member's last passkey, or removing the group itself. Groups and operators' account changes both answer it.
+    package static let lastAdministrator = APIErrorCode("last_administrator")
     // Ceremonies and ways in, shared by features that do not import each other
     package static let challengeInvalid = APIErrorCode("challenge_invalid")
     package static let lastWayIn = APIErrorCode("last_way_in")

@@ -91,7 +91,7 @@ extension Vocabulary {
             .malformedJSON, .unsupportedMediaType, .bodyTooLarge, .badRequest, .notFound, .methodNotAllowed,
             .invalidClientData, .unauthenticated, .csrfCheckFailed, .originNotAllowed, .accountDisabled,
             .reauthenticationRequired, .sessionLimited, .tooManyAttempts, .notAnAdmin, .passkeyRequired,
-            .adminScopeMissing, .challengeInvalid, .lastWayIn, .internalError,
+            .adminScopeMissing, .lastAdministrator, .challengeInvalid, .lastWayIn, .internalError,
             .unavailable,
             .storageFull,
         ],

@@ -49,13 +49,15 @@ package protocol GroupsStore: Sendable {
     /// Sets a group's name and claims; nil when no group has the slug.
     func updateGroup(slug: String, name: String, claims: JSONValue, at: Date, audit: AuditEvent) async throws
         -> GroupRecord?
-    /// Removes a group and its memberships; false when no group has the slug.
-    func removeGroup(slug: String, audit: AuditEvent) async throws -> Bool
+    /// Removes a group and its memberships; false when no group has the slug. With `rule`, refused (409
+    /// `last_administrator`, nothing written) when it would leave nobody able to open the console.
+    func removeGroup(slug: String, audit: AuditEvent, rule: AdministratorRule?) async throws -> Bool
     /// The members of the group, by username; nil when no group has the slug.
     func groupMembers(slug: String) async throws -> [GroupMember]?
     func addGroupMember(slug: String, userID: String, at: Date, audit: AuditEvent) async throws -> MembershipChange
-    /// False when the account was not a member (or no group has the slug).
-    func removeGroupMember(slug: String, userID: String, audit: AuditEvent) async throws -> Bool
+    /// False when the account was not a member (or no group has the slug). With `rule`, refused as `removeGroup`.
+    func removeGroupMember(slug: String, userID: String, audit: AuditEvent, rule: AdministratorRule?) async throws
+        -> Bool
     /// The groups the account is in, by slug.
     func memberGroups(userID: String) async throws -> [GroupRecord]
     /// Those of `slugs` that name no group, in the order given.
@@ -120,17 +122,27 @@ extension SQLStore: GroupsStore {
         }
     }
 
-    package func removeGroup(slug: String, audit: AuditEvent) async throws -> Bool {
+    package func removeGroup(slug: String, audit: AuditEvent, rule: AdministratorRule?) async throws -> Bool {
         try await engine.withTransaction { db in
-            guard
-                let id = try await db.raw("SELECT id FROM account_groups WHERE slug = \(bind: slug)").first()?
-                    .decode(column: "id", as: String.self)
-            else { return false }
-            try await db.raw("DELETE FROM group_members WHERE group_id = \(bind: id)").run()
-            try await db.raw("DELETE FROM account_groups WHERE id = \(bind: id)").run()
-            try await db.raw(Self.auditInsert(audit)).run()
-            return true
+            try await Self.guarded(rule, db) {
+                guard
+                    let id = try await db.raw("SELECT id FROM account_groups WHERE slug = \(bind: slug)").first()?
+                        .decode(column: "id", as: String.self)
+                else { return false }
+                try await db.raw("DELETE FROM group_members WHERE group_id = \(bind: id)").run()
+                try await db.raw("DELETE FROM account_groups WHERE id = \(bind: id)").run()
+                try await db.raw(Self.auditInsert(audit)).run()
+                return true
+            }
         }
+    }
+
+    /// `change` under the last-administrator rule when there is one.
+    private static func guarded<T: Sendable>(
+        _ rule: AdministratorRule?, _ db: any SQLDatabase, _ change: () async throws -> T
+    ) async throws -> T {
+        guard let rule else { return try await change() }
+        return try await rule.guarding(db, change)
     }
 
     package func groupMembers(slug: String) async throws -> [GroupMember]? {
@@ -169,18 +181,22 @@ extension SQLStore: GroupsStore {
         }
     }
 
-    package func removeGroupMember(slug: String, userID: String, audit: AuditEvent) async throws -> Bool {
+    package func removeGroupMember(slug: String, userID: String, audit: AuditEvent, rule: AdministratorRule?)
+        async throws -> Bool
+    {
         try await engine.withTransaction { db in
-            let removed = try await db.raw(
-                """
-                DELETE FROM group_members WHERE user_id = \(bind: userID)
-                    AND group_id = (SELECT id FROM account_groups WHERE slug = \(bind: slug))
-                RETURNING user_id
-                """
-            ).all()
-            guard !removed.isEmpty else { return false }
-            try await db.raw(Self.auditInsert(audit)).run()
-            return true
+            try await Self.guarded(rule, db) {
+                let removed = try await db.raw(
+                    """
+                    DELETE FROM group_members WHERE user_id = \(bind: userID)
+                        AND group_id = (SELECT id FROM account_groups WHERE slug = \(bind: slug))
+                    RETURNING user_id
+                    """
+                ).all()
+                guard !removed.isEmpty else { return false }
+                try await db.raw(Self.auditInsert(audit)).run()
+                return true
+            }
         }
     }
 

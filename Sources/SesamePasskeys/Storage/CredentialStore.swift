@@ -496,3 +496,14 @@ extension SQLStore: NoticedCredentialChanges {
         }
     }
 }
+
+extension SQLStore {
+    /// Removes one passkey of the account inside the caller's transaction `db` (an operator's change, with its
+    /// audit event and the last-administrator rule); unlike the owner's removal it may take the last way in, which
+    /// the operator decides. False when the account has no such passkey.
+    package func deleteCredential(userID: String, id: [UInt8], in db: any SQLDatabase) async throws -> Bool {
+        !(try await db.raw(
+            "DELETE FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) RETURNING id"
+        ).all()).isEmpty
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import SesameCore
 
 /// The second-factor changes the account's owner is told about by mail: each gives its notice (`AccountNotice`) in
@@ -17,3 +18,20 @@ package protocol NoticedSecondFactorChanges {
 }
 
 extension SQLStore: NoticedSecondFactorChanges {}
+
+extension SQLStore {
+    /// Removes a second factor of the account inside the caller's transaction `db` (an operator's change, with its
+    /// audit event): TOTP, the phone, or every recovery code. False when it was not set up.
+    package func deleteFactor(_ factor: Factor, userID: String, in db: any SQLDatabase) async throws -> Bool {
+        let table: String
+        switch factor {
+        case .totp: table = "totp"
+        case .sms: table = "sms"
+        case .recovery: table = "recovery_codes"
+        default: return false
+        }
+        return
+            !(try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: userID) RETURNING user_id")
+            .all()).isEmpty
+    }
+}

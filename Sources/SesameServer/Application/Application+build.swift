@@ -279,6 +279,8 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     let recoveryLinks = RecoveryLinks(sesame: core, store: sesame.store)
     recoveryLinks.register(admin: adminAPI)
     recoveryLinks.register(on: router)
+    PeopleAdminRoutes(sesame: core, store: sesame.store, backChannelLogout: sesame.backChannelLogout)
+        .register(admin: adminAPI)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)

@@ -7,6 +7,7 @@ import SesameIdentityProvider
 import SesameInvitations
 import SesameKeychainSync
 import SesameMetadata
+import SesameOperations
 import SesamePasskeys
 import SesamePasswords
 import SesameSecondFactors
@@ -18,6 +19,6 @@ package enum ServerSchema {
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
         KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part, InvitationsSchema.part,
-        ConsoleSchema.part, AdminTokensSchema.part,
+        ConsoleSchema.part, AdminTokensSchema.part, PeopleSchema.part,
     ])
 }

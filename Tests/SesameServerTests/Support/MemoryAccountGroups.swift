@@ -33,4 +33,9 @@ final class MemoryAccountGroups: AccountGroups, Sendable {
         }
         for slug in slugs { add(userID, to: slug) }
     }
+
+    /// Held in memory, these groups are no part of any transaction: the rule is the stored groups' (`PeopleTests`).
+    func keepingAnAdministrator<T: Sendable>(
+        of adminGroup: String, in db: any SQLDatabase, _ change: () async throws -> T
+    ) async throws -> T { try await change() }
 }

@@ -102,16 +102,21 @@ extension SQLStore: AccountStore {
     }
 
     public func setDisabled(userID: String, _ disabled: Bool, at: Date) async throws -> Bool {
-        try await engine.withTransaction { db in
-            let rows = try await db.raw(
-                "UPDATE users SET disabled = \(bind: disabled.column) WHERE id = \(bind: userID) RETURNING id"
-            ).all()
-            if disabled, !rows.isEmpty {
-                try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID)").run()
-                try await schema.sessionsEnded(userID: userID, db, at: at)
-            }
-            return !rows.isEmpty
+        try await engine.withTransaction { [self] db in try await setDisabled(userID: userID, disabled, at: at, in: db)
         }
+    }
+
+    /// As `setDisabled(userID:_:at:)`, inside the caller's transaction `db` (an operator's change with its audit
+    /// event and its checks).
+    package func setDisabled(userID: String, _ disabled: Bool, at: Date, in db: any SQLDatabase) async throws -> Bool {
+        let rows = try await db.raw(
+            "UPDATE users SET disabled = \(bind: disabled.column) WHERE id = \(bind: userID) RETURNING id"
+        ).all()
+        if disabled, !rows.isEmpty {
+            try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID)").run()
+            try await schema.sessionsEnded(userID: userID, db, at: at)
+        }
+        return !rows.isEmpty
     }
 
     public func setDisplayName(userID: String, _ displayName: String, at: Date) async throws -> Bool {
@@ -124,12 +129,15 @@ extension SQLStore: AccountStore {
     }
 
     public func deleteUser(id: String) async throws -> Bool {
-        try await engine.withTransaction { db in
-            // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
-            for table in schema.accountTables {
-                try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
-            }
-            return !(try await db.raw("DELETE FROM users WHERE id = \(bind: id) RETURNING id").all()).isEmpty
+        try await engine.withTransaction { [self] db in try await deleteUser(id: id, in: db) }
+    }
+
+    /// As `deleteUser(id:)`, inside the caller's transaction `db`.
+    package func deleteUser(id: String, in db: any SQLDatabase) async throws -> Bool {
+        // Children first: SQLite enforces ON DELETE CASCADE only with foreign_keys on, which is per connection.
+        for table in schema.accountTables {
+            try await db.raw("DELETE FROM \(ident: table) WHERE user_id = \(bind: id)").run()
         }
+        return !(try await db.raw("DELETE FROM users WHERE id = \(bind: id) RETURNING id").all()).isEmpty
     }
 }

@@ -127,10 +127,13 @@ extension SQLStore: SessionStore {
     }
 
     public func signOutEverywhere(userID: String, at: Date) async throws -> Int {
-        try await engine.withTransaction { db in
-            try await schema.sessionsEnded(userID: userID, db, at: at)
-            return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
-        }
+        try await engine.withTransaction { [self] db in try await signOutEverywhere(userID: userID, at: at, in: db) }
+    }
+
+    /// As `signOutEverywhere(userID:at:)`, inside the caller's transaction `db`.
+    package func signOutEverywhere(userID: String, at: Date, in db: any SQLDatabase) async throws -> Int {
+        try await schema.sessionsEnded(userID: userID, db, at: at)
+        return try await db.raw("DELETE FROM sessions WHERE user_id = \(bind: userID) RETURNING id").all().count
     }
 
     public func sessionExists(id: String, now: Date) async throws -> Bool {

@@ -58,6 +58,8 @@ const messages = {
   not_an_admin: "Only administrators can do this.",
   passkey_required: "Confirm it’s you with your passkey to open the console.",
   admin_scope_missing: "This admin token isn’t allowed to do that.",
+  last_administrator: "That would leave nobody able to open the console. Make someone else an administrator first.",
+  confirmation_mismatch: "The username you typed doesn’t match. Type it exactly to confirm.",
   origin_not_allowed: "This request came from a page this site doesn’t serve.",
   host_not_allowed: "This site doesn’t sign people in to that address.",
   invalid_credentials: "That username and password don’t match. Check them and try again.",
