@@ -89,7 +89,9 @@ import WebAuthn
         made.serviceClock = ManualClock()  // the outbox stays put; the test reads the mail where it was written
         let server = made
         try await Self.withAdmin(server) { client, session, _ in
-            _ = try await server.withStore { try await GroupsAdmin(store: $0, adminGroup: "admins").add("family", name: nil, claims: nil) }
+            _ = try await server.withStore {
+                try await GroupsAdmin(store: $0, adminGroup: "admins").add("family", name: nil, claims: nil)
+            }
             let mailed = try await client.json(
                 "/api/admin/invitations", .post,
                 body: #"{"email": "carol@example.org", "groups": ["family"], "expires": "2d"}"#,
@@ -147,7 +149,9 @@ import WebAuthn
     func appsAreRegisteredChangedAndRemovedAndTheirSecretIsShownOnce(_ db: TestDatabase) async throws {
         let server = TestServer(db)
         try await Self.withAdmin(server) { client, session, _ in
-            _ = try await server.withStore { try await GroupsAdmin(store: $0, adminGroup: "admins").add("family", name: nil, claims: nil) }
+            _ = try await server.withStore {
+                try await GroupsAdmin(store: $0, adminGroup: "admins").add("family", name: nil, claims: nil)
+            }
             let created = try await client.json(
                 "/api/admin/apps", .post,
                 body: """

@@ -154,7 +154,9 @@ import SesameConsole
             // next request.
             _ = try await signUpWithPasskey(client, "bob")
             try await Self.makeAdmin(server, "bob")
-            try await server.withStore { _ = try await GroupsAdmin(store: $0, adminGroup: "admins").removeMember("ada", from: "admins") }
+            try await server.withStore {
+                _ = try await GroupsAdmin(store: $0, adminGroup: "admins").removeMember("ada", from: "admins")
+            }
             let after = try await client.json("/api/admin/groups", headers: ada.bearerHeaders)
             #expect(after.errorCode == "not_an_admin")
         }
