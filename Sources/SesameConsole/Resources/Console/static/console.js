@@ -3,6 +3,9 @@
 
 import { requestOptions, credentialJSON } from "/static/webauthn.js";
 
+// The DOM helpers the account pages use: elements made without parsing HTML, dates in the browser's locale.
+export { el, formatDate } from "/static/ui.js";
+
 function meta(name) {
   const element = document.querySelector(`meta[name="${name}"]`);
   return element ? element.getAttribute("content") : "";
@@ -82,23 +85,6 @@ export async function admin(method, path, body) {
   }
 }
 
-/** `<tag class=...>text</tag>` without parsing HTML. */
-export function el(tag, options = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
 /** Says something in the page's status line (`role=status`), or as an alert when it is an error. */
 export function say(text, kind = "info") {
   const status = document.getElementById("status");
@@ -106,12 +92,4 @@ export function say(text, kind = "info") {
   status.textContent = text;
   status.dataset.kind = kind;
   status.setAttribute("role", kind === "error" ? "alert" : "status");
-}
-
-/** A date for people, in the browser's locale. */
-export function formatDate(value) {
-  if (!value) return "never";
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return "unknown";
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }

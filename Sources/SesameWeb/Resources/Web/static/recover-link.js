@@ -3,8 +3,8 @@
 // security key; then that session ends and the person signs in with the new passkey.
 
 import { api, setCSRFToken } from "./api.js";
-import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
+import { add } from "./recovery-add.js";
 
 const token = location.hash.slice(1);
 
@@ -24,33 +24,6 @@ async function open() {
   focus($("add-heading"));
 }
 
-async function add(kind) {
-  if (!webauthn.supported()) {
-    say("This browser can’t create passkeys. Try a current version of your browser.", "error");
-    return;
-  }
-  clear();
-  try {
-    const options = await api.passkeyOptions(kind);
-    const credential = await navigator.credentials.create({ publicKey: webauthn.creationOptions(options) });
-    await api.addPasskey({ credential: webauthn.credentialJSON(credential) });
-  } catch (error) {
-    say(error instanceof DOMException || error instanceof TypeError ? webauthn.describeFailure(error) : error.message,
-      "error");
-    return;
-  }
-  try {
-    await api.signOut();
-  } catch {
-    // The limited session ends by itself within minutes.
-  }
-  show($("add-step"), false);
-  show($("done"), true);
-  say(kind === "security-key"
-    ? "Security key added. To sign in with it, type your username and choose Continue."
-    : "Passkey added. Sign in with it now.", "success");
-  focus($("signin-link"));
-}
 
 if (!/^[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/.test(token)) {
   show($("open-step"), false);

@@ -2,8 +2,8 @@
 // in the limited session it opens; then sign out of that session and sign in with the new passkey.
 
 import { api, setCSRFToken } from "./api.js";
-import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
+import { add } from "./recovery-add.js";
 
 let recoveryToken = null;
 
@@ -45,33 +45,6 @@ async function verify() {
   focus($("add-heading"));
 }
 
-async function add(kind) {
-  if (!webauthn.supported()) {
-    say("This browser can’t create passkeys. Try a current version of your browser.", "error");
-    return;
-  }
-  clear();
-  try {
-    const options = await api.passkeyOptions(kind);
-    const credential = await navigator.credentials.create({ publicKey: webauthn.creationOptions(options) });
-    await api.addPasskey({ credential: webauthn.credentialJSON(credential) });
-  } catch (error) {
-    say(error instanceof DOMException || error instanceof TypeError ? webauthn.describeFailure(error) : error.message,
-      "error");
-    return;
-  }
-  try {
-    await api.signOut();
-  } catch {
-    // The limited session ends by itself within minutes.
-  }
-  show($("add-step"), false);
-  show($("done"), true);
-  say(kind === "security-key"
-    ? "Security key added. To sign in with it, type your username and choose Continue."
-    : "Passkey added. Sign in with it now.", "success");
-  focus($("signin-link"));
-}
 
 $("ask-form").addEventListener("submit", (event) => {
   event.preventDefault();
