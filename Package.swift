@@ -118,6 +118,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Runs programs for the tests without Foundation's Process (Tests/Spawn/Spawn.swift says why).
+        .target(name: "Spawn", path: "Tests/Spawn", swiftSettings: strict),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
         .testTarget(name: "SesameBytesTests", dependencies: ["SesameBytes"], swiftSettings: strict),
         // Checks on the repository itself (NOTICE and LICENSE), reading files from the source tree.
@@ -128,7 +130,7 @@ let package = Package(
             resources: [.copy("Vectors")],
             swiftSettings: strict
         ),
-        .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode"], swiftSettings: strict),
+        .testTarget(name: "OneTimeCodeTests", dependencies: ["OneTimeCode", "Spawn"], swiftSettings: strict),
         // A small, strict SMTP client (no Swift SMTP package is on the mirror): replies, MIME, STARTTLS/TLS, AUTH.
         .target(
             name: "SMTP",
@@ -438,7 +440,8 @@ let package = Package(
                 "SesameEmail", "SesameMail", "SesameInvitations", "SesameGroups", "SesameConsole", "SesameAdminTokens",
                 "WebAuthn",
                 "OneTimeCode",
-                "VirtualAuthenticator", "Keychain", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "VirtualAuthenticator", "Keychain", "Spawn",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict

@@ -42,13 +42,18 @@ package struct ServerCore: Sendable {
     package let accountGroups: any AccountGroups
     /// The second factors the server's features declare (`Vocabulary.factors`), for reading sessions' methods.
     package let factors: [Factor]
+    /// The last-administrator rule over `accountGroups` and the administrators' group the composition root names
+    /// (the groups feature's `adminGroup`); nil without one. An owner's change that could take the last
+    /// administrator's last passkey runs through it, as an operator's does.
+    package let administrators: AdministratorRule?
 
     package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, factors: [Factor],
         accountNotices: any AccountNotices = NoAccountNotices(), accountGroups: any AccountGroups = NoAccountGroups(),
-        signUpAddresses: any SignUpAddresses = NoSignUpAddresses()
+        signUpAddresses: any SignUpAddresses = NoSignUpAddresses(), adminGroup: String? = nil
     ) {
+        self.administrators = adminGroup.map { AdministratorRule(groups: accountGroups, adminGroup: $0) }
         self.accountNotices = accountNotices
         self.signUpAddresses = signUpAddresses
         self.accountGroups = accountGroups

@@ -151,7 +151,10 @@ package struct PasskeyManagementRoutes {
         sensitive.delete("/passkeys/{id}") { _, context in
             let id = try credentialID(context)
             let notice = sesame.notice(.passkeyRemoved, user: context.user, context: context)
-            switch try await store.deleteCredential(userID: context.user.id, id: id, notice: notice) {
+            // The last administrator's last passkey stays (`last_administrator`), as it does for an operator.
+            switch try await store.deleteCredential(
+                userID: context.user.id, id: id, notice: notice, administrators: sesame.administrators)
+            {
             case .removed:
                 await sesame.audit.record(.passkeyRemoved, .success, user: context.user, context: context)
                 return Status(status: "removed")

@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 import Testing
 
 @testable import OneTimeCode
@@ -26,18 +27,10 @@ enum ZBar {
         FileManager.default.temporaryDirectory.appendingPathComponent("sesame-qr-\(UUID().uuidString).\(fileExtension)")
     }
 
-    /// Runs a program; its exit status and standard output.
+    /// Runs a program; its exit status and standard output (`Spawn`, not Foundation's `Process`).
     static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, data)
+        let result = try Spawn.run(executable, arguments)
+        return (result.status, result.output)
     }
 
     /// The decoded text of the symbol in a PNG, or nil when zbarimg finds none.

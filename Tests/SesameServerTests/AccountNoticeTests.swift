@@ -309,7 +309,7 @@ import VirtualAuthenticator
             try await store.addCredential(credential)
             await #expect(throws: FailingAfterNotice.Failed.self) {
                 _ = try await store.deleteCredential(
-                    userID: user.id, id: credential.id, notice: notice(.passkeyRemoved))
+                    userID: user.id, id: credential.id, notice: notice(.passkeyRemoved), administrators: nil)
             }
             #expect(try await store.credentials(userID: user.id).count == 1)
             await #expect(throws: FailingAfterNotice.Failed.self) {

@@ -8,6 +8,7 @@ import Testing
 import SesameConsole
 @testable import SesameCore
 @testable import SesameGroups
+@testable import SesamePasswords
 @testable import SesameServer
 
 /// The console's gate (`AdminGate`, `ConsoleRoutes`), attacked over HTTP: every page and the admin API refuse a
@@ -159,6 +160,33 @@ import SesameConsole
             }
             let after = try await client.json("/api/admin/groups", headers: ada.bearerHeaders)
             #expect(after.errorCode == "not_an_admin")
+        }
+    }
+
+    /// The owner's own account page keeps the last-administrator rule too: the last administrator cannot remove
+    /// their last passkey (though a password would still let them in), until someone else can open the console.
+    @Test(arguments: TestDatabase.all)
+    func theLastAdministratorKeepsTheirLastPasskey(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.app().test(.router) { client in
+            let (ada, _) = try await signUpWithPasskey(client, "ada")
+            try await Self.makeAdmin(server, "ada")
+            try await server.withStore { store in
+                let user = try #require(try await store.user(usernameKey: "ada"))
+                try await store.setPassword(
+                    userID: user.id, try PasswordHasher(logN: 10).hash("correct horse battery"), at: Date())
+            }
+            let listed = try await client.json("/api/account/passkeys", headers: [.cookie: ada.cookie])
+            let passkeys = try JSONSerialization.jsonObject(with: Data(listed.text.utf8)) as? [[String: Any]]
+            let id = try #require(passkeys?.first?["id"] as? String, "\(listed.text)")
+            let refused = try await client.json("/api/account/passkeys/\(id)", .delete, headers: ada.cookieHeaders)
+            #expect(refused.status == .conflict && refused.errorCode == "last_administrator", "\(refused.text)")
+            #expect(try await client.json("/api/account/passkeys", headers: [.cookie: ada.cookie]).text.contains(id))
+            // Another administrator with a passkey: now it may go.
+            _ = try await signUpWithPasskey(client, "bob")
+            try await Self.makeAdmin(server, "bob")
+            let removed = try await client.json("/api/account/passkeys/\(id)", .delete, headers: ada.cookieHeaders)
+            #expect(removed.status == .ok, "\(removed.text)")
         }
     }
 }

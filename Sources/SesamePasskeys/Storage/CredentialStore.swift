@@ -102,8 +102,11 @@ public protocol CredentialStore {
 package protocol NoticedCredentialChanges {
     /// As `CredentialStore.addCredential`, with the notice in the same transaction.
     func addCredential(_ credential: StoredCredential, notice: AccountNotice?) async throws
-    /// As `CredentialStore.deleteCredential`; the notice only when the passkey was removed.
-    func deleteCredential(userID: String, id: [UInt8], notice: AccountNotice?) async throws -> RemovalOutcome
+    /// As `CredentialStore.deleteCredential`; the notice only when the passkey was removed. With `administrators`,
+    /// the removal also keeps the last-administrator rule (`AdministratorRule`) in its transaction.
+    func deleteCredential(
+        userID: String, id: [UInt8], notice: AccountNotice?, administrators: AdministratorRule?
+    ) async throws -> RemovalOutcome
 }
 
 extension CredentialStore {
@@ -459,7 +462,7 @@ extension SQLStore: CredentialStore {
     }
 
     public func deleteCredential(userID: String, id: [UInt8]) async throws -> RemovalOutcome {
-        try await deleteCredential(userID: userID, id: id, notice: nil)
+        try await deleteCredential(userID: userID, id: id, notice: nil, administrators: nil)
     }
 }
 
@@ -474,26 +477,41 @@ extension SQLStore: NoticedCredentialChanges {
         }
     }
 
-    package func deleteCredential(userID: String, id: [UInt8], notice: AccountNotice?) async throws -> RemovalOutcome {
+    package func deleteCredential(
+        userID: String, id: [UInt8], notice: AccountNotice?, administrators: AdministratorRule?
+    ) async throws -> RemovalOutcome {
         try await engine.withTransaction { [self] db in
-            try await lockUser(db, userID)
-            let deleted = try await db.raw(
-                """
-                DELETE FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) AND (
-                    EXISTS (SELECT 1 FROM passwords WHERE user_id = \(bind: userID))
-                    OR (SELECT COUNT(*) FROM credentials WHERE user_id = \(bind: userID)) > 1)
-                RETURNING id
-                """
-            ).all()
-            if !deleted.isEmpty {
-                try await notice.give(in: db)
-                return .removed
+            guard let administrators else {
+                return try await deleteCredential(userID: userID, id: id, notice: notice, db)
             }
-            let exists = try await db.raw(
-                "SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)"
-            ).first()
-            return exists == nil ? .notFound : .lastWayIn
+            return try await administrators.guarding(db) {
+                try await deleteCredential(userID: userID, id: id, notice: notice, db)
+            }
         }
+    }
+
+    /// The owner's removal inside `db`: refused as the last way in when it is the last passkey and there is no
+    /// password.
+    private func deleteCredential(userID: String, id: [UInt8], notice: AccountNotice?, _ db: any SQLDatabase)
+        async throws -> RemovalOutcome
+    {
+        try await lockUser(db, userID)
+        let deleted = try await db.raw(
+            """
+            DELETE FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID) AND (
+                EXISTS (SELECT 1 FROM passwords WHERE user_id = \(bind: userID))
+                OR (SELECT COUNT(*) FROM credentials WHERE user_id = \(bind: userID)) > 1)
+            RETURNING id
+            """
+        ).all()
+        if !deleted.isEmpty {
+            try await notice.give(in: db)
+            return .removed
+        }
+        let exists = try await db.raw(
+            "SELECT id FROM credentials WHERE id = \(bind: Data(id)) AND user_id = \(bind: userID)"
+        ).first()
+        return exists == nil ? .notFound : .lastWayIn
     }
 }
 

@@ -50,7 +50,8 @@ package struct Sesame: Sendable {
             accountGroups: accountGroups,
             signUpAddresses: EmailSignUpAddresses(
                 store: store, configuration: configuration, serverSecret: serverSecret,
-                rateLimiter: RateLimiter(store: store, policy: rateLimits, clock: clock), metrics: metrics))
+                rateLimiter: RateLimiter(store: store, policy: rateLimits, clock: clock), metrics: metrics),
+            adminGroup: configuration.adminGroup)
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)

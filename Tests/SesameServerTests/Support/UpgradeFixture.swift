@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 import Testing
 
 /// Databases earlier releases wrote, kept under Tests/Fixtures/Upgrades/VERSION by `scripts/upgrade-fixture` (run with
@@ -73,17 +74,10 @@ enum UpgradeFixture {
     }
 
     private static func psql(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1"] + arguments
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError("psql exited \(process.terminationStatus): \(String(decoding: message, as: UTF8.self))")
+        // `Spawn`, not Foundation's `Process` (Tests/Spawn/Spawn.swift says why).
+        let result = try Spawn.run("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1"] + arguments)
+        guard result.status == 0 else {
+            throw FixtureError("psql exited \(result.status): \(String(decoding: result.error, as: UTF8.self))")
         }
     }
 
