@@ -4,7 +4,7 @@ as one process on loopback).
 Configured from the environment: SESAME_ORIGIN, DJANGO_PORT, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, DJANGO_DB. Its
 authentication backend is mozilla-django-oidc's, told two things the library leaves to each site: the user is
 created from the verified `email` claim (UserInfo), and the `groups` claim maps to Django groups of the same names,
-with `admins` making the user staff. Pages: `/` (who is signed in, their groups, staff or not), `/denied` (where the
+with `staff` making the user staff. Pages: `/` (who is signed in, their groups, staff or not), `/denied` (where the
 library sends a failed sign-in, `error=access_denied` included).
 """
 
@@ -65,7 +65,7 @@ class SesameBackend(OIDCAuthenticationBackend):
     def update_user(self, user, claims):
         slugs = [slug for slug in claims.get("groups", []) if isinstance(slug, str)]
         user.groups.set([Group.objects.get_or_create(name=slug)[0] for slug in slugs])
-        user.is_staff = "admins" in slugs
+        user.is_staff = "staff" in slugs
         user.first_name = claims.get("name", "")
         user.save()
         return user

@@ -2,7 +2,7 @@
 (django_oidc_site.py) on loopback, one process, one Chromium session.
 
 The site creates its user from the verified `email` claim and maps the `groups` claim to Django groups and the staff
-flag. Sesame registers it with `--allowed-groups family,admins`: a person in neither is sent back to the site with
+flag. Sesame registers it with `--allowed-groups family,staff`: a person in neither is sent back to the site with
 `error=access_denied` (the site shows its own page and creates no user); once an operator puts them in the groups,
 the same sign-in creates the user with those groups, and a removal shows at the next sign-in.
 """
@@ -81,14 +81,14 @@ def test_django_site_maps_groups_and_is_refused_outside_them(sesame_bin, tmp_pat
     site = None
     try:
         server.admin("groups", "add", "family", "--name", "Family")
-        server.admin("groups", "add", "admins")
+        server.admin("groups", "add", "staff")
         port = free_port()
         out = server.admin("clients", "add", "--name", "Django site", "--redirect-uri",
                            f"http://127.0.0.1:{port}/oidc/callback/", "--first-party",
-                           "--allowed-groups", "family,admins")
+                           "--allowed-groups", "family,staff")
         fields = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
         client_id, secret = fields["client_id"], fields["client_secret"].split("  ")[0]
-        assert "allowed groups: family, admins" in server.admin("clients", "show", client_id)
+        assert "allowed groups: family, staff" in server.admin("clients", "show", client_id)
         site = DjangoSite(tmp_path, port, server, client_id, secret)
 
         authenticator(browser)
@@ -104,25 +104,25 @@ def test_django_site_maps_groups_and_is_refused_outside_them(sesame_bin, tmp_pat
         assert "app.access_denied" in server.admin("audit", "--user", "ada")
 
         # An operator puts her in both groups: the same sign-in now creates her from the verified email, with the
-        # groups claim as Django groups and `admins` as staff.
+        # groups claim as Django groups and `staff` as staff.
         server.admin("users", "groups", "add", "ada", "family")
-        server.admin("users", "groups", "add", "ada", "admins")
+        server.admin("users", "groups", "add", "ada", "staff")
         sign_in_at(browser, site)
         assert browser.current_url == site.origin + "/"
         assert find(browser, "email").text == "ada@example.org"
-        assert find(browser, "groups").text == "admins,family"
+        assert find(browser, "groups").text == "family,staff"
         assert find(browser, "staff").text == "staff"
         assert site.users() == [("ada", "ada@example.org", 1)]
 
         # The account page shows her groups and the apps she may use (read-only).
         open_page(browser, server, "/account")
-        wait(browser, lambda d: "admins, family" in find(d, "group-summary").text, what="the groups")
+        wait(browser, lambda d: "family, staff" in find(d, "group-summary").text, what="the groups")
         apps = browser.find_elements(By.CSS_SELECTOR, "#available-app-list li .title")
         assert [app.text for app in apps] == ["Django site"]
         screenshot(browser, "account-groups", 1280)
 
-        # Taken out of admins: the next sign-in updates the user (still allowed through family).
-        server.admin("users", "groups", "remove", "ada", "admins")
+        # Taken out of staff: the next sign-in updates the user (still allowed through family).
+        server.admin("users", "groups", "remove", "ada", "staff")
         sign_in_at(browser, site)
         assert find(browser, "groups").text == "family"
         assert find(browser, "staff").text == "member"
