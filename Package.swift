@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "VirtualAuthenticator", targets: ["VirtualAuthenticator"]),
         .library(name: "Keychain", targets: ["Keychain"]),
         .library(name: "SMTP", targets: ["SMTP"]),
+        .library(name: "SesameLanguage", targets: ["SesameLanguage"]),
         .executable(name: "sesame", targets: ["sesame"]),
     ],
     dependencies: [
@@ -54,6 +55,9 @@ let package = Package(
         // string literals.
         // Not a product: other targets of this package use it through `package` access.
         .target(name: "SesameBytes", swiftSettings: strict),
+        // The one message catalog (gettext files: messages.pot and a .po per language), plural rules, the choice
+        // of a request's language. Pages, scripts, mails, the console and the extension read their words here.
+        .target(name: "SesameLanguage", resources: [.copy("Resources")], swiftSettings: strict),
         .target(
             name: "SesameBuildInfo",
             cSettings: buildCommit.map { [.define("SESAME_COMMIT", to: "\"\($0)\"")] } ?? []
@@ -122,6 +126,7 @@ let package = Package(
         .target(name: "Spawn", path: "Tests/Spawn", swiftSettings: strict),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
         .testTarget(name: "SesameBytesTests", dependencies: ["SesameBytes"], swiftSettings: strict),
+        .testTarget(name: "SesameLanguageTests", dependencies: ["SesameLanguage"], swiftSettings: strict),
         // Checks on the repository itself (NOTICE and LICENSE), reading files from the source tree.
         .testTarget(name: "RepositoryTests", swiftSettings: strict),
         .testTarget(
@@ -170,7 +175,7 @@ let package = Package(
         .target(
             name: "SesameCore",
             dependencies: [
-                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode", "Keychain", "SesameBuildInfo",
+                "CBOR", "SesameBytes", "WebAuthn", "OneTimeCode", "Keychain", "SesameBuildInfo", "SesameLanguage",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

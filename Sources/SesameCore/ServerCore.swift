@@ -46,13 +46,19 @@ package struct ServerCore: Sendable {
     /// (the groups feature's `adminGroup`); nil without one. An owner's change that could take the last
     /// administrator's last passkey runs through it, as an operator's does.
     package let administrators: AdministratorRule?
+    /// The message catalog and the choice of each request's language; the account feature gives the saved choices.
+    package let languages: PageLanguages
 
     package init(
         configuration: ServerConfiguration, store: any Store, clock: ServerClock, logger: Logger, serverSecret: [UInt8],
         metrics: ServerMetrics, providers: AuthenticatorProviders, rateLimits: RateLimitPolicy, factors: [Factor],
         accountNotices: any AccountNotices = NoAccountNotices(), accountGroups: any AccountGroups = NoAccountGroups(),
-        signUpAddresses: any SignUpAddresses = NoSignUpAddresses(), adminGroup: String? = nil
+        signUpAddresses: any SignUpAddresses = NoSignUpAddresses(), adminGroup: String? = nil,
+        languagePreferences: any LanguagePreferences = NoLanguagePreferences()
     ) {
+        self.languages = PageLanguages(
+            catalog: (try? PageLanguages.bundled.get()) ?? .empty, defaultTag: configuration.defaultLanguage,
+            preferences: languagePreferences)
         self.administrators = adminGroup.map { AdministratorRule(groups: accountGroups, adminGroup: $0) }
         self.accountNotices = accountNotices
         self.signUpAddresses = signUpAddresses

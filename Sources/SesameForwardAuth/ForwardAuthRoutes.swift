@@ -97,7 +97,7 @@ package struct ForwardAuthRoutes {
     package func register(on router: Router<SesameRequestContext>) {
         let service = ForwardAuthService(sesame)
         var page: WebRoutes.DynamicPage?
-        do { page = try .load("forward-denied", title: "No access") } catch {
+        do { page = try .load("forward-denied", title: "web.forward-denied.title") } catch {
             sesame.logger.error(
                 "forward-auth page not loaded", metadata: ["reason": .string(String(describing: error))])
         }

@@ -72,8 +72,8 @@ package struct DeviceAuthorizationRoutes {
         var loaded: [WebRoutes.DynamicPage?] = [nil, nil, nil, nil]
         do {
             loaded = [
-                try .load("device", title: "Connect a device"), try .load("device-approve", title: "Allow a device"),
-                try .load("device-done", title: "Connect a device"), try .load("app-error", title: "Connect a device"),
+                try .load("device", title: "web.device.title"), try .load("device-approve", title: "web.device-approve.title"),
+                try .load("device-done", title: "web.device.title"), try .load("app-error", title: "web.device.title"),
             ]
         } catch {
             sesame.logger.error("device pages not loaded", metadata: ["reason": .string(String(describing: error))])

@@ -52,8 +52,8 @@ package struct IdentityProviderRoutes {
         var consentPage: WebRoutes.DynamicPage?
         var errorPage: WebRoutes.DynamicPage?
         do {
-            consentPage = try .load("consent", title: "Allow access")
-            errorPage = try .load("app-error", title: "Sign-in link")
+            consentPage = try .load("consent", title: "web.consent.title")
+            errorPage = try .load("app-error", title: "web.consent.error-title")
         } catch {
             sesame.logger.error(
                 "identity provider pages not loaded", metadata: ["reason": .string(String(describing: error))])

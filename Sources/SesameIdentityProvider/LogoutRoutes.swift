@@ -45,9 +45,9 @@ package struct LogoutRoutes {
         var done: WebRoutes.DynamicPage?
         var errorPage: WebRoutes.DynamicPage?
         do {
-            confirmPage = try .load("logout", title: "Sign out")
-            done = try .load("signed-out", title: "Signed out")
-            errorPage = try .load("app-error", title: "Sign-out link")
+            confirmPage = try .load("logout", title: "web.logout.title")
+            done = try .load("signed-out", title: "web.signed-out.title")
+            errorPage = try .load("app-error", title: "web.logout.error-title")
         } catch {
             sesame.logger.error("logout pages not loaded", metadata: ["reason": .string(String(describing: error))])
         }

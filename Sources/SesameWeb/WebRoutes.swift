@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import SesameCore
+import SesameLanguage
 import SesameBytes
 
 /// The server's own web pages (`/signin`, `/signup`, `/account`) and their static files (`/static/<name>`).
@@ -43,15 +44,15 @@ package struct WebRoutes {
         case emailVerify = "email-verify"
         case recoverLink = "recover-link"
 
-        package var title: String {
-            switch self {
-            case .signin: "Sign in"
-            case .signup: "Create an account"
-            case .account: "Your account"
-            case .recover: "Recover your account"
-            case .emailVerify: "Confirm your email address"
-            case .recoverLink: "Add a passkey with your recovery link"
-            }
+        /// The catalog key of the page's title.
+        package var titleKey: String { "web.\(rawValue).title" }
+
+        /// The catalog keys the page's scripts read (`i18n.js`), by prefix: the page's own, the words every page
+        /// shares, and the sentences of the API's error codes.
+        package var scriptPrefixes: [String] {
+            var prefixes = ["web.common.", "error.", "web.\(rawValue)."]
+            if self == .recover || self == .recoverLink { prefixes.append("web.recovery.") }
+            return prefixes
         }
     }
 
@@ -65,8 +66,10 @@ package struct WebRoutes {
         return url
     }
 
-    /// `{{key}}` → escaped value. Unknown keys are an error, so a typo in a template fails at start-up.
-    package static func fill(_ template: String, _ values: [String: String]) throws -> String {
+    /// `{{key}}` → escaped value; `{{t:key}}` → the catalog's message `key` in `words`' language, its
+    /// `{placeholders}` filled from `values`, escaped. Unknown keys are an error, so a typo in a template fails at
+    /// start-up (and the catalog tests find it before that).
+    package static func fill(_ template: String, _ values: [String: String], words: PageWords? = nil) throws -> String {
         var output = ""
         var rest = Substring(template)
         while let open = rest.range(of: "{{") {
@@ -75,10 +78,21 @@ package struct WebRoutes {
                 throw LoadError(code: .badTemplate, message: "unclosed {{ in template")
             }
             let key = String(rest[open.upperBound..<close.lowerBound])
-            guard let value = values[key] else {
-                throw LoadError(code: .badTemplate, message: "template names unknown value \(key)")
+            if key.hasPrefix("t:") {
+                guard let words else {
+                    throw LoadError(code: .badTemplate, message: "template names message \(key) without a catalog")
+                }
+                do {
+                    output += escapeHTML(try words.catalog.text(String(key.dropFirst(2)), in: words.tag, values))
+                } catch {
+                    throw LoadError(code: .badTemplate, message: "template names unknown message \(key.dropFirst(2))")
+                }
+            } else {
+                guard let value = values[key] else {
+                    throw LoadError(code: .badTemplate, message: "template names unknown value \(key)")
+                }
+                output += key == "content" || key == "messages" ? value : escapeHTML(value)
             }
-            output += key == "content" ? value : escapeHTML(value)
             rest = rest[close.upperBound...]
         }
         return output + rest
@@ -91,6 +105,7 @@ package struct WebRoutes {
         package let layout: String
         package let body: String
         package let name: String
+        /// The catalog key of the page's title.
         package let title: String
 
         package static func load(_ name: String, title: String) throws -> DynamicPage {
@@ -102,34 +117,57 @@ package struct WebRoutes {
             )
         }
 
-        /// The page's HTML; every value is escaped. `script` names the static module the page loads.
-        package func render(_ configuration: ServerConfiguration, script: String, _ values: [String: String]) throws
-            -> String
-        {
-            let common = ["title": title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": script]
-            let all = values.merging(common) { own, _ in own }
-            return try fill(layout, common.merging(["content": try fill(body, all)]) { old, _ in old })
+        /// The page's HTML in `words`' language; every value is escaped. `script` names the static module the page
+        /// loads; its scripts get the catalog's `web.common.`, `error.` and `web.<script>.` messages.
+        package func render(
+            _ configuration: ServerConfiguration, script: String, _ values: [String: String],
+            words: PageWords = .english
+        ) throws -> String {
+            try WebRoutes.page(
+                layout: layout, body: body, configuration: configuration, script: script, titleKey: title,
+                values: values, words: words, scriptPrefixes: ["web.common.", "error.", "web.\(script)."])
         }
     }
 
-    /// Every page, rendered with this server's configuration.
+    /// The layout around a body in `words`' language: `lang` and `dir`, the title, and the messages its scripts read.
+    package static func page(
+        layout: String, body: String, configuration: ServerConfiguration, script: String, titleKey: String,
+        values: [String: String], words: PageWords, scriptPrefixes: [String]
+    ) throws -> String {
+        let language = words.catalog.languages[words.tag]
+        var common = [
+            "rpName": configuration.rpName, "site": configuration.rpName, "rpID": configuration.rpID, "page": script,
+            "lang": words.tag, "dir": language?.direction.rawValue ?? "ltr",
+        ]
+        common["title"] = (try? words.catalog.text(titleKey, in: words.tag, common)) ?? titleKey
+        let all = values.merging(common) { own, _ in own }
+        let inner = try fill(body, all, words: words)
+        let messages = words.catalog.scriptMessages(words.tag, prefixes: scriptPrefixes)
+        return try fill(
+            layout, all.merging(["content": inner, "messages": messages]) { _, new in new }, words: words)
+    }
+
+    /// Every page in every language of the catalog, rendered with this server's configuration, by tag.
     /// `signUpEmail`: whether the sign-up page asks for an email address (`SignUpAddressRequest`); `emailRecovery`:
     /// whether the sign-in page links to `/recover`.
     package static func renderPages(
-        _ configuration: ServerConfiguration, signUpEmail: SignUpAddressRequest = .off, emailRecovery: Bool = false
-    ) throws -> [Page: ByteBuffer] {
+        _ configuration: ServerConfiguration, catalog: Catalog, signUpEmail: SignUpAddressRequest = .off,
+        emailRecovery: Bool = false
+    ) throws -> [String: [Page: ByteBuffer]] {
         let templates = try resourceDirectory("templates")
         let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
-        var pages: [Page: ByteBuffer] = [:]
+        var pages: [String: [Page: ByteBuffer]] = [:]
         for page in Page.allCases {
             let body = try String(
                 contentsOf: templates.appendingPathComponent("\(page.rawValue).html"), encoding: .utf8)
-            let values = [
-                "title": page.title, "rpName": configuration.rpName, "rpID": configuration.rpID, "page": page.rawValue,
-                "signUpEmail": signUpEmail.rawValue, "emailRecovery": emailRecovery ? "on" : "off",
-            ]
-            let html = try fill(layout, values.merging(["content": try fill(body, values)]) { old, _ in old })
-            pages[page] = ByteBuffer(string: html)
+            let values = ["signUpEmail": signUpEmail.rawValue, "emailRecovery": emailRecovery ? "on" : "off"]
+            for tag in catalog.tags {
+                let html = try Self.page(
+                    layout: layout, body: body, configuration: configuration, script: page.rawValue,
+                    titleKey: page.titleKey, values: values, words: PageWords(catalog: catalog, tag: tag),
+                    scriptPrefixes: page.scriptPrefixes)
+                pages[tag, default: [:]][page] = ByteBuffer(string: html)
+            }
         }
         return pages
     }
@@ -159,11 +197,13 @@ package struct WebRoutes {
     package func register(on router: Router<SesameRequestContext>) {
         // The resources ship inside the binary's bundle; if they are missing the API still runs and the pages
         // answer 503 (logged once here).
-        var pages: [Page: ByteBuffer] = [:]
+        var pages: [String: [Page: ByteBuffer]] = [:]
         var files: [String: StaticFile] = [:]
+        let languages = sesame.languages
         do {
             pages = try Self.renderPages(
-                sesame.configuration, signUpEmail: sesame.signUpAddresses.request, emailRecovery: emailRecovery)
+                sesame.configuration, catalog: languages.catalog, signUpEmail: sesame.signUpAddresses.request,
+                emailRecovery: emailRecovery)
             files = try Self.loadStaticFiles()
         } catch {
             sesame.logger.error("web pages not loaded", metadata: ["reason": .string(String(describing: error))])
@@ -171,8 +211,11 @@ package struct WebRoutes {
         let loadedPages = pages
         let loadedFiles = files
 
-        @Sendable func page(_ page: Page) -> Response {
-            guard let html = loadedPages[page] else {
+        // The page in the request's language (`PageLanguages`: saved choice, `ui_locales`, `Accept-Language`,
+        // the default).
+        @Sendable func page(_ page: Page, _ request: Request, _ context: SesameRequestContext) async -> Response {
+            let tag = await languages.tag(for: request, userID: context.authentication?.user.id)
+            guard let html = loadedPages[tag]?[page] else {
                 return Response(
                     status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
                     body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
@@ -181,6 +224,8 @@ package struct WebRoutes {
                 status: .ok,
                 headers: [
                     .contentType: "text/html; charset=utf-8",
+                    .contentLanguage: tag,
+                    .vary: "Accept-Language, Cookie",
                     .contentSecurityPolicy: Self.contentSecurityPolicy,
                     .init("Cross-Origin-Opener-Policy")!: "same-origin",
                     .init("Permissions-Policy")!:
@@ -201,23 +246,23 @@ package struct WebRoutes {
         // shown even to a signed-in person.
         router.get("/signin") { request, context in
             context.authentication == nil || request.uri.queryParameters["return"] != nil
-                ? page(.signin) : redirect("/account")
+                ? await page(.signin, request, context) : redirect("/account")
         }
-        router.get("/signup") { _, context in
-            context.authentication == nil ? page(.signup) : redirect("/account")
+        router.get("/signup") { request, context in
+            context.authentication == nil ? await page(.signup, request, context) : redirect("/account")
         }
-        router.get("/account") { _, context in
-            context.authentication == nil ? redirect("/signin") : page(.account)
+        router.get("/account") { request, context in
+            context.authentication == nil ? redirect("/signin") : await page(.account, request, context)
         }
         // Where a verification link from a mail lands, signed in or not: a GET only shows a button; the token (in
         // the fragment) is posted to `/api/email/verify` when the person confirms.
-        router.get("/account/email/verify") { _, _ in page(.emailVerify) }
+        router.get("/account/email/verify") { request, context in await page(.emailVerify, request, context) }
         // Where a recovery link an administrator made lands: the token (in the fragment) is posted to
         // `/api/recovery/link` when the person confirms; then a passkey is added in the limited session it opens.
-        router.get("/recover/link") { _, _ in page(.recoverLink) }
+        router.get("/recover/link") { request, context in await page(.recoverLink, request, context) }
         // Recovery by email: asking for a code, typing it, then adding a passkey in the limited session it opens.
         if emailRecovery {
-            router.get("/recover") { _, _ in page(.recover) }
+            router.get("/recover") { request, context in await page(.recover, request, context) }
         }
         router.get("/static/{name}") { request, context -> Response in
             let name = try context.parameters.require("name")

@@ -96,7 +96,8 @@ extension Vocabulary {
             .storageFull,
         ],
         auditKinds: [.signOut],
-        settings: ServerConfiguration.coreSettings,
+        settings: ServerConfiguration.coreSettings + ServerConfiguration.languageSettings,
+        checks: ServerConfiguration.languageChecks,
         accountNotices: [.newDeviceSignIn]
     )
 }
