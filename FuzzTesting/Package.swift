@@ -34,5 +34,7 @@ let package = Package(
         .executableTarget(name: "FuzzBitwarden", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzKeePassXC", dependencies: [.product(name: "Keychain", package: root)]),
         .executableTarget(name: "FuzzSMTPReply", dependencies: [.product(name: "SMTP", package: root)]),
+        .executableTarget(name: "FuzzPortableObject", dependencies: [.product(name: "SesameLanguage", package: root)]),
+        .executableTarget(name: "FuzzLanguageChoice", dependencies: [.product(name: "SesameLanguage", package: root)]),
     ]
 )

@@ -252,14 +252,14 @@ public struct Catalog: Sendable {
     static func pseudoText(_ text: String) -> String {
         var output = ""
         var inPlaceholder = false
-        var letters = 0
+        var letters = 0  // characters outside placeholders
         for character in text {
             if character == "{" { inPlaceholder = true }
             if inPlaceholder {
                 output.append(character)
             } else {
                 output.append(accents[character] ?? character)
-                if character.isLetter { letters += 1 }
+                letters += 1
             }
             if character == "}" { inPlaceholder = false }
         }

@@ -28,7 +28,7 @@ import Testing
     @Test func pagesRenderWithTheConfiguredNamesEscaped() throws {
         var configuration = ServerConfiguration()
         configuration.rpName = #"Bob's <"Bank">"#
-        let pages = try WebRoutes.renderPages(configuration)
+        let pages = try WebRoutes.renderPages(configuration, catalog: PageWords.english.catalog)["en"] ?? [:]
         #expect(Set(pages.keys) == Set(WebRoutes.Page.allCases))
         for (page, buffer) in pages {
             let html = String(buffer: buffer)

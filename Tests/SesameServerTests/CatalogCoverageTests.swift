@@ -1,0 +1,246 @@
+import Foundation
+import SesameConsole
+import SesameCore
+import SesameLanguage
+import SesameWeb
+import Spawn
+import Testing
+
+/// The catalog against everything that reads it (issue 32's checks): every key used in templates, page and console
+/// scripts, Swift and the browser extension exists; every key is used; every shipped language has every key,
+/// translated, with the English placeholders and its own number of plural forms; and no sentence a person reads is
+/// left outside the catalog in a template or a script.
+@Suite struct CatalogCoverageTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let catalogFolder = root.appendingPathComponent("Sources/SesameLanguage/Resources/Catalog")
+
+    static func files(under folder: String, extensions: Set<String>) -> [URL] {
+        let base = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
+        return walker.compactMap { $0 as? URL }.filter {
+            extensions.contains($0.pathExtension) && !$0.path.contains("/.build")
+        }.sorted { $0.path < $1.path }
+    }
+
+    static func text(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+
+    static func matches(_ pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        let range = NSRange(text.startIndex..., in: text)
+        return regex.matches(in: text, range: range).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    static let templates = files(under: "Sources", extensions: ["html"]).filter { $0.path.contains("/templates/") }
+    static let scripts = files(under: "Sources", extensions: ["js"])
+    static let extensionFiles = files(under: "Extensions/browser", extensions: ["js", "html", "json"]).filter {
+        !$0.path.contains("/_locales/")
+    }
+    static let swiftFiles = files(under: "Sources", extensions: ["swift"]).filter {
+        !$0.path.contains("/SesameLanguage/")
+    }
+
+    /// The Chrome message name of an `extension.` key (`extension.popup.title` → `popup_title`).
+    static func extensionName(_ key: String) -> String {
+        String(key.dropFirst("extension.".count)).replacingOccurrences(of: ".", with: "_")
+            .replacingOccurrences(of: "-", with: "_")
+    }
+
+    static let keyPattern = #"((?:web|console|mail|error|extension)\.[a-z0-9-]+(?:\.[a-z0-9-]+)+)"#
+
+    /// Every key something reads, with where.
+    static func uses(_ catalog: Catalog) -> [String: String] {
+        var used: [String: String] = [:]
+        for file in templates {
+            for key in matches(#"\{\{t:([^}]+)\}\}"#, in: text(file)) { used[key] = file.lastPathComponent }
+        }
+        for file in scripts {
+            for key in matches(#"\btn?\(\s*["']([^"']+)["']"#, in: text(file)) { used[key] = file.lastPathComponent }
+        }
+        for file in swiftFiles {
+            for key in matches("\"" + keyPattern + "\"", in: text(file)) { used[key] = file.lastPathComponent }
+        }
+        let names = Dictionary(
+            catalog.keys.filter { $0.hasPrefix("extension.") }.map { (extensionName($0), $0) }
+        ) { first, _ in first }
+        for file in extensionFiles {
+            let body = text(file)
+            for name in matches(#"getMessage\(\s*["'](\w+)["']"#, in: body)
+                + matches(#"\bmsg\(\s*["'](\w+)["']"#, in: body)
+                + matches(#"__MSG_(\w+)__"#, in: body)
+            {
+                used[names[name] ?? "extension.<\(name)>"] = file.lastPathComponent
+            }
+        }
+        // Keys made by code from a list the compiler holds: page titles, and a sentence per API error code
+        // (`VocabularyTests` ties those to `APIErrorCode`).
+        for page in WebRoutes.Page.allCases { used[page.titleKey] = "WebRoutes.Page" }
+        for key in catalog.keys where key.hasPrefix("error.") { used[key] = "APIErrorCode" }
+        return used
+    }
+
+    @Test func everyKeyUsedIsInTheCatalogAndEveryKeyIsUsed() throws {
+        let catalog = try Catalog.load(directory: Self.catalogFolder)
+        let used = Self.uses(catalog)
+        let missing = used.filter { !catalog.contains($0.key) }.map { "\($0.key) (\($0.value))" }.sorted()
+        #expect(missing.isEmpty, "used but not in messages.pot: \(missing)")
+        let unused = catalog.keys.filter { used[$0] == nil }
+        #expect(unused.isEmpty, "in messages.pot but used nowhere: \(unused)")
+        for key in catalog.keys {
+            #expect(
+                key.range(of: "^" + Self.keyPattern + "$", options: .regularExpression) != nil,
+                "\(key) is not a key of the catalog's shape")
+        }
+    }
+
+    @Test func everyLanguageHasEveryKeyWithItsPlaceholdersAndForms() throws {
+        let catalog = try Catalog.load(directory: Self.catalogFolder)
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.catalogFolder.path).filter {
+            $0.hasSuffix(".po")
+        }
+        #expect(Set(names) == ["ko.po", "ja.po", "de.po", "es.po", "ar.po"])
+        for name in names {
+            let tag = String(name.dropLast(3))
+            let file = try PortableObject(
+                parsing: Self.text(Self.catalogFolder.appendingPathComponent(name)), name: name)
+            let language = try #require(catalog.languages[tag])
+            var seen: Set<String> = []
+            for entry in file.entries {
+                let key = entry.context ?? "(no msgctxt)"
+                seen.insert(key)
+                guard let source = catalog.sources[key] else {
+                    Issue.record("\(name):\(entry.line): \(key) is not in messages.pot")
+                    continue
+                }
+                #expect(entry.id == source.singular, "\(name): \(key)'s msgid differs from messages.pot")
+                #expect(!entry.flags.contains("fuzzy"), "\(name): \(key) is marked fuzzy")
+                #expect(entry.strings.allSatisfy { !$0.isEmpty }, "\(name): \(key) is not translated")
+                let english = Catalog.placeholders(in: source.singular)
+                    .union(source.plural.map(Catalog.placeholders(in:)) ?? [])
+                if source.plural == nil {
+                    #expect(entry.idPlural == nil, "\(name): \(key) is plural here only")
+                    #expect(
+                        Catalog.placeholders(in: entry.strings.first ?? "") == english,
+                        "\(name): \(key) has other placeholders than English")
+                } else {
+                    #expect(
+                        entry.strings.count == language.plural.count,
+                        "\(name): \(key) has \(entry.strings.count) forms, the language has \(language.plural.count)")
+                    for form in entry.strings {
+                        // A form may leave the number out ("one file" in words), nothing else.
+                        let own = Catalog.placeholders(in: form)
+                        #expect(
+                            own.isSubset(of: english) && english.subtracting(["count"]).isSubset(of: own),
+                            "\(name): a form of \(key) has other placeholders than English")
+                    }
+                }
+                #expect(catalog.translates(key, in: tag), "\(name): \(key) is not used (untranslated or malformed)")
+            }
+            let absent = catalog.keys.filter { !seen.contains($0) }
+            #expect(absent.isEmpty, "\(name) lacks \(absent.count) keys: \(absent.prefix(20))")
+        }
+    }
+
+    /// Letters left once tags, `{{…}}`, comments, script blocks and entities are taken out of a template are text
+    /// outside the catalog; so is a non-empty `alt`, `title`, `placeholder` or `aria-label` that is not `{{…}}`.
+    @Test func noTemplateTextOutsideTheCatalog() {
+        for file in Self.templates {
+            var body = Self.text(file)
+            for pattern in [#"<!--[\s\S]*?-->"#, #"<script[\s\S]*?</script>"#, #"\{\{[^}]*\}\}"#, #"&[#a-zA-Z0-9]+;"#] {
+                body = body.replacingOccurrences(of: pattern, with: " ", options: .regularExpression)
+            }
+            let attributes = Self.matches(#"\b(?:alt|title|placeholder|aria-label)="([^"]+)""#, in: body)
+            #expect(attributes.isEmpty, "\(file.lastPathComponent): attribute text outside the catalog: \(attributes)")
+            let outside = body.replacingOccurrences(of: #"<[^>]*>"#, with: " ", options: .regularExpression)
+            let words = Self.matches(#"(\p{L}[\p{L}'’]*)"#, in: outside)
+            #expect(words.isEmpty, "\(file.lastPathComponent): text outside the catalog: \(words.prefix(12))")
+        }
+    }
+
+    /// A string literal in a page or console script that reads like a sentence (capitalised with a space, or
+    /// ending in `.`, `?` or `!` after a word) is text outside the catalog, unless its line says `i18n-ignore`.
+    @Test func noScriptSentenceOutsideTheCatalog() {
+        for file in Self.scripts + Self.extensionFiles.filter({ $0.pathExtension == "js" }) {
+            var found: [String] = []
+            for line in Self.text(file).split(separator: "\n") where !line.contains("i18n-ignore") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") || code.hasPrefix("*") || code.hasPrefix("/*") || code.hasPrefix("import ") {
+                    continue
+                }
+                for literal in Self.literals(in: code)
+                where Self.readsLikeASentence(literal) {
+                    found.append(literal)
+                }
+            }
+            #expect(found.isEmpty, "\(file.lastPathComponent): sentences outside the catalog: \(found.prefix(8))")
+        }
+    }
+
+    /// The string literals of one line of script (`"…"`, `'…'`, `` `…` ``), a `//` comment outside them ending it.
+    static func literals(in line: String) -> [String] {
+        var found: [String] = []
+        var quote: Character?
+        var current = ""
+        var escaped = false
+        var previous: Character = " "
+        for character in line {
+            if let open = quote {
+                if escaped {
+                    escaped = false
+                    current.append(character)
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == open {
+                    found.append(current)
+                    quote = nil
+                    current = ""
+                } else {
+                    current.append(character)
+                }
+            } else if character == "/" && previous == "/" {
+                break
+            } else if character == "\"" || character == "'" || character == "`" {
+                quote = character
+            }
+            previous = character
+        }
+        return found
+    }
+
+    static func readsLikeASentence(_ literal: String) -> Bool {
+        let text = literal.replacingOccurrences(of: #"\$\{[^}]*\}"#, with: "", options: .regularExpression)
+        if text.range(of: #"^[A-Z][a-z’']+\s+\p{L}"#, options: .regularExpression) != nil { return true }
+        return text.range(of: #"\p{Ll}{2,}\s+\p{L}+[.?!]$"#, options: .regularExpression) != nil
+    }
+
+    /// The page scripts' plural rule (`/static/i18n.js`, run by Node) answers as the Swift rule does, for every
+    /// shipped language and every count from 0 to 300.
+    @Test func theScriptsPluralRuleAnswersAsSwiftDoes() throws {
+        let node = ["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        try #require(
+            node != nil || ProcessInfo.processInfo.environment["SESAME_TEST_REQUIRE_COMPONENTS"] == nil,
+            "node (Debian nodejs) is required here; scripts/test installs it")
+        guard let node else { return }
+        let catalog = try Catalog.load(directory: Self.catalogFolder)
+        let script = Self.root.appendingPathComponent("Sources/SesameWeb/Resources/Web/static/i18n.js")
+        let source = Self.text(script).replacingOccurrences(of: "export ", with: "")
+            .replacingOccurrences(
+                of: "const element = document.getElementById(\"sesame-messages\");", with: "const element = null;")
+        for language in catalog.shipped {
+            let program =
+                source
+                + "\nconst out = []; for (let n = 0; n <= 300; n++) out.push(pluralIndex(\(language.plural.json), n, \(language.plural.count)));\nconsole.log(out.join(','));\n"
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("plural-\(UUID().uuidString).js")
+            try program.write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = try Spawn.run(node, [file.path])
+            #expect(result.status == 0, "node: \(String(decoding: result.error, as: UTF8.self))")
+            let answers = String(decoding: result.output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(
+                answers == (0...300).map { String(language.plural.index(for: $0)) }.joined(separator: ","),
+                "\(language.tag)")
+        }
+    }
+}
