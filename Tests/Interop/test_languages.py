@@ -1,0 +1,180 @@
+"""Sesame in other languages, in Chromium against a real `sesame serve` (issue 32's browser checks).
+
+1. The pseudo-language `en-XA` (English accented, 40 % longer, in brackets): every page — the public ones, the
+   account page and every console page — at 390 and 1280 px, with no text cut off or overflowing its box, no
+   horizontal scrolling of the page, and no English sentence left unbracketed (text outside the catalog).
+2. Korean and Arabic: sign-up, sign-in, the account page and a mail, chosen by the browser's Accept-Language, with
+   `lang`, `dir` and the words of the language; in Arabic the page mirrors while usernames and codes stay left to
+   right. Screenshots go to docs/screenshots/lang-<tag>-<page>-<width>.png for docs/web.md."""
+
+import base64
+import re
+
+from selenium.webdriver.common.by import By
+
+from test_browser_flows import (  # noqa: F401  (fixtures)
+    Server, authenticator, browser, find, open_page, screenshot, sign_up, signed_in, type_into, wait)
+from test_email_address import parts, wait_for_mails
+from test_mail import Relay
+
+CONSOLE_PAGES = ["overview", "people", "people/ada", "groups", "invitations", "apps", "forward-auth", "keys",
+                 "metadata", "settings", "audit"]
+
+# Every visible element whose text overflows its own box (cut off or spilling out), and the page's horizontal
+# overflow. Text that scrolls inside a scroll container on purpose (wide tables) is measured against its cell.
+OVERFLOW = """
+const found = [];
+const page = document.documentElement;
+if (page.scrollWidth > window.innerWidth + 1) found.push(`the page scrolls sideways: ${page.scrollWidth}px`);
+for (const el of document.querySelectorAll('body *')) {
+  if (!el.offsetParent && getComputedStyle(el).position !== 'fixed') continue;
+  if (['SCRIPT', 'STYLE', 'svg', 'IMG', 'INPUT', 'SELECT', 'TEXTAREA', 'OPTION'].includes(el.tagName)) continue;
+  const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).length > 0;
+  if (!own) continue;
+  const box = el.getBoundingClientRect();
+  if (box.width === 0 || box.height === 0) continue;
+  const style = getComputedStyle(el);
+  if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible' && style.overflowX !== 'auto'
+      && style.overflowX !== 'scroll') {
+    found.push(`cut off: <${el.tagName.toLowerCase()} id=${el.id}> ${el.textContent.trim().slice(0, 60)}`);
+    continue;
+  }
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const text = range.getBoundingClientRect();
+  if (text.right > box.right + 2 || text.left < box.left - 2) {
+    found.push(`overflows: <${el.tagName.toLowerCase()} id=${el.id}> ${el.textContent.trim().slice(0, 60)}`);
+  }
+}
+return found;
+"""
+
+# Visible text nodes that hold an English-looking run of words outside the pseudo-language's brackets.
+UNBRACKETED = """
+const data = arguments[0];
+const found = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+while (walker.nextNode()) {
+  const node = walker.currentNode;
+  const el = node.parentElement;
+  if (!el || !el.offsetParent || el.closest('script, style, code, pre, .data, input, textarea')) continue;
+  let text = node.textContent.replace(/\\[[^\\]]*\\]?/g, ' ');
+  for (const value of data) text = text.split(value).join(' ');
+  if (/[A-Za-z]{3,}[ ,]+[A-Za-z]{3,}/.test(text)) found.push(text.trim().slice(0, 80));
+}
+return found;
+"""
+
+
+def set_language(driver, tag):
+    agent = driver.execute_script("return navigator.userAgent")
+    driver.execute_cdp_cmd("Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": tag})
+
+
+def settle(driver):
+    """The page has loaded and its scripts have had their first turn (no request of theirs is pending)."""
+    wait(driver, lambda d: d.execute_script(
+        "return document.readyState === 'complete' && !document.querySelector('[aria-busy=true]')"), what="the page")
+
+
+def at_width(driver, width):
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def test_every_page_fits_in_the_pseudo_language(sesame_bin, tmp_path, browser):
+    relay = Relay(tmp_path, "starttls")
+    server = Server(sesame_bin, tmp_path,
+                    extra_args=["--email=optional", "--email-recovery=true", *relay.sesame_args()])
+    try:
+        set_language(browser, "en-XA")
+        authenticator(browser)
+        sign_up(browser, server, "ada", "Ada")
+        server.admin("groups", "add", "admins")
+        server.admin("users", "groups", "add", "ada", "admins")
+        pages = ["/account", "/account/email/verify", "/recover/link", "/device"]
+        pages += [f"/console/{page}" for page in CONSOLE_PAGES]
+        signed_out = ["/signin", "/signup", "/recover"]
+        data = ["ada", "Ada", "Sesame", "admins", "localhost", server.origin]
+        problems = {}
+        for path in pages + ["(sign out)"] + signed_out:
+            if path == "(sign out)":
+                browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+                continue
+            open_page(browser, server, path)
+            settle(browser)
+            assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en-XA", path
+            for width in (390, 1280):
+                at_width(browser, width)
+                settle(browser)
+                found = browser.execute_script(OVERFLOW)
+                if found:
+                    problems[f"{path} at {width}px"] = found
+            found = browser.execute_script(UNBRACKETED, data)
+            if found:
+                problems[f"{path}: text outside the catalog"] = found
+            browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        assert problems == {}, problems
+    finally:
+        set_language(browser, "en")
+        server.stop()
+        relay.stop()
+
+
+WORDS = {
+    # A word of each page in the language (from the catalog), so a page shown in English fails.
+    "ko": {"signup": "계정", "account": "패스키", "signin": "로그인"},
+    "ar": {"signup": "حساب", "account": "مفتاح المرور", "signin": "تسجيل الدخول"},
+}
+
+
+def test_sign_up_sign_in_account_and_a_mail_in_korean_and_arabic(sesame_bin, tmp_path, browser):
+    relay = Relay(tmp_path, "starttls")
+    server = Server(sesame_bin, tmp_path, extra_args=["--email=optional", *relay.sesame_args()])
+    try:
+        for number, tag in enumerate(["ko", "ar"]):
+            browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+            set_language(browser, tag)
+            direction = "rtl" if tag == "ar" else "ltr"
+            open_page(browser, server, "/signup")
+            html = browser.find_element(By.TAG_NAME, "html")
+            assert html.get_attribute("lang") == tag and html.get_attribute("dir") == direction
+            assert WORDS[tag]["signup"] in find(browser, "signup-heading").text
+            # Usernames stay left to right in a right-to-left page.
+            assert browser.execute_script(
+                "return getComputedStyle(document.getElementById('username')).direction") == "ltr"
+            screenshot(browser, f"lang-{tag}-signup", 390)
+
+            authenticator(browser)
+            username = f"user{number}"
+            sign_up(browser, server, username, "지민" if tag == "ko" else "ليلى")
+            wait(browser, lambda d: WORDS[tag]["account"] in d.find_element(By.TAG_NAME, "main").text,
+                 what="the account page in the language")
+            assert browser.find_element(By.TAG_NAME, "html").get_attribute("dir") == direction
+
+            # A mail: the address verification, in the language of the request that caused it.
+            wait(browser, lambda d: find(d, "email").is_displayed(), what="the email section")
+            type_into(browser, "email-address", f"{username}@example.org")
+            find(browser, "email-submit").click()
+            mails = wait_for_mails(browser, relay, number + 1)
+            mail = mails[number][2]
+            text, html_part = parts(mail)
+            assert re.search(r"[0-9]{6}", text)
+            assert f'lang="{tag}"' in html_part and f'dir="{direction}"' in html_part
+            assert "Confirm your email address" not in mail["Subject"]
+            screenshot(browser, f"lang-{tag}-account", 390)
+            screenshot(browser, f"lang-{tag}-account", 1280)
+
+            # The mail as a person's mail program shows it (its HTML part, in this browser).
+            browser.get("data:text/html;charset=utf-8;base64," + base64.b64encode(html_part.encode()).decode())
+            screenshot(browser, f"lang-{tag}-mail", 390)
+
+            browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
+            open_page(browser, server, "/signin")
+            assert WORDS[tag]["signin"] in browser.find_element(By.TAG_NAME, "main").text
+            screenshot(browser, f"lang-{tag}-signin", 390)
+            browser.remove_virtual_authenticator()
+    finally:
+        set_language(browser, "en")
+        server.stop()
+        relay.stop()
