@@ -79,7 +79,7 @@ extension ServerConfiguration {
             key: "smtpUrl", flag: "--smtp-url", environment: "SESAME_SMTP_URL", defaultValue: "(none)",
             help:
                 "smtp://[USER[:PASSWORD]@]HOST[:PORT] (STARTTLS) or smtps://… (TLS); without one, mail is printed on http origins only.",
-            secret: true
+            secretURLPassword: true
         ) { c, v throws(ConfigurationError) in c.smtpURL = v },
         Setting(
             key: "smtpFrom", flag: "--smtp-from", environment: "SESAME_SMTP_FROM",

@@ -6,7 +6,8 @@ import SesameCore
 /// the console's Settings page shows it. Read-only: settings change where they are given (the configuration file,
 /// the environment, flags) and take effect at the next start. Each row is a row of the settings table
 /// (`ServerConfiguration.settings`, which the composition root passes in) with the value given and where it came
-/// from; a secret setting's value (`Setting.secret`) is never in the answer, only whether it is set.
+/// from; a secret setting's value (`Setting.secret`) is never in the answer, only whether it is set, and a URL's
+/// password (`Setting.secretURLPassword`: the database, the mail relay) is masked while the rest of the URL shows.
 package struct SettingsAdminRoutes: Sendable {
     package let sesame: ServerCore
     package let settings: [Setting]
@@ -41,7 +42,13 @@ package struct SettingsAdminRoutes: Sendable {
             let given = configuration.settingSources[setting.key]
             let value: String
             if let given {
-                value = setting.secret ? (given.value.isEmpty ? "(none)" : Self.masked) : given.value
+                if setting.secret {
+                    value = given.value.isEmpty ? "(none)" : Self.masked
+                } else if setting.secretURLPassword {
+                    value = Self.maskingPassword(given.value)
+                } else {
+                    value = given.value
+                }
             } else {
                 value = setting.defaultValue
             }
@@ -50,6 +57,13 @@ package struct SettingsAdminRoutes: Sendable {
                 source: given?.source ?? (configuration.settingsResolved ? "default" : "unknown"),
                 secret: setting.secret, help: setting.help)
         }
+    }
+
+    /// A URL with its password masked and its query left out (`URLRedaction`); a path as it is; a value with `://`
+    /// that does not parse is masked whole.
+    package static func maskingPassword(_ value: String) -> String {
+        guard value.contains("://") else { return value }
+        return URLRedaction.redacting(value, mask: masked) ?? masked
     }
 
     /// Registers the route on the admin API's group (`/api/admin`, behind `AdminMiddleware`).

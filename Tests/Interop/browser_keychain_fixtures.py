@@ -324,9 +324,10 @@ HOST_ELEMENT = "sesame-keychain"  # the extension's prompt host element (its con
 class KeychainBrowser:
     """A keychain vault (unlocked), the native host installed for a fresh Chromium profile, and headless Chromium
     started on that profile with the extension loaded. No virtual authenticator is ever added. `idle`: the seconds
-    after which a session the toolbar window starts locks (`install-browser --idle`; the host's default otherwise)."""
+    after which a session the toolbar window starts locks (`install-browser --idle`; the host's default otherwise).
+    `lang`: Chromium's language (`--lang`), which the extension's words follow (its `_locales`)."""
 
-    def __init__(self, sesame_bin: str, directory: pathlib.Path, vault=None, idle=None):
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, vault=None, idle=None, lang=None):
         from test_keychain_cli import Vault
         from selenium import webdriver
         from selenium.webdriver.chrome.options import Options
@@ -353,8 +354,10 @@ class KeychainBrowser:
                     "--disable-background-networking", f"--user-data-dir={self.profile}",
                     f"--load-extension={EXTENSION}",
                     # Chromium 137+ ignores --load-extension unless this switch's kill-switch feature is off.
-                    "--disable-features=DisableLoadExtensionCommandLineSwitch"):
+                    "--disable-features=DisableLoadExtensionCommandLineSwitch", *([f"--lang={lang}"] if lang else [])):
             options.add_argument(arg)
+        if lang:
+            options.add_experimental_option("prefs", {"intl.accept_languages": lang})
         # The vault directory reaches the host through the launcher install-browser wrote, not the environment.
         self.driver = webdriver.Chrome(service=Service(driver_path), options=options)
         self.driver.set_script_timeout(30)

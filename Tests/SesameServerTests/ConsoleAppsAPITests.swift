@@ -374,7 +374,7 @@ import WebAuthn
         var made = TestServer(db)
         let token = "metrics-" + UUID().uuidString
         var resolved = try ServerConfiguration.resolve(
-            flags: ["metricsToken": token, "rpName": "Example Console"],
+            flags: ["metricsToken": token, "rpName": "Example Console", "database": made.configuration.database],
             environment: ["SESAME_SESSION_LIFETIME": "7200"], configFile: nil, vocabulary: .server)
         resolved.database = made.configuration.database
         resolved.origin = made.configuration.origin
@@ -396,7 +396,21 @@ import WebAuthn
             #expect(row("sessionLifetime")?["source"] as? String == "environment SESAME_SESSION_LIFETIME")
             #expect(row("port")?["source"] as? String == "default")
             #expect(rows.count == Vocabulary.server.settings.count)
+            // A SQLite path shows; a PostgreSQL URL shows without its password.
+            let database = server.configuration.database
+            #expect(row("database")?["value"] as? String == SettingsAdminRoutes.maskingPassword(database))
+            #expect(row("database")?["secret"] as? Bool == false)
+            if !database.contains("://") { #expect(row("database")?["value"] as? String == database) }
         }
+    }
+
+    @Test func aURLShowsWithoutItsPassword() {
+        #expect(
+            SettingsAdminRoutes.maskingPassword("postgres://sesame:hunter2@db.example.org:5432/sesame?password=hunter2")
+                == "postgres://sesame:\(SettingsAdminRoutes.masked)@db.example.org:5432/sesame")
+        #expect(SettingsAdminRoutes.maskingPassword("smtp://relay.example.org:587") == "smtp://relay.example.org:587")
+        #expect(SettingsAdminRoutes.maskingPassword("/var/lib/sesame/sesame.sqlite") == "/var/lib/sesame/sesame.sqlite")
+        #expect(SettingsAdminRoutes.maskingPassword("postgres://a:b c@[bad") == SettingsAdminRoutes.masked)
     }
 
     static let pages = ["groups", "invitations", "apps", "forward-auth", "keys", "metadata", "settings"]
@@ -448,5 +462,6 @@ import WebAuthn
             }
         }
         #expect(Vocabulary.server.settings.filter(\.secret).map(\.key).sorted().contains("metricsToken"))
+        #expect(Vocabulary.server.settings.filter(\.secretURLPassword).map(\.key).sorted() == ["database", "smtpUrl"])
     }
 }

@@ -29,10 +29,7 @@ public enum DatabaseLocation: Sendable, Equatable {
         switch self {
         case .sqlite(let path): return "sqlite:\(path)"
         case .postgres(let url):
-            guard var components = URLComponents(string: url) else { return "postgres://(unparseable)" }
-            if components.password != nil { components.password = "redacted" }
-            components.query = nil
-            return components.string ?? "postgres://(unparseable)"
+            return URLRedaction.redacting(url, mask: "redacted") ?? "postgres://(unparseable)"
         }
     }
 }

@@ -11,16 +11,19 @@ public struct Setting: Sendable {
     /// The value is JSON text (`forwardAuthRules`): the config file may give it as JSON (a list or an object), the
     /// environment and the flag as its text.
     package let takesJSON: Bool
-    /// The value is a secret, or may hold one (a token, a URL with a password, a key's file): wherever the settings
-    /// in force are shown (the console's Settings page), it is masked.
+    /// The value is a secret (a token): wherever the settings in force are shown (the console's Settings page), it
+    /// is masked whole.
     package let secret: Bool
+    /// The value is a URL that may carry a password (`postgres://user:password@…`, `smtp://user:password@…`): where
+    /// the settings in force are shown, only the password is masked, so a SQLite path or a relay's host still shows.
+    package let secretURLPassword: Bool
     package let apply: @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
 
     /// A row: `key` in the config file, `flag` on the command line, `environment` variable, the default as
     /// `--help` prints it, the meaning, and how a value is read into the configuration.
     package init(
         key: String, flag: String, environment: String, defaultValue: String, help: String, takesJSON: Bool = false,
-        secret: Bool = false,
+        secret: Bool = false, secretURLPassword: Bool = false,
         apply: @escaping @Sendable (inout ServerConfiguration, String) throws(ConfigurationError) -> Void
     ) {
         self.key = key
@@ -30,6 +33,7 @@ public struct Setting: Sendable {
         self.help = help
         self.takesJSON = takesJSON
         self.secret = secret
+        self.secretURLPassword = secretURLPassword
         self.apply = apply
     }
 }
@@ -145,7 +149,8 @@ extension ServerConfiguration {
         ) { c, v throws(ConfigurationError) in c.nativeAppOrigins = list(v) },
         Setting(
             key: "database", flag: "--database", environment: "SESAME_DATABASE", defaultValue: "sesame.sqlite",
-            help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db.", secret: true
+            help: "SQLite file path (or sqlite:<path>) or postgres://user:pass@host:port/db.",
+            secretURLPassword: true
         ) { c, v throws(ConfigurationError) in c.database = v },
         Setting(
             key: "appleAppIDs", flag: "--apple-app-ids", environment: "SESAME_APPLE_APP_IDS", defaultValue: "(none)",
