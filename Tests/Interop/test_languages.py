@@ -16,6 +16,7 @@ from test_browser_flows import (  # noqa: F401  (fixtures)
     Server, authenticator, browser, find, open_page, screenshot, sign_up, signed_in, type_into, wait)
 from test_email_address import parts, wait_for_mails
 from test_mail import Relay
+from browser_keychain_fixtures import second_site  # noqa: F401  (fixture)
 
 CONSOLE_PAGES = ["overview", "people", "people/ada", "groups", "invitations", "apps", "forward-auth", "keys",
                  "metadata", "settings", "audit"]
@@ -178,3 +179,38 @@ def test_sign_up_sign_in_account_and_a_mail_in_korean_and_arabic(sesame_bin, tmp
         set_language(browser, "en")
         server.stop()
         relay.stop()
+
+
+# A character of each script, so a prompt left in English fails.
+SCRIPT = {"ko": re.compile("[\uac00-\ud7a3]"), "ar": re.compile("[\u0600-\u06ff]")}
+
+
+def test_the_keychain_prompt_in_korean_and_arabic(sesame_bin, tmp_path, second_site):
+    """The extension's prompt in a Chromium whose language is Korean, then Arabic (`--lang`): its words come from the
+    extension's `_locales`, which the catalog generates."""
+    from browser_keychain_fixtures import KeychainBrowser
+    from test_browser_keychain import press, prompt_parts, wait_prompt
+    from selenium.webdriver.common.keys import Keys
+
+    for tag in ("ko", "ar"):
+        (tmp_path / tag).mkdir()
+        running = KeychainBrowser(sesame_bin, tmp_path / tag, lang=tag)
+        try:
+            driver = running.driver
+            driver.get(second_site.origin + "/")
+            type_into(driver, "username", f"user-{tag}")
+            find(driver, "register").click()
+            wait_prompt(driver)
+            words = " ".join(part["text"] for part in prompt_parts(driver))
+            assert SCRIPT[tag].search(words), f"the prompt in {tag}: {words!r}"
+            screenshot_prompt(driver, f"lang-{tag}-keychain-prompt")
+            press(driver, Keys.ESCAPE)
+        finally:
+            running.stop()
+
+
+def screenshot_prompt(driver, name):
+    from test_browser_flows import SCREENSHOTS
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+    (SCREENSHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
