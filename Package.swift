@@ -283,6 +283,7 @@ let package = Package(
             name: "SesameAccount",
             dependencies: [
                 "SesameCore",
+                "SesameLanguage",
                 "SesameEmail",
                 "SesamePasskeys",
                 "SesamePasswords",
@@ -290,6 +291,7 @@ let package = Package(
                 "SesameIdentityProvider",
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strict
         ),

@@ -17,7 +17,7 @@ import SesameSecondFactors
 ///
 /// ```
 /// { "format": "sesame-account-export-1", "exportedAt": date,
-///   "account": { id, username, displayName, userHandle (base64url), createdAt, disabled },
+///   "account": { id, username, displayName, userHandle (base64url), createdAt, disabled, language? },
 ///   "passkeys": [ { id (base64url), name, provider?, aaguid?, publicKey (COSE_Key, base64url), signCount,
 ///                   createdAt, lastUsedAt?, backupEligible, backedUp, userVerified, attestationFormat,
 ///                   transports } ],
@@ -39,6 +39,8 @@ package struct AccountExport: Codable, Sendable {
         package let userHandle: String
         package let createdAt: Date
         package let disabled: Bool
+        /// The language the person saved on their account page (a catalog tag); absent: the browser's choice.
+        package let language: String?
     }
 
     package struct Passkey: Codable, Sendable {
@@ -132,7 +134,8 @@ package struct AccountExport: Codable, Sendable {
             format: format, exportedAt: now,
             account: Account(
                 id: user.id, username: user.username, displayName: user.displayName,
-                userHandle: Base64URL.encode(user.userHandle), createdAt: user.createdAt, disabled: user.disabled),
+                userHandle: Base64URL.encode(user.userHandle), createdAt: user.createdAt, disabled: user.disabled,
+                language: try await store.savedLanguage(userID: user.id)),
             passkeys: passkeys,
             password: Password(set: try await store.password(userID: user.id) != nil),
             email: try await store.email(userID: user.id).map {
@@ -217,6 +220,6 @@ package struct AccountExport: Codable, Sendable {
 }
 
 /// What the account feature reads: the core's store, and each feature's rows it shows the person (passwords, second
-/// factors, the apps they allowed).
+/// factors, the apps they allowed), with its own saved languages.
 package typealias AccountStorage = IdentityProviderStorage & PasskeyStorage & PasswordStore & SecondFactorStore
-    & EmailStore
+    & EmailStore & AccountLanguageStore

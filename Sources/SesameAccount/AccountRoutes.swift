@@ -3,13 +3,14 @@ import Hummingbird
 import NIOCore
 import WebAuthn
 import SesameCore
+import SesameLanguage
 import SesameIdentityProvider
 import SesamePasskeys
 import SesameSecondFactors
 
 /// The signed-in account: its summary, its display name, its sessions (list, sign out one, sign out everywhere —
 /// which also reaches the apps registered for back-channel logout — sign out this one) and its own audit events. None of these adds or removes a way in, so none needs a recent
-/// sign-in.
+/// sign-in. The saved language (`PUT /api/account/language`) cannot lock anyone out either.
 package struct AccountRoutes {
     package let sesame: ServerCore
     package let store: any AccountStorage
@@ -38,6 +39,53 @@ package struct AccountRoutes {
         /// The slugs of the groups the account is in (read-only here: an operator or admin changes them; the
         /// applications they open are in `GET /api/account/apps`).
         package let groups: [String]
+        /// The language the person saved (a shipped tag of the catalog), or null: the browser's choice.
+        package let language: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case user, csrfToken, session, hasPassword, passkeyCount, secondFactors, recoveryCodesRemaining, groups
+            case language
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(user, forKey: .user)
+            try c.encode(csrfToken, forKey: .csrfToken)
+            try c.encode(session, forKey: .session)
+            try c.encode(hasPassword, forKey: .hasPassword)
+            try c.encode(passkeyCount, forKey: .passkeyCount)
+            try c.encode(secondFactors, forKey: .secondFactors)
+            try c.encode(recoveryCodesRemaining, forKey: .recoveryCodesRemaining)
+            try c.encode(groups, forKey: .groups)
+            // Written as null when none is saved, so a page can tell "none" from an older server.
+            try c.encode(language, forKey: .language)
+        }
+    }
+
+    /// `PUT /api/account/language`: a shipped tag of the catalog, or null for the browser's choice. The key must be
+    /// there (`{}` is malformed).
+    package struct LanguageChange: Decodable, Sendable {
+        package let language: String?
+
+        private enum CodingKeys: String, CodingKey { case language }
+
+        package init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            language = try c.decode(String?.self, forKey: .language)
+        }
+    }
+
+    package struct LanguageChanged: ResponseEncodable, Sendable {
+        package let status: String
+        package let language: String?
+
+        private enum CodingKeys: String, CodingKey { case status, language }
+
+        package func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(status, forKey: .status)
+            try c.encode(language, forKey: .language)
+        }
     }
 
     package struct SessionBody: Codable, Sendable {
@@ -104,8 +152,24 @@ package struct AccountRoutes {
                 passkeyCount: try await store.credentials(userID: user.id).count,
                 secondFactors: try await factorVerifier.available(for: user),
                 recoveryCodesRemaining: try await store.unusedRecoveryCodeCount(userID: user.id),
-                groups: try await sesame.accountGroups.groupSlugs(userID: user.id)
+                groups: try await sesame.accountGroups.groupSlugs(userID: user.id),
+                language: try await store.savedLanguage(userID: user.id)
             )
+        }
+
+        // Save the language of the person's pages, mails and `locale` claim, or clear it (null: the browser's
+        // choice). Only the catalog's shipped languages (not the pseudo-language).
+        account.put("/language") { request, context in
+            let body = try await request.decode(as: LanguageChange.self, context: context)
+            let shipped = sesame.languages.catalog.shipped.map(\.tag)
+            if let tag = body.language, !shipped.contains(tag) {
+                throw APIError.invalidField(
+                    .unknownLanguage, "Expected one of \(shipped.joined(separator: ", ")), or null.")
+            }
+            guard try await store.setLanguage(userID: context.user.id, body.language, at: sesame.now) else {
+                throw APIError.unauthenticated
+            }
+            return LanguageChanged(status: body.language == nil ? "cleared" : "saved", language: body.language)
         }
 
         // Change the display name; the page then sends `signalCurrentUserDetails` so credential managers show it.

@@ -1,5 +1,10 @@
 import SesameCore
 
+extension APIErrorCode {
+    /// `PUT /api/account/language` named a language the catalog does not ship; nothing was saved.
+    package static let unknownLanguage = APIErrorCode("unknown_language")
+}
+
 extension AuditKind {
     package static let accountRenamed = AuditKind("account.renamed")
     package static let accountExported = AuditKind("account.exported")
@@ -11,6 +16,7 @@ extension Vocabulary {
     /// The words `SesameAccount` declares (above); the composition root collects them into `Vocabulary.server`.
     package static let account = Vocabulary(
         owner: "SesameAccount",
+        errorCodes: [.unknownLanguage],
         auditKinds: [
             .accountRenamed, .accountExported, .sessionRevoked, .sessionRevokedAll,
         ]

@@ -9,7 +9,7 @@ import SesameCore
 package enum ScopeClaims {
     /// What a scope's claims are read from: the account, its verified email address (none when addresses are off or
     /// the account has no verified one), whether addresses are on (`keepsAddresses`, the `email` setting), when its
-    /// profile last changed, and its groups with their custom claims.
+    /// profile last changed, its groups with their custom claims, and the language the person saved.
     package struct Source: Sendable {
         package let user: User
         package let verifiedEmail: String?
@@ -18,11 +18,14 @@ package enum ScopeClaims {
         package let updatedAt: Date?
         package let groups: [String]
         package let groupClaims: [String: JSONValue]
+        /// The language the person saved on their account page (a BCP 47 tag of the catalog); nil: none saved.
+        package let locale: String?
 
         package init(
             user: User, verifiedEmail: String? = nil, keepsAddresses: Bool? = nil, updatedAt: Date? = nil,
-            groups: [String] = [], groupClaims: [String: JSONValue] = [:]
+            groups: [String] = [], groupClaims: [String: JSONValue] = [:], locale: String? = nil
         ) {
+            self.locale = locale
             self.user = user
             self.verifiedEmail = verifiedEmail
             self.keepsAddresses = keepsAddresses ?? (verifiedEmail != nil)
@@ -38,7 +41,8 @@ package enum ScopeClaims {
     /// Every ID token's claims (OpenID Connect Core 1.0 §2).
     package static let always = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "acr", "azp"]
     /// The claims a scope adds, each with its value from the account, or nil when the account has none (§5.4:
-    /// `profile`, `email`; and `groups`, the slugs of the account's groups, always a list). `email` gives only a
+    /// `profile`, whose `locale` (§5.1, a BCP 47 tag) is the language the person saved, absent when none is; `email`;
+    /// and `groups`, the slugs of the account's groups, always a list). `email` gives only a
     /// verified address, so `email_verified` is true whenever it is given; while addresses are on and the account has
     /// none verified yet (`email` `required`, before the code is typed), `email_verified` is false and `email` absent,
     /// so an app can tell "not yet" from "not kept".
@@ -48,6 +52,7 @@ package enum ScopeClaims {
             [
                 ("preferred_username", { .string($0.user.username) }), ("name", { .string($0.user.displayName) }),
                 ("updated_at", { .int(Int(($0.updatedAt ?? $0.user.createdAt).timeIntervalSince1970)) }),
+                ("locale", { $0.locale.map(Value.string) }),
             ]
         ),
         (
@@ -78,7 +83,7 @@ package enum ScopeClaims {
     private static let registered = [
         "jti", "nbf", "typ", "cnf", "sid", "at_hash", "c_hash", "s_hash", "client_id", "scope", "gid", "events",
         "given_name", "family_name", "middle_name", "nickname", "profile", "picture", "website", "gender", "birthdate",
-        "zoneinfo", "locale", "phone_number", "phone_number_verified", "address",
+        "zoneinfo", "phone_number", "phone_number_verified", "address",
     ]
 
     /// What discovery lists as `claims_supported`.
@@ -107,7 +112,7 @@ package enum ScopeClaims {
     /// gives them.
     package static func source(
         scope: String, user: User, emails: any VerifiedEmailLookup, groups: any GroupClaimsLookup,
-        store: any IdentityProviderStorage
+        store: any IdentityProviderStorage, languages: any LanguagePreferences = NoLanguagePreferences()
     ) async throws -> Source {
         let granted = grantedScopes(scope)
         var email: String?
@@ -115,11 +120,15 @@ package enum ScopeClaims {
         var memberships: (slugs: [String], claims: [String: JSONValue]) = ([], [:])
         let needsEmail = granted.contains("email")
         if needsEmail { email = try await emails.verifiedEmail(userID: user.id) }
-        if granted.contains("profile") { updatedAt = try await store.profileUpdatedAt(userID: user.id) }
+        var locale: String?
+        if granted.contains("profile") {
+            updatedAt = try await store.profileUpdatedAt(userID: user.id)
+            locale = try await languages.savedLanguage(of: user.id)
+        }
         if granted.contains("groups") { memberships = try await groups.groupClaims(userID: user.id) }
         return Source(
             user: user, verifiedEmail: email, keepsAddresses: needsEmail && emails.keepsAddresses, updatedAt: updatedAt,
-            groups: memberships.slugs, groupClaims: memberships.claims)
+            groups: memberships.slugs, groupClaims: memberships.claims, locale: locale)
     }
 }
 
@@ -296,12 +305,15 @@ package struct TokenIssuer: Sendable {
     package let factors: [Factor]
     /// The groups and custom claims the `groups` scope gives.
     package let groups: any GroupClaimsLookup
+    /// The languages people saved, for the `profile` scope's `locale`.
+    package let languages: any LanguagePreferences
 
     package init(
         keyring: SigningKeyring, issuer: String, store: any IdentityProviderStorage, clock: ServerClock,
         subjects: SubjectIdentifiers, factors: [Factor], emails: any VerifiedEmailLookup = NoVerifiedEmail(),
-        groups: any GroupClaimsLookup = NoGroupClaims()
+        groups: any GroupClaimsLookup = NoGroupClaims(), languages: any LanguagePreferences = NoLanguagePreferences()
     ) {
+        self.languages = languages
         self.factors = factors
         self.keyring = keyring
         self.issuer = issuer
@@ -317,7 +329,8 @@ package struct TokenIssuer: Sendable {
     package func scopeClaims(scope: String, user: User) async throws -> [String: JSONValue] {
         ScopeClaims.claims(
             scope: scope,
-            source: try await ScopeClaims.source(scope: scope, user: user, emails: emails, groups: groups, store: store)
+            source: try await ScopeClaims.source(
+                scope: scope, user: user, emails: emails, groups: groups, store: store, languages: languages)
         )
     }
 

@@ -347,7 +347,7 @@ import SesameConsole
         #expect(
             ScopeClaims.supported
                 == ScopeClaims.always + [
-                    "preferred_username", "name", "updated_at", "email", "email_verified", "groups",
+                    "preferred_username", "name", "updated_at", "locale", "email", "email_verified", "groups",
                 ])
         #expect(ScopeClaims.scopes == ["openid", "profile", "email", "groups", "offline_access"])
         #expect(AuthorizationRequest.supportedScopes == ScopeClaims.scopes)
@@ -377,6 +377,13 @@ import SesameConsole
         #expect(
             ScopeClaims.claims(scope: "openid profile", source: ScopeClaims.Source(user: user))["updated_at"] == .int(0)
         )
+        // `locale` says the saved language, and is absent when none is saved.
+        #expect(
+            ScopeClaims.claims(scope: "openid profile", source: ScopeClaims.Source(user: user, locale: "ko"))["locale"]
+                == .string("ko"))
+        #expect(ScopeClaims.claims(scope: "openid profile", source: source)["locale"] == nil)
+        #expect(ScopeClaims.claims(scope: "openid email", source: ScopeClaims.Source(user: user, locale: "ko")).isEmpty)
+        #expect(ScopeClaims.supported.filter { $0 == "locale" }.count == 1)
     }
 
     /// The default `--help` and docs/configuration.md print is the default the server runs with: applying each

@@ -1,3 +1,4 @@
+import SesameAccount
 import SesameAdminTokens
 import SesameConsole
 import SesameCore
@@ -19,6 +20,6 @@ package enum ServerSchema {
         Migrations.core, PasskeysSchema.part, PasswordsSchema.part, SecondFactorsSchema.part,
         IdentityProviderSchema.part,
         KeychainSyncSchema.part, MetadataSchema.part, EmailSchema.part, GroupsSchema.part, InvitationsSchema.part,
-        ConsoleSchema.part, AdminTokensSchema.part, PeopleSchema.part,
+        ConsoleSchema.part, AdminTokensSchema.part, PeopleSchema.part, AccountSchema.part,
     ])
 }

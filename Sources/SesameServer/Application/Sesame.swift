@@ -51,7 +51,8 @@ package struct Sesame: Sendable {
             signUpAddresses: EmailSignUpAddresses(
                 store: store, configuration: configuration, serverSecret: serverSecret,
                 rateLimiter: RateLimiter(store: store, policy: rateLimits, clock: clock), metrics: metrics),
-            adminGroup: configuration.adminGroup)
+            adminGroup: configuration.adminGroup,
+            languagePreferences: StoredLanguagePreferences(store: store))
         self.core = core
         self.store = store
         self.passwords = PasswordHasher(logN: configuration.passwordScryptLogN)
@@ -75,7 +76,7 @@ package struct Sesame: Sendable {
         self.emails = emails
         self.tokens = TokenIssuer(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
-            factors: core.factors, emails: emails, groups: groups)
+            factors: core.factors, emails: emails, groups: groups, languages: core.languages.preferences)
         self.backChannelLogout = BackChannelLogout(
             keyring: signingKeys, issuer: configuration.origin, store: store, clock: clock, subjects: subjects,
             delivery: logoutDelivery, logger: logger)

@@ -1,19 +1,25 @@
 // Account page: passkeys (with the Signal API after every change), verification codes, recovery codes, SMS,
 // password, sessions, and the passkey offer after a password sign-in.
 
-import { api, setCSRFToken } from "./api.js";
+import { api, call, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
-import { $, say, clear, busy, focus, show, el, formatDate } from "./ui.js";
+import { $, say, clear, busy, focus, show, el } from "./ui.js";
+import { t, tn, formatDateIn, locale, languages } from "./i18n.js";
 
 let account = null;
 let passkeys = [];
+
+/** A date and time in the page's language; "never" when there is none. */
+function formatDate(value) {
+  return value ? formatDateIn(value) : t("web.account.never");
+}
 
 function failed(error) {
   if (error && error.code === "unauthenticated") {
     location.assign("/signin");
     return;
   }
-  say(error && error.message ? error.message : "Something went wrong. Please try again.", "error");
+  say(error && error.message ? error.message : t("web.account.failed"), "error");
 }
 
 // Signals -----------------------------------------------------------------------------------------------------
@@ -68,20 +74,51 @@ async function signalUserDetails(key) {
 async function loadAccount() {
   account = await api.account();
   setCSRFToken(account.csrfToken);
-  $("who").textContent = `Signed in as ${account.user.displayName} (${account.user.username}).`;
+  $("who").textContent = t("web.account.who", { name: account.user.displayName, username: account.user.username });
   if (document.activeElement !== $("display-name")) $("display-name").value = account.user.displayName;
   $("password-username").value = account.user.username;
   renderPasswordState();
   renderFactorState();
   renderGroups();
+  renderLanguage();
+}
+
+// Language ----------------------------------------------------------------------------------------------------
+
+/** The shipped languages in their own names, and "your browser's choice"; the saved one selected. */
+function renderLanguage() {
+  const select = $("language-select");
+  if (select.options.length === 1) {
+    for (const language of languages) {
+      const option = el("option", { value: language.tag, text: language.name });
+      option.lang = language.tag;
+      select.append(option);
+    }
+  }
+  select.value = typeof account.language === "string" ? account.language : "";
+}
+
+/** Saves the choice (or clears it) and reloads: the page then comes in the language chosen. */
+async function saveLanguage(event) {
+  event.preventDefault();
+  const value = $("language-select").value;
+  await busy($("language-save"), async () => {
+    try {
+      await call("PUT", "/api/account/language", { language: value === "" ? null : value });
+      location.reload();
+    } catch (error) {
+      failed(error);
+      focus($("language-select"));
+    }
+  });
 }
 
 /** The groups the person is in (read-only). */
 function renderGroups() {
   const groups = Array.isArray(account.groups) ? account.groups : [];
   $("group-summary").textContent = groups.length === 0
-    ? "You are in no group."
-    : `You are in ${groups.length === 1 ? "the group" : "the groups"} ${groups.join(", ")}.`;
+    ? t("web.account.groups.none")
+    : tn("web.account.groups.member", groups.length, { groups: new Intl.ListFormat(locale).format(groups) });
 }
 
 /** The apps the person may use: open to anyone, or allowing one of their groups (read-only). */
@@ -94,10 +131,10 @@ function renderAvailableApps(apps) {
 function renderPasswordState() {
   const has = account.hasPassword;
   $("password-status").textContent = has
-    ? "You have a password. Passkeys are faster and can’t be phished."
-    : "No password: you sign in with passkeys. A password is optional.";
+    ? t("web.account.password.has")
+    : t("web.account.password.none");
   show($("current-password-field"), has);
-  $("password-submit").textContent = has ? "Change password" : "Set password";
+  $("password-submit").textContent = has ? t("web.account.password.change") : t("web.account.password.set");
   show($("password-remove"), has);
 }
 
@@ -105,19 +142,19 @@ function renderFactorState() {
   const factors = account.secondFactors || [];
   const totpOn = factors.includes("totp");
   $("totp-status").textContent = totpOn
-    ? "An authenticator app gives you codes for signing in with your password."
-    : "Not set up. An authenticator app adds a code to password sign-in.";
+    ? t("web.account.totp.on")
+    : t("web.account.totp.off");
   show($("totp-start"), !totpOn);
   show($("totp-disable"), totpOn);
   const remaining = account.recoveryCodesRemaining || 0;
   $("recovery-status").textContent =
     remaining > 0
-      ? `${remaining} unused recovery code${remaining === 1 ? "" : "s"} left. Each lets you in once if you lose your other ways in.`
-      : "No recovery codes. Create some and keep them somewhere safe.";
+      ? tn("web.account.recovery.remaining", remaining)
+      : t("web.account.recovery.none");
   const smsOn = factors.includes("sms");
   $("sms-status").textContent = smsOn
-    ? "Codes are sent to your confirmed mobile number."
-    : "No number. Text message codes are the least safe option; prefer an authenticator app.";
+    ? t("web.account.sms.on")
+    : t("web.account.sms.off");
   show($("sms-remove"), smsOn);
 }
 
@@ -125,7 +162,7 @@ async function saveName(event) {
   event.preventDefault();
   const name = $("display-name").value.trim();
   if (!name) {
-    say("Enter a name of 1 to 64 characters.", "error");
+    say(t("web.account.name.empty"), "error");
     return focus($("display-name"));
   }
   await busy($("display-name-save"), async () => {
@@ -133,7 +170,7 @@ async function saveName(event) {
       await api.renameAccount(name);
       await loadAccount();
       $("display-name").value = account.user.displayName;
-      say(`Your name is now “${account.user.displayName}”.`, "success");
+      say(t("web.account.name.saved", { name: account.user.displayName }), "success");
       await signalUserDetails(`sesame.userDetailsSignalled.${account.user.id}`);
     } catch (error) {
       failed(error);
@@ -154,15 +191,15 @@ function renderPasskeys() {
   const list = $("passkey-list");
   list.replaceChildren();
   if (passkeys.length === 0) {
-    list.append(el("li", { class: "empty", text: "No passkeys yet. Add one to sign in without a password." }));
+    list.append(el("li", { class: "empty", text: t("web.account.passkeys.empty") }));
     return;
   }
   for (const passkey of passkeys) list.append(passkeyItem(passkey));
 }
 
 function passkeyItem(passkey) {
-  const name = passkey.name || "Passkey";
-  const provider = passkey.provider || "Unknown provider";
+  const name = passkey.name || t("web.account.passkeys.default-name");
+  const provider = passkey.provider || t("web.account.passkeys.unknown-provider");
   const synced = passkey.backedUp === true;
   const eligible = passkey.backupEligible === true;
   // The provider's icon is served by this origin (/providers/{aaguid}/icon); the pages have a light theme only,
@@ -177,15 +214,15 @@ function passkeyItem(passkey) {
     el(
       "div",
       { class: "details" },
-      el("p", { class: "title" }, title, synced ? el("span", { class: "badge synced", text: "Synced" }) : null,
-        !synced && !eligible ? el("span", { class: "badge device", text: "This device only" }) : null),
+      el("p", { class: "title" }, title, synced ? el("span", { class: "badge synced", text: t("web.account.passkeys.synced") }) : null,
+        !synced && !eligible ? el("span", { class: "badge device", text: t("web.account.passkeys.device-only") }) : null),
       el("p", { class: "provider", text: provider }),
-      el("p", { class: "dates", text: `Created ${formatDate(passkey.createdAt)} · Last used ${formatDate(passkey.lastUsedAt)}` }),
+      el("p", { class: "dates", text: t("web.account.passkeys.dates", { created: formatDate(passkey.createdAt), used: formatDate(passkey.lastUsedAt) }) }),
     ),
   );
   const actions = el("div", { class: "actions" });
-  const rename = el("button", { type: "button", class: "secondary rename", "aria-label": `Rename ${name}`, text: "Rename" });
-  const remove = el("button", { type: "button", class: "danger delete", "aria-label": `Delete ${name}`, text: "Delete" });
+  const rename = el("button", { type: "button", class: "secondary rename", "aria-label": t("web.account.passkeys.rename-label", { name }), text: t("web.account.passkeys.rename") });
+  const remove = el("button", { type: "button", class: "danger delete", "aria-label": t("web.account.passkeys.delete-label", { name }), text: t("web.account.passkeys.delete") });
   rename.addEventListener("click", () => startRename(item, passkey));
   remove.addEventListener("click", () => confirmDelete(item, passkey));
   actions.append(rename, remove);
@@ -196,10 +233,10 @@ function passkeyItem(passkey) {
 function startRename(item, passkey) {
   const inputId = `rename-${passkey.id}`;
   const form = el("form", { class: "rename-form", novalidate: true },
-    el("label", { for: inputId, text: "New name" }),
+    el("label", { for: inputId, text: t("web.account.passkeys.new-name") }),
     el("input", { id: inputId, type: "text", required: true, maxlength: 64, value: passkey.name || "" }),
-    el("button", { type: "submit", class: "primary", text: "Save" }),
-    el("button", { type: "button", class: "secondary cancel", text: "Cancel" }));
+    el("button", { type: "submit", class: "primary", text: t("web.account.passkeys.save") }),
+    el("button", { type: "button", class: "secondary cancel", text: t("web.account.passkeys.cancel") }));
   const actions = item.querySelector(".actions");
   actions.replaceWith(form);
   const input = form.querySelector("input");
@@ -213,7 +250,7 @@ function startRename(item, passkey) {
     event.preventDefault();
     const name = input.value.trim();
     if (!name) {
-      say("Enter a name for the passkey.", "error");
+      say(t("web.account.passkeys.name-empty"), "error");
       return focus(input);
     }
     await busy(form.querySelector('button[type="submit"]'), async () => {
@@ -221,7 +258,7 @@ function startRename(item, passkey) {
         await api.renamePasskey(passkey.id, name);
         await loadPasskeys();
         await signalAccepted();
-        say(`Renamed the passkey to “${name}”.`, "success");
+        say(t("web.account.passkeys.renamed", { name }), "success");
         focus(document.querySelector(`li.passkey[data-id="${CSS.escape(passkey.id)}"] .rename`));
       } catch (error) {
         failed(error);
@@ -231,12 +268,12 @@ function startRename(item, passkey) {
 }
 
 function confirmDelete(item, passkey) {
-  const name = passkey.name || "this passkey";
+  const name = passkey.name || t("web.account.passkeys.default-name");
   const actions = item.querySelector(".actions");
-  const box = el("div", { class: "confirm", role: "group", "aria-label": "Confirm delete" },
-    el("p", { text: `Delete “${name}”? You won’t be able to sign in with it any more.` }),
-    el("button", { type: "button", class: "danger confirm-delete", text: "Delete passkey" }),
-    el("button", { type: "button", class: "secondary cancel", text: "Keep it" }));
+  const box = el("div", { class: "confirm", role: "group", "aria-label": t("web.account.passkeys.confirm-label") },
+    el("p", { text: t("web.account.passkeys.confirm", { name }) }),
+    el("button", { type: "button", class: "danger confirm-delete", text: t("web.account.passkeys.confirm-delete") }),
+    el("button", { type: "button", class: "secondary cancel", text: t("web.account.passkeys.keep") }));
   actions.replaceWith(box);
   focus(box.querySelector(".cancel"));
   box.querySelector(".cancel").addEventListener("click", () => {
@@ -250,7 +287,7 @@ function confirmDelete(item, passkey) {
         await loadPasskeys();
         await loadAccount();
         await signalAccepted();
-        say(`Deleted “${name}”. Your device may still list it until it catches up.`, "success");
+        say(t("web.account.passkeys.deleted", { name }), "success");
         focus($("add-passkey"));
       } catch (error) {
         failed(error);
@@ -283,8 +320,8 @@ async function addPasskey(kind) {
     try {
       await createPasskey(false, undefined, kind);
       say(kind === "security-key"
-        ? "Security key added. To sign in with it, type your username and choose Continue."
-        : "Passkey added. You can sign in with it from now on.", "success");
+        ? t("web.account.passkeys.security-key-added")
+        : t("web.account.passkeys.added"), "success");
       focus($("passkey-list").lastElementChild?.querySelector(".rename") || button);
     } catch (error) {
       if (error instanceof DOMException || error instanceof TypeError) say(webauthn.describeFailure(error), "error");
@@ -322,7 +359,7 @@ async function maybeUpgrade() {
     const timer = setTimeout(() => controller.abort(), conditionalCreateWait);
     try {
       await createPasskey(true, controller.signal);
-      say("A passkey for this account was saved on this device. Next time, sign in with it: no password needed.", "success");
+      say(t("web.account.upgrade.saved"), "success");
       return;
     } catch {
       // Declined or not decided in time: ask instead.
@@ -353,7 +390,7 @@ async function startTOTP() {
       if (typeof apple === "string" && apple.startsWith("apple-otpauth:")) $("totp-apple").href = apple;
       show($("totp-apple").parentElement, typeof apple === "string");
       show($("totp-setup"), true);
-      say("Add the account to your authenticator app, then enter the code it shows.", "info");
+      say(t("web.account.totp.started"), "info");
       focus($("totp-code"));
     } catch (error) {
       failed(error);
@@ -365,7 +402,7 @@ async function confirmTOTP(event) {
   event.preventDefault();
   const code = $("totp-code").value.replace(/\s+/g, "");
   if (!/^[0-9]{6,8}$/.test(code)) {
-    say("Enter the 6-digit code from your authenticator app.", "error");
+    say(t("web.account.totp.code-invalid"), "error");
     return focus($("totp-code"));
   }
   await busy(event.submitter, async () => {
@@ -374,7 +411,7 @@ async function confirmTOTP(event) {
       $("totp-code").value = "";
       show($("totp-setup"), false);
       await loadAccount();
-      say("Verification codes are on. You’ll be asked for one after your password.", "success");
+      say(t("web.account.totp.enabled"), "success");
       focus($("totp-heading"));
     } catch (error) {
       failed(error);
@@ -388,7 +425,7 @@ async function disableTOTP() {
     try {
       await api.totpDisable();
       await loadAccount();
-      say("Verification codes are off.", "success");
+      say(t("web.account.totp.disabled"), "success");
     } catch (error) {
       failed(error);
     }
@@ -410,7 +447,7 @@ async function generateRecoveryCodes() {
       const codes = Array.isArray(result && result.codes) ? result.codes : [];
       showRecoveryCodes(codes);
       await loadAccount();
-      say("New recovery codes are below. Save them now: they won’t be shown again.", "success");
+      say(t("web.account.recovery.created"), "success");
       focus($("recovery-heading"));
     } catch (error) {
       failed(error);
@@ -434,18 +471,18 @@ async function loadEmail() {
   if (!email) return;
   let status;
   if (email.address && email.pending) {
-    status = `Your address is ${email.address}. We sent a code to ${email.pending}: enter it to change to that address.`;
+    status = t("web.account.email.status-changing", { address: email.address, pending: email.pending });
   } else if (email.address) {
-    status = `Your address is ${email.address}, confirmed.`;
+    status = t("web.account.email.status-confirmed", { address: email.address });
   } else if (email.pending) {
-    status = `We sent a code to ${email.pending}. Enter it, or open the link in the mail, to confirm the address.`;
+    status = t("web.account.email.status-pending", { pending: email.pending });
   } else {
     status = email.setting === "required"
-      ? "This site needs an email address. Add one and confirm it."
-      : "No email address. Add one to get mail about your account.";
+      ? t("web.account.email.status-required")
+      : t("web.account.email.status-none");
   }
   $("email-status").textContent = status;
-  $("email-submit").textContent = email.address ? "Change address" : "Send a code";
+  $("email-submit").textContent = email.address ? t("web.account.email.change") : t("web.account.email.send");
   show($("email-confirm-form"), Boolean(email.pending));
   show($("email-remove"), Boolean(email.address || email.pending) && !(email.setting === "required" && email.address));
 }
@@ -454,7 +491,7 @@ async function startEmail(event) {
   event.preventDefault();
   const address = $("email-address").value.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
-    say("Enter an email address like name@example.org.", "error");
+    say(t("web.account.email.invalid"), "error");
     return focus($("email-address"));
   }
   await busy(event.submitter, async () => {
@@ -462,7 +499,7 @@ async function startEmail(event) {
       await api.emailStart(address);
       $("email-address").value = "";
       await loadEmail();
-      say("We sent a code to that address. Enter it to confirm, or open the link in the mail.", "info");
+      say(t("web.account.email.sent"), "info");
       focus($("email-code"));
     } catch (error) {
       failed(error);
@@ -479,7 +516,7 @@ async function confirmEmail(event) {
       const verified = await api.emailConfirm(code);
       $("email-code").value = "";
       await loadEmail();
-      say(`Your email address ${verified.address} is confirmed.`, "success");
+      say(t("web.account.email.confirmed", { address: verified.address }), "success");
     } catch (error) {
       failed(error);
       focus($("email-code"));
@@ -492,7 +529,7 @@ async function removeEmail() {
     try {
       await api.emailRemove();
       await loadEmail();
-      say("Your email address was removed.", "success");
+      say(t("web.account.email.removed"), "success");
     } catch (error) {
       failed(error);
     }
@@ -505,14 +542,14 @@ async function startSMS(event) {
   event.preventDefault();
   const phone = $("sms-phone").value.replace(/[\s()-]/g, "");
   if (!/^\+[1-9][0-9]{6,14}$/.test(phone)) {
-    say("Enter your mobile number in international format, starting with +.", "error");
+    say(t("web.account.sms.phone-invalid"), "error");
     return focus($("sms-phone"));
   }
   await busy(event.submitter, async () => {
     try {
       await api.smsStart(phone);
       show($("sms-confirm-form"), true);
-      say("We sent a code to that number. Enter it to confirm.", "info");
+      say(t("web.account.sms.sent"), "info");
       focus($("sms-code"));
     } catch (error) {
       failed(error);
@@ -529,7 +566,7 @@ async function confirmSMS(event) {
       show($("sms-confirm-form"), false);
       $("sms-code").value = "";
       await loadAccount();
-      say("Your number is confirmed.", "success");
+      say(t("web.account.sms.confirmed"), "success");
     } catch (error) {
       failed(error);
       focus($("sms-code"));
@@ -542,7 +579,7 @@ async function removeSMS() {
     try {
       await api.smsRemove();
       await loadAccount();
-      say("Your number was removed.", "success");
+      say(t("web.account.sms.removed"), "success");
     } catch (error) {
       failed(error);
     }
@@ -556,11 +593,11 @@ async function savePassword(event) {
   const current = $("current-password").value;
   const next = $("new-password").value;
   if (account.hasPassword && !current) {
-    say("Enter your current password to change it.", "error");
+    say(t("web.account.password.current-missing"), "error");
     return focus($("current-password"));
   }
   if (next.length < 8) {
-    say("Choose a password of at least 8 characters.", "error");
+    say(t("web.account.password.too-short"), "error");
     return focus($("new-password"));
   }
   await busy($("password-submit"), async () => {
@@ -568,8 +605,8 @@ async function savePassword(event) {
       const result = await api.setPassword(account.hasPassword ? current : null, next);
       $("current-password").value = "";
       $("new-password").value = "";
-      const others = result && result.count ? ` ${result.count} other session${result.count === 1 ? " was" : "s were"} signed out.` : "";
-      say((result && result.status === "changed" ? "Password changed." : "Password set.") + others, "success");
+      const others = result && result.count ? ` ${tn("web.account.password.others-signed-out", result.count)}` : "";
+      say((result && result.status === "changed" ? t("web.account.password.changed") : t("web.account.password.was-set")) + others, "success");
       await loadAccount();
       await loadSessions();
     } catch (error) {
@@ -583,7 +620,7 @@ async function removePassword() {
     try {
       await api.removePassword();
       await loadAccount();
-      say("Your password was removed. You sign in with passkeys.", "success");
+      say(t("web.account.password.removed"), "success");
     } catch (error) {
       failed(error);
     }
@@ -593,23 +630,23 @@ async function removePassword() {
 // Sessions ----------------------------------------------------------------------------------------------------
 
 function describeAgent(agent) {
-  if (!agent) return "Unknown device";
+  if (!agent) return t("web.account.sessions.unknown-device");
   const browser = /Edg\//.test(agent) ? "Edge" : /Firefox\//.test(agent) ? "Firefox" : /Chrom(e|ium)\//.test(agent) ? "Chrome" : /Safari\//.test(agent) ? "Safari" : null;
   const system = /Android/.test(agent) ? "Android" : /iPhone|iPad/.test(agent) ? "iOS" : /Mac OS X/.test(agent) ? "macOS" : /Windows/.test(agent) ? "Windows" : /Linux/.test(agent) ? "Linux" : null;
-  if (browser && system) return `${browser} on ${system}`;
-  return browser || system || "App or other device";
+  if (browser && system) return t("web.account.sessions.agent", { browser, system });
+  return browser || system || t("web.account.sessions.other-device");
 }
 
 /** How a session was established, in words (`method` values of the sessions API). */
 const methodWords = {
-  passkey: "a passkey",
-  "passkey-up": "a passkey without screen lock or PIN",
-  password: "a password",
-  "password+totp": "a password and an authenticator code",
-  "password+sms": "a password and a text message code",
-  "password+recovery": "a password and a recovery code",
-  "email-code": "a code sent by email (to add a passkey only)",
-  "recovery-link": "a recovery link from an administrator (to add a passkey only)",
+  passkey: t("web.account.sessions.method.passkey"),
+  "passkey-up": t("web.account.sessions.method.passkey-up"),
+  password: t("web.account.sessions.method.password"),
+  "password+totp": t("web.account.sessions.method.password-totp"),
+  "password+sms": t("web.account.sessions.method.password-sms"),
+  "password+recovery": t("web.account.sessions.method.password-recovery"),
+  "email-code": t("web.account.sessions.method.email-code"),
+  "recovery-link": t("web.account.sessions.method.recovery-link"),
 };
 
 async function loadSessions() {
@@ -619,15 +656,15 @@ async function loadSessions() {
   for (const session of Array.isArray(sessions) ? sessions : []) {
     const item = el("li", { class: "session", dataset: { id: session.id } },
       el("div", { class: "details" },
-        el("p", { class: "title" }, describeAgent(session.userAgent), session.current ? el("span", { class: "badge", text: "This device" }) : null),
-        el("p", { class: "dates", text: `Signed in ${formatDate(session.createdAt)} with ${methodWords[session.method] || session.method} · Last active ${formatDate(session.lastSeenAt)}` })));
-    const button = el("button", { type: "button", class: "secondary", text: session.current ? "Sign out" : "Sign out this session" });
+        el("p", { class: "title" }, describeAgent(session.userAgent), session.current ? el("span", { class: "badge", text: t("web.account.sessions.this-device") }) : null),
+        el("p", { class: "dates", text: t("web.account.sessions.dates", { signedIn: formatDate(session.createdAt), method: methodWords[session.method] || session.method, seen: formatDate(session.lastSeenAt) }) })));
+    const button = el("button", { type: "button", class: "secondary", text: session.current ? t("web.account.sign-out") : t("web.account.sessions.sign-out-one") });
     button.addEventListener("click", () => busy(button, async () => {
       try {
         await api.revokeSession(session.id);
         if (session.current) return location.assign("/signin");
         await loadSessions();
-        say("That session is signed out.", "success");
+        say(t("web.account.sessions.signed-out"), "success");
         focus($("sessions-heading"));
       } catch (error) {
         failed(error);
@@ -642,11 +679,13 @@ async function loadSessions() {
 
 /** What an app's scopes let it do, in words (scopes of the identity provider). */
 function describeScopes(scopes) {
-  const sees = ["who you are"];
-  if (scopes.includes("profile")) sees.push("your username and name");
-  if (scopes.includes("groups")) sees.push("the groups you are in");
-  const away = scopes.includes("offline_access") ? " · Stays connected while you’re away" : "";
-  return `Can see ${sees.join(" and ")}${away}`;
+  const profile = scopes.includes("profile");
+  const groups = scopes.includes("groups");
+  const sees = profile && groups ? t("web.account.apps.sees-profile-groups")
+    : profile ? t("web.account.apps.sees-profile")
+    : groups ? t("web.account.apps.sees-groups")
+    : t("web.account.apps.sees-identity");
+  return scopes.includes("offline_access") ? `${sees} · ${t("web.account.apps.offline")}` : sees;
 }
 
 async function loadApps() {
@@ -660,14 +699,14 @@ async function loadApps() {
     const item = el("li", { class: "app", dataset: { clientId: app.clientId } },
       el("div", { class: "details" },
         el("p", { class: "title", text: app.name }),
-        el("p", { class: "dates", text: `Since ${formatDate(app.since)} · ${describeScopes(app.scopes)}` })));
-    const button = el("button", { type: "button", class: "secondary", text: "Remove access",
-      "aria-label": `Remove access for ${app.name}` });
+        el("p", { class: "dates", text: t("web.account.apps.since", { date: formatDate(app.since), scopes: describeScopes(app.scopes) }) })));
+    const button = el("button", { type: "button", class: "secondary", text: t("web.account.apps.remove"),
+      "aria-label": t("web.account.apps.remove-label", { app: app.name }) });
     button.addEventListener("click", () => busy(button, async () => {
       try {
         await api.revokeApp(app.clientId);
         await loadApps();
-        say(`${app.name} no longer has access. It will ask you again next time.`, "success");
+        say(t("web.account.apps.removed", { app: app.name }), "success");
         focus($("apps-heading"));
       } catch (error) {
         failed(error);
@@ -682,6 +721,7 @@ async function loadApps() {
 
 function wire() {
   $("name-form").addEventListener("submit", saveName);
+  $("language-form").addEventListener("submit", saveLanguage);
   $("add-passkey").addEventListener("click", () => addPasskey());
   $("add-security-key").addEventListener("click", () => addPasskey("security-key"));
   $("upgrade-create").addEventListener("click", async () => {
@@ -689,7 +729,7 @@ function wire() {
       try {
         await createPasskey(false);
         show($("upgrade"), false);
-        say("Passkey created. Next time, sign in with it: no password needed.", "success");
+        say(t("web.account.upgrade.created"), "success");
         focus($("passkeys-heading"));
       } catch (error) {
         if (error instanceof DOMException || error instanceof TypeError) say(webauthn.describeFailure(error), "error");
@@ -704,7 +744,7 @@ function wire() {
       // storage blocked: the offer just comes back next time
     }
     show($("upgrade"), false);
-    say("OK. You can add a passkey any time under Passkeys.", "info");
+    say(t("web.account.upgrade.later-said"), "info");
     focus($("add-passkey"));
   });
   $("sign-out").addEventListener("click", () => busy($("sign-out"), async () => {
@@ -753,7 +793,7 @@ async function start() {
     }
   }
   document.body.dataset.ready = "true";
-  const section = ["email", "passkeys", "totp", "recovery", "sms", "password", "apps", "sessions"].find((id) => location.hash === `#${id}`);
+  const section = ["language", "email", "passkeys", "totp", "recovery", "sms", "password", "apps", "sessions"].find((id) => location.hash === `#${id}`);
   if (section) focus($(`${section}-heading`));
   await signalUserDetailsOnce();
   await maybeUpgrade();

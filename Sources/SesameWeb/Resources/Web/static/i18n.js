@@ -76,3 +76,6 @@ export function formatDateIn(value, style = { dateStyle: "medium", timeStyle: "s
   if (Number.isNaN(date.getTime())) return "";
   return new Intl.DateTimeFormat(locale, style).format(date);
 }
+
+/** The languages a person can choose (the catalog's shipped ones): `{ tag, name }`, each name in its own language. */
+export const languages = Array.isArray(data.languages) ? data.languages : [];
