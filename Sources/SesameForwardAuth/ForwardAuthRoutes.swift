@@ -63,16 +63,18 @@ package struct ForwardAuthRoutes {
     }
 
     /// The 403 page for an address the rules keep the person from. It is shown on the app's host (the proxy passes
-    /// the answer on), so its links and styles name Sesame's origin and it loads no script.
+    /// the answer on), so its links and styles name Sesame's origin and it loads no script. It is in `words`'
+    /// language (the proxy passes the person's `Accept-Language` on).
     package static func deniedPage(
-        _ page: WebRoutes.DynamicPage?, configuration: ServerConfiguration, host: String, username: String?
+        _ page: WebRoutes.DynamicPage?, configuration: ServerConfiguration, host: String, username: String?,
+        words: PageWords
     ) -> Response {
         let message =
-            username.map { "You are signed in as \($0), and this address is not open to you." }
-            ?? "This address is not open to anyone through \(configuration.rpName)."
+            username.map { words.sentence("web.forward-denied.signed-in", ["username": $0]) }
+            ?? words.sentence("web.forward-denied.nobody", ["site": configuration.rpName])
         guard let page,
             let html = try? page.render(
-                configuration, script: "consent", ["host": host, "message": message])
+                configuration, script: "consent", ["host": host, "message": message], words: words)
         else {
             return Response(
                 status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
@@ -87,7 +89,7 @@ package struct ForwardAuthRoutes {
         return Response(
             status: .forbidden,
             headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .contentLanguage: words.tag,
                 .contentSecurityPolicy:
                     "default-src 'none'; style-src \(origin); img-src \(origin); base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
             ],
@@ -103,6 +105,7 @@ package struct ForwardAuthRoutes {
         }
         let deniedPage = page
         let configuration = sesame.configuration
+        let languages = sesame.languages
 
         router.get("/forward-auth") { request, _ -> Response in
             let query = FormParameters.query(request)
@@ -129,7 +132,8 @@ package struct ForwardAuthRoutes {
             case .denied:
                 return Self.deniedPage(
                     deniedPage, configuration: configuration, host: target.host,
-                    username: authentication?.user.username)
+                    username: authentication?.user.username,
+                    words: await languages.words(for: request, userID: authentication?.user.id))
             }
         }
 
