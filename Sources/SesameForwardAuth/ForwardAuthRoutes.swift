@@ -81,8 +81,15 @@ package struct ForwardAuthRoutes {
                 body: .init(byteBuffer: ByteBuffer(string: "You don't have access to this address.")))
         }
         let origin = configuration.origin
+        // No script, not even the page's messages (nothing here reads them).
+        var scriptless = html
+        if let start = scriptless.range(of: "<script type=\"application/json\" id=\"sesame-messages\">"),
+            let end = scriptless.range(of: "</script>\n", range: start.upperBound..<scriptless.endIndex)
+        {
+            scriptless.removeSubrange(start.lowerBound..<end.upperBound)
+        }
         let absolute =
-            html
+            scriptless
             .replacingOccurrences(of: "<script type=\"module\" src=\"/static/consent.js\"></script>\n", with: "")
             .replacingOccurrences(of: "href=\"/", with: "href=\"\(origin)/")
             .replacingOccurrences(of: "src=\"/", with: "src=\"\(origin)/")
