@@ -75,6 +75,11 @@ import Testing
                 #expect(html.contains(#"<html lang="\#(tag)" dir="\#(direction)">"#), "\(name) in \(tag)")
                 #expect(html.contains("<title>\(try Self.shown(title, tag)) · "), "\(name) in \(tag)")
                 #expect(!html.contains("{{"), "\(name) in \(tag)")
+                // A shipped language has its own title for every page (English is not shown in its place); the
+                // account page's words come with the account page's own change.
+                if tag != "en", tag != "en-XA", name != "account" {
+                    #expect(Self.catalog.translates(title, in: tag), "\(title) in \(tag)")
+                }
             }
         }
         #expect(Self.catalog.languages["ar"]?.direction == .rightToLeft)
