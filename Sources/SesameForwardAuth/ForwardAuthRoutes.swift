@@ -63,31 +63,40 @@ package struct ForwardAuthRoutes {
     }
 
     /// The 403 page for an address the rules keep the person from. It is shown on the app's host (the proxy passes
-    /// the answer on), so its links and styles name Sesame's origin and it loads no script.
+    /// the answer on), so its links and styles name Sesame's origin and it loads no script. It is in `words`'
+    /// language (the proxy passes the person's `Accept-Language` on).
     package static func deniedPage(
-        _ page: WebRoutes.DynamicPage?, configuration: ServerConfiguration, host: String, username: String?
+        _ page: WebRoutes.DynamicPage?, configuration: ServerConfiguration, host: String, username: String?,
+        words: PageWords
     ) -> Response {
         let message =
-            username.map { "You are signed in as \($0), and this address is not open to you." }
-            ?? "This address is not open to anyone through \(configuration.rpName)."
+            username.map { words.sentence("web.forward-denied.signed-in", ["username": $0]) }
+            ?? words.sentence("web.forward-denied.nobody", ["site": configuration.rpName])
         guard let page,
             let html = try? page.render(
-                configuration, script: "consent", ["host": host, "message": message])
+                configuration, script: "consent", ["host": host, "message": message], words: words)
         else {
             return Response(
                 status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: "You don't have access to this address.")))
         }
         let origin = configuration.origin
+        // No script, not even the page's messages (nothing here reads them).
+        var scriptless = html
+        if let start = scriptless.range(of: "<script type=\"application/json\" id=\"sesame-messages\">"),
+            let end = scriptless.range(of: "</script>\n", range: start.upperBound..<scriptless.endIndex)
+        {
+            scriptless.removeSubrange(start.lowerBound..<end.upperBound)
+        }
         let absolute =
-            html
+            scriptless
             .replacingOccurrences(of: "<script type=\"module\" src=\"/static/consent.js\"></script>\n", with: "")
             .replacingOccurrences(of: "href=\"/", with: "href=\"\(origin)/")
             .replacingOccurrences(of: "src=\"/", with: "src=\"\(origin)/")
         return Response(
             status: .forbidden,
             headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .contentLanguage: words.tag,
                 .contentSecurityPolicy:
                     "default-src 'none'; style-src \(origin); img-src \(origin); base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
             ],
@@ -103,6 +112,7 @@ package struct ForwardAuthRoutes {
         }
         let deniedPage = page
         let configuration = sesame.configuration
+        let languages = sesame.languages
 
         router.get("/forward-auth") { request, _ -> Response in
             let query = FormParameters.query(request)
@@ -129,7 +139,8 @@ package struct ForwardAuthRoutes {
             case .denied:
                 return Self.deniedPage(
                     deniedPage, configuration: configuration, host: target.host,
-                    username: authentication?.user.username)
+                    username: authentication?.user.username,
+                    words: await languages.words(for: request, userID: authentication?.user.id))
             }
         }
 

@@ -19,6 +19,9 @@ package struct AuthorizationRequest: Sendable {
     package let maxAge: Int?
     package let loginHint: String?
     package let acrValues: [String]
+    /// `ui_locales`: the languages the application asks its pages in, most preferred first (OpenID Connect Core
+    /// §3.1.2.1); the sign-in page it sends the person to and the consent page follow it.
+    package let uiLocales: String?
     /// Set by Sesame when it sends the person to sign in for this request (`prompt=login`, `max_age`, a stale
     /// session asking for `offline_access`): the sign-in must be newer than this (Unix seconds), and a sign-in that
     /// is meets `max_age` and the need for a recent sign-in however long the round trip took. Only a genuine marker
@@ -122,6 +125,7 @@ package struct AuthorizationRequest: Sendable {
             codeChallenge: challenge,
             prompts: prompts, maxAge: maxAge, loginHint: form["login_hint"].map { String($0.prefix(64)) },
             acrValues: (form["acr_values"] ?? "").split(separator: " ").map(String.init),
+            uiLocales: form["ui_locales"].map { String($0.prefix(200)) }.flatMap { $0.isEmpty ? nil : $0 },
             signedInAfter: marker.verifiedTime(form, now: now), query: query
         )
     }

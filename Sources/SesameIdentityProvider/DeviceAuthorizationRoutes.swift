@@ -72,7 +72,8 @@ package struct DeviceAuthorizationRoutes {
         var loaded: [WebRoutes.DynamicPage?] = [nil, nil, nil, nil]
         do {
             loaded = [
-                try .load("device", title: "web.device.title"), try .load("device-approve", title: "web.device-approve.title"),
+                try .load("device", title: "web.device.title"),
+                try .load("device-approve", title: "web.device-approve.title"),
                 try .load("device-done", title: "web.device.title"), try .load("app-error", title: "web.device.title"),
             ]
         } catch {
@@ -80,7 +81,8 @@ package struct DeviceAuthorizationRoutes {
         }
         let pages = Pages(
             enter: loaded[0], approve: loaded[1], done: loaded[2],
-            base: .init(consent: nil, error: loaded[3], configuration: sesame.configuration))
+            base: .init(
+                consent: nil, error: loaded[3], configuration: sesame.configuration, languages: sesame.languages))
 
         router.post("/oauth/device_authorization") { request, _ in try await start(request) }
         router.get("/device") { request, context in
@@ -88,7 +90,9 @@ package struct DeviceAuthorizationRoutes {
             guard let authentication = context.authentication, recent(authentication) else {
                 return signInFirst(userCode: typed)
             }
-            return enterPage(pages, authentication, userCode: Self.normalize(typed).map(Self.display) ?? "")
+            let words = await pages.base.words(request, userID: authentication.user.id)
+            return enterPage(
+                pages, authentication, userCode: Self.normalize(typed).map(Self.display) ?? "", words: words)
         }
         router.post("/device") { request, context in try await lookUp(request, context: context, pages: pages) }
         router.post("/device/approve") { request, context in
@@ -174,15 +178,31 @@ package struct DeviceAuthorizationRoutes {
             headers: [.location: "/signin?" + FormParameters.encode([("return", back)]), .cacheControl: "no-store"])
     }
 
-    package func enterPage(_ pages: Pages, _ authentication: Authentication, userCode: String, message: String = "")
-        -> Response
-    {
+    /// The code page; `message`: the catalog key of what went wrong (none: "").
+    package func enterPage(
+        _ pages: Pages, _ authentication: Authentication, userCode: String, message: String = "", words: PageWords
+    ) -> Response {
         pages.base.html(
             pages.enter, status: message.isEmpty ? .ok : .badRequest,
             values: [
-                "username": authentication.user.username, "userCode": userCode, "message": message,
+                "username": authentication.user.username, "userCode": userCode,
+                "message": message.isEmpty ? "" : words.sentence(message),
                 "csrf": sesame.sessions.csrfToken(for: authentication.tokenHash),
-            ])
+            ], words: words)
+    }
+
+    /// The code page after too many wrong codes: the wait, in whole minutes, in the page's language.
+    package func tooManyAttempts(
+        _ pages: Pages, _ authentication: Authentication, _ error: APIError, words: PageWords
+    ) -> Response {
+        let minutes = max(1, ((error.retryAfter ?? 60) + 59) / 60)
+        return pages.base.html(
+            pages.enter, status: .badRequest,
+            values: [
+                "username": authentication.user.username, "userCode": "",
+                "message": words.sentence("error.too_many_attempts", count: minutes),
+                "csrf": sesame.sessions.csrfToken(for: authentication.tokenHash),
+            ], words: words)
     }
 
     /// The session of the form's cookie, with the form's CSRF token checked (a plain form sends no header).
@@ -195,9 +215,9 @@ package struct DeviceAuthorizationRoutes {
         return authentication
     }
 
-    package static let expiredPage = "Your session on this page expired. Open the device page again."
-    package static let unknownCode =
-        "That code doesn’t match a device waiting to connect. Check it, or start again on the device."
+    /// Catalog keys of the device pages' sentences.
+    package static let expiredPage = "web.device.session-expired"
+    package static let unknownCode = "web.device.unknown-code"
 
     /// Finds the pending request a typed code names; every lookup counts as an attempt at a guessable secret, and
     /// a match gives back that one attempt (not the wrong guesses before it: the code on the person's own device is
@@ -218,20 +238,24 @@ package struct DeviceAuthorizationRoutes {
 
     package func lookUp(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
-        guard let authentication = try await formSession(request, form) else {
-            return pages.base.failure(Self.expiredPage)
+        let session = try await formSession(request, form)
+        let words = await pages.base.words(request, userID: session?.user.id)
+        guard let authentication = session else {
+            return pages.base.failure(Self.expiredPage, words: words)
         }
         let typed = form["user_code"] ?? ""
         let found: (String, DeviceAuthorization)?
         do {
             found = try await pending(typed, authentication, context: context)
         } catch let error as APIError where error.code == .tooManyAttempts {
-            return enterPage(pages, authentication, userCode: "", message: error.message)
+            return tooManyAttempts(pages, authentication, error, words: words)
         }
         guard let (normalized, device) = found,
             let client = try await store.client(id: device.clientID)
-        else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode) }
-        if let refused = try await refuseOutsider(client, normalized, authentication, context: context, pages: pages) {
+        else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode, words: words) }
+        if let refused = try await refuseOutsider(
+            client, normalized, authentication, context: context, pages: pages, words: words)
+        {
             return refused
         }
         return pages.base.html(
@@ -239,16 +263,17 @@ package struct DeviceAuthorizationRoutes {
             values: [
                 "clientName": client.name, "userCode": Self.display(normalized),
                 "username": authentication.user.username,
-                "scopeText": IdentityProviderRoutes.describe(device.scope.split(separator: " ").map(String.init)),
+                "scopeText": IdentityProviderRoutes.describe(
+                    device.scope.split(separator: " ").map(String.init), words: words),
                 "csrf": sesame.sessions.csrfToken(for: authentication.tokenHash),
-            ])
+            ], words: words)
     }
 
     /// A person outside the client's allowed groups: the device's request is refused at once (its next poll answers
     /// `access_denied`) and the page says so; there is no application page to send them back to. Nil when they may.
     package func refuseOutsider(
         _ client: OAuthClient, _ normalized: String, _ authentication: Authentication,
-        context: SesameRequestContext, pages: Pages
+        context: SesameRequestContext, pages: Pages, words: PageWords
     ) async throws -> Response? {
         let allowed = try await IdentityProviderRoutes.mayUse(
             client, userID: authentication.user.id, groups: sesame.accountGroups)
@@ -260,16 +285,17 @@ package struct DeviceAuthorizationRoutes {
         return pages.base.html(
             pages.done, status: .forbidden,
             values: [
-                "heading": "You don’t have access to \(client.name)",
-                "message":
-                    "Your account is not in a group allowed to use it. Nothing was shared with the device; ask whoever runs this site if you should have access.",
-            ])
+                "heading": words.sentence("web.device-done.no-access-heading", ["clientName": client.name]),
+                "message": words.sentence("web.device-done.no-access"),
+            ], words: words)
     }
 
     package func decide(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
-        guard let authentication = try await formSession(request, form) else {
-            return pages.base.failure(Self.expiredPage)
+        let session = try await formSession(request, form)
+        let words = await pages.base.words(request, userID: session?.user.id)
+        guard let authentication = session else {
+            return pages.base.failure(Self.expiredPage, words: words)
         }
         // The page may have waited: a stale session signs in again before allowing counts (nothing is counted
         // against the limit on guessing, nothing is decided). Refusing needs no proof.
@@ -280,14 +306,15 @@ package struct DeviceAuthorizationRoutes {
         do {
             found = try await pending(form["user_code"] ?? "", authentication, context: context)
         } catch let error as APIError where error.code == .tooManyAttempts {
-            return enterPage(pages, authentication, userCode: "", message: error.message)
+            return tooManyAttempts(pages, authentication, error, words: words)
         }
         guard let (normalized, device) = found else {
-            return enterPage(pages, authentication, userCode: "", message: Self.unknownCode)
+            return enterPage(pages, authentication, userCode: "", message: Self.unknownCode, words: words)
         }
         let allow = form["decision"] == "allow"
         if allow, let client = try await store.client(id: device.clientID),
-            let refused = try await refuseOutsider(client, normalized, authentication, context: context, pages: pages)
+            let refused = try await refuseOutsider(
+                client, normalized, authentication, context: context, pages: pages, words: words)
         {
             return refused
         }
@@ -304,7 +331,7 @@ package struct DeviceAuthorizationRoutes {
         guard
             try await store.decideDeviceAuthorization(
                 userCodeHash: Self.userCodeHash(normalized), grant: grant, now: now)
-        else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode) }
+        else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode, words: words) }
         if allow {
             await sesame.audit.record(
                 .appAuthorized, .success, user: authentication.user, context: context, detail: device.clientID)
@@ -312,7 +339,13 @@ package struct DeviceAuthorizationRoutes {
         return pages.base.html(
             pages.done, status: .ok,
             values: allow
-                ? ["heading": "Device connected", "message": "You can go back to your device. It signs in by itself."]
-                : ["heading": "Not connected", "message": "The device was not allowed. Nothing was shared with it."])
+                ? [
+                    "heading": words.sentence("web.device-done.connected-heading"),
+                    "message": words.sentence("web.device-done.connected"),
+                ]
+                : [
+                    "heading": words.sentence("web.device-done.refused-heading"),
+                    "message": words.sentence("web.device-done.refused"),
+                ], words: words)
     }
 }

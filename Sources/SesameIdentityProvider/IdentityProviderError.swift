@@ -16,7 +16,8 @@ package struct IdentityProviderErrorCode: ServerErrorCode {
     package static let tokenRefused = IdentityProviderErrorCode("tokenRefused")
     /// A client's JWK set that cannot be its `private_key_jwt` keys (`ClientPublicKey.parse`).
     package static let clientKeysRefused = IdentityProviderErrorCode("clientKeysRefused")
-    /// A sign-out link (RP-initiated logout) Sesame will not follow; the message is the page's sentence.
+    /// A sign-out link (RP-initiated logout) Sesame will not follow; `extra["key"]` names the page's sentence in the
+    /// catalog (`LogoutRoutes.refusal`), the message says it for the log.
     package static let logoutRefused = IdentityProviderErrorCode("logoutRefused")
     /// An app's back-channel logout endpoint did not accept the logout token (`extra["status"]`, 0 for no answer).
     package static let logoutDeliveryRefused = IdentityProviderErrorCode("logoutDeliveryRefused")

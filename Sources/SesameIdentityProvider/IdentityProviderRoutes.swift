@@ -40,11 +40,13 @@ package struct IdentityProviderRoutes {
     }
 
     /// Sends the person to sign in, to come back to this request with a marker that the sign-in was its own.
+    /// The request's `ui_locales` goes along, so the sign-in page is in the language the application asked for.
     package func signInFirst(_ request: AuthorizationRequest, now: Date) -> Response {
         var target =
             "/signin?" + FormParameters.encode([("return", request.returnPath(signedInAfter: now, marker: marker))])
         if let hint = request.loginHint { target += "&" + FormParameters.encode([("username", hint)]) }
         if request.wantsPasskey { target += "&passkey=required" }
+        if let locales = request.uiLocales { target += "&" + FormParameters.encode([("ui_locales", locales)]) }
         return Response(status: .seeOther, headers: [.location: target, .cacheControl: "no-store"])
     }
 
@@ -58,7 +60,8 @@ package struct IdentityProviderRoutes {
             sesame.logger.error(
                 "identity provider pages not loaded", metadata: ["reason": .string(String(describing: error))])
         }
-        let pages = Pages(consent: consentPage, error: errorPage, configuration: sesame.configuration)
+        let pages = Pages(
+            consent: consentPage, error: errorPage, configuration: sesame.configuration, languages: sesame.languages)
 
         router.get("/.well-known/openid-configuration") { _, _ in try discovery() }
         router.get("/.well-known/oauth-authorization-server") { _, _ in try discovery() }
@@ -68,14 +71,15 @@ package struct IdentityProviderRoutes {
         router.get("/oauth/authorize") { request, context in
             try await authorize(
                 FormParameters.query(request), query: request.uri.query ?? "", session: context.authentication,
-                context: context, pages: pages)
+                request: request, context: context, pages: pages)
         }
         // OpenID Connect Core §3.1.2.1: the request may also come as a form POST, which carries no CSRF header.
         router.post("/oauth/authorize") { request, context in
             let form = try await FormParameters.body(request)
             return try await authorize(
                 form, query: FormParameters.encode(form.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }),
-                session: try await sesame.sessions.authenticate(cookieOf: request), context: context, pages: pages)
+                session: try await sesame.sessions.authenticate(cookieOf: request), request: request, context: context,
+                pages: pages)
         }
         router.post("/oauth/consent") { request, context in try await consent(request, context: context, pages: pages) }
         router.post("/oauth/token") { request, context in try await token(request, context: context) }
@@ -139,12 +143,20 @@ package struct IdentityProviderRoutes {
         package let consent: WebRoutes.DynamicPage?
         package let error: WebRoutes.DynamicPage?
         package let configuration: ServerConfiguration
+        package let languages: PageLanguages
+
+        /// The words of a page answering `request` from `userID` (`PageLanguages.words`).
+        package func words(_ request: Hummingbird.Request, userID: String?, uiLocales: String? = nil) async
+            -> PageWords
+        {
+            await languages.words(for: request, userID: userID, uiLocales: uiLocales)
+        }
 
         package func html(
-            _ page: WebRoutes.DynamicPage?, status: HTTPResponse.Status, values: [String: String],
+            _ page: WebRoutes.DynamicPage?, status: HTTPResponse.Status, values: [String: String], words: PageWords,
             formAction: String = ""
         ) -> Response {
-            guard let page, let html = try? page.render(configuration, script: "consent", values) else {
+            guard let page, let html = try? page.render(configuration, script: "consent", values, words: words) else {
                 return Response(
                     status: .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
                     body: .init(byteBuffer: ByteBuffer(string: "Pages unavailable")))
@@ -156,14 +168,15 @@ package struct IdentityProviderRoutes {
                 status: status,
                 headers: [
                     .contentType: "text/html; charset=utf-8", .contentSecurityPolicy: policy, .cacheControl: "no-store",
-                    .init("Cross-Origin-Opener-Policy")!: "same-origin",
+                    .contentLanguage: words.tag, .init("Cross-Origin-Opener-Policy")!: "same-origin",
                 ],
                 body: .init(byteBuffer: ByteBuffer(string: html))
             )
         }
 
-        package func failure(_ message: String) -> Response {
-            html(error, status: .badRequest, values: ["message": message])
+        /// The error page with the catalog's sentence `key` (its placeholders from `values`).
+        package func failure(_ key: String, words: PageWords, _ values: [String: String] = [:]) -> Response {
+            html(error, status: .badRequest, values: ["message": words.sentence(key, values)], words: words)
         }
     }
 
@@ -181,15 +194,24 @@ package struct IdentityProviderRoutes {
         return redirect(error.redirectURI, parameters)
     }
 
+    /// The catalog key of the sentence for a request whose client or redirect URI cannot be trusted.
+    package static func pageErrorKey(_ error: AuthorizationRequest.PageError) -> String {
+        error.code == .unknownClient ? "web.app-error.unknown-client" : "web.app-error.unregistered-redirect"
+    }
+
+    /// `httpRequest` is the request the authorization request came in, for the page's language (with the
+    /// authorization request's `ui_locales`).
     package func authorize(
-        _ form: FormParameters, query: String, session: Authentication?, context: SesameRequestContext, pages: Pages
+        _ form: FormParameters, query: String, session: Authentication?, request httpRequest: Request,
+        context: SesameRequestContext, pages: Pages
     ) async throws -> Response {
         let now = sesame.now
         let request: AuthorizationRequest
         do {
             request = try await AuthorizationRequest.parse(form, query: query, store: store, marker: marker, now: now)
         } catch let error as AuthorizationRequest.PageError {
-            return pages.failure(error.message)
+            let words = await pages.words(httpRequest, userID: session?.user.id, uiLocales: form["ui_locales"])
+            return pages.failure(Self.pageErrorKey(error), words: words)
         } catch let error as AuthorizationRequest.RedirectError {
             return redirectError(error)
         }
@@ -228,14 +250,15 @@ package struct IdentityProviderRoutes {
             if request.prompts.contains("none") {
                 return fail(.consentRequired, "the person has not allowed this application")
             }
+            let words = await pages.words(httpRequest, userID: authentication.user.id, uiLocales: request.uiLocales)
             return pages.html(
                 pages.consent, status: .ok,
                 values: [
                     "clientName": request.client.name, "username": authentication.user.username,
-                    "scopeText": Self.describe(request.scopes), "request": request.query,
+                    "scopeText": Self.describe(request.scopes, words: words), "request": request.query,
                     "csrf": sesame.sessions.csrfToken(for: authentication.tokenHash),
                 ],
-                formAction: Self.formActionSource(request.redirectURI)
+                words: words, formAction: Self.formActionSource(request.redirectURI)
             )
         }
         return try await issueCode(request, authentication: authentication, context: context)
@@ -257,14 +280,17 @@ package struct IdentityProviderRoutes {
         return slugs.contains(where: allowed.contains)
     }
 
-    /// What each scope lets the application learn, in words.
-    package static func describe(_ scopes: [String]) -> String {
-        var parts = ["who you are on this site (an identifier that never changes)"]
-        if scopes.contains("profile") { parts.append("your username and name") }
-        if scopes.contains("email") { parts.append("your verified email address") }
-        if scopes.contains("groups") { parts.append("the groups you are in") }
-        if scopes.contains("offline_access") { parts.append("this while you are away, until you remove its access") }
-        return parts.joined(separator: "; ") + "."
+    /// What each scope lets the application learn, in `words`' language.
+    package static func describe(_ scopes: [String], words: PageWords) -> String {
+        var parts = [words.sentence("web.consent.scope-subject")]
+        if scopes.contains("profile") { parts.append(words.sentence("web.consent.scope-profile")) }
+        if scopes.contains("email") { parts.append(words.sentence("web.consent.scope-email")) }
+        if scopes.contains("groups") { parts.append(words.sentence("web.consent.scope-groups")) }
+        if scopes.contains("offline_access") { parts.append(words.sentence("web.consent.scope-offline")) }
+        let list = parts.dropFirst().reduce(parts[0]) {
+            words.sentence("web.consent.scope-join", ["first": $0, "next": $1])
+        }
+        return words.sentence("web.consent.scope-list", ["scopes": list])
     }
 
     /// The `form-action` source that lets the consent form's redirect reach the application.
@@ -309,19 +335,24 @@ package struct IdentityProviderRoutes {
     /// session's CSRF token (a plain form cannot send the header); the authorization request is checked again.
     package func consent(_ request: Request, context: SesameRequestContext, pages: Pages) async throws -> Response {
         let form = try await FormParameters.body(request)
-        guard let authentication = try await sesame.sessions.authenticate(cookieOf: request),
-            let csrf = form["csrf_token"],
+        let query = form["request"] ?? ""
+        let asked = FormParameters(Substring(query))
+        let session = try await sesame.sessions.authenticate(cookieOf: request)
+        guard let authentication = session, let csrf = form["csrf_token"],
             ConstantTime.equal(
                 Array(csrf.utf8), Array(sesame.sessions.csrfToken(for: authentication.tokenHash).utf8))
-        else { return pages.failure("Your session on this page expired. Go back to the application and start again.") }
-        let query = form["request"] ?? ""
+        else {
+            let words = await pages.words(request, userID: session?.user.id, uiLocales: asked["ui_locales"])
+            return pages.failure("web.app-error.session-expired", words: words)
+        }
         let now = sesame.now
         let authorization: AuthorizationRequest
         do {
             authorization = try await AuthorizationRequest.parse(
-                FormParameters(Substring(query)), query: query, store: store, marker: marker, now: now)
+                asked, query: query, store: store, marker: marker, now: now)
         } catch let error as AuthorizationRequest.PageError {
-            return pages.failure(error.message)
+            let words = await pages.words(request, userID: authentication.user.id, uiLocales: asked["ui_locales"])
+            return pages.failure(Self.pageErrorKey(error), words: words)
         } catch let error as AuthorizationRequest.RedirectError {
             return redirectError(error)
         }

@@ -138,14 +138,22 @@ package struct PasswordRoutes {
         return try response.response(from: request, context: context)
     }
 
+    /// `invalid_password` with the length limits (`minimum`, `maximum`), from which the pages write their sentence in
+    /// the person's language.
+    package static func invalidPassword(_ why: String) -> APIError {
+        var error = APIError.invalidField(.invalidPassword, why)
+        error.extra = [
+            "minimum": String(PasswordHasher.minimumLength), "maximum": String(PasswordHasher.maximumLength),
+        ]
+        return error
+    }
+
     /// Sets the first password, or changes it after checking the current one (rate limited like sign-in); other
     /// sessions are signed out, since they may belong to whoever knew the old password.
     package func change(_ body: ChangeRequest, context: RecentlySignedInRequestContext) async throws -> Status {
         switch PasswordHasher.check(body.newPassword) {
-        case .tooShort:
-            throw APIError.invalidField(.invalidPassword, "Use at least \(PasswordHasher.minimumLength) characters.")
-        case .tooLong:
-            throw APIError.invalidField(.invalidPassword, "Use at most \(PasswordHasher.maximumLength) characters.")
+        case .tooShort: throw Self.invalidPassword("Use at least \(PasswordHasher.minimumLength) characters.")
+        case .tooLong: throw Self.invalidPassword("Use at most \(PasswordHasher.maximumLength) characters.")
         case nil: break
         }
         let user = context.user

@@ -120,8 +120,7 @@ package struct WebRoutes {
         /// The page's HTML in `words`' language; every value is escaped. `script` names the static module the page
         /// loads; its scripts get the catalog's `web.common.`, `error.` and `web.<script>.` messages.
         package func render(
-            _ configuration: ServerConfiguration, script: String, _ values: [String: String],
-            words: PageWords = .english
+            _ configuration: ServerConfiguration, script: String, _ values: [String: String], words: PageWords
         ) throws -> String {
             try WebRoutes.page(
                 layout: layout, body: body, configuration: configuration, script: script, titleKey: title,

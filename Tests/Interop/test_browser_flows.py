@@ -1027,7 +1027,9 @@ def test_pages_have_strict_csp_and_labelled_fields(browser, server, path):
         csp = answer.headers["Content-Security-Policy"]
         html = answer.read().decode()
     assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
-    assert not re.search(r"<script(?![^>]*\bsrc=)", html), "no inline script"
+    # The page's messages are a JSON data block (never run); every script is a file.
+    assert not re.search(r"<script(?![^>]*\b(src=|type=\"application/json\"))", html), "no inline script"
+    assert html.count('<script type="application/json"') == 1
     assert not re.search(r"\son[a-z]+=", html), "no inline event handlers"
     assert " style=" not in html
     open_page(browser, server, path)
@@ -1091,13 +1093,41 @@ def test_every_api_error_code_has_a_sentence(browser, server):
       import('/static/api.js').then((m) => done(codes.map((c) => [c, m.humanMessage(c, 'SERVER TEXT', 600)])));
     """, codes)
     generic = "Something went wrong. Please try again."
-    # invalid_password shows the server's own sentence: it names the configured length limits.
     for code, sentence in answers:
-        if code == "invalid_password":
-            assert sentence == "SERVER TEXT"
-            continue
         assert sentence not in ("SERVER TEXT", generic), f"{code} has no sentence of its own"
+        assert not sentence.startswith("error."), f"{code} has no sentence in the page's catalog"
     assert dict(answers)["too_many_attempts"] == "Too many tries. For your security, wait 10 minutes and try again."
+    # invalid_password names the limits the answer carries, else none.
+    limits = browser.execute_async_script("""
+      const done = arguments[0];
+      import('/static/api.js').then((m) => done(m.humanMessage('invalid_password', 'SERVER TEXT', undefined,
+        { minimum: '8', maximum: '64' })));
+    """)
+    assert limits == "Choose a password of 8 to 64 characters."
+    # The same sentences in the language the page is in.
+    open_page(browser, server, "/signin?ui_locales=ko")
+    korean = browser.execute_async_script("""
+      const done = arguments[0];
+      import('/static/api.js').then((m) => done([m.humanMessage('too_many_attempts', '', 600),
+        m.humanMessage('invalid_credentials', 'SERVER TEXT', undefined)]));
+    """)
+    assert korean == ["시도 횟수가 너무 많습니다. 보안을 위해 10분 후에 다시 시도해 주세요.",
+                      "사용자 이름과 비밀번호가 일치하지 않습니다. 확인 후 다시 시도해 주세요."]
+
+
+def test_sign_in_page_in_arabic_runs_right_to_left(browser, server):
+    """The sign-in page asked for in Arabic (`ui_locales`): lang and dir on the page, the heading and the page
+    script's sentences in Arabic, the username field left to right."""
+    open_page(browser, server, "/signin?ui_locales=ar")
+    html = browser.find_element(By.TAG_NAME, "html")
+    assert html.get_attribute("lang") == "ar" and html.get_attribute("dir") == "rtl"
+    assert find(browser, "signin-heading").text.startswith("تسجيل الدخول إلى")
+    username = find(browser, "username")
+    assert browser.execute_script("return getComputedStyle(arguments[0]).direction", username) == "ltr"
+    # A script's sentence: submitting the empty form.
+    wait(browser, lambda d: find(d, "username-form").is_displayed(), what="the username form")
+    find(browser, "continue-button").click()
+    wait(browser, lambda d: "أدخل اسم المستخدم" in message(d), what="the Arabic message")
 
 
 def test_account_page_needs_a_session(server):

@@ -113,7 +113,7 @@ import WebAuthn
             #expect(try await typed(guesses[2]).text.contains("doesn’t match"))
             let blocked = try await typed(guesses[3])
             #expect(blocked.status == .badRequest)
-            #expect(blocked.text.contains("Too many failed attempts"), "\(blocked.text)")
+            #expect(blocked.text.contains("Too many tries. For your security, wait"), "\(blocked.text)")
         }
     }
 

@@ -6,6 +6,7 @@ import WebAuthn
 
 @testable import SesameServer
 import SesameConsole
+@testable import SesameWeb
 @testable import SesameCore
 @testable import SesameSecondFactors
 @testable import SesameIdentityProvider
@@ -103,31 +104,30 @@ import SesameConsole
                 + Vocabulary.passkeys.accountNotices.count + 3 * Vocabulary.passkeys.settings.count)
     }
 
-    /// The keys of `const messages = { … };` in api.js, in order, duplicates kept.
-    static func pageMessageKeys() throws -> [String] {
-        let script = try text("Sources/SesameWeb/Resources/Web/static/api.js")
-        guard let start = script.range(of: "const messages = {\n"),
-            let end = script.range(of: "\n};", range: start.upperBound..<script.endIndex)
-        else {
-            Issue.record("api.js has no messages table")
-            return []
-        }
-        return script[start.upperBound..<end.lowerBound].components(separatedBy: "\n").compactMap { line in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.hasPrefix("//"), let colon = trimmed.firstIndex(of: ":") else { return nil }
-            let key = trimmed[..<colon]
-            return key.allSatisfy { $0.isLowercase || $0 == "_" } && !key.isEmpty ? String(key) : nil
-        }
+    /// The codes of the catalog's `error.<code>` keys (messages.pot), in order, duplicates kept.
+    static func catalogErrorCodes() throws -> [String] {
+        let prefix = "msgctxt \"error."
+        return try text("Sources/SesameLanguage/Resources/Catalog/messages.pot").components(separatedBy: "\n")
+            .compactMap { line in
+                guard line.hasPrefix(prefix), line.hasSuffix("\"") else { return nil }
+                return String(line.dropFirst(prefix.count).dropLast())
+            }
     }
 
-    @Test func thePageHasOneSentenceForEveryCodeAndNoneForOthers() throws {
-        let keys = try Self.pageMessageKeys()
+    /// The pages show the catalog's sentence `error.<code>` for an API error (api.js), in the page's language: every
+    /// code the server answers with has one, and the catalog has none under `error.` for anything else.
+    @Test func theCatalogHasOneSentenceForEveryCodeAndNoneForOthers() throws {
+        let keys = try Self.catalogErrorCodes()
         #expect(
             keys.count == Set(keys).count,
             "duplicate keys: \(Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
         let codes = Set(Vocabulary.server.errorCodes.map(\.rawValue))
         #expect(codes.subtracting(keys).sorted() == [], "codes without a sentence")
         #expect(Set(keys).subtracting(codes).sorted() == [], "sentences for codes the server never sends")
+        // api.js reads them by code, from the messages its page carries.
+        let script = try Self.text("Sources/SesameWeb/Resources/Web/static/api.js")
+        #expect(script.contains("t(`error.${code}`)"))
+        #expect(WebRoutes.Page.allCases.allSatisfy { $0.scriptPrefixes.contains("error.") })
     }
 
     @Test func pageScriptsOnlyTestForCodesTheServerSends() throws {

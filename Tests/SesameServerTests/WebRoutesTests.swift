@@ -28,7 +28,10 @@ import Testing
     @Test func pagesRenderWithTheConfiguredNamesEscaped() throws {
         var configuration = ServerConfiguration()
         configuration.rpName = #"Bob's <"Bank">"#
-        let pages = try WebRoutes.renderPages(configuration, catalog: PageWords.english.catalog)["en"] ?? [:]
+        let catalog = try PageLanguages.bundled.get()
+        let languages = try WebRoutes.renderPages(configuration, catalog: catalog)
+        #expect(Set(languages.keys) == Set(catalog.tags))
+        let pages = try #require(languages["en"])
         #expect(Set(pages.keys) == Set(WebRoutes.Page.allCases))
         for (page, buffer) in pages {
             let html = String(buffer: buffer)
@@ -38,6 +41,9 @@ import Testing
             #expect(html.contains(#"<script type="module" src="/static/\#(page.rawValue).js"></script>"#))
             #expect(html.contains(#"<meta name="sesame-rp-id" content="localhost">"#))
         }
+        // The site's name goes into the catalog's sentences escaped too.
+        #expect(
+            String(buffer: pages[.signin] ?? ByteBuffer()).contains("Sign in to Bob&#39;s &lt;&quot;Bank&quot;&gt;"))
         let signin = String(buffer: pages[.signin] ?? ByteBuffer())
         #expect(signin.contains(#"autocomplete="username webauthn""#))
         #expect(signin.contains(#"autocomplete="one-time-code""#))

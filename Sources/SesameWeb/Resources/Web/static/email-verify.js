@@ -3,6 +3,7 @@
 
 import { api } from "./api.js";
 import { $, say, busy, show } from "./ui.js";
+import { t } from "./i18n.js";
 
 const token = location.hash.slice(1);
 
@@ -14,16 +15,16 @@ async function confirm() {
       show($("verify-intro"), false);
       // The fragment has done its work: keep it out of history.
       history.replaceState(null, "", location.pathname);
-      say(`Your email address ${verified.address} is confirmed.`, "success");
+      say(t("web.email-verify.confirmed", { address: verified.address }), "success");
     } catch (error) {
-      say(error && error.message ? error.message : "Something went wrong. Please try again.", "error");
+      say(error && error.message ? error.message : t("web.common.generic-failure"), "error");
     }
   });
 }
 
 if (!/^[A-Za-z0-9_-]{43}$/.test(token)) {
   show($("verify-confirm"), false);
-  say("This link is incomplete. Open the link from the mail again, or type the code on your account page.", "error");
+  say(t("web.email-verify.incomplete"), "error");
 } else {
   $("verify-confirm").addEventListener("click", confirm);
 }

@@ -5,6 +5,7 @@
 import { api, setCSRFToken } from "./api.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
 import { add } from "./recovery-add.js";
+import { t } from "./i18n.js";
 
 const token = location.hash.slice(1);
 
@@ -27,7 +28,7 @@ async function open() {
 
 if (!/^[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/.test(token)) {
   show($("open-step"), false);
-  say("This link is incomplete. Open the whole link again, or ask your administrator for a new one.", "error");
+  say(t("web.recover-link.incomplete"), "error");
 } else {
   $("link-open").addEventListener("click", () => busy($("link-open"), open));
 }

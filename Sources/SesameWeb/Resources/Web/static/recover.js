@@ -4,13 +4,14 @@
 import { api, setCSRFToken } from "./api.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
 import { add } from "./recovery-add.js";
+import { t } from "./i18n.js";
 
 let recoveryToken = null;
 
 async function ask() {
   const identifier = $("identifier").value.trim();
   if (!identifier) {
-    say("Enter your username or your email address.", "error");
+    say(t("web.recover.enter-identifier"), "error");
     return focus($("identifier"));
   }
   clear();
@@ -29,7 +30,7 @@ async function ask() {
 async function verify() {
   const code = $("recovery-code").value.trim();
   if (!/^[0-9]{8}$/.test(code)) {
-    say("Enter the 8-digit code from the email.", "error");
+    say(t("web.recover.enter-code"), "error");
     return focus($("recovery-code"));
   }
   clear();

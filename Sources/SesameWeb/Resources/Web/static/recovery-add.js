@@ -4,11 +4,12 @@
 import { api } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, focus, show } from "./ui.js";
+import { t } from "./i18n.js";
 
 /** Adds a passkey (or, with `kind` "security-key", a security key) and signs the limited session out. */
 export async function add(kind) {
   if (!webauthn.supported()) {
-    say("This browser can’t create passkeys. Try a current version of your browser.", "error");
+    say(t("web.common.cannot-create-passkeys"), "error");
     return;
   }
   clear();
@@ -29,7 +30,7 @@ export async function add(kind) {
   show($("add-step"), false);
   show($("done"), true);
   say(kind === "security-key"
-    ? "Security key added. To sign in with it, type your username and choose Continue."
-    : "Passkey added. Sign in with it now.", "success");
+    ? t("web.recovery.security-key-added")
+    : t("web.recovery.passkey-added"), "success");
   focus($("signin-link"));
 }

@@ -5,6 +5,7 @@
 import { api, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
+import { t } from "./i18n.js";
 
 let conditional = null; // AbortController of the running AutoFill request
 let pending = null; // { token, factors } while a second step is open
@@ -21,7 +22,7 @@ export function returnTarget(search) {
   if (typeof target !== "string") return "/account";
   if (target === "/device" || target === "/console") return target;
   if (/^\/console\/[a-z0-9-]+(\/[A-Za-z0-9_-]+)?$/.test(target)) return target;
-  return ["/oauth/authorize?", "/device?", "/forward-auth/return?"].some((prefix) => target.startsWith(prefix)) ? target : "/account";
+  return ["/oauth/authorize?", "/device?", "/forward-auth/return?"].some((prefix) => target.startsWith(prefix)) ? target : "/account"; // i18n-ignore
 }
 
 /** Whether the application asked for a passkey sign-in (`passkey=required`): the password path is then hidden. */
@@ -32,7 +33,7 @@ export function passkeyRequired(search) {
 function signedIn(result) {
   setCSRFToken(result && result.csrfToken);
   const target = returnTarget(location.search);
-  say(target === "/account" ? "Signed in. Opening your account…" : "Signed in. Returning to the application…", "success");
+  say(target === "/account" ? t("web.signin.opening-account") : t("web.signin.returning"), "success");
   location.assign(target);
 }
 
@@ -92,7 +93,7 @@ async function startConditional() {
 /** A modal request: all of this site's passkeys (no username) or the named account's credentials. */
 async function modal(username, button) {
   if (!webauthn.supported()) {
-    say("This browser can’t use passkeys. Use “Other ways to sign in” below.", "error");
+    say(t("web.signin.no-passkeys"), "error");
     return;
   }
   stopConditional();
@@ -147,7 +148,7 @@ async function silentRequest() {
     show($("checking"), false);
     forms.hidden = false;
     if (error && error.name !== "TypeError") {
-      say("No passkey is ready on this device. Enter your username, or choose another way to sign in.", "info");
+      say(t("web.signin.none-ready"), "info");
     }
     focus($("username"));
     return false;
@@ -166,7 +167,7 @@ function openSecondStep(result) {
   }
   const first = ["totp", "sms", "recovery"].find((f) => pending.factors.includes(f));
   if (!first) {
-    say("This account needs a second step that this page can’t offer. Contact the site’s administrator.", "error");
+    say(t("web.signin.second-step-unavailable"), "error");
     return;
   }
   $(`factor-${first}`).checked = true;
@@ -174,7 +175,7 @@ function openSecondStep(result) {
   for (const id of ["username-form", "passkey-button", "other-ways"]) show($(id), false);
   document.querySelector(".divider").hidden = true;
   show($("second-step-form"), true);
-  say("Enter a code to finish signing in.", "info");
+  say(t("web.signin.second-step-prompt"), "info");
   focus($("code"));
 }
 
@@ -194,13 +195,13 @@ function chooseFactor(factor) {
   const code = $("code");
   show($("send-sms-button"), factor === "sms");
   if (factor === "recovery") {
-    $("code-label").textContent = "Recovery code";
-    $("code-hint").textContent = "Enter one of the recovery codes you saved. Each works once.";
+    $("code-label").textContent = t("web.signin.code-label-recovery");
+    $("code-hint").textContent = t("web.signin.code-hint-recovery");
     code.setAttribute("inputmode", "text");
     code.setAttribute("autocomplete", "off");
   } else {
-    $("code-label").textContent = factor === "sms" ? "Code from the text message" : "Code from your authenticator app";
-    $("code-hint").textContent = factor === "sms" ? "Ask for a text, then enter the code it contains." : "Enter the 6-digit code.";
+    $("code-label").textContent = factor === "sms" ? t("web.signin.code-label-sms") : t("web.signin.code-label-totp");
+    $("code-hint").textContent = factor === "sms" ? t("web.signin.code-hint-sms") : t("web.signin.code-hint-totp");
     code.setAttribute("inputmode", "numeric");
     code.setAttribute("autocomplete", "one-time-code");
   }
@@ -216,7 +217,7 @@ function wire() {
     event.preventDefault();
     const username = $("username").value.trim();
     if (!username) {
-      say("Enter your username, or use “Sign in with a passkey”.", "error");
+      say(t("web.signin.enter-username"), "error");
       focus($("username"));
       return;
     }
@@ -237,7 +238,7 @@ function wire() {
     const username = $("password-username").value.trim();
     const password = $("password").value;
     if (!username || !password) {
-      say("Enter your username and password.", "error");
+      say(t("web.signin.enter-username-password"), "error");
       focus(username ? $("password") : $("password-username"));
       return;
     }
@@ -268,7 +269,7 @@ function wire() {
     await busy($("send-sms-button"), async () => {
       try {
         await api.sendSMSCode(pending && pending.token);
-        say("We sent a code to your phone. It works for a few minutes.", "success");
+        say(t("web.signin.sms-sent"), "success");
         focus($("code"));
       } catch (error) {
         say(error.message, "error");
@@ -281,7 +282,7 @@ function wire() {
     const factor = selectedFactor();
     const code = $("code").value.trim();
     if (!factor || !code) {
-      say("Enter the code.", "error");
+      say(t("web.signin.enter-code"), "error");
       focus($("code"));
       return;
     }
@@ -306,10 +307,10 @@ async function start() {
   if (passkeyRequired(location.search)) {
     // A password session would be sent straight back here: offer only what the application accepts.
     show($("other-ways"), false);
-    say("This application asks you to sign in with a passkey.", "info");
+    say(t("web.signin.passkey-required"), "info");
   }
   if (!webauthn.supported()) {
-    say("This browser can’t use passkeys. Use “Other ways to sign in” below.", "info");
+    say(t("web.signin.no-passkeys"), "info");
     $("other-ways").open = true;
     return;
   }

@@ -4,6 +4,7 @@
 import { api, setCSRFToken } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
+import { t } from "./i18n.js";
 
 // An invitation's link carries its token in the fragment (`#invitation=…`): it never reaches the server in the
 // page's request; it goes with the options request.
@@ -20,23 +21,23 @@ async function createAccount() {
   const wantPassword = $("want-password").checked;
   const password = $("new-password").value;
   if (!username) {
-    say("Choose a username.", "error");
+    say(t("web.signup.choose-username"), "error");
     return focus($("username"));
   }
   if (!displayName) {
-    say("Enter your name.", "error");
+    say(t("web.signup.enter-name"), "error");
     return focus($("display-name"));
   }
   if (emailSetting === "required" && !email) {
-    say("Enter your email address: this site needs one.", "error");
+    say(t("web.signup.email-needed"), "error");
     return focus($("email"));
   }
   if (wantPassword && password.length < 8) {
-    say("Choose a password of at least 8 characters, or untick the password box.", "error");
+    say(t("web.signup.password-short"), "error");
     return focus($("new-password"));
   }
   if (!webauthn.supported()) {
-    say("This browser can’t create passkeys. Try a current version of your browser.", "error");
+    say(t("web.common.cannot-create-passkeys"), "error");
     return;
   }
   clear();
@@ -54,7 +55,7 @@ async function createAccount() {
   } catch (error) {
     say(
       error && error.name === "NotAllowedError"
-        ? "The passkey wasn’t created: the request was cancelled or timed out. Your account isn’t created yet; try again when you’re ready."
+        ? t("web.signup.cancelled")
         : webauthn.describeFailure(error),
       "error",
     );
@@ -72,20 +73,20 @@ async function createAccount() {
     try {
       await api.setPassword(null, password);
     } catch (error) {
-      say(`Your account and passkey are ready, but the password wasn’t set: ${error.message} You can set it on your account page.`, "error");
+      say(t("web.signup.password-not-set", { reason: error.message }), "error");
       setTimeout(() => location.assign("/account#password"), 4000);
       return;
     }
   }
-  say("Your account is ready. Opening it…", "success");
+  say(t("web.signup.ready"), "success");
   location.assign("/account");
 }
 
 show($("email-fields"), emailSetting !== "off");
 $("email").required = emailSetting === "required";
 $("email-hint").textContent = emailSetting === "required"
-  ? "This site needs one. We’ll send a code to confirm it."
-  : "Optional: for mail about your account. We’ll send a code to confirm it.";
+  ? t("web.signup.email-required-hint")
+  : t("web.signup.email-optional-hint");
 
 $("want-password").addEventListener("change", () => {
   const on = $("want-password").checked;
@@ -115,8 +116,8 @@ async function showPolicy() {
     $("signup-form").hidden = true;
     say(
       policy.signUp === "closed"
-        ? "This site isn’t taking new accounts. Ask the person who runs it for one."
-        : "This site takes new accounts by invitation only. Open the link from your invitation.",
+        ? t("error.sign_up_closed")
+        : t("error.invitation_required"),
       "error",
     );
   }

@@ -1,5 +1,7 @@
 // Small page helpers: messages read out by screen readers, busy buttons, focus moves.
 
+import { t, formatDateIn } from "./i18n.js";
+
 export function $(id) {
   return document.getElementById(id);
 }
@@ -58,9 +60,10 @@ export function el(tag, options = {}, ...children) {
   return node;
 }
 
+/** A date and time in the page's language; "never" for none. */
 export function formatDate(value) {
-  if (!value) return "never";
+  if (!value) return t("web.common.never");
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return "unknown";
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  if (Number.isNaN(date.getTime())) return t("web.common.unknown");
+  return formatDateIn(date, { dateStyle: "medium", timeStyle: "short" });
 }

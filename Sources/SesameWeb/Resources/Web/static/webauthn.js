@@ -2,6 +2,8 @@
 // plus capability checks and the Signal API. Options arrive as WebAuthn Level 3 JSON (base64url binary fields);
 // browsers that lack the JSON helpers get the same conversion done here.
 
+import { t } from "./i18n.js";
+
 function b64urlToBytes(text) {
   const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
   const padded = base64 + "=".repeat((4 - (base64.length % 4)) % 4);
@@ -103,13 +105,13 @@ export async function capabilities() {
 export function describeFailure(error) {
   const name = error && error.name;
   if (name === "NotAllowedError" || name === "AbortError") {
-    return "The passkey request was cancelled or timed out. You can try again, or sign in another way below.";
+    return t("web.common.passkey-cancelled");
   }
-  if (name === "InvalidStateError") return "This device already has a passkey for this account.";
-  if (name === "SecurityError") return "Passkeys can’t be used on this address. Open the site at its usual address.";
-  if (name === "NotSupportedError") return "This device or browser can’t create a suitable passkey.";
-  if (name === "TypeError") return "This browser doesn’t support that kind of passkey request.";
-  return "Your passkey couldn’t be used. You can try again, or sign in another way below.";
+  if (name === "InvalidStateError") return t("web.common.passkey-exists");
+  if (name === "SecurityError") return t("web.common.passkey-wrong-address");
+  if (name === "NotSupportedError") return t("web.common.passkey-unsuitable");
+  if (name === "TypeError") return t("web.common.passkey-request-unsupported");
+  return t("web.common.passkey-failed");
 }
 
 // Signal API: tell the credential manager what the server now holds. Each call is skipped where the browser
