@@ -49,6 +49,9 @@ import Testing
     }
 
     /// `area.page.name`: lower case, digits, `-`, and `_` (the API's error codes are `error.<code>`, `too_many_attempts`).
+    /// A key's shape: an area and at least one more part (`error.<code>` has just one).
+    static let keyShape = #"(?:web|console|mail|error|extension)(?:\.[a-z0-9_-]+)+"#
+    /// What the scan of Swift sources takes for a key: an area and at least two more parts.
     static let keyPattern = #"((?:web|console|mail|error|extension)\.[a-z0-9_-]+(?:\.[a-z0-9_-]+)+)"#
 
     /// Every key something reads, with where.
@@ -91,7 +94,7 @@ import Testing
         #expect(unused.isEmpty, "in messages.pot but used nowhere: \(unused)")
         for key in catalog.keys {
             #expect(
-                key.range(of: "^" + Self.keyPattern + "$", options: .regularExpression) != nil,
+                key.range(of: "^" + Self.keyShape + "$", options: .regularExpression) != nil,
                 "\(key) is not a key of the catalog's shape")
         }
     }
