@@ -52,9 +52,9 @@ import SesameWeb
             }
             // `ui_locales` comes before Accept-Language.
             let japanese = try await client.execute(
-                uri: "/console/people?ui_locales=ja", method: .get,
+                uri: "/console/groups?ui_locales=ja", method: .get,
                 headers: [.cookie: ada.cookie, .acceptLanguage: "ko"])
-            #expect(Self.heading(String(buffer: japanese.body)).map { $0.contains("ユーザー") } == true)
+            #expect(Self.heading(String(buffer: japanese.body)) == "グループ")
         }
     }
 

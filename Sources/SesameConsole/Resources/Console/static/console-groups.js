@@ -3,6 +3,8 @@
 import { admin, el, say, t, formatNumber } from "/console/static/console.js";
 
 const groupsBody = document.getElementById("groups");
+// An example of custom claims in the new group's field: JSON, the same in every language.
+document.getElementById("claims").placeholder = JSON.stringify({ roles: ["viewer"] });
 const detail = document.getElementById("detail");
 let current = null;
 
@@ -12,7 +14,7 @@ function parseClaims(text) {
   try {
     return JSON.parse(trimmed);
   } catch {
-    throw new Error(t("console.groups.claims-invalid"));
+    throw new Error(t("console.groups.claims-invalid", { example: JSON.stringify({ roles: ["viewer"] }) }));
   }
 }
 
