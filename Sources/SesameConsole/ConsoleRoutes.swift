@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import SesameBytes
 import SesameCore
+import SesameLanguage
 import SesameWeb
 
 /// One page of the console: `/console/<slug>`, its body in `templates/<slug>.html` and its script
@@ -11,14 +12,15 @@ import SesameWeb
 /// in the template's `{{item}}` (empty on the list) and behind the same gate.
 package struct ConsolePage: Sendable, Hashable {
     package let slug: String
-    package let title: String
     package let items: Bool
 
-    package init(_ slug: String, title: String, items: Bool = false) {
+    package init(_ slug: String, items: Bool = false) {
         self.slug = slug
-        self.title = title
         self.items = items
     }
+
+    /// The catalog key of the page's title, which is also its name in the navigation.
+    package var titleKey: String { "console.\(slug).title" }
 
     /// An item's path segment: what the sign-in page's `return` accepts (`[A-Za-z0-9_-]`, 1 to 128 characters).
     package static func isItem(_ text: String) -> Bool {
@@ -47,12 +49,13 @@ package struct ConsoleRoutes: Sendable {
 
     /// Every page, in the navigation's order.
     package static let pages: [ConsolePage] = [
-        ConsolePage("overview", title: "Overview"), ConsolePage("people", title: "People", items: true),
-        ConsolePage("groups", title: "Groups"), ConsolePage("invitations", title: "Invitations"),
-        ConsolePage("apps", title: "Apps"), ConsolePage("forward-auth", title: "Forward-auth rules"),
-        ConsolePage("keys", title: "Signing keys"), ConsolePage("metadata", title: "FIDO metadata"),
-        ConsolePage("settings", title: "Settings"), ConsolePage("audit", title: "Audit log"),
+        ConsolePage("overview"), ConsolePage("people", items: true), ConsolePage("groups"),
+        ConsolePage("invitations"), ConsolePage("apps"), ConsolePage("forward-auth"), ConsolePage("keys"),
+        ConsolePage("metadata"), ConsolePage("settings"), ConsolePage("audit"),
     ]
+
+    /// The catalog keys the console's scripts read (`/static/i18n.js`), by prefix.
+    package static let scriptPrefixes = ["console.", "error.", "web.common."]
 
     /// Nothing but this origin's scripts, styles and images, and calls to it; no frames, forms post here only.
     package static let contentSecurityPolicy = [
@@ -101,44 +104,72 @@ package struct ConsoleRoutes: Sendable {
         }
     }
 
-    /// The navigation, with the current page marked.
-    package static func navigation(current: String?) -> String {
+    /// The navigation in `words`' language, with the current page marked.
+    package static func navigation(current: String?, words: PageWords = .english) -> String {
         var html = "<ul>"
         for page in pages {
             let here = page.slug == current ? " aria-current=\"page\"" : ""
+            let title = (try? words.catalog.text(page.titleKey, in: words.tag)) ?? page.titleKey
             html +=
-                "<li><a href=\"/console/\(WebRoutes.escapeHTML(page.slug))\"\(here)>\(WebRoutes.escapeHTML(page.title))</a></li>"
+                "<li><a href=\"/console/\(WebRoutes.escapeHTML(page.slug))\"\(here)>\(WebRoutes.escapeHTML(title))</a></li>"
         }
         return html + "</ul>"
     }
 
-    /// A page's HTML: the layout around its body, with the tokens its scripts send.
+    /// A page's HTML in `words`' language: the layout (with `lang`, `dir` and the messages the scripts read) around
+    /// its body, with the tokens its scripts send. `titleKey` is the catalog key of the page's title.
     package func render(
-        _ resources: Resources, body: String, title: String, script: String, current: String?,
-        csrf: String, consoleCSRF: String, values: [String: String] = [:]
+        _ resources: Resources, body: String, titleKey: String, script: String, current: String?,
+        csrf: String, consoleCSRF: String, words: PageWords, values: [String: String] = [:]
     ) throws -> String {
-        let common = [
-            "title": title, "rpName": sesame.configuration.rpName, "rpID": sesame.configuration.rpID,
-            "script": script, "csrf": csrf, "consoleCSRF": consoleCSRF,
+        let language = words.catalog.languages[words.tag]
+        var common = [
+            "rpName": sesame.configuration.rpName, "site": sesame.configuration.rpName,
+            "rpID": sesame.configuration.rpID, "script": script, "csrf": csrf, "consoleCSRF": consoleCSRF,
+            "lang": words.tag, "dir": language?.direction.rawValue ?? "ltr",
         ]
-        let inner = try WebRoutes.fill(body, values.merging(common) { own, _ in own })
-        // The navigation is markup made here from fixed titles; `fill` places `content` as it is.
+        common["title"] = (try? words.catalog.text(titleKey, in: words.tag, common)) ?? titleKey
+        let all = values.merging(common) { own, _ in own }
+        let inner = try WebRoutes.fill(body, all, words: words)
+        let navigationLabel = WebRoutes.escapeHTML(
+            (try? words.catalog.text("console.common.navigation", in: words.tag)) ?? "Console")
+        // The navigation is markup made here from the catalog's titles, escaped; `fill` places `content` and
+        // `messages` (JSON whose `<`, `>` and `&` are escaped) as they are.
         let content =
-            "<nav class=\"console\" aria-label=\"Console\">\(Self.navigation(current: current))</nav>\n"
+            "<nav class=\"console\" aria-label=\"\(navigationLabel)\">\(Self.navigation(current: current, words: words))</nav>\n"
             + "<main id=\"main\" tabindex=\"-1\">\n\(inner)</main>"
-        return try WebRoutes.fill(resources.layout, common.merging(["content": content]) { old, _ in old })
+        let messages = words.catalog.scriptMessages(words.tag, prefixes: Self.scriptPrefixes)
+        return try WebRoutes.fill(
+            resources.layout, all.merging(["content": content, "messages": messages]) { _, new in new }, words: words)
     }
 
-    private func html(_ status: HTTPResponse.Status, _ text: String) -> Response {
+    /// The words for a request: its language (`PageLanguages`: saved choice, `ui_locales`, `Accept-Language`, the
+    /// default) and the catalog.
+    private func pageWords(_ request: Request, _ context: SesameRequestContext) async -> PageWords {
+        let tag = await sesame.languages.tag(for: request, userID: context.authentication?.user.id)
+        return PageWords(catalog: sesame.languages.catalog, tag: tag)
+    }
+
+    /// The sentence for a refusal: the catalog's `error.<code>` in the page's language, else the error's own.
+    private static func refusalText(_ error: APIError, words: PageWords) -> String {
+        (try? words.catalog.text("error.\(error.code.rawValue)", in: words.tag)) ?? error.message
+    }
+
+    private func html(_ status: HTTPResponse.Status, _ text: String, words: PageWords) -> Response {
         var headers = Self.securityHeaders
         headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentLanguage] = words.tag
+        headers[.vary] = "Accept-Language, Cookie"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// The gate's refusal as a page: where to sign in, a 403, or the inline passkey check.
-    private func refusal(_ error: APIError, path: String, resources: Resources, context: SesameRequestContext)
-        throws -> Response
-    {
+    private func refusal(
+        _ error: APIError, path: String, resources: Resources, context: SesameRequestContext, words: PageWords,
+        refusalKey: String? = nil
+    ) throws -> Response {
+        let refusal =
+            refusalKey.flatMap { try? words.catalog.text($0, in: words.tag) } ?? Self.refusalText(error, words: words)
         switch error.code {
         case .unauthenticated, .sessionLimited:
             var query = URLComponents()
@@ -151,17 +182,17 @@ package struct ConsoleRoutes: Sendable {
         case .passkeyRequired, .reauthenticationRequired:
             guard let authentication = context.authentication else { throw error }
             let page = try render(
-                resources, body: resources.bodies["gate"] ?? "", title: "Confirm it’s you", script: "console-gate",
-                current: nil, csrf: sesame.sessions.csrfToken(for: authentication.tokenHash),
-                consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash),
-                values: ["reason": error.code == .passkeyRequired ? "passkey" : "stale", "refusal": error.message])
-            return html(.unauthorized, page)
+                resources, body: resources.bodies["gate"] ?? "", titleKey: "console.gate.confirm-title",
+                script: "console-gate", current: nil, csrf: sesame.sessions.csrfToken(for: authentication.tokenHash),
+                consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash), words: words,
+                values: ["reason": error.code == .passkeyRequired ? "passkey" : "stale", "refusal": refusal])
+            return html(.unauthorized, page, words: words)
         default:
             let page = try render(
-                resources, body: resources.bodies["gate"] ?? "", title: "Not for this account", script: "console-gate",
-                current: nil, csrf: "", consoleCSRF: "",
-                values: ["reason": "forbidden", "refusal": error.message])
-            return html(.forbidden, page)
+                resources, body: resources.bodies["gate"] ?? "", titleKey: "console.gate.forbidden-title",
+                script: "console-gate", current: nil, csrf: "", consoleCSRF: "", words: words,
+                values: ["reason": "forbidden", "refusal": refusal])
+            return html(.forbidden, page, words: words)
         }
     }
 
@@ -181,25 +212,28 @@ package struct ConsoleRoutes: Sendable {
             let show: @Sendable (Request, SesameRequestContext, String) async throws -> Response = {
                 request, context, item in
                 guard let resources else { throw APIError.unavailable }
+                let words = await pageWords(request, context)
                 guard let admin = context.admin else {
                     return try refusal(
                         context.adminRefusal ?? .unauthenticated, path: request.uri.path, resources: resources,
-                        context: context)
+                        context: context, words: words)
                 }
                 guard case .session(let authentication) = admin.via else {
                     // Pages are for people; a token reaches the JSON API only.
                     return try refusal(
                         APIError(.forbidden, .notAnAdmin, "The console is for people; tokens use the admin API."),
-                        path: request.uri.path, resources: resources, context: context)
+                        path: request.uri.path, resources: resources, context: context, words: words,
+                        refusalKey: "console.gate.tokens")
                 }
                 return html(
                     .ok,
                     try render(
-                        resources, body: resources.bodies[page.slug] ?? "", title: page.title,
+                        resources, body: resources.bodies[page.slug] ?? "", titleKey: page.titleKey,
                         script: "console-\(page.slug)", current: page.slug,
                         csrf: sesame.sessions.csrfToken(for: authentication.tokenHash),
-                        consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash),
-                        values: page.items ? ["item": item] : [:]))
+                        consoleCSRF: gate.consoleCSRFToken(for: authentication.tokenHash), words: words,
+                        values: page.items ? ["item": item] : [:]),
+                    words: words)
             }
             console.get(RouterPath(page.slug)) { request, context in try await show(request, context, "") }
             if page.items {

@@ -1,8 +1,18 @@
 // Apps (OpenID Connect clients): list, create, edit, rotate the secret (shown once), delete with typed confirmation.
 
-import { admin, el, say } from "/console/static/console.js";
+import { admin, el, say, t } from "/console/static/console.js";
 
 const appsBody = document.getElementById("apps");
+
+// The kinds of client: a public one has no secret; a confidential one a secret; one with keys signs its requests.
+function typeName(type) {
+  switch (type) {
+    case "public": return t("console.apps.type-public");
+    case "confidential": return t("console.apps.type-confidential");
+    case "private_key_jwt": return t("console.apps.type-keys");
+    default: return type;
+  }
+}
 const detail = document.getElementById("detail");
 let current = null;
 
@@ -11,42 +21,44 @@ function fields(form, prefix, isNew) {
   const id = (name) => `${prefix}-${name}`;
   const field = (name, label, input) => [el("label", { for: id(name), text: label }), input];
   const children = [
-    ...field("name", "Name", el("input", { type: "text", id: id("name"), name: "name", maxlength: "64", required: true })),
+    ...field("name", t("console.common.name"), el("input", { type: "text", id: id("name"), name: "name", maxlength: "64", required: true })),
     ...field(
       "redirects",
-      "Redirect URIs (one per line)",
-      el("textarea", { id: id("redirects"), name: "redirects", spellcheck: "false", required: true }),
+      t("console.apps.redirects"),
+      el("textarea", { id: id("redirects"), name: "redirects", spellcheck: "false", required: true, dir: "ltr" }),
     ),
     ...field(
       "logout",
-      "Post-logout redirect URIs (one per line, optional)",
-      el("textarea", { id: id("logout"), name: "logout", spellcheck: "false" }),
+      t("console.apps.logout-redirects"),
+      el("textarea", { id: id("logout"), name: "logout", spellcheck: "false", dir: "ltr" }),
     ),
     ...field(
       "backchannel",
-      "Back-channel logout URI (optional)",
-      el("input", { type: "url", id: id("backchannel"), name: "backchannel" }),
+      t("console.apps.backchannel"),
+      el("input", { type: "url", id: id("backchannel"), name: "backchannel", dir: "ltr" }),
     ),
     ...field(
       "groups",
-      "Allowed groups (slugs, separated by commas; empty: anyone who can sign in)",
-      el("input", { type: "text", id: id("groups"), name: "groups", autocomplete: "off" }),
+      t("console.apps.groups-label"),
+      el("input", { type: "text", id: id("groups"), name: "groups", autocomplete: "off", dir: "ltr" }),
     ),
     el(
       "label",
       { class: "check" },
       el("input", { type: "checkbox", id: id("claims"), name: id("claims") }),
-      " Put the scope claims (profile, email, groups) in the ID token too",
+      " ",
+      t("console.apps.id-token-claims"),
     ),
     isNew
       ? el(
           "label",
           { class: "check" },
           el("input", { type: "checkbox", id: id("public"), name: "public" }),
-          " Public app (no secret: a mobile or single-page app, PKCE only)",
+          " ",
+          t("console.apps.public"),
         )
       : null,
-    el("div", { class: "actions" }, el("button", { type: "submit", class: "primary" }, isNew ? "Create app" : "Save changes")),
+    el("div", { class: "actions" }, el("button", { type: "submit", class: "primary" }, isNew ? t("console.apps.create") : t("console.common.save"))),
   ];
   form.replaceChildren(...children.filter(Boolean));
 }
@@ -89,13 +101,13 @@ async function load() {
         {},
         el("td", { text: app.name }),
         el("td", {}, el("code", { text: app.id })),
-        el("td", { text: app.type }),
-        el("td", { text: app.allowedGroups ? app.allowedGroups.join(", ") : "anyone" }),
-        el("td", {}, el("button", { type: "button", "aria-label": `Open ${app.name}`, dataset: { id: app.id } }, "Open")),
+        el("td", { text: typeName(app.type) }),
+        el("td", { text: app.allowedGroups ? app.allowedGroups.join(t("console.common.list-separator")) : t("console.apps.anyone") }),
+        el("td", {}, el("button", { type: "button", "aria-label": t("console.common.open-label", { name: app.name }), dataset: { id: app.id } }, t("console.common.open"))),
       ),
     ),
   );
-  if (apps.length === 0) appsBody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: "No apps yet." })));
+  if (apps.length === 0) appsBody.append(el("tr", {}, el("td", { colspan: "5", class: "muted", text: t("console.apps.none") })));
 }
 
 async function open(id) {
@@ -147,7 +159,7 @@ document.getElementById("create").addEventListener("submit", (event) => {
     if (secret) showSecret(app, secret);
     await load();
     await open(app.id);
-  }, "App created.");
+  }, t("console.apps.created"));
 });
 
 document.getElementById("edit").addEventListener("submit", (event) => {
@@ -156,14 +168,14 @@ document.getElementById("edit").addEventListener("submit", (event) => {
     await admin("PATCH", `/api/admin/apps/${encodeURIComponent(current.id)}`, read(event.currentTarget));
     await load();
     await open(current.id);
-  }, "Changes saved.");
+  }, t("console.common.saved"));
 });
 
 document.getElementById("rotate").addEventListener("click", () => {
   run(async () => {
     const { app, secret } = await admin("POST", `/api/admin/apps/${encodeURIComponent(current.id)}/secret`);
     showSecret(app, secret);
-  }, "New secret made; the old one no longer works.");
+  }, t("console.apps.rotated"));
 });
 
 document.getElementById("delete-confirm").addEventListener("input", (event) => {
@@ -180,7 +192,7 @@ document.getElementById("delete").addEventListener("submit", (event) => {
     detail.hidden = true;
     document.getElementById("secret-box").hidden = true;
     await load();
-  }, `${name} deleted.`);
+  }, t("console.apps.deleted", { name }));
 });
 
 run(load);

@@ -1,7 +1,18 @@
 // The audit log page: filters in the address (so a filtered view can be linked), pages of events newest first
 // from GET /api/admin/audit with its `next` cursor, and the CSV link for the same filters.
 
-import { admin, el, say, formatDate, AdminFailure } from "/console/static/console.js";
+import { admin, el, say, formatDate, AdminFailure, t, tn } from "/console/static/console.js";
+
+// An event's outcome in the page's language; one without a name shows its code.
+function outcomeName(outcome) {
+  switch (outcome) {
+    case "success": return t("console.audit.outcome-success");
+    case "failure": return t("console.audit.outcome-failure");
+    case "refused": return t("console.audit.outcome-refused");
+    case "pending_second_factor": return t("console.audit.outcome-pending-second-factor");
+    default: return outcome.replaceAll("_", " ");
+  }
+}
 
 const form = document.getElementById("filters");
 const body = document.querySelector("#events tbody");
@@ -47,21 +58,21 @@ function cell(label, options, ...children) {
 }
 
 function personCell(event) {
-  if (!event.userId) return cell("Person", { class: "muted", text: event.username || "—" });
+  if (!event.userId) return cell(t("console.audit.person"), { class: "muted", text: event.username || t("console.common.none-dash") });
   const link = el("a", { href: `/console/people?id=${encodeURIComponent(event.userId)}` }, event.username || event.userId);
-  return cell("Person", {}, link);
+  return cell(t("console.audit.person"), {}, link);
 }
 
 function row(event) {
   return el(
     "tr",
     {},
-    cell("When", {}, el("time", { datetime: event.at, text: formatDate(event.at) })),
-    cell("Kind", {}, el("code", { text: event.kind })),
-    cell("Outcome", { class: `outcome-${event.outcome}`, text: event.outcome.replaceAll("_", " ") }),
+    cell(t("console.common.when"), {}, el("time", { datetime: event.at, text: formatDate(event.at) })),
+    cell(t("console.audit.kind"), {}, el("code", { text: event.kind })),
+    cell(t("console.common.outcome"), { class: `outcome-${event.outcome}`, text: outcomeName(event.outcome) }),
     personCell(event),
-    cell("Address", {}, el("code", { text: event.clientAddress })),
-    cell("Detail", { text: event.detail }),
+    cell(t("console.audit.address"), {}, el("code", { text: event.clientAddress })),
+    cell(t("console.common.detail"), { text: event.detail }),
   );
 }
 
@@ -85,10 +96,10 @@ async function load(append) {
     next = page.next || null;
     more.hidden = !next;
     fillKinds(page.kinds);
-    summary.textContent = shown === 0 ? "No events match these filters." : `${shown} events shown, newest first.`;
+    summary.textContent = shown === 0 ? t("console.audit.no-events") : tn("console.audit.shown", shown);
     say("");
   } catch (failure) {
-    say(failure instanceof AdminFailure ? failure.message : "The audit log could not be read.", "error");
+    say(failure instanceof AdminFailure ? failure.message : t("console.audit.unreadable"), "error");
   } finally {
     more.disabled = false;
   }

@@ -1,7 +1,7 @@
 // The console's gate page: for a password session or a passkey sign-in older than the console's window, one button
 // asks for the passkey and then shows the page that was asked for.
 
-import { confirmWithPasskey, say } from "./console.js";
+import { confirmWithPasskey, say, t } from "./console.js";
 
 const section = document.querySelector("section.gate");
 const confirm = document.getElementById("confirm");
@@ -10,12 +10,12 @@ if (section && confirm && (section.dataset.reason === "passkey" || section.datas
   document.getElementById("reauthenticate").addEventListener("click", async (event) => {
     const button = event.currentTarget;
     button.disabled = true;
-    say("Waiting for your passkey…");
+    say(t("console.gate.waiting"));
     if (await confirmWithPasskey()) {
-      say("Confirmed. Opening the console…", "success");
+      say(t("console.gate.confirmed"), "success");
       location.reload();
     } else {
-      say("That didn’t work. Try again, or use another passkey of this account.", "error");
+      say(t("console.gate.failed"), "error");
       button.disabled = false;
     }
   });

@@ -1,8 +1,10 @@
 // Groups: list, create (slug, name, claims), edit name and claims, delete with typed confirmation, members.
 
-import { admin, el, say } from "/console/static/console.js";
+import { admin, el, say, t, formatNumber } from "/console/static/console.js";
 
 const groupsBody = document.getElementById("groups");
+// An example of custom claims in the new group's field: JSON, the same in every language.
+document.getElementById("claims").placeholder = JSON.stringify({ roles: ["viewer"] });
 const detail = document.getElementById("detail");
 let current = null;
 
@@ -12,7 +14,7 @@ function parseClaims(text) {
   try {
     return JSON.parse(trimmed);
   } catch {
-    throw new Error("Custom claims must be a JSON object, like {\"roles\": [\"viewer\"]}.");
+    throw new Error(t("console.groups.claims-invalid", { example: JSON.stringify({ roles: ["viewer"] }) }));
   }
 }
 
@@ -25,23 +27,23 @@ async function load() {
         {},
         el("td", {}, el("code", { text: group.slug })),
         el("td", { text: group.name }),
-        el("td", { text: String(group.memberCount) }),
+        el("td", { text: formatNumber(group.memberCount) }),
         el(
           "td",
           {},
-          el("button", { type: "button", "aria-label": `Open ${group.slug}`, dataset: { slug: group.slug } }, "Open"),
+          el("button", { type: "button", "aria-label": t("console.common.open-label", { name: group.slug }), dataset: { slug: group.slug } }, t("console.common.open")),
         ),
       ),
     ),
   );
-  if (groups.length === 0) groupsBody.append(el("tr", {}, el("td", { colspan: "4", class: "muted", text: "No groups yet." })));
+  if (groups.length === 0) groupsBody.append(el("tr", {}, el("td", { colspan: "4", class: "muted", text: t("console.groups.none") })));
 }
 
 async function open(slug) {
   const { group, members } = await admin("GET", `/api/admin/groups/${encodeURIComponent(slug)}`);
   current = group;
   detail.hidden = false;
-  document.getElementById("detail-heading").textContent = `Group ${group.slug}`;
+  document.getElementById("detail-heading").textContent = t("console.groups.group-heading", { group: group.slug });
   document.getElementById("edit-name").value = group.name;
   document.getElementById("edit-claims").value = JSON.stringify(group.claims, null, 2);
   document.getElementById("delete-slug").textContent = group.slug;
@@ -57,13 +59,13 @@ async function open(slug) {
         " ",
         el(
           "button",
-          { type: "button", class: "danger", "aria-label": `Remove ${member.username}`, dataset: { username: member.username } },
-          "Remove",
+          { type: "button", class: "danger", "aria-label": t("console.groups.remove-member-label", { username: member.username }), dataset: { username: member.username } },
+          t("console.common.remove"),
         ),
       ),
     ),
   );
-  if (members.length === 0) list.append(el("li", { class: "muted", text: "No members yet." }));
+  if (members.length === 0) list.append(el("li", { class: "muted", text: t("console.groups.no-members") }));
 }
 
 async function run(action, done) {
@@ -91,7 +93,7 @@ document.getElementById("create").addEventListener("submit", (event) => {
     form.reset();
     await load();
     await open(slug);
-  }, "Group created.");
+  }, t("console.groups.created"));
 });
 
 document.getElementById("edit").addEventListener("submit", (event) => {
@@ -105,7 +107,7 @@ document.getElementById("edit").addEventListener("submit", (event) => {
     });
     await load();
     await open(current.slug);
-  }, "Changes saved.");
+  }, t("console.common.saved"));
 });
 
 document.getElementById("add-member").addEventListener("submit", (event) => {
@@ -120,7 +122,7 @@ document.getElementById("add-member").addEventListener("submit", (event) => {
     form.reset();
     await load();
     await open(current.slug);
-  }, `${username} added.`);
+  }, t("console.groups.member-added", { username }));
 });
 
 document.getElementById("members").addEventListener("click", (event) => {
@@ -134,7 +136,7 @@ document.getElementById("members").addEventListener("click", (event) => {
     );
     await load();
     await open(current.slug);
-  }, `${username} removed.`);
+  }, t("console.groups.member-removed", { username }));
 });
 
 document.getElementById("delete-confirm").addEventListener("input", (event) => {
@@ -150,7 +152,7 @@ document.getElementById("delete").addEventListener("submit", (event) => {
     current = null;
     detail.hidden = true;
     await load();
-  }, `Group ${slug} deleted.`);
+  }, t("console.groups.deleted", { group: slug }));
 });
 
 run(load);

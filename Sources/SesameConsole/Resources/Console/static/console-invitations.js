@@ -1,6 +1,16 @@
 // Invitations: list, create (email, groups, expiry; the link shown once when no mail carries it), revoke.
 
-import { admin, el, say, formatDate } from "/console/static/console.js";
+import { admin, el, say, formatDate, t } from "/console/static/console.js";
+
+function stateName(state) {
+  switch (state) {
+    case "usable": return t("console.invitations.usable");
+    case "used": return t("console.invitations.used");
+    case "revoked": return t("console.invitations.revoked");
+    case "expired": return t("console.invitations.expired");
+    default: return state;
+  }
+}
 
 const body = document.getElementById("invitations");
 
@@ -12,9 +22,9 @@ async function load() {
         "tr",
         {},
         el("td", {}, el("code", { text: invitation.id })),
-        el("td", { text: invitation.state }),
-        el("td", { text: invitation.email || "—" }),
-        el("td", { text: invitation.groups.length ? invitation.groups.join(", ") : "—" }),
+        el("td", { text: stateName(invitation.state) }),
+        el("td", { text: invitation.email || t("console.common.none-dash") }),
+        el("td", { text: invitation.groups.length ? invitation.groups.join(t("console.common.list-separator")) : t("console.common.none-dash") }),
         el("td", { text: formatDate(invitation.expiresAt) }),
         el(
           "td",
@@ -22,15 +32,15 @@ async function load() {
           invitation.state === "usable"
             ? el(
                 "button",
-                { type: "button", class: "danger", "aria-label": `Revoke ${invitation.id}`, dataset: { id: invitation.id } },
-                "Revoke",
+                { type: "button", class: "danger", "aria-label": t("console.invitations.revoke-label", { id: invitation.id }), dataset: { id: invitation.id } },
+                t("console.invitations.revoke"),
               )
             : null,
         ),
       ),
     ),
   );
-  if (invitations.length === 0) body.append(el("tr", {}, el("td", { colspan: "6", class: "muted", text: "No invitations yet." })));
+  if (invitations.length === 0) body.append(el("tr", {}, el("td", { colspan: "6", class: "muted", text: t("console.invitations.none") })));
 }
 
 async function run(action, done) {
@@ -62,7 +72,7 @@ document.getElementById("create").addEventListener("submit", (event) => {
     }
     form.reset();
     await load();
-    say(created.mailed ? "Invitation created and mailed." : "Invitation created: send the link shown above.", "success");
+    say(created.mailed ? t("console.invitations.mailed") : t("console.invitations.created"), "success");
   });
 });
 
@@ -72,7 +82,7 @@ body.addEventListener("click", (event) => {
   run(async () => {
     await admin("DELETE", `/api/admin/invitations/${encodeURIComponent(button.dataset.id)}`);
     await load();
-  }, "Invitation revoked.");
+  }, t("console.invitations.revoked-done"));
 });
 
 run(load);

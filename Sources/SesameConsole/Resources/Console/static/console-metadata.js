@@ -1,19 +1,19 @@
 // FIDO metadata: the BLOB in force, and an upload verified by the server before it is stored.
 
-import { admin, el, say, formatDate } from "/console/static/console.js";
+import { admin, el, say, formatDate, formatDay, formatNumber, t } from "/console/static/console.js";
 
 function show({ blob }) {
   const list = document.getElementById("current");
   if (!blob) {
-    list.replaceChildren(el("dt", { text: "None" }), el("dd", { text: "No metadata has been imported." }));
+    list.replaceChildren(el("dt", { text: t("console.metadata.none") }), el("dd", { text: t("console.metadata.none-imported") }));
     return;
   }
   const rows = [
-    ["Number", String(blob.number)],
-    ["Next update", blob.nextUpdate],
-    ["Entries", String(blob.entries)],
-    ["Verified as of", formatDate(blob.verifiedAt)],
-    ["Imported", formatDate(blob.importedAt)],
+    [t("console.metadata.number"), formatNumber(blob.number)],
+    [t("console.metadata.next-update"), formatDay(blob.nextUpdate)],
+    [t("console.metadata.entries"), formatNumber(blob.entries)],
+    [t("console.metadata.verified"), formatDate(blob.verifiedAt)],
+    [t("console.metadata.imported"), formatDate(blob.importedAt)],
   ];
   list.replaceChildren(...rows.flatMap(([term, value]) => [el("dt", { text: term }), el("dd", { text: value })]));
 }
@@ -23,11 +23,11 @@ document.getElementById("upload").addEventListener("submit", async (event) => {
   const file = event.currentTarget.blob.files[0];
   if (!file) return;
   try {
-    say("Verifying…");
+    say(t("console.metadata.verifying"));
     const text = await file.text();
     show(await admin("POST", "/api/admin/metadata", { blob: text }));
     event.currentTarget.reset();
-    say("The BLOB is verified and stored; every server loads it within a minute.", "success");
+    say(t("console.metadata.stored"), "success");
   } catch (error) {
     say(error.message, "error");
   }

@@ -1,26 +1,26 @@
-// The Overview: the figures of `GET /api/admin/overview`, shown in cards and two tables, refreshed on demand.
+// The Overview: the figures of GET /api/admin/overview, shown in cards and two tables, refreshed on demand.
 
-import { admin, el, say, formatDate } from "./console.js";
+import { admin, el, say, formatDate, formatDay, t, tn, formatNumber } from "./console.js";
 
-const METHODS = {
-  passkey: "Passkey",
-  password: "Password",
-  second_factor: "Second factor",
-  "email_recovery.signed_in": "Recovery by email",
-  "recovery_link.used": "Recovery link",
-};
+// The sign-in methods' names; a method without one shows its code.
+function methodName(method) {
+  switch (method) {
+    case "passkey": return t("console.overview.method-passkey");
+    case "password": return t("console.overview.method-password");
+    case "second_factor": return t("console.overview.method-second-factor");
+    case "email_recovery.signed_in": return t("console.overview.method-email-recovery");
+    case "recovery_link.used": return t("console.overview.method-recovery-link");
+    default: return method;
+  }
+}
 
 function set(id, text) {
   const node = document.getElementById(id);
   if (node) node.textContent = text;
 }
 
-function plural(count, one, many) {
-  return `${count.toLocaleString()} ${count === 1 ? one : many}`;
-}
-
 function days(count) {
-  return count === 0 ? "today" : `${plural(count, "day", "days")} ago`;
+  return count === 0 ? t("console.overview.today") : tn("console.overview.days-ago", count);
 }
 
 function rows(id, items, empty, cells) {
@@ -34,46 +34,50 @@ function rows(id, items, empty, cells) {
 }
 
 function show(data) {
-  set("accounts-total", data.accounts.total.toLocaleString());
-  set("accounts-disabled", `${plural(data.accounts.disabled, "disabled", "disabled")}`);
+  set("accounts-total", formatNumber(data.accounts.total));
+  set("accounts-disabled", tn("console.overview.disabled", data.accounts.disabled));
 
   const total = data.signIns.byMethod.reduce((sum, method) => sum + method.count, 0);
-  set("signins-total", total.toLocaleString());
+  set("signins-total", formatNumber(total));
   const methods = document.getElementById("signins-methods");
   methods.replaceChildren(
     ...data.signIns.byMethod.map((m) =>
-      el("li", { dataset: { method: m.method } }, `${METHODS[m.method] || m.method}: ${m.count.toLocaleString()}`),
+      el("li", { dataset: { method: m.method } }, t("console.overview.method-count", { method: methodName(m.method), count: formatNumber(m.count) })),
     ),
   );
-  set("signins-failed", `${plural(data.signIns.failed, "failed sign-in", "failed sign-ins")} since midnight UTC`);
+  set("signins-failed", tn("console.overview.failed-signins", data.signIns.failed));
 
-  set("outbox-queued", plural(data.outbox.queued, "mail waiting", "mails waiting"));
+  set("outbox-queued", tn("console.overview.mails-waiting", data.outbox.queued));
   set(
     "outbox-detail",
     data.outbox.queued === 0
-      ? "Nothing to send."
-      : `${plural(data.outbox.failing, "failing", "failing")}; oldest written ${formatDate(data.outbox.oldest)}`,
+      ? t("console.overview.nothing-to-send")
+      : tn("console.overview.outbox-failing", data.outbox.failing, { oldest: formatDate(data.outbox.oldest) }),
   );
 
   if (data.metadata) {
-    set("metadata-number", `BLOB ${data.metadata.number}`);
+    set("metadata-number", t("console.overview.blob-number", { number: data.metadata.number }));
     set(
       "metadata-detail",
-      `${plural(data.metadata.entries, "entry", "entries")}; imported ${days(data.metadata.ageDays)}; next update ${data.metadata.nextUpdate}`,
+      t("console.overview.metadata-detail", {
+        entries: tn("console.overview.entries", data.metadata.entries),
+        imported: days(data.metadata.ageDays),
+        next: formatDay(data.metadata.nextUpdate),
+      }),
     );
   } else {
-    set("metadata-number", "None");
-    set("metadata-detail", "No BLOB imported (sesame metadata import).");
+    set("metadata-number", t("console.overview.no-blob"));
+    set("metadata-detail", t("console.overview.no-blob-detail"));
   }
 
-  rows("keys", data.signingKeys, "No signing keys yet: made at the first token.", (key) => [
+  rows("keys", data.signingKeys, t("console.overview.no-keys"), (key) => [
     el("span", { class: "code", text: key.kid }),
     key.algorithm,
     days(key.ageDays),
-    key.retiredAt ? `Retired ${formatDate(key.retiredAt)}` : "In use",
+    key.retiredAt ? t("console.overview.retired-at", { date: formatDate(key.retiredAt) }) : t("console.overview.in-use"),
   ]);
   set("version", data.version);
-  rows("nodes", data.nodes, "No server has said it is running in the last minute.", (node) => [
+  rows("nodes", data.nodes, t("console.overview.no-nodes"), (node) => [
     el("span", { class: "code", text: node.id }),
     node.version,
     formatDate(node.startedAt),
@@ -87,7 +91,7 @@ async function load() {
   button.disabled = true;
   try {
     show(await admin("GET", "/api/admin/overview"));
-    say(`Figures as of ${formatDate(new Date().toISOString())}.`);
+    say(t("console.overview.as-of", { date: formatDate(new Date().toISOString()) }));
   } catch (failure) {
     say(failure.message, "error");
   } finally {

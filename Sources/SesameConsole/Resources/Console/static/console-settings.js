@@ -1,6 +1,21 @@
 // Settings in force: read-only, with each value's source; secrets arrive masked from the server.
 
-import { admin, el, say } from "/console/static/console.js";
+import { admin, el, say, t } from "/console/static/console.js";
+
+// Where a value came from: `default`, `unknown`, or a kind (`flag`, `environment`, `file`) and its name.
+function sourceText(source) {
+  if (source === "default") return t("console.settings.source-default");
+  if (source === "unknown") return t("console.settings.source-unknown");
+  const space = source.indexOf(" ");
+  const kind = space < 0 ? source : source.slice(0, space);
+  const name = space < 0 ? "" : source.slice(space + 1);
+  switch (kind) {
+    case "flag": return t("console.settings.source-flag", { name });
+    case "environment": return t("console.settings.source-environment", { name });
+    case "file": return t("console.settings.source-file", { name });
+    default: return source;
+  }
+}
 
 let rows = [];
 
@@ -16,7 +31,7 @@ function show(filter) {
         { dataset: { key: row.key } },
         el("th", { scope: "row" }, el("code", { text: row.key }), el("div", { class: "muted help", text: row.help })),
         el("td", {}, el("code", { class: row.secret ? "masked" : undefined, text: row.value })),
-        el("td", { text: row.source }),
+        el("td", {}, sourceText(row.source)),
       ),
     ),
   );

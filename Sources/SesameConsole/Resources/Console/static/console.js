@@ -2,9 +2,33 @@
 // console's window has passed, and small DOM helpers that never parse HTML.
 
 import { requestOptions, credentialJSON } from "/static/webauthn.js";
+import { t, formatDateIn } from "/static/i18n.js";
 
-// The DOM helpers the account pages use: elements made without parsing HTML, dates in the browser's locale.
-export { el, formatDate } from "/static/ui.js";
+// The DOM helper the account pages use: elements made without parsing HTML. The page's words (`t`, `tn`) and
+// numbers come from `/static/i18n.js`, in the page's language.
+export { el } from "/static/ui.js";
+export { t, tn, formatNumber, formatDateIn } from "/static/i18n.js";
+
+/** A day (`2026-11-29`) in the page's language, as the UTC date it names; the text itself if it is not one. */
+export function formatDay(value) {
+  return formatDateIn(value, { dateStyle: "medium", timeZone: "UTC" }) || String(value ?? "");
+}
+
+/** A date and time in the page's language; "never" for none. */
+export function formatDate(value) {
+  if (!value) return t("console.common.never");
+  return formatDateIn(value) || t("console.common.unknown");
+}
+
+/** The sentence for an API error `code` in the page's language, else the server's `message`, else a general one. */
+export function errorText(code, message) {
+  if (code) {
+    const key = `error.${code}`;
+    const text = t(`error.${code}`);
+    if (text !== key) return text;
+  }
+  return message || t("console.common.failed");
+}
 
 function meta(name) {
   const element = document.querySelector(`meta[name="${name}"]`);
@@ -14,7 +38,7 @@ function meta(name) {
 /** An admin API failure: `code` is the API's error code, `status` the HTTP status. */
 export class AdminFailure extends Error {
   constructor(status, code, message, data) {
-    super(message || "Something went wrong. Please try again.");
+    super(errorText(code, message));
     this.name = "AdminFailure";
     this.status = status;
     this.code = code;
@@ -39,7 +63,7 @@ async function send(method, path, body) {
       cache: "no-store",
     });
   } catch {
-    throw new AdminFailure(0, "network", "Can’t reach the server. Check your connection and try again.");
+    throw new AdminFailure(0, "network", t("console.common.offline"));
   }
   const type = response.headers.get("Content-Type") || "";
   let data = null;
