@@ -592,7 +592,7 @@
     const gate = () => protection;
     const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title,
                                  dir: DIRECTION });
-    box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), "Sesame Keychain"]),
+    box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), t("extension.manifest.name")]),
                element("h1", { text: title }), element("p", { text: detail }));
     const buttons = [];
     for (const account of accounts || []) {
@@ -689,7 +689,7 @@
         list.append(button);
         return button;
       });
-      list.append(element("div", { className: "hint", text: "Sesame Keychain" }));
+      list.append(element("div", { className: "hint", text: t("extension.manifest.name") }));
       root.append(list);
       // The whole list inside the viewport (the guard arms only fully visible suggestions): above the field when
       // there is no room under it, and never past the right edge.
