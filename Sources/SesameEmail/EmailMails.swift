@@ -1,6 +1,7 @@
 import Foundation
 import SesameBytes
 import SesameCore
+import SesameLanguage
 
 /// The address feature's mails, each with a text part and an HTML part, in the words of the pages: every sentence is
 /// a `mail.<kind>.<part>` key of the catalog, in the language each method is given (the recipient's saved choice,

@@ -26,9 +26,8 @@ import Testing
 
     @Test func messagesUseChromesNamesAndNumberedPlaceholders() throws {
         let catalog = try Catalog.bundled()
-        let korean = try #require(
-            try JSONSerialization.jsonObject(with: try #require(try ExtensionLocales.files(catalog)["ko"]))
-                as? [String: [String: Any]])
+        let data = try #require(try ExtensionLocales.files(catalog)["ko"])
+        let korean = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
         let title = try #require(korean["relay_create_detail"])
         #expect(title["message"] as? String == "Sesame 키체인이 “$user$”의 패스키를 보관하고 회원님의 기기에 동기화합니다.")
         #expect((title["placeholders"] as? [String: [String: String]]) == ["user": ["content": "$1"]])
@@ -47,7 +46,8 @@ import Testing
                     contentsOf: Self.extensionFolder.appendingPathComponent(file), encoding: .utf8)
             else { continue }
             for pattern in [
-                #"t\("(extension\.[a-z0-9.-]+)""#, #"data-i18n[a-z-]*="(extension\.[a-z0-9.-]+)""#, #"__MSG_([a-z0-9_]+)__"#,
+                #"t\("(extension\.[a-z0-9.-]+)""#, #"data-i18n[a-z-]*="(extension\.[a-z0-9.-]+)""#,
+                #"__MSG_([a-z0-9_]+)__"#,
             ] {
                 let regex = try NSRegularExpression(pattern: pattern)
                 for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
