@@ -677,8 +677,10 @@ $("sync-now").addEventListener("click", async () => {
   const r = answer.result;
   await loadList();
   await loadSync();
-  say(t(r.conflictCopies ? "extension.popup.synced-conflicts" : "extension.popup.synced",
-    { version: r.version, received: r.received, sent: r.sent, conflicts: r.conflictCopies }));
+  // Only the message's own placeholders: their values go by position (their names' alphabetical order).
+  const counts = { version: r.version, received: r.received, sent: r.sent };
+  say(r.conflictCopies ? t("extension.popup.synced-conflicts", { ...counts, conflicts: r.conflictCopies })
+    : t("extension.popup.synced", counts));
 });
 
 $("approve-form").addEventListener("submit", async (event) => {
