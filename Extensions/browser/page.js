@@ -73,7 +73,7 @@
       get [name]() {
         if (WeakMapHas.call(slots, this)) return read(WeakMapGet.call(slots, this));
         if (original) return original.call(this);
-        throw new NativeTypeError("Illegal invocation");
+        throw new NativeTypeError("Illegal invocation");  // i18n-ignore
       },
     }, name).get;
     Object.defineProperty(getter, "name", { value: `get ${name}` });
@@ -86,7 +86,7 @@
       [name](...args) {
         if (WeakMapHas.call(slots, this)) return call(WeakMapGet.call(slots, this), args);
         if (typeof original === "function") return original.apply(this, args);
-        throw new NativeTypeError("Illegal invocation");
+        throw new NativeTypeError("Illegal invocation");  // i18n-ignore
       },
     }[name];
     replaceMethod(target, name, fn);
@@ -96,7 +96,7 @@
   function bytesOf(source, what) {
     if (source instanceof ArrayBuffer) return new Uint8Array(source);
     if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-    throw new NativeTypeError(`Failed to read the '${what}' property: not an ArrayBuffer or ArrayBufferView.`);
+    throw new NativeTypeError(`Failed to read the '${what}' property: not an ArrayBuffer or ArrayBufferView.`);  // i18n-ignore
   }
   function b64url(source, what) {
     const bytes = bytesOf(source, what);
@@ -169,7 +169,7 @@
   }
   function required(value, what) {
     if (value === undefined || value === null) {
-      throw new NativeTypeError(`Failed to read the '${what}' property: required member is undefined.`);
+      throw new NativeTypeError(`Failed to read the '${what}' property: required member is undefined.`);  // i18n-ignore
     }
     return value;
   }
@@ -302,7 +302,7 @@
   }
   function failure(error) {
     const name = (error && error.name) || "NotAllowedError";
-    const text = (error && error.message) || "The operation either timed out or was not allowed.";
+    const text = (error && error.message) || "The operation either timed out or was not allowed.";  // i18n-ignore
     if (name === "TypeError") return new NativeTypeError(text);
     return new NativeDOMException(text, name);
   }
@@ -388,7 +388,7 @@
   // Signal API (WebAuthn L3 §5.1.10): the keychain checks the RP ID against the real origin, as a browser does.
   function signal(name, members) {
     return async function (options) {
-      if (!options || typeof options !== "object") throw new NativeTypeError(`Failed to execute '${name}'.`);
+      if (!options || typeof options !== "object") throw new NativeTypeError(`Failed to execute '${name}'.`);  // i18n-ignore
       const payload = {};
       for (const member of members) payload[member] = required(options[member], member);
       const answer = await ask({ kind: "signal", signal: name, payload });

@@ -8,6 +8,25 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// The person's words, from _locales (made from the catalog's extension.* keys: `sesame catalog extension-locales`);
+// a message's {placeholders} are passed in their names' alphabetical order, as the generator numbers them. The page's
+// own words are named by data-i18n (text), data-i18n-placeholder and data-i18n-aria-label; English stays in the HTML
+// where a message is missing.
+const t = (key, values = {}) => chrome.i18n.getMessage(
+  key.slice("extension.".length).replace(/[.-]/g, "_"),
+  Object.keys(values).sort().map((name) => String(values[name])));
+document.documentElement.lang = chrome.i18n.getUILanguage();
+document.documentElement.dir = chrome.i18n.getMessage("@@bidi_dir") || "ltr";
+for (const [attribute, apply] of [
+  ["data-i18n", (node, text) => { node.textContent = text; }],
+  ["data-i18n-placeholder", (node, text) => node.setAttribute("placeholder", text)],
+  ["data-i18n-aria-label", (node, text) => node.setAttribute("aria-label", text)],
+]) {
+  for (const node of document.querySelectorAll(`[${attribute}]`)) {
+    const text = t(node.getAttribute(attribute));
+    if (text) apply(node, text);
+  }
+}
 // How long a copied secret stays on the clipboard: the Settings choice, kept in extension storage (storage.local;
 // not a secret) and read by the worker, which clears the clipboard (worker.js, CLEAR_CHOICES).
 const CLEAR_SETTING = "clipboardClearSeconds";
@@ -44,15 +63,15 @@ function say(text, undo) {
 }
 
 const MESSAGES = {
-  wrongPassphrase: "That passphrase does not open this keychain.",
-  locked: "The keychain is locked.",
-  hostUnavailable: "The keychain's native host is not reachable. Run `sesame keychain install-browser`.",
-  vaultNotFound: "There is no keychain on this computer yet. Run `sesame keychain init`.",
-  itemNotFound: "That item is no longer in the keychain.",
-  pairingCodeMismatch: "No device waiting to join shows that code.",
+  wrongPassphrase: t("extension.popup.error-wrong-passphrase"),
+  locked: t("extension.popup.error-locked"),
+  hostUnavailable: t("extension.popup.error-host"),
+  vaultNotFound: t("extension.popup.error-no-vault"),
+  itemNotFound: t("extension.popup.error-item-gone"),
+  pairingCodeMismatch: t("extension.popup.error-code-mismatch"),
 };
 function explain(error) {
-  return MESSAGES[error && error.code] || `The keychain refused (${(error && error.code) || "unknown"}).`;
+  return MESSAGES[error && error.code] || t("extension.popup.error-other", { code: (error && error.code) || "unknown" });
 }
 
 // --- Which site ----------------------------------------------------------------------------------------------------
@@ -133,7 +152,7 @@ function watchIdleLock(session) {
     if (answer.result && answer.result.unlocked) { watchIdleLock(answer.result); return; }
     if (state.view !== "unlock") {
       say("");
-      showUnlock("The keychain locked itself after it went unused.");
+      showUnlock(t("extension.popup.idle-locked"));
     }
   }, Math.max(0, session.expires - Date.now()) + 250);
 }
@@ -145,7 +164,7 @@ $("unlock-form").addEventListener("submit", async (event) => {
   if (!passphrase) return;
   $("unlock").disabled = true;
   $("unlock-error").textContent = "";
-  say("Unlocking…");
+  say(t("extension.popup.unlocking"));
   const answer = await send({ kind: "unlock", passphrase });
   $("unlock").disabled = false;
   if (answer.error) {
@@ -153,7 +172,7 @@ $("unlock-form").addEventListener("submit", async (event) => {
     showUnlock(explain(answer.error));
     return;
   }
-  say("Unlocked.");
+  say(t("extension.popup.unlocked"));
   watchIdleLock(answer.result);
   await showList();
 });
@@ -161,14 +180,17 @@ $("unlock-form").addEventListener("submit", async (event) => {
 $("lock").addEventListener("click", async () => {
   const answer = await send({ kind: "lock" });
   if (answer.error) { say(explain(answer.error)); return; }
-  say("Locked.");
+  say(t("extension.popup.locked-status"));
   watchIdleLock(null);
   showUnlock();
 });
 
 // --- The list ------------------------------------------------------------------------------------------------------
 
-const KIND_NAMES = { passkey: "Passkey", password: "Password", code: "Code" };
+const KIND_NAMES = {
+  passkey: t("extension.popup.kind-passkey"), password: t("extension.popup.kind-password"),
+  code: t("extension.popup.kind-code"),
+};
 
 function itemButton(item) {
   const li = document.createElement("li");
@@ -183,7 +205,7 @@ function itemButton(item) {
   const sub = document.createElement("span");
   sub.className = "sub";
   sub.textContent = item.kind === "passkey"
-    ? `${item.username || "—"} · created ${date(item.created)}` : (item.username || "—");
+    ? t("extension.popup.created-on", { user: item.username || "—", date: date(item.created) }) : (item.username || "—");
   button.append(title, kind, sub);
   button.setAttribute("aria-label", `${KIND_NAMES[item.kind] || item.kind}: ${title.textContent}, ${sub.textContent}`);
   button.addEventListener("click", () => openItem(item.itemId));
@@ -215,19 +237,21 @@ async function loadList() {
   const mine = items.filter((i) => i.forSite);
   const others = items.filter((i) => !i.forSite);
   $("site-heading").hidden = !site;
-  $("site-heading").textContent = site ? `This site: ${site}` : "";
+  $("site-heading").textContent = site ? t("extension.popup.this-site", { site }) : "";
   $("site-items").replaceChildren(...mine.map(itemButton));
   if (site && mine.length === 0 && !query) {
     const none = document.createElement("li");
     none.className = "hint";
-    none.textContent = "Nothing saved for this site.";
+    none.textContent = t("extension.popup.nothing-for-site");
     $("site-items").replaceChildren(none);
   }
-  $("other-heading").textContent = query ? (site ? "Other matches" : "Matches") : (site ? "Other items" : "All items");
+  $("other-heading").textContent = query
+    ? (site ? t("extension.popup.other-matches") : t("extension.popup.matches"))
+    : (site ? t("extension.popup.other-items") : t("extension.popup.all-items"));
   $("other-heading").hidden = others.length === 0;
   $("other-items").replaceChildren(...others.map(itemButton));
   $("empty").hidden = items.length > 0;
-  say(more ? "Showing the first 200; search to narrow." : "");
+  say(more ? t("extension.popup.first-200") : "");
 }
 
 $("search").addEventListener("input", () => { loadList(); });
@@ -303,7 +327,7 @@ async function showItem(item) {
   const passkeys = item.passkeys.map((p) => {
     const li = document.createElement("li");
     const name = p.displayName && p.displayName !== p.userName ? `${p.userName} (${p.displayName})` : p.userName;
-    li.textContent = `${name || "—"}, created ${date(p.created)}`;
+    li.textContent = t("extension.popup.passkey-line", { name: name || "—", date: date(p.created) });
     return li;
   });
   $("passkeys-heading").hidden = passkeys.length === 0;
@@ -315,14 +339,15 @@ function renderPassword() {
   const value = $("password-value");
   if (state.shown && state.password !== null) {
     value.textContent = state.password;
-    value.setAttribute("aria-label", "Password");
+    value.setAttribute("aria-label", t("extension.popup.password"));
   } else {
     value.textContent = "••••••••";
-    value.setAttribute("aria-label", "Password, hidden");
+    value.setAttribute("aria-label", t("extension.popup.password-hidden"));
   }
-  $("toggle-password").textContent = state.shown ? "Hide" : "Show";
+  $("toggle-password").textContent = state.shown ? t("extension.popup.hide") : t("extension.popup.show");
   $("toggle-password").setAttribute("aria-pressed", String(state.shown));
-  $("toggle-password").setAttribute("aria-label", state.shown ? "Hide password" : "Show password");
+  $("toggle-password").setAttribute(
+    "aria-label", state.shown ? t("extension.popup.hide-password") : t("extension.popup.show-password"));
 }
 
 $("toggle-password").addEventListener("click", () => {
@@ -358,12 +383,12 @@ async function copy(text, what) {
   try {
     await navigator.clipboard.writeText(text);
   } catch {
-    say(`The browser did not let the keychain copy the ${what}.`);
+    say(t("extension.popup.copy-refused", { what }));
     return;
   }
   const answer = await send({ kind: "clearClipboardLater" });
   const seconds = answer.result ? answer.result.seconds : CLEAR_DEFAULT;
-  say(`Copied the ${what}; the clipboard is cleared in ${seconds} s.`);
+  say(t("extension.popup.copied", { what, seconds }));
 }
 
 // --- Settings ------------------------------------------------------------------------------------------------------
@@ -377,12 +402,12 @@ async function loadSettings() {
 $("clear-seconds").addEventListener("change", async () => {
   const seconds = Number($("clear-seconds").value);
   await chrome.storage.local.set({ [CLEAR_SETTING]: seconds });
-  say(`Copied secrets now leave the clipboard after ${$("clear-seconds").selectedOptions[0].textContent}.`);
+  say(t("extension.popup.clear-set", { after: $("clear-seconds").selectedOptions[0].textContent }));
 });
 
-$("copy-username").addEventListener("click", () => state.item && copy(state.item.username, "user name"));
-$("copy-password").addEventListener("click", () => state.password !== null && copy(state.password, "password"));
-$("copy-code").addEventListener("click", () => copy($("code-value").textContent, "code"));
+$("copy-username").addEventListener("click", () => state.item && copy(state.item.username, t("extension.popup.what-user-name")));
+$("copy-password").addEventListener("click", () => state.password !== null && copy(state.password, t("extension.popup.what-password")));
+$("copy-code").addEventListener("click", () => copy($("code-value").textContent, t("extension.popup.what-code")));
 
 $("back").addEventListener("click", () => { showList(); });
 
@@ -391,7 +416,7 @@ $("back").addEventListener("click", () => { showList(); });
 $("new-password").addEventListener("click", () => {
   state.creating = true;
   show("edit");
-  $("edit-title").textContent = "New password";
+  $("edit-title").textContent = t("extension.popup.new-password-title");
   $("edit-site-field").hidden = false;
   $("edit-site").value = state.origin ? new URL(state.origin).hostname : "";
   $("edit-username-field").hidden = false;
@@ -416,22 +441,22 @@ async function addPassword(fill) {
                               notes: $("edit-notes").value });
   if (answer.error) {
     $("edit-error").textContent = answer.error.code === "invalidItem"
-      ? "The keychain refused this: the site is not a host name, or a field is too long or empty."
-      : answer.error.code === "malformedNativeMessage" ? "A password is needed." : explain(answer.error);
+      ? t("extension.popup.refused-new")
+      : answer.error.code === "malformedNativeMessage" ? t("extension.popup.password-needed") : explain(answer.error);
     return;
   }
   state.creating = false;
-  let filled = "";
+  let saved = t("extension.popup.saved");
   if (fill && state.tabId !== null) {
     try {
       const reply = await chrome.tabs.sendMessage(state.tabId, { kind: "fillNewPassword", username, password });
-      filled = reply && reply.filled ? " and filled in the page" : "; the page has no field to fill";
+      saved = reply && reply.filled ? t("extension.popup.saved-filled") : t("extension.popup.saved-no-field");
     } catch {
-      filled = "; the page could not be filled";
+      saved = t("extension.popup.saved-not-filled");
     }
   }
   await showItem(answer.result.item);
-  say(`Saved${filled}.`);
+  say(saved);
 }
 
 $("fill-and-save").addEventListener("click", () => addPassword(true));
@@ -443,7 +468,7 @@ $("edit").addEventListener("click", () => {
   show("edit");
   $("edit-site-field").hidden = true;
   $("fill-and-save").hidden = true;
-  $("edit-title").textContent = `Edit ${$("item-title").textContent}`;
+  $("edit-title").textContent = t("extension.popup.edit-title", { name: $("item-title").textContent });
   $("edit-username-field").hidden = item.kind === "code";
   $("edit-display-field").hidden = item.kind !== "passkey";
   $("edit-password-field").hidden = item.kind !== "password";
@@ -468,12 +493,12 @@ $("edit-form").addEventListener("submit", async (event) => {
   const answer = await send(change);
   if (answer.error) {
     $("edit-error").textContent = answer.error.code === "invalidItem"
-      ? "The keychain refused this: a field is empty, too long, or has characters it does not keep."
+      ? t("extension.popup.refused-edit")
       : explain(answer.error);
     return;
   }
   await showItem(answer.result.item);
-  say("Saved.");
+  say(t("extension.popup.saved"));
 });
 
 function leaveEdit() {
@@ -489,13 +514,13 @@ $("delete").addEventListener("click", async () => {
   const answer = await send({ kind: "deleteItem", itemId: item.itemId });
   if (answer.error) { say(explain(answer.error)); return; }
   await showList();
-  say(`Deleted ${name}.`, {
+  say(t("extension.popup.deleted", { name }), {
     seconds: answer.result.undoSeconds,
     run: async () => {
       const undone = await send({ kind: "undoDelete", itemId: item.itemId });
-      if (undone.error) { say("It can no longer be undone."); return; }
+      if (undone.error) { say(t("extension.popup.undo-gone")); return; }
       await loadList();
-      say(`Restored ${name}.`);
+      say(t("extension.popup.restored", { name }));
     },
   });
   $("undo").focus();
@@ -508,8 +533,8 @@ const QR_IMAGE_BYTES = 512 * 1024;
 
 // A PNG or JPEG file as base64 (the host checks the bytes again), or a message saying why not.
 async function qrImage(file) {
-  if (!["image/png", "image/jpeg"].includes(file.type)) return { refused: "The QR image must be a PNG or JPEG file." };
-  if (file.size > QR_IMAGE_BYTES) return { refused: "The QR image is over 512 KiB; a screenshot of the code will do." };
+  if (!["image/png", "image/jpeg"].includes(file.type)) return { refused: t("extension.popup.qr-type") };
+  if (file.size > QR_IMAGE_BYTES) return { refused: t("extension.popup.qr-size") };
   const bytes = new Uint8Array(await file.arrayBuffer());
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -517,8 +542,8 @@ async function qrImage(file) {
 }
 
 const QR_MESSAGES = {
-  qrUnreadable: "No QR code could be read in that image. Try a sharper, larger image with only the code in it.",
-  qrDecoderUnavailable: "Reading QR images needs zbarimg on this computer (Debian package zbar-tools).",
+  qrUnreadable: t("extension.popup.qr-unreadable"),
+  qrDecoderUnavailable: t("extension.popup.qr-no-decoder"),
 };
 
 $("add-code-form").addEventListener("submit", async (event) => {
@@ -536,8 +561,8 @@ $("add-code-form").addEventListener("submit", async (event) => {
   if (answer.error) {
     if (request.kind === "addCodeQR") $("code-qr").value = "";  // a refused image is not sent again
     say(QR_MESSAGES[answer.error.code] || (answer.error.code === "invalidItem"
-      ? `That is not an otpauth:// link the keychain reads${file && !uri ? " (the image's QR code)" : ""}, or the site`
-        + " is not a host name." : explain(answer.error)));
+      ? (file && !uri ? t("extension.popup.code-refused-qr") : t("extension.popup.code-refused"))
+      : explain(answer.error)));
     return;
   }
   $("code-uri").value = "";
@@ -545,7 +570,7 @@ $("add-code-form").addEventListener("submit", async (event) => {
   $("code-site").value = "";
   $("add-code").open = false;
   await showItem(answer.result.item);
-  say("Added the code generator.");
+  say(t("extension.popup.code-added"));
 });
 
 // --- Sync and devices ----------------------------------------------------------------------------------------------
@@ -554,19 +579,20 @@ async function loadSync() {
   const answer = await send({ kind: "syncStatus" });
   if (answer.error) { $("sync-state").textContent = explain(answer.error); return; }
   const r = answer.result;
-  $("sync-state").textContent = `Vault version ${r.version}; ${r.pendingChanges} change${
-    r.pendingChanges === 1 ? "" : "s"} not yet synced. ` + lastSyncedText(r.lastSynced)
-    + (r.configured ? "" : " No sync folder or server is set up.");
+  $("sync-state").textContent = t("extension.popup.sync-state", {
+    version: r.version, pending: r.pendingChanges, last: lastSyncedText(r.lastSynced),
+  }) + (r.configured ? "" : ` ${t("extension.popup.no-sync")}`);
   $("sync-now").disabled = !r.configured;
   $("approve").disabled = !r.configured;
   $("devices").replaceChildren(...r.devices.map((d) => {
     const li = document.createElement("li");
-    li.textContent = `${d.name}${d.thisDevice ? " (this device)" : ""}, key ${d.fingerprint}, added ${date(d.added)}`;
+    li.textContent = t(d.thisDevice ? "extension.popup.this-device" : "extension.popup.device-line",
+      { name: d.name, key: d.fingerprint, date: date(d.added) });
     if (!d.thisDevice) li.append(" ", removeButton(d));
     return li;
   }));
   if (r.configured) await loadWaiting();
-  else showWaiting([], "No sync folder or server is set up.");
+  else showWaiting([], t("extension.popup.no-sync"));
 }
 
 // Devices asking to join, from the sync server: each shows a code whose first 12 characters are listed here (the
@@ -574,7 +600,7 @@ async function loadSync() {
 async function loadWaiting() {
   const answer = await send({ kind: "waitingDevices" });
   if (answer.error) { showWaiting([], explain(answer.error)); return; }
-  showWaiting(answer.result.waiting, "No device is waiting.");
+  showWaiting(answer.result.waiting, t("extension.popup.no-waiting"));
 }
 
 function showWaiting(waiting, none) {
@@ -587,19 +613,19 @@ function showWaiting(waiting, none) {
   }
   $("waiting").replaceChildren(...waiting.map((w) => {
     const li = document.createElement("li");
-    li.textContent = `A device showing ${w.codeStart}…`;
+    li.textContent = t("extension.popup.waiting-line", { code: w.codeStart });
     const button = document.createElement("button");
     button.type = "button";
-    button.textContent = "Refuse";
+    button.textContent = t("extension.popup.refuse");
     button.dataset.codeStart = w.codeStart;
-    button.setAttribute("aria-label", `Refuse the device showing ${w.codeStart}`);
+    button.setAttribute("aria-label", t("extension.popup.refuse-label", { code: w.codeStart }));
     button.addEventListener("click", async () => {
       button.disabled = true;
       const refused = await send({ kind: "refuseDevice", joinRequest: w.joinRequest });
       button.disabled = false;
       if (refused.error) { say(explain(refused.error)); return; }
       await loadWaiting();
-      say(`Refused the device showing ${w.codeStart}…; its join has ended.`);
+      say(t("extension.popup.refused-device", { code: w.codeStart }));
     });
     li.append(" ", button);
     return li;
@@ -608,11 +634,12 @@ function showWaiting(waiting, none) {
 
 // When this device last synced successfully, in the browser's own time zone, to the minute.
 function lastSyncedText(ms) {
-  if (typeof ms !== "number") return "Never synced.";
+  if (typeof ms !== "number") return t("extension.popup.never-synced");
   const at = new Date(ms);
   const pad = (n) => String(n).padStart(2, "0");
-  return `Last synced ${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} `
-    + `${pad(at.getHours())}:${pad(at.getMinutes())}.`;
+  return t("extension.popup.last-synced", {
+    time: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}`,
+  });
 }
 
 // Removing a device takes two presses of its button (the first asks), since it cannot be undone: the device is
@@ -620,21 +647,21 @@ function lastSyncedText(ms) {
 function removeButton(device) {
   const button = document.createElement("button");
   button.type = "button";
-  button.textContent = "Remove";
-  button.setAttribute("aria-label", `Remove ${device.name}`);
+  button.textContent = t("extension.popup.remove");
+  button.setAttribute("aria-label", t("extension.popup.remove-label", { name: device.name }));
   let asked = false;
   button.addEventListener("click", async () => {
     if (!asked) {
       asked = true;
-      button.textContent = "Remove it for good?";
-      button.setAttribute("aria-label", `Press again to remove ${device.name} for good`);
+      button.textContent = t("extension.popup.remove-ask");
+      button.setAttribute("aria-label", t("extension.popup.remove-ask-label", { name: device.name }));
       return;
     }
     const answer = await send({ kind: "removeDevice", deviceId: device.deviceId });
     if (answer.error) { say(explain(answer.error)); return; }
     await loadSync();
-    say(`Removed ${answer.result.removed}; the vault key ` +
-        (answer.result.version === undefined ? "rotates at the next sync." : "rotated."));
+    say(t(answer.result.version === undefined ? "extension.popup.removed-later" : "extension.popup.removed-now",
+      { name: answer.result.removed }));
   });
   return button;
 }
@@ -643,50 +670,51 @@ $("sync").addEventListener("toggle", () => { if ($("sync").open) loadSync(); });
 
 $("sync-now").addEventListener("click", async () => {
   $("sync-now").disabled = true;
-  say("Syncing…");
+  say(t("extension.popup.syncing"));
   const answer = await send({ kind: "syncNow" });
   $("sync-now").disabled = false;
   if (answer.error) { say(explain(answer.error)); return; }
   const r = answer.result;
   await loadList();
   await loadSync();
-  say(`Synced: vault version ${r.version}, ${r.received} received, ${r.sent} sent` +
-      (r.conflictCopies ? `, ${r.conflictCopies} conflict copies kept` : "") + ".");
+  // Only the message's own placeholders: their values go by position (their names' alphabetical order).
+  const counts = { version: r.version, received: r.received, sent: r.sent };
+  say(r.conflictCopies ? t("extension.popup.synced-conflicts", { ...counts, conflicts: r.conflictCopies })
+    : t("extension.popup.synced", counts));
 });
 
 $("approve-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const pairingCode = $("pairing-code").value.trim();
   if (!pairingCode) return;
-  say("Approving…");
+  say(t("extension.popup.approving"));
   const answer = await send({ kind: "approveDevice", pairingCode, deviceName: $("device-name").value.trim() });
   if (answer.error) {
-    say(answer.error.code === "pairingCodeMalformed" ? "That is not a device's code: check what it shows."
-      : answer.error.code === "pairingCodeMismatch" ? "No device waiting to join shows that code."
+    say(answer.error.code === "pairingCodeMalformed" ? t("extension.popup.code-malformed")
+      : answer.error.code === "pairingCodeMismatch" ? t("extension.popup.error-code-mismatch")
         : explain(answer.error));
     return;
   }
   $("pairing-code").value = "";
   await loadSync();  // the approved device leaves the waiting list
-  say(`Approved ${answer.result.name} (key ${answer.result.fingerprint}).`);
+  say(t("extension.popup.approved", { name: answer.result.name, key: answer.result.fingerprint }));
 });
 
 // --- Import (CXF, Bitwarden, KeePassXC) and export (CXF) --------------------------------------------------------------------------------------
 
 function countsText(counts) {
-  return `${counts.password} passwords, ${counts.passkey} passkeys, ${counts.code} code generators`;
+  return t("extension.popup.counts", { passwords: counts.password, passkeys: counts.passkey, codes: counts.code });
 }
 
 // What each export is called when it does not read, by the host's error code.
 const IMPORT_REFUSALS = {
-  cxf: { invalidCXF: "That file is not a CXF document this keychain reads.",
-         unsupportedCXFVersion: "That file is not a CXF document this keychain reads." },
-  bitwarden: { encryptedExport: "That Bitwarden export is encrypted: export again as JSON without a password.",
-               invalidExport: "That file is not a Bitwarden JSON export this keychain reads.",
-               unsupportedPasskeyKey: "A passkey in that Bitwarden export is not ECDSA P-256, the only kind the "
-                 + "keychain imports from Bitwarden: nothing was imported.",
-               malformedPasskeyKey: "A passkey's key in that Bitwarden export does not read: nothing was imported." },
-  keepassxc: { invalidExport: "That file is not a KeePassXC CSV export this keychain reads." },
+  cxf: { invalidCXF: t("extension.popup.import-not-cxf"),
+         unsupportedCXFVersion: t("extension.popup.import-not-cxf") },
+  bitwarden: { encryptedExport: t("extension.popup.import-encrypted"),
+               invalidExport: t("extension.popup.import-not-bitwarden"),
+               unsupportedPasskeyKey: t("extension.popup.import-key-kind"),
+               malformedPasskeyKey: t("extension.popup.import-key-unreadable") },
+  keepassxc: { invalidExport: t("extension.popup.import-not-keepassxc") },
 };
 
 $("import-file").addEventListener("change", async () => {
@@ -700,7 +728,7 @@ $("import-file").addEventListener("change", async () => {
       try {
         request = { kind: "importCXF", document: JSON.parse(text) };
       } catch {
-        say("That file is not a CXF document (not JSON).");
+        say(t("extension.popup.import-not-json"));
         return;
       }
     } else {
@@ -717,9 +745,9 @@ $("import-file").addEventListener("change", async () => {
   const r = answer.result;
   const skipped = Object.values(r.skippedTypes).reduce((a, b) => a + b, 0);
   await loadList();
-  say(`Imported ${countsText(r.imported)}; ${r.duplicates} already here` +
-      (skipped ? `; ${skipped} of kinds the keychain does not keep` : "") +
-      (r.failures.length ? `; ${r.failures.length} could not be read` : "") + ".");
+  const more = (skipped ? t("extension.popup.imported-skipped", { count: skipped }) : "")
+    + (r.failures.length ? t("extension.popup.imported-failed", { count: r.failures.length }) : "");
+  say(t("extension.popup.imported", { counts: countsText(r.imported), duplicates: r.duplicates, more }));
 });
 
 async function exportCXF() {
@@ -727,7 +755,7 @@ async function exportCXF() {
   if (answer.error && answer.error.code === "userVerificationRequired") {
     $("verify-form").hidden = false;
     $("verify-passphrase").focus();
-    say("Type the passphrase again to export.");
+    say(t("extension.popup.export-passphrase"));
     return;
   }
   if (answer.error) { say(explain(answer.error)); return; }
@@ -737,7 +765,7 @@ async function exportCXF() {
   link.download = `sesame-keychain-${new Date().toISOString().slice(0, 10)}.cxf.json`;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 60 * 1000);
-  say(`Exported ${countsText(answer.result.exported)} to ${link.download}; it holds secrets in clear.`);
+  say(t("extension.popup.exported", { counts: countsText(answer.result.exported), file: link.download }));
 }
 
 $("export").addEventListener("click", exportCXF);
@@ -769,8 +797,9 @@ async function generateWords() {
   if (answer.error) { $("strength").textContent = explain(answer.error); return; }
   const r = answer.result;
   $("edit-password").value = r.password;
-  $("strength").textContent = `About ${Math.floor(r.bits)} bits of entropy (${words} words from ${r.list}, `
-    + `${r.listSize.toLocaleString("en")} words).`;
+  $("strength").textContent = t("extension.popup.strength-words", {
+    bits: Math.floor(r.bits), words, list: r.list, size: r.listSize.toLocaleString(chrome.i18n.getUILanguage()),
+  });
 }
 
 function generateMode() {
@@ -789,7 +818,7 @@ function generatePassword() {
   if (generateMode() === "words") { generateWords(); return; }
   const alphabet = Object.keys(CLASSES).filter((id) => $(id).checked).map((id) => CLASSES[id]).join("");
   const length = Math.max(8, Math.min(128, Number($("gen-length").value) || 20));
-  if (!alphabet) { $("strength").textContent = "Choose at least one kind of character."; return; }
+  if (!alphabet) { $("strength").textContent = t("extension.popup.choose-class"); return; }
   const limit = 256 - (256 % alphabet.length);
   let out = "";
   while (out.length < length) {
@@ -799,7 +828,7 @@ function generatePassword() {
   }
   $("edit-password").value = out;
   const bits = Math.floor(length * Math.log2(alphabet.length));
-  $("strength").textContent = `About ${bits} bits of entropy (${length} characters from ${alphabet.length}).`;
+  $("strength").textContent = t("extension.popup.strength-characters", { bits, length, alphabet: alphabet.length });
 }
 
 $("generate").addEventListener("click", generatePassword);

@@ -11,6 +11,12 @@
   const PAGE = "sesame-keychain/page";
   const RELAY = "sesame-keychain/relay";
   const requests = new Map(); // id -> { cancel() }
+  // The person's words, from _locales (made from the catalog's extension.* keys: `sesame catalog extension-locales`);
+  // a message's {placeholders} are passed in their names' alphabetical order, as the generator numbers them.
+  const t = (key, values = {}) => chrome.i18n.getMessage(
+    key.slice("extension.".length).replace(/[.-]/g, "_"),
+    Object.keys(values).sort().map((name) => String(values[name])));
+  const DIRECTION = chrome.i18n.getMessage("@@bidi_dir") || "ltr";
 
   // A field focused by the page's script alone (the person has not clicked or typed in the last few seconds: no
   // transient user activation) gets no suggestions until the person clicks it. Otherwise a page could focus its own
@@ -68,15 +74,15 @@
     const account = unknown[0];
     const rpId = answer.result.rpId;
     const ui = sheet({
-      title: `${rpId} no longer accepts a passkey`,
-      detail: `The site says it does not know the passkey for “${account.userName}”. Remove it from Sesame Keychain?`,
-      confirm: "Remove passkey",
+      title: t("extension.relay.unknown-title", { site: rpId }),
+      detail: t("extension.relay.unknown-detail", { user: account.userName }),
+      confirm: t("extension.relay.unknown-confirm"),
       onConfirm: async () => {
         ui.busy();
         await worker({ kind: "remove", rpId, credentialId: account.credentialId });
         ui.close();
       },
-      cancelText: "Keep it",
+      cancelText: t("extension.relay.unknown-keep"),
       onCancel: () => ui.close(),
     });
   }
@@ -118,8 +124,9 @@
       return done({ error: { name: "NotAllowedError", code: "noCredential" } });
     }
     ui = sheet({
-      title: accounts.length > 0 ? `Sign in to ${rpId}` : `No passkey for ${rpId}`,
-      detail: accounts.length > 0 ? "Choose a passkey from Sesame Keychain." : "Sesame Keychain has no passkey for this site.",
+      title: accounts.length > 0
+        ? t("extension.relay.get-title", { site: rpId }) : t("extension.relay.get-none-title", { site: rpId }),
+      detail: accounts.length > 0 ? t("extension.relay.get-detail") : t("extension.relay.get-none-detail"),
       accounts,
       onPick: (account) => { ui.busy(); pick(account); },
       onOther: () => done({ handBack: true }),
@@ -152,9 +159,9 @@
     if (prepared.error) return done({ error: prepared.error });
     const { rpId, userName } = prepared.result;
     ui = sheet({
-      title: `Save a passkey for ${rpId}?`,
-      detail: `Sesame Keychain will keep a passkey for “${userName}” and sync it to your devices.`,
-      confirm: "Save passkey",
+      title: t("extension.relay.create-title", { site: rpId }),
+      detail: t("extension.relay.create-detail", { user: userName }),
+      confirm: t("extension.relay.create-confirm"),
       onConfirm: async () => {
         ui.busy();
         const answer = await worker({ kind: "create", options: data.options });
@@ -168,8 +175,8 @@
   // A locked vault: say so (the host never asks for the passphrase), and offer the browser's own WebAuthn.
   function lockedSheet(done) {
     return sheet({
-      title: "Sesame Keychain is locked",
-      detail: "Unlock it with “sesame keychain unlock”, then try again.",
+      title: t("extension.relay.locked-title"),
+      detail: t("extension.relay.locked-detail"),
       onOther: () => done({ handBack: true }),
       onCancel: () => done({ error: { name: "NotAllowedError", code: "locked" } }),
     });
@@ -185,7 +192,7 @@
   function codeButton(generator) {
     return element("button", { className: "account", type: "button" }, [
       element("span", { className: "name", text: generator.title }),
-      element("span", { className: "sub", text: "verification code" }),
+      element("span", { className: "sub", text: t("extension.relay.code-sub") }),
     ]);
   }
   let codeSuggestions = null;
@@ -230,7 +237,7 @@
   }
   function showPasswords(field) {
     return suggest(field, {
-      list: "passwords", key: "passwords", pick: "password", label: "Saved passwords",
+      list: "passwords", key: "passwords", pick: "password", label: t("extension.relay.passwords-label"),
       fill: (result) => {
         const scope = field.form || document;
         const user = field.getAttribute("autocomplete").includes("username")
@@ -243,7 +250,7 @@
       },
       render: (entry) => element("button", { className: "account", type: "button" }, [
         element("span", { className: "name", text: entry.username }),
-        element("span", { className: "sub", text: "password" }),
+        element("span", { className: "sub", text: t("extension.relay.password-sub") }),
       ]),
     });
   }
@@ -283,15 +290,15 @@
     const offer = pending.result;
     if (!offer || !offer.password) return;
     const ui = sheet({
-      title: `Save your password for ${location.hostname}?`,
-      detail: `Sesame Keychain will keep the password for “${offer.username}” and sync it to your devices.`,
-      confirm: "Save password",
+      title: t("extension.relay.save-password-title", { site: location.hostname }),
+      detail: t("extension.relay.save-password-detail", { user: offer.username }),
+      confirm: t("extension.relay.save-password-confirm"),
       onConfirm: async () => {
         ui.busy();
         await worker({ kind: "savePassword", username: offer.username, password: offer.password });
         ui.close();
       },
-      cancelText: "Not now",
+      cancelText: t("extension.relay.not-now"),
       onCancel: () => ui.close(),
     });
   }
@@ -300,7 +307,8 @@
 
   function showCodes(field) {
     return suggest(field, {
-      list: "codes", key: "generators", pick: "code", label: "Verification codes", render: codeButton,
+      list: "codes", key: "generators", pick: "code", label: t("extension.relay.codes-label"),
+      render: codeButton,
       fill: (result) => {
         field.focus();
         setValue(field, result.code);
@@ -504,7 +512,7 @@
 
   const STYLE = `
     :host { all: initial; }
-    .sheet { position: fixed; top: 16px; right: 16px; width: 340px; max-width: calc(100vw - 32px);
+    .sheet { position: fixed; top: 16px; inset-inline-end: 16px; width: 340px; max-width: calc(100vw - 32px);
              background: #fff; color: #1d1d1f; border-radius: 12px; box-shadow: 0 10px 40px rgba(0,0,0,.28);
              font: 14px/1.4 system-ui, sans-serif; padding: 16px; z-index: 2147483647; box-sizing: border-box; }
     .brand { font-size: 12px; color: #555; margin-bottom: 6px; display: flex; gap: 6px; align-items: center; }
@@ -512,7 +520,7 @@
     h1 { font-size: 16px; margin: 0 0 4px; }
     p { margin: 0 0 12px; color: #333; }
     button { font: inherit; border-radius: 8px; border: 1px solid #c8c8cc; background: #f5f5f7; padding: 8px 10px;
-             cursor: pointer; width: 100%; text-align: left; margin-top: 6px; color: inherit; }
+             cursor: pointer; width: 100%; text-align: start; margin-top: 6px; color: inherit; }
     button:focus-visible, button.active { outline: 2px solid #0a66d8; outline-offset: 1px; }
     button.primary { background: #0a66d8; color: #fff; border-color: #0a66d8; text-align: center; }
     button.link { background: none; border: none; color: #0a66d8; padding: 6px 2px; }
@@ -556,8 +564,9 @@
   }
   function accountButton(account) {
     return element("button", { className: "account", type: "button" }, [
-      element("span", { className: "name", text: account.userName || "(no user name)" }),
-      element("span", { className: "sub", text: account.displayName ? `${account.displayName} · passkey` : "passkey" }),
+      element("span", { className: "name", text: account.userName || t("extension.relay.no-user-name") }),
+      element("span", { className: "sub", text: account.displayName
+        ? t("extension.relay.passkey-sub-named", { name: account.displayName }) : t("extension.relay.passkey-sub") }),
     ]);
   }
   // A handler for trusted input only; with `gate` (a function returning the prompt's guard), only once the guard
@@ -581,8 +590,9 @@
     const { root, remove, host } = mounted;
     let protection = null;
     const gate = () => protection;
-    const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title });
-    box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), "Sesame Keychain"]),
+    const box = element("div", { className: "sheet", role: "dialog", "aria-modal": "true", "aria-label": title,
+                                 dir: DIRECTION });
+    box.append(element("div", { className: "brand" }, [element("b", { text: "●" }), t("extension.manifest.name")]),
                element("h1", { text: title }), element("p", { text: detail }));
     const buttons = [];
     for (const account of accounts || []) {
@@ -600,11 +610,11 @@
     }
     let other = null;
     if (onOther) {
-      other = element("button", { className: "link", type: "button", text: "Use another device or security key" });
+      other = element("button", { className: "link", type: "button", text: t("extension.relay.other-device") });
       other.addEventListener("click", trusted(() => onOther(), gate));
       box.append(other);
     }
-    const cancel = element("button", { className: "link", type: "button", text: cancelText || "Cancel" });
+    const cancel = element("button", { className: "link", type: "button", text: cancelText || t("extension.relay.cancel") });
     cancel.addEventListener("click", trusted(() => onCancel()));
     box.append(cancel);
     box.addEventListener("keydown", (event) => {
@@ -644,7 +654,8 @@
   // passkeys, a NotAllowedError as a cancelled request). A pick (click, or Enter on a highlighted suggestion)
   // waits for the guard.
   function autofill(rpId, accounts, pick, { matches = isWebAuthnField, render = accountButton,
-                                            label = `Passkeys for ${rpId}`, onGone = () => {} } = {}) {
+                                            label = t("extension.relay.passkeys-label", { site: rpId }),
+                                            onGone = () => {} } = {}) {
     let open = null; // { remove, buttons, field, active, guard }
     let finished = false;
     const close = () => {
@@ -664,7 +675,7 @@
       close();
       const { root, remove, host } = mount();
       const rect = field.getBoundingClientRect();
-      const list = element("div", { className: "list", role: "listbox", "aria-label": label });
+      const list = element("div", { className: "list", role: "listbox", "aria-label": label, dir: DIRECTION });
       list.style.left = `${Math.max(4, rect.left)}px`;
       list.style.top = `${rect.bottom + 4}px`;
       list.style.width = `${Math.max(240, rect.width)}px`;
@@ -678,7 +689,7 @@
         list.append(button);
         return button;
       });
-      list.append(element("div", { className: "hint", text: "Sesame Keychain" }));
+      list.append(element("div", { className: "hint", text: t("extension.manifest.name") }));
       root.append(list);
       // The whole list inside the viewport (the guard arms only fully visible suggestions): above the field when
       // there is no room under it, and never past the right edge.

@@ -173,7 +173,7 @@ async function clearClipboard() {
     try {
       if (!(await chrome.offscreen.hasDocument())) {
         await chrome.offscreen.createDocument({ url: "offscreen.html", reasons: ["CLIPBOARD"],
-                                                justification: "Clear a copied password after its time" });
+                                                justification: "Clear a copied password after its time" });  // i18n-ignore
       }
       await chrome.runtime.sendMessage({ target: "offscreen", kind: "clearClipboard" });
     } catch { /* nothing more can be done */ }

@@ -92,11 +92,20 @@ package struct ServerCore: Sendable {
 
     package var now: Date { clock.now() }
 
-    /// The notice of a change `user` makes from this request, for its store to give in the change's transaction.
-    package func notice(_ kind: AccountNoticeKind, user: User, context: some ClientContext) -> AccountNotice {
+    /// The notice of a change `user` makes from this request, for its store to give in the change's transaction; in
+    /// the account's saved language, else the request's (`noticeLanguage`).
+    package func notice(_ kind: AccountNoticeKind, user: User, request: Request?, context: some ClientContext) async
+        -> AccountNotice
+    {
         AccountNotice(
             kind, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: now,
-            notices: accountNotices)
+            language: await noticeLanguage(userID: user.id, request: request), notices: accountNotices)
+    }
+
+    /// The language of a mail to `userID` caused by `request`: their saved choice, else the request's (`ui_locales`,
+    /// `Accept-Language`), else the default. Read before the change's transaction opens.
+    package func noticeLanguage(userID: String?, request: Request?) async -> String {
+        await languages.tag(forUser: userID, fallback: request.map { languages.tag(for: $0, saved: nil) })
     }
 
     /// After a sign-in by `user` has committed: nil, with no query, when this browser's device cookie knows the
@@ -109,10 +118,9 @@ package struct ServerCore: Sendable {
         guard !knownDevices.knows(userID: user.id, request: request) else { return nil }
         let notice = AccountNotice(
             .newDeviceSignIn, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: now,
-            details: [
-                "Device: \(KnownDevices.describe(userAgent: request.headers[.userAgent]))",
-                "From the address: \(context.clientAddress)",
-            ], notices: accountNotices)
+            details: AccountNoticeDetail.signIn(
+                userAgent: request.headers[.userAgent], clientAddress: context.clientAddress),
+            language: await noticeLanguage(userID: user.id, request: request), notices: accountNotices)
         do {
             try await notice.give()
         } catch {

@@ -1,16 +1,21 @@
 import Foundation
 import SesameBytes
 import SesameCore
+import SesameLanguage
 
-/// The address feature's mails, each with a text part and an HTML part, in the words of the pages.
+/// The address feature's mails, each with a text part and an HTML part, in the words of the pages: every sentence is
+/// a `mail.<kind>.<part>` key of the catalog, in the language each method is given (the recipient's saved choice,
+/// else the language of the request that caused the mail, else the default: the callers choose it).
 package struct EmailMails: Sendable {
     /// The site's name and origin (links are absolute, on the configured origin).
     package let siteName: String
     package let origin: String
+    package let words: MailWords
 
     package init(_ configuration: ServerConfiguration) {
         siteName = configuration.rpName
         origin = configuration.origin.hasSuffix("/") ? String(configuration.origin.dropLast()) : configuration.origin
+        words = MailWords(siteName: siteName, defaultTag: configuration.defaultLanguage)
     }
 
     /// Outbox kinds (the `kind` column; the `mail.gave_up` audit detail).
@@ -23,145 +28,154 @@ package struct EmailMails: Sendable {
     package func verificationLink(token: String) -> String { "\(origin)/account/email/verify#\(token)" }
 
     /// The code and the link for a new address.
-    package func verification(to address: String, code: String, token: String, minutes: Int) -> OutgoingMail {
+    package func verification(to address: String, code: String, token: String, minutes: Int, tag: String)
+        -> OutgoingMail
+    {
+        let w = words.in(tag)
         let link = verificationLink(token: token)
+        let title = w.text("mail.verification.heading")
+        let intro = w.text("mail.verification.intro")
+        let codeLabel = w.text("mail.common.code-label")
+        let expiry = w.plural("mail.verification.expiry", minutes)
         let text = """
-            Confirm your email address
+            \(title)
 
-            Someone, hopefully you, asked to use this address for an account on \(siteName).
+            \(intro)
 
-            Your code: \(code)
+            \(codeLabel) \(code)
 
-            Type it on your account page, or open this link to confirm:
+            \(w.text("mail.verification.text-link"))
             \(link)
 
-            The code and the link work once, for \(minutes) minutes. If you didn't ask for this, ignore this mail: \
-            nothing changes and the address is not added.
+            \(expiry)
             """
-        let html = Self.page(
-            title: "Confirm your email address",
+        let html = w.page(
+            title: title,
             """
-            <p>Someone, hopefully you, asked to use this address for an account on \(Self.escape(siteName)).</p>
-            <p>Your code: <strong style="font-size:1.4em;letter-spacing:0.1em">\(code)</strong></p>
-            <p>Type it on your account page, or confirm with this link:</p>
-            <p><a href="\(Self.escape(link))">Confirm \(Self.escape(address))</a></p>
-            <p>The code and the link work once, for \(minutes) minutes. If you didn’t ask for this, ignore this mail: \
-            nothing changes and the address is not added.</p>
+            <p>\(Self.escape(intro))</p>
+            <p>\(Self.escape(codeLabel)) <strong dir="ltr" style="font-size:1.4em;letter-spacing:0.1em">\(code)</strong></p>
+            <p>\(Self.escape(w.text("mail.verification.html-link")))</p>
+            <p><a href="\(Self.escape(link))">\(Self.escape(w.text("mail.verification.link-label", ["address": address])))</a></p>
+            <p>\(Self.escape(expiry))</p>
             """)
-        return OutgoingMail(
-            to: address, subject: "Confirm your email address for \(siteName)", text: text, html: html)
+        return OutgoingMail(to: address, subject: w.text("mail.verification.subject"), text: text, html: html)
     }
 
     /// Sent in place of a code when another account already verified the address: its holder learns someone tried,
     /// the person who typed it learns nothing (their page says a code was sent, as for any address).
-    package func inUse(to address: String) -> OutgoingMail {
+    package func inUse(to address: String, tag: String) -> OutgoingMail {
+        let w = words.in(tag)
+        let title = w.text("mail.in-use.heading")
+        let body = w.text("mail.in-use.body")
         let text = """
-            Your email address was given for another account
+            \(title)
 
-            Someone asked to use this address for another account on \(siteName). It already belongs to your \
-            account, so nothing was changed and no code was sent.
+            \(body)
 
-            If that was you, sign in to your account with a passkey or your password: \(origin)/signin
+            \(w.text("mail.in-use.text-sign-in", ["link": "\(origin)/signin"]))
             """
-        let html = Self.page(
-            title: "Your email address was given for another account",
+        let html = w.page(
+            title: title,
             """
-            <p>Someone asked to use this address for another account on \(Self.escape(siteName)). It already belongs \
-            to your account, so nothing was changed and no code was sent.</p>
-            <p>If that was you, <a href="\(Self.escape(origin))/signin">sign in to your account</a> with a passkey \
-            or your password.</p>
+            <p>\(Self.escape(body))</p>
+            <p>\(w.linked("mail.in-use.html-sign-in", link: "mail.in-use.sign-in-link", href: "\(origin)/signin"))</p>
             """)
-        return OutgoingMail(
-            to: address, subject: "Your email address was given for another account on \(siteName)", text: text,
-            html: html)
+        return OutgoingMail(to: address, subject: w.text("mail.in-use.subject"), text: text, html: html)
     }
 
     /// To the old address, once a new one is verified.
-    package func changed(from old: String, to new: String) -> OutgoingMail {
+    package func changed(from old: String, to new: String, tag: String) -> OutgoingMail {
+        let w = words.in(tag)
         let shown = EmailAddresses.masked(new)
+        let title = w.text("mail.changed.heading")
+        let body = w.text("mail.changed.body", ["address": shown])
         let text = """
-            Your email address was changed
+            \(title)
 
-            The email address of your account on \(siteName) is now \(shown). Mail about your account no longer \
-            comes to this address.
+            \(body)
 
-            If you didn't make this change, sign in and look at your account's recent activity: \(origin)/account
+            \(w.text("mail.changed.text-check", ["link": "\(origin)/account"]))
             """
-        let html = Self.page(
-            title: "Your email address was changed",
+        let html = w.page(
+            title: title,
             """
-            <p>The email address of your account on \(Self.escape(siteName)) is now \(Self.escape(shown)). Mail \
-            about your account no longer comes to this address.</p>
-            <p>If you didn’t make this change, <a href="\(Self.escape(origin))/account">sign in and look at your \
-            account’s recent activity</a>.</p>
+            <p>\(Self.escape(body))</p>
+            <p>\(w.linked("mail.changed.html-check", link: "mail.changed.check-link", href: "\(origin)/account"))</p>
             """)
-        return OutgoingMail(to: old, subject: "Your email address for \(siteName) was changed", text: text, html: html)
+        return OutgoingMail(to: old, subject: w.text("mail.changed.subject"), text: text, html: html)
     }
 
     /// A change to the account's ways in (`AccountNoticeKind`), to its verified address: what changed and when, a
     /// link to the account page, and what to do if it wasn't them. `details` are shown under the sentence, one a line.
     package func notice(
-        _ kind: AccountNoticeKind, to address: String, username: String?, at: Date, details: [String] = []
+        _ kind: AccountNoticeKind, to address: String, username: String?, at: Date,
+        details: [AccountNoticeDetail] = [], tag: String
     ) -> OutgoingMail {
-        let when = Self.shown(at)
-        let who = username.map { " (username \($0))" } ?? ""
-        let sentence = "\(kind.title) on \(siteName)\(who), at \(when)."
-        let listed = details.isEmpty ? "" : details.joined(separator: "\n") + "\n\n"
-        let listedHTML =
-            details.isEmpty ? "" : "<ul>" + details.map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>\n"
+        let w = words.in(tag)
+        let what = w.text(kind.titleKey)
+        let when = w.time(at)
+        let sentence =
+            if let username {
+                w.text("mail.notice.sentence-username", ["what": what, "username": username, "time": when])
+            } else {
+                w.text("mail.notice.sentence", ["what": what, "time": when])
+            }
+        let lines = details.map { w.text($0.key, $0.values) }
+        let listed = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n\n"
+        let listedHTML = lines.isEmpty ? "" : "<ul>" + lines.map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>\n"
+        let fine = w.text("mail.notice.if-you")
         let text = """
-            \(kind.title)
+            \(what)
 
             \(sentence)
 
-            \(listed)If this was you, there is nothing to do.
+            \(listed)\(fine)
 
-            If this wasn't you, someone else may be able to sign in as you. Sign in at once, remove the passkeys, \
-            password and other ways in you don't recognize, and look at your account's recent activity: \
-            \(origin)/account
+            \(w.text("mail.notice.text-warning", ["link": "\(origin)/account"]))
             """
-        let html = Self.page(
-            title: kind.title,
+        let html = w.page(
+            title: what,
             """
             <p>\(Self.escape(sentence))</p>
-            \(listedHTML)<p>If this was you, there is nothing to do.</p>
-            <p>If this wasn’t you, someone else may be able to sign in as you. <a href="\(Self.escape(origin))/account">\
-            Sign in at once</a>, remove the passkeys, password and other ways in you don’t recognize, and look at your \
-            account’s recent activity.</p>
+            \(listedHTML)<p>\(Self.escape(fine))</p>
+            <p>\(w.linked("mail.notice.html-warning", link: "mail.notice.warning-link", href: "\(origin)/account"))</p>
             """)
-        return OutgoingMail(to: address, subject: "\(kind.title) on \(siteName)", text: text, html: html)
+        return OutgoingMail(to: address, subject: w.text("mail.notice.subject", ["what": what]), text: text, html: html)
     }
 
     package static let recoveryKind = "email_recovery.code"
 
     /// The code of recovery by email: what it does (only adding a passkey or security key), how long it works, and
     /// what to do if the person did not ask.
-    package func recoveryCode(to address: String, username: String, code: String, minutes: Int) -> OutgoingMail {
+    package func recoveryCode(to address: String, username: String, code: String, minutes: Int, tag: String)
+        -> OutgoingMail
+    {
+        let w = words.in(tag)
+        let title = w.text("mail.recovery-code.heading")
+        let intro = w.text("mail.recovery-code.intro", ["username": username])
+        let codeLabel = w.text("mail.common.code-label")
+        let use = w.plural("mail.recovery-code.use", minutes)
+        let ignore = w.text("mail.recovery-code.ignore")
         let text = """
-            Your sign-in code
+            \(title)
 
-            Someone, hopefully you, asked to sign in to the account \(username) on \(siteName) without a passkey.
+            \(intro)
 
-            Your code: \(code)
+            \(codeLabel) \(code)
 
-            Type it on the page that asked for it. It works once, for \(minutes) minutes, and only lets you add a \
-            new passkey or security key to your account.
+            \(use)
 
-            If you didn't ask for it, ignore this mail and keep this mailbox safe: whoever can read it could use \
-            such a code.
+            \(ignore)
             """
-        let html = Self.page(
-            title: "Your sign-in code",
+        let html = w.page(
+            title: title,
             """
-            <p>Someone, hopefully you, asked to sign in to the account \(Self.escape(username)) on \
-            \(Self.escape(siteName)) without a passkey.</p>
-            <p>Your code: <strong style="font-size:1.4em;letter-spacing:0.1em">\(code)</strong></p>
-            <p>Type it on the page that asked for it. It works once, for \(minutes) minutes, and only lets you add a \
-            new passkey or security key to your account.</p>
-            <p>If you didn’t ask for it, ignore this mail and keep this mailbox safe: whoever can read it could use \
-            such a code.</p>
+            <p>\(Self.escape(intro))</p>
+            <p>\(Self.escape(codeLabel)) <strong dir="ltr" style="font-size:1.4em;letter-spacing:0.1em">\(code)</strong></p>
+            <p>\(Self.escape(use))</p>
+            <p>\(Self.escape(ignore))</p>
             """)
-        return OutgoingMail(to: address, subject: "Your sign-in code for \(siteName)", text: text, html: html)
+        return OutgoingMail(to: address, subject: w.text("mail.recovery-code.subject"), text: text, html: html)
     }
 
     package static let recoveryLinkKind = "recovery_link"
@@ -170,47 +184,39 @@ package struct EmailMails: Sendable {
     package func recoveryLink(token: String) -> String { "\(origin)/recover/link#\(token)" }
 
     /// The recovery link an administrator made, to the person's verified address.
-    package func recoveryLink(to address: String, username: String, link: String, hours: Int) -> OutgoingMail {
+    package func recoveryLink(to address: String, username: String, link: String, hours: Int, tag: String)
+        -> OutgoingMail
+    {
+        let w = words.in(tag)
+        let title = w.text("mail.recovery-link.heading")
+        let intro = w.text("mail.recovery-link.intro", ["username": username])
+        let use = w.plural("mail.recovery-link.use", hours)
+        let ignore = w.text("mail.recovery-link.ignore")
         let text = """
-            A link to get back into your account
+            \(title)
 
-            An administrator of \(siteName) made a recovery link for your account \(username):
+            \(intro)
 
             \(link)
 
-            It works once, for \(hours) hours, and only lets you add a new passkey or security key to your account.
+            \(use)
 
-            If you did not ask for it, ignore this mail and tell your administrator.
+            \(ignore)
             """
-        let html = Self.page(
-            title: "A link to get back into your account",
+        let html = w.page(
+            title: title,
             """
-            <p>An administrator of \(Self.escape(siteName)) made a recovery link for your account \
-            \(Self.escape(username)):</p>
-            <p><a href="\(Self.escape(link))">Add a passkey to your account</a></p>
-            <p>It works once, for \(hours) hours, and only lets you add a new passkey or security key to your \
-            account.</p>
-            <p>If you did not ask for it, ignore this mail and tell your administrator.</p>
+            <p>\(Self.escape(intro))</p>
+            <p><a href="\(Self.escape(link))">\(Self.escape(w.text("mail.recovery-link.link-label")))</a></p>
+            <p>\(Self.escape(use))</p>
+            <p>\(Self.escape(ignore))</p>
             """)
-        return OutgoingMail(
-            to: address, subject: "A recovery link for your account on \(siteName)", text: text, html: html)
+        return OutgoingMail(to: address, subject: w.text("mail.recovery-link.subject"), text: text, html: html)
     }
 
-    /// A time as mails show it: `2026-11-28 17:50 UTC`.
-    package static func shown(_ date: Date) -> String {
-        let iso = date.ISO8601Format()  // 2026-11-28T17:50:12Z
-        return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
-    }
-
-    private static func page(title: String, _ body: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
-        <body style="font-family:system-ui,sans-serif;line-height:1.5;max-width:36em">
-        <h1 style="font-size:1.3em">\(escape(title))</h1>
-        \(body)
-        </body></html>
-        """
+    /// A time as mails show it, in the mail's language and in UTC, said as such: `November 28, 2026 at 5:50 PM UTC`.
+    package static func shown(_ date: Date, _ tag: String) -> String {
+        MailWords(siteName: "", defaultTag: Catalog.english).in(tag).time(date)
     }
 
     package static func escape(_ text: String) -> String { HTMLText.escape(text) }

@@ -21,19 +21,19 @@ package struct EmailAccountNotices: AccountNotices {
 
     package func queue(
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-        details: [String]
+        details: [AccountNoticeDetail], language: String
     ) async throws {
         guard policy != .off else { return }
         try await store.engine.withTransaction { db in
             try await queue(
                 kind, userID: userID, username: username, clientAddress: clientAddress, at: at, details: details,
-                in: db)
+                language: language, in: db)
         }
     }
 
     package func queue(
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-        details: [String], in db: any SQLDatabase
+        details: [AccountNoticeDetail], language: String, in db: any SQLDatabase
     ) async throws {
         guard policy != .off else { return }
         guard
@@ -41,7 +41,7 @@ package struct EmailAccountNotices: AccountNotices {
                 "SELECT address FROM email_addresses WHERE user_id = \(bind: userID) AND address IS NOT NULL"
             ).first()?.decode(column: "address", as: String?.self)
         else { return }
-        let mail = mails.notice(kind, to: address, username: username, at: at, details: details)
+        let mail = mails.notice(kind, to: address, username: username, at: at, details: details, tag: language)
         try await db.raw(
             try store.outboxInsert(mail, kind: kind.rawValue, id: UUID().uuidString.lowercased(), at: at)
         ).run()

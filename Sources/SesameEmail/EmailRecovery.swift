@@ -67,7 +67,7 @@ package struct EmailRecovery: Sendable {
     }
 
     /// Starts a recovery: one answer whether or not the name is an account's.
-    package func ask(_ raw: String, context: some ClientContext) async throws -> AskedBody {
+    package func ask(_ raw: String, request: Request? = nil, context: some ClientContext) async throws -> AskedBody {
         try requireEnabled()
         let identifier = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !identifier.isEmpty, identifier.utf8.count <= 320 else {
@@ -93,7 +93,8 @@ package struct EmailRecovery: Sendable {
         let now = sesame.now
         if let target {
             let mail = mails.recoveryCode(
-                to: target.address, username: target.username, code: code, minutes: Int(Self.lifetime / 60))
+                to: target.address, username: target.username, code: code, minutes: Int(Self.lifetime / 60),
+                tag: await sesame.noticeLanguage(userID: target.userID, request: request))
             let event = AuditEvent(
                 at: now, kind: AuditKind.emailRecoveryRequested.rawValue, outcome: AuditOutcome.success.rawValue,
                 userID: target.userID, username: target.username, clientAddress: context.clientAddress, detail: "")
@@ -145,10 +146,9 @@ package struct EmailRecovery: Sendable {
         let notice = AccountNotice(
             .emailRecovered, userID: user.id, username: user.username, clientAddress: context.clientAddress,
             at: issued.record.createdAt,
-            details: [
-                "Device: \(KnownDevices.describe(userAgent: request.headers[.userAgent]))",
-                "From the address: \(context.clientAddress)",
-            ], notices: sesame.accountNotices)
+            details: AccountNoticeDetail.signIn(
+                userAgent: request.headers[.userAgent], clientAddress: context.clientAddress),
+            language: await sesame.noticeLanguage(userID: user.id, request: request), notices: sesame.accountNotices)
         try await store.startRecoverySession(
             tokenHash: issued.tokenHash, session: issued.record, audit: event, notice: notice)
         sesame.audit.counted(event)
@@ -158,7 +158,8 @@ package struct EmailRecovery: Sendable {
     package func register(on router: Router<SesameRequestContext>) {
         router.post("/api/recovery/email") { request, context in
             let body = try await request.decode(as: AskRequest.self, context: context)
-            return EditedResponse(status: .accepted, response: try await ask(body.identifier, context: context))
+            return EditedResponse(
+                status: .accepted, response: try await ask(body.identifier, request: request, context: context))
         }
         router.post("/api/recovery/email/verify") { request, context in
             let body = try await request.decode(as: VerifyRequest.self, context: context)

@@ -77,7 +77,8 @@ package struct EmailRoutes {
 
         sensitive.put("/email") { request, context in
             let body = try await request.decode(as: AddressRequest.self, context: context)
-            let started = try await verifier.begin(body.address, user: context.user, context: context)
+            let started = try await verifier.begin(
+                body.address, user: context.user, request: request, context: context)
             return EditedResponse(
                 status: .accepted,
                 response: PendingBody(
@@ -86,7 +87,8 @@ package struct EmailRoutes {
 
         account.post("/email/confirm") { request, context in
             let body = try await request.decode(as: CodeRequest.self, context: context)
-            let verified = try await verifier.confirm(code: body.code, user: context.user, context: context)
+            let verified = try await verifier.confirm(
+                code: body.code, user: context.user, request: request, context: context)
             return VerifiedBody(status: "verified", address: verified.address)
         }
 
@@ -97,7 +99,7 @@ package struct EmailRoutes {
 
         router.post("/api/email/verify") { request, context in
             let body = try await request.decode(as: TokenRequest.self, context: context)
-            let verified = try await verifier.confirm(token: body.token, context: context)
+            let verified = try await verifier.confirm(token: body.token, request: request, context: context)
             return VerifiedBody(status: "verified", address: verified.address)
         }
     }

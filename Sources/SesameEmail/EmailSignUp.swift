@@ -55,9 +55,9 @@ package struct EmailSignUpAddresses: SignUpAddresses {
         return address
     }
 
-    package func begin(_ address: String, user: User, clientAddress: String, at: Date, in db: any SQLDatabase)
-        async throws
-    {
+    package func begin(
+        _ address: String, user: User, clientAddress: String, at: Date, language: String, in db: any SQLDatabase
+    ) async throws {
         let key = EmailAddresses.key(address)
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
@@ -67,8 +67,9 @@ package struct EmailSignUpAddresses: SignUpAddresses {
             try await db.raw("SELECT user_id FROM email_addresses WHERE address_key = \(bind: key)").first() != nil
         let mail =
             taken
-            ? mails.inUse(to: address)
-            : mails.verification(to: address, code: code, token: token, minutes: Int(EmailVerifier.lifetime / 60))
+            ? mails.inUse(to: address, tag: language)
+            : mails.verification(
+                to: address, code: code, token: token, minutes: Int(EmailVerifier.lifetime / 60), tag: language)
         let pending = PendingEmail(
             address: address, key: key,
             codeMAC: EmailVerifier.mac(serverSecret, userID: user.id, key: key, code: code), tokenHash: tokenHash,

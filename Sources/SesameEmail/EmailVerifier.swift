@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import SesameBytes
 import SesameCore
 import WebAuthn
@@ -40,7 +41,9 @@ package struct EmailVerifier: Sendable {
 
     /// Starts adding or changing the account's address: checks it, counts the send, and keeps it pending with the
     /// mail that verifies it. The verified address stays in force until then.
-    package func begin(_ raw: String, user: User, context: some ClientContext) async throws -> Started {
+    package func begin(_ raw: String, user: User, request: Request? = nil, context: some ClientContext) async throws
+        -> Started
+    {
         try requireEnabled()
         guard raw.utf8.count <= 320, let address = EmailAddresses.validate(raw) else {
             throw APIError.invalidField(.invalidEmail, "Give an email address like name@example.org.")
@@ -60,10 +63,12 @@ package struct EmailVerifier: Sendable {
         let expiresAt = now.addingTimeInterval(Self.lifetime)
         let holder = try await store.emailHolder(key: key)
         let taken = holder != nil && holder != user.id
+        // The holder of a taken address is another person: their saved language, else this request's.
+        let tag = await sesame.noticeLanguage(userID: taken ? holder : user.id, request: request)
         let mail =
             taken
-            ? mails.inUse(to: address)
-            : mails.verification(to: address, code: code, token: token, minutes: Int(Self.lifetime / 60))
+            ? mails.inUse(to: address, tag: tag)
+            : mails.verification(to: address, code: code, token: token, minutes: Int(Self.lifetime / 60), tag: tag)
         try await store.beginEmailChange(
             userID: user.id,
             pending: PendingEmail(
@@ -76,7 +81,9 @@ package struct EmailVerifier: Sendable {
     }
 
     /// Verifies the pending address with the code from the mail, typed by the signed-in account.
-    package func confirm(code: String, user: User, context: some ClientContext) async throws -> EmailVerification {
+    package func confirm(code: String, user: User, request: Request? = nil, context: some ClientContext) async throws
+        -> EmailVerification
+    {
         try requireEnabled()
         // Per account and per client address. Not per address verified: a code is bound to its account, so guesses
         // from other accounts at the same address gain nothing, and counting them would let anyone hold up the
@@ -94,7 +101,9 @@ package struct EmailVerifier: Sendable {
                     userID: userID,
                     matches: { stored, key in
                         ConstantTime.equal(stored, Self.mac(serverSecret, userID: userID, key: key, code: typed))
-                    }), now: sesame.now, changedMail: changedMail, mailKind: EmailMails.changedKind) : nil
+                    }), now: sesame.now,
+                changedMail: changedMail(await sesame.noticeLanguage(userID: userID, request: request)),
+                mailKind: EmailMails.changedKind) : nil
         guard let verification else {
             await sesame.audit.record(.emailVerified, .failure, user: user, context: context, detail: "code")
             throw APIError.invalidEmailCode
@@ -106,7 +115,11 @@ package struct EmailVerifier: Sendable {
 
     /// Verifies the pending address with the link's token; no session is needed (the token is 256 random bits that
     /// only the mail carried). Wrong tokens count against the client address.
-    package func confirm(token: String, context: some ClientContext) async throws -> EmailVerification {
+    /// The mail to the old address is in this request's language (the account is not known before the token is
+    /// checked, in the change's transaction).
+    package func confirm(token: String, request: Request? = nil, context: some ClientContext) async throws
+        -> EmailVerification
+    {
         try requireEnabled()
         let limit = sesame.rateLimiter.key(address: context.clientAddress)
         try await sesame.rateLimiter.attempt(limit)
@@ -114,7 +127,8 @@ package struct EmailVerifier: Sendable {
         let verification =
             wellFormed
             ? try await store.completeEmailChange(
-                proof: .token(hash: Secrets.sha256(token)), now: sesame.now, changedMail: changedMail,
+                proof: .token(hash: Secrets.sha256(token)), now: sesame.now,
+                changedMail: changedMail(await sesame.noticeLanguage(userID: nil, request: request)),
                 mailKind: EmailMails.changedKind) : nil
         guard let verification else {
             await sesame.audit.record(.emailVerified, .failure, user: nil, context: context, detail: "link")
@@ -136,8 +150,8 @@ package struct EmailVerifier: Sendable {
         await sesame.audit.record(.emailRemoved, .success, user: user, context: context)
     }
 
-    private var changedMail: @Sendable (String, String) -> OutgoingMail {
-        { [mails] old, new in mails.changed(from: old, to: new) }
+    private func changedMail(_ tag: String) -> @Sendable (String, String) -> OutgoingMail {
+        { [mails] old, new in mails.changed(from: old, to: new, tag: tag) }
     }
 
     private func recordVerified(

@@ -76,10 +76,10 @@ extension ChallengePurpose {
 extension AccountNoticeKind {
     /// A recovery link an administrator made signed into the account (a limited session, to add a passkey).
     package static let recoveryLinkUsed = AccountNoticeKind(
-        "recovery_link.used", title: "An administrator’s recovery link was used on your account")
+        "recovery_link.used", titleKey: "mail.notice.recovery-link-used")
     /// A recovery code signed into the account (a limited session, to add a passkey).
     package static let emailRecovered = AccountNoticeKind(
-        "email_recovery.used", title: "Your account was recovered by email")
+        "email_recovery.used", titleKey: "mail.notice.email-recovered")
 }
 
 extension GuessableSecret {

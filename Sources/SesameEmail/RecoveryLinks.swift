@@ -74,8 +74,13 @@ package struct RecoveryLinkMaker: Sendable {
         throw APIError(.notFound, .notFound, "No account has that id or username.")
     }
 
-    /// Makes a link for `person` (an id or a username), delivered as asked, audited naming `actor`.
-    package func make(for name: String, deliver: Delivery, by actor: AdminActor) async throws -> Made {
+    /// Makes a link for `person` (an id or a username), delivered as asked, audited naming `actor`. The mail is in
+    /// the language `language` gives for the person (their saved choice, else the asking request's), else the
+    /// default.
+    package func make(
+        for name: String, deliver: Delivery, by actor: AdminActor,
+        language: (@Sendable (User) async -> String)? = nil
+    ) async throws -> Made {
         let user = try await person(name)
         guard !user.disabled else { throw APIError.accountDisabled }
         var address: String? = nil
@@ -98,7 +103,10 @@ package struct RecoveryLinkMaker: Sendable {
         let record = RecoveryLinkRecord(
             id: id, userID: user.id, secretHash: Secrets.sha256(secret), delivery: deliver.rawValue,
             createdBy: Self.maker(actor), createdAt: now, expiresAt: expires)
-        let mail = address.map { mails.recoveryLink(to: $0, username: user.username, link: link, hours: hours) }
+        let tag = await language?(user) ?? configuration.defaultLanguage
+        let mail = address.map {
+            mails.recoveryLink(to: $0, username: user.username, link: link, hours: hours, tag: tag)
+        }
         try await store.createRecoveryLink(record, mail: mail, audit: event)
         return Made(
             id: id, userId: user.id, username: user.username, deliver: deliver, expiresAt: expires,
@@ -159,10 +167,9 @@ package struct RecoveryLinks: Sendable {
         let notice = AccountNotice(
             .recoveryLinkUsed, userID: user.id, username: user.username, clientAddress: context.clientAddress,
             at: issued.record.createdAt,
-            details: [
-                "Device: \(KnownDevices.describe(userAgent: request.headers[.userAgent]))",
-                "From the address: \(context.clientAddress)",
-            ], notices: sesame.accountNotices)
+            details: AccountNoticeDetail.signIn(
+                userAgent: request.headers[.userAgent], clientAddress: context.clientAddress),
+            language: await sesame.noticeLanguage(userID: user.id, request: request), notices: sesame.accountNotices)
         guard
             try await store.useRecoveryLink(
                 id: id, at: issued.record.createdAt, tokenHash: issued.tokenHash, session: issued.record,
@@ -185,7 +192,8 @@ package struct RecoveryLinks: Sendable {
                 throw APIError.invalidField(.badRequest, "deliver is mail or show.")
             }
             let made = try await maker.make(
-                for: try context.parameters.require("id"), deliver: deliver, by: context.actor)
+                for: try context.parameters.require("id"), deliver: deliver, by: context.actor
+            ) { [sesame] user in await sesame.noticeLanguage(userID: user.id, request: request) }
             return EditedResponse(status: .created, response: made)
         }
     }

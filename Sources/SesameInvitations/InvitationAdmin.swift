@@ -45,7 +45,7 @@ package struct InvitationAdmin: Sendable {
     /// `actor` (the command line, or an admin through the admin API).
     package func create(
         email: String?, groups slugs: [String], lifetime: TimeInterval, at now: Date,
-        by actor: AdminActor = .commandLine
+        by actor: AdminActor = .commandLine, language: String? = nil
     ) async throws -> Created {
         var seen = Set<String>()
         let slugs = slugs.filter { seen.insert($0).inserted }
@@ -74,7 +74,7 @@ package struct InvitationAdmin: Sendable {
                 at: now)
         ]
         if address != nil { events.append(actor.event(.invitationMailed, subject: nil, detail: id, at: now)) }
-        let mail = address.map { mails.invitation(to: $0, token: token, expiresAt: expiresAt) }
+        let mail = address.map { mails.invitation(to: $0, token: token, expiresAt: expiresAt, tag: language) }
         try await store.createInvitation(record, mail: mail, mailKind: InvitationMails.kind, audit: events)
         return Created(id: id, link: mails.link(token: token), expiresAt: expiresAt, mailed: mail != nil)
     }

@@ -6,10 +6,12 @@ import SesameCore
 package struct InvitationMails: Sendable {
     package let siteName: String
     package let origin: String
+    package let words: MailWords
 
     package init(_ configuration: ServerConfiguration) {
         siteName = configuration.rpName
         origin = configuration.origin.hasSuffix("/") ? String(configuration.origin.dropLast()) : configuration.origin
+        words = MailWords(siteName: siteName, defaultTag: configuration.defaultLanguage)
     }
 
     /// The outbox kind (the `kind` column; the `mail.gave_up` audit detail).
@@ -19,33 +21,32 @@ package struct InvitationMails: Sendable {
     /// in the page's request nor in a `Referer`; the page posts it when the person signs up).
     package func link(token: String) -> String { "\(origin)/signup#invitation=\(token)" }
 
-    package func invitation(to address: String, token: String, expiresAt: Date) -> OutgoingMail {
+    /// The invitation's mail in `tag` (the inviting request's language, or one the admin API named), else the
+    /// default language.
+    package func invitation(to address: String, token: String, expiresAt: Date, tag: String? = nil) -> OutgoingMail {
+        let w = words.in(tag ?? words.choice.defaultTag)
         let link = link(token: token)
-        let until = Self.shown(expiresAt)
+        let title = w.text("mail.invitation.subject")
+        let expiry = w.text("mail.invitation.expiry", ["time": w.time(expiresAt)])
         let text = """
-            You're invited to \(siteName)
+            \(title)
 
-            You have been invited to create an account on \(siteName). Open this link to choose a username and \
-            make a passkey:
+            \(w.text("mail.invitation.text-intro"))
             \(link)
 
-            The link works once, until \(until). If you weren't expecting this, ignore this mail: nothing happens \
-            unless the link is opened and an account is made.
+            \(expiry)
             """
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>You’re invited to \(HTMLText.escape(siteName))</title></head>
-            <body style="font-family:system-ui,sans-serif;line-height:1.5;max-width:36em">
-            <h1 style="font-size:1.3em">You’re invited to \(HTMLText.escape(siteName))</h1>
-            <p>You have been invited to create an account on \(HTMLText.escape(siteName)).</p>
-            <p><a href="\(HTMLText.escape(link))">Create your account</a></p>
-            <p>The link works once, until \(HTMLText.escape(until)). If you weren’t expecting this, ignore this mail: \
-            nothing happens unless the link is opened and an account is made.</p>
-            </body></html>
+        let html = w.page(
+            title: title,
             """
-        return OutgoingMail(to: address, subject: "You're invited to \(siteName)", text: text, html: html)
+            <p>\(HTMLText.escape(w.text("mail.invitation.html-intro")))</p>
+            <p><a href="\(HTMLText.escape(link))">\(HTMLText.escape(w.text("mail.invitation.link-label")))</a></p>
+            <p>\(HTMLText.escape(expiry))</p>
+            """)
+        return OutgoingMail(to: address, subject: title, text: text, html: html)
     }
 
+    /// A time as the command line and the admin API's listing show it: `2026-11-28 17:50 UTC`.
     package static func shown(_ date: Date) -> String {
         String(date.ISO8601Format().prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
     }

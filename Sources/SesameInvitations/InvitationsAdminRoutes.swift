@@ -44,6 +44,9 @@ package struct InvitationsAdminRoutes: Sendable {
         package let groups: [String]?
         /// `7d`, `12h`, `30m` or seconds; 5 minutes to 90 days (default 7 days).
         package let expires: String?
+        /// The mail's language (a catalog tag); without it, the request's (`ui_locales`, `Accept-Language`), else
+        /// the default.
+        package let language: String?
     }
 
     private func body(_ invitation: InvitationRecord, now: Date) -> InvitationBody {
@@ -75,7 +78,8 @@ package struct InvitationsAdminRoutes: Sendable {
             do {
                 created = try await admin.create(
                     email: email?.isEmpty == true ? nil : email, groups: new.groups ?? [], lifetime: lifetime,
-                    at: sesame.now, by: context.actor)
+                    at: sesame.now, by: context.actor, language: sesame.languages.tag(for: request, saved: new.language)
+                )
             } catch let error as AdminError {
                 let message =
                     error.message.hasPrefix("--email") ? "That is not an address mail can be sent to." : error.message

@@ -148,9 +148,9 @@ package struct PasskeyManagementRoutes {
             return Status(status: "renamed")
         }
 
-        sensitive.delete("/passkeys/{id}") { _, context in
+        sensitive.delete("/passkeys/{id}") { request, context in
             let id = try credentialID(context)
-            let notice = sesame.notice(.passkeyRemoved, user: context.user, context: context)
+            let notice = await sesame.notice(.passkeyRemoved, user: context.user, request: request, context: context)
             // The last administrator's last passkey stays (`last_administrator`), as it does for an operator.
             switch try await store.deleteCredential(
                 userID: context.user.id, id: id, notice: notice, administrators: sesame.administrators)
@@ -221,7 +221,7 @@ package struct PasskeyManagementRoutes {
             let credential = try passkeyVerifier.storedCredential(result, user: user, name: body.name)
             do {
                 try await store.addCredential(
-                    credential, notice: sesame.notice(.passkeyAdded, user: user, context: context))
+                    credential, notice: sesame.notice(.passkeyAdded, user: user, request: request, context: context))
             } catch StoreError.conflict {
                 throw APIError.credentialExists
             }

@@ -51,10 +51,10 @@ extension ChallengePurpose {
 
 extension AccountNoticeKind {
     /// A passkey or security key was added to a signed-in account (not at sign-up: no address is verified yet).
-    package static let passkeyAdded = AccountNoticeKind("passkey.added", title: "A passkey was added to your account")
+    package static let passkeyAdded = AccountNoticeKind("passkey.added", titleKey: "mail.notice.passkey-added")
     /// A passkey or security key was removed.
     package static let passkeyRemoved = AccountNoticeKind(
-        "passkey.removed", title: "A passkey was removed from your account")
+        "passkey.removed", titleKey: "mail.notice.passkey-removed")
 }
 
 extension Vocabulary {

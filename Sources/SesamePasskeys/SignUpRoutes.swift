@@ -158,12 +158,13 @@ package struct SignUpRoutes {
             let spend = spending(pending.invitation, user: user, clientAddress: context.clientAddress)
             let addresses = sesame.signUpAddresses
             let clientAddress = context.clientAddress
+            let language = sesame.languages.tag(for: request, saved: nil)
             // The address the options step checked: kept pending with its mail in the account's transaction.
             var address: (@Sendable (any SQLDatabase) async throws -> Void)? = nil
             if let email = pending.email {
                 address = { db in
                     try await addresses.begin(
-                        email, user: user, clientAddress: clientAddress, at: user.createdAt, in: db)
+                        email, user: user, clientAddress: clientAddress, at: user.createdAt, language: language, in: db)
                 }
             }
             // The first account on an empty server joins the administrators' group, when the setting asks for it.

@@ -60,10 +60,11 @@ package struct PasswordRoutes {
 
         let sensitive = router.group("/api/account", context: RecentlySignedInRequestContext.self)
         sensitive.put("/password") { request, context in
-            try await change(try await request.decode(as: ChangeRequest.self, context: context), context: context)
+            try await change(
+                try await request.decode(as: ChangeRequest.self, context: context), request: request, context: context)
         }
-        sensitive.delete("/password") { _, context in
-            let notice = sesame.notice(.passwordRemoved, user: context.user, context: context)
+        sensitive.delete("/password") { request, context in
+            let notice = await sesame.notice(.passwordRemoved, user: context.user, request: request, context: context)
             switch try await store.deletePassword(userID: context.user.id, notice: notice) {
             case .removed:
                 await sesame.audit.record(.passwordRemoved, .success, user: context.user, context: context)
@@ -150,7 +151,9 @@ package struct PasswordRoutes {
 
     /// Sets the first password, or changes it after checking the current one (rate limited like sign-in); other
     /// sessions are signed out, since they may belong to whoever knew the old password.
-    package func change(_ body: ChangeRequest, context: RecentlySignedInRequestContext) async throws -> Status {
+    package func change(_ body: ChangeRequest, request: Request? = nil, context: RecentlySignedInRequestContext)
+        async throws -> Status
+    {
         switch PasswordHasher.check(body.newPassword) {
         case .tooShort: throw Self.invalidPassword("Use at least \(PasswordHasher.minimumLength) characters.")
         case .tooLong: throw Self.invalidPassword("Use at most \(PasswordHasher.maximumLength) characters.")
@@ -180,7 +183,8 @@ package struct PasswordRoutes {
         let apps = try await backChannelLogout.clients(of: user.id)
         let revoked = try await store.replacePassword(
             userID: user.id, record, at: sesame.now, keepingSession: context.authentication.session.id,
-            notice: sesame.notice(existing == nil ? .passwordSet : .passwordChanged, user: user, context: context))
+            notice: sesame.notice(
+                existing == nil ? .passwordSet : .passwordChanged, user: user, request: request, context: context))
         backChannelLogout.send(to: apps, userID: user.id)
         await sesame.audit.record(
             existing == nil ? .passwordSet : .passwordChanged, .success, user: user, context: context,

@@ -29,13 +29,13 @@ extension GuessableSecret {
 
 extension AccountNoticeKind {
     /// A password was set on an account that had none.
-    package static let passwordSet = AccountNoticeKind("password.set", title: "A password was set for your account")
+    package static let passwordSet = AccountNoticeKind("password.set", titleKey: "mail.notice.password-set")
     /// The password was changed.
     package static let passwordChanged = AccountNoticeKind(
-        "password.changed", title: "The password of your account was changed")
+        "password.changed", titleKey: "mail.notice.password-changed")
     /// The password was removed (the account signs in with passkeys only).
     package static let passwordRemoved = AccountNoticeKind(
-        "password.removed", title: "The password of your account was removed")
+        "password.removed", titleKey: "mail.notice.password-removed")
 }
 
 extension Vocabulary {

@@ -27,14 +27,17 @@ package struct FactorVerifier: Sendable {
     package let configuration: ServerConfiguration
     /// Mails the owner when a factor is set up or a recovery code used (`AccountNotices`).
     package let accountNotices: any AccountNotices
+    /// The language of those mails: the account's saved choice, else the default (`ServerCore.languages`).
+    package let languages: PageLanguages?
 
     package init(
         store: any SecondFactorStore, rateLimiter: RateLimiter, ceremonies: Ceremonies, audit: AuditLog,
         clock: ServerClock,
         logger: Logger, sms: any SMSSender, serverSecret: [UInt8], configuration: ServerConfiguration,
-        accountNotices: any AccountNotices = NoAccountNotices()
+        accountNotices: any AccountNotices = NoAccountNotices(), languages: PageLanguages? = nil
     ) {
         self.accountNotices = accountNotices
+        self.languages = languages
         self.store = store
         self.rateLimiter = rateLimiter
         self.ceremonies = ceremonies
@@ -47,10 +50,10 @@ package struct FactorVerifier: Sendable {
     }
 
     /// The notice of a change `user` makes from this request, for the store to give in the change's transaction.
-    private func notice(_ kind: AccountNoticeKind, user: User, context: some ClientContext) -> AccountNotice {
+    private func notice(_ kind: AccountNoticeKind, user: User, context: some ClientContext) async -> AccountNotice {
         AccountNotice(
             kind, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: clock.now(),
-            notices: accountNotices)
+            language: await languages?.tag(forUser: user.id) ?? configuration.defaultLanguage, notices: accountNotices)
     }
 
     /// Codes are accepted for the current 30-second step and one step either side (clock drift, typing time).
@@ -254,8 +257,11 @@ package struct FactorVerifier: Sendable {
         let code = String(format: "%06d", Int.random(in: 0..<1_000_000, using: &generator))
         try await keep(code)
         let host = URL(string: configuration.origin)?.host ?? configuration.rpID
+        // The sentence in the account's language; the last line, `@host #code`, stays as browsers parse it.
+        let tag = await languages?.tag(forUser: user.id) ?? configuration.defaultLanguage
+        let words = MailWords(siteName: configuration.rpName, defaultTag: configuration.defaultLanguage).in(tag)
         let message = try OriginBoundMessage(topLevelHost: host, code: code).message(
-            text: "\(code) is your \(configuration.rpName) verification code.")
+            text: words.text("mail.sms.code", ["code": code]))
         do {
             try await sms.send(to: phone, message: message)
         } catch {

@@ -99,8 +99,8 @@ package struct SecondFactorRoutes {
             return Status(status: "enabled")
         }
 
-        sensitive.delete("/totp") { _, context in
-            let notice = sesame.notice(.totpDisabled, user: context.user, context: context)
+        sensitive.delete("/totp") { request, context in
+            let notice = await sesame.notice(.totpDisabled, user: context.user, request: request, context: context)
             guard try await store.deleteTOTP(userID: context.user.id, notice: notice) else { throw APIError.notFound }
             await sesame.audit.record(.totpDisabled, .success, user: context.user, context: context)
             return Status(status: "disabled")
@@ -121,18 +121,18 @@ package struct SecondFactorRoutes {
             return Status(status: "enabled")
         }
 
-        sensitive.delete("/sms") { _, context in
-            let notice = sesame.notice(.smsDisabled, user: context.user, context: context)
+        sensitive.delete("/sms") { request, context in
+            let notice = await sesame.notice(.smsDisabled, user: context.user, request: request, context: context)
             guard try await store.deleteSMS(userID: context.user.id, notice: notice) else { throw APIError.notFound }
             await sesame.audit.record(.smsDisabled, .success, user: context.user, context: context)
             return Status(status: "disabled")
         }
 
-        sensitive.post("/recovery-codes") { _, context in
+        sensitive.post("/recovery-codes") { request, context in
             let (codes, set) = try RecoveryCodeSet.generate(count: 10)
             try await store.replaceRecoveryCodes(
                 userID: context.user.id, salt: set.salt, hashes: set.hashes, at: sesame.now,
-                notice: sesame.notice(.recoveryCodesGenerated, user: context.user, context: context))
+                notice: sesame.notice(.recoveryCodesGenerated, user: context.user, request: request, context: context))
             await sesame.audit.record(.recoveryCodesGenerated, .success, user: context.user, context: context)
             return EditedResponse(status: .created, response: RecoveryCodesBody(codes: codes))
         }

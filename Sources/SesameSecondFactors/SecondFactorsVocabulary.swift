@@ -68,20 +68,20 @@ extension GuessableSecret {
 extension AccountNoticeKind {
     /// An authenticator app was set up (its first code confirmed).
     package static let totpEnabled = AccountNoticeKind(
-        "totp.enabled", title: "An authenticator app was set up for your account")
+        "totp.enabled", titleKey: "mail.notice.totp-enabled")
     package static let totpDisabled = AccountNoticeKind(
-        "totp.disabled", title: "The authenticator app was removed from your account")
+        "totp.disabled", titleKey: "mail.notice.totp-disabled")
     /// A phone number for sign-in codes was confirmed (a first one, or a new one in place of the old).
     package static let smsEnabled = AccountNoticeKind(
-        "sms.enabled", title: "A phone was set up for your account's sign-in codes")
+        "sms.enabled", titleKey: "mail.notice.sms-enabled")
     package static let smsDisabled = AccountNoticeKind(
-        "sms.disabled", title: "The phone was removed from your account's sign-in codes")
+        "sms.disabled", titleKey: "mail.notice.sms-disabled")
     /// Recovery codes were made, replacing any earlier set.
     package static let recoveryCodesGenerated = AccountNoticeKind(
-        "recovery_codes.generated", title: "New recovery codes were made for your account")
+        "recovery_codes.generated", titleKey: "mail.notice.recovery-codes-generated")
     /// A recovery code was spent, at sign-in or to confirm a sign-in again.
     package static let recoveryCodeUsed = AccountNoticeKind(
-        "recovery_code.used", title: "A recovery code of your account was used")
+        "recovery_code.used", titleKey: "mail.notice.recovery-code-used")
 }
 
 extension Vocabulary {

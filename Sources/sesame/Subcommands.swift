@@ -17,6 +17,7 @@ enum SesameSubcommands {
         AuditCommand.self,
         SealKeysCommand.self,
         MailCommand.self,
+        CatalogCommand.self,
         VerifyCommand.self,
         InspectCommand.self,
         AuthenticatorCommand.self,

@@ -51,7 +51,7 @@ import VirtualAuthenticator
         let title = String(subject.dropLast(" on Sesame".count))
         #expect(mail.text.hasPrefix(title + "\n"), sourceLocation: sourceLocation)
         #expect(mail.text.contains("(username nia)"), sourceLocation: sourceLocation)
-        #expect(mail.text.contains("If this wasn't you"), sourceLocation: sourceLocation)
+        #expect(mail.text.contains("If this wasn’t you"), sourceLocation: sourceLocation)
         #expect(mail.text.contains("http://localhost:8080/account"), sourceLocation: sourceLocation)
         let html = mail.html ?? ""
         #expect(
@@ -271,17 +271,17 @@ import VirtualAuthenticator
 
         func queue(
             _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-            details: [String], in db: any SQLDatabase
+            details: [AccountNoticeDetail], language: String, in db: any SQLDatabase
         ) async throws {
             try await notices.queue(
                 kind, userID: userID, username: username, clientAddress: clientAddress, at: at, details: details,
-                in: db)
+                language: language, in: db)
             throw Failed()
         }
 
         func queue(
             _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
-            details: [String]
+            details: [AccountNoticeDetail], language: String
         ) async throws {
             throw Failed()
         }
@@ -299,7 +299,7 @@ import VirtualAuthenticator
             func notice(_ kind: AccountNoticeKind) -> AccountNotice {
                 AccountNotice(
                     kind, userID: user.id, username: user.username, clientAddress: "192.0.2.1", at: server.clock.now,
-                    notices: failing)
+                    language: "en", notices: failing)
             }
             let credential = PasskeyManagementTests().credential(1, user: user, aaguid: nil)
             await #expect(throws: FailingAfterNotice.Failed.self) {

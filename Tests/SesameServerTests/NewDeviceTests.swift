@@ -63,7 +63,7 @@ import VirtualAuthenticator
         #expect(
             mail.text.contains("\n\nDevice: Chrome on Linux\nFrom the address: 203.0.113.7\n\n"),
             "\(mail.text)", sourceLocation: sourceLocation)
-        #expect(mail.text.contains(EmailMails.shown(server.clock.now)), sourceLocation: sourceLocation)
+        #expect(mail.text.contains(EmailMails.shown(server.clock.now, "en")), sourceLocation: sourceLocation)
         #expect(
             mail.html?.contains("<ul><li>Device: Chrome on Linux</li><li>From the address: 203.0.113.7</li></ul>")
                 == true, sourceLocation: sourceLocation)

@@ -141,7 +141,8 @@ import VirtualAuthenticator
                     user, credential: credential, audit: event, sessionTokenHash: [1], session: session,
                     also: { db in
                         try await addresses.begin(
-                            "nia@example.net", user: user, clientAddress: "192.0.2.1", at: server.clock.now, in: db)
+                            "nia@example.net", user: user, clientAddress: "192.0.2.1", at: server.clock.now,
+                            language: "en", in: db)
                         throw Failed()
                     })
             }

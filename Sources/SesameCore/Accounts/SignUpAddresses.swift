@@ -27,8 +27,10 @@ package protocol SignUpAddresses: Sendable {
 
     /// Keeps `address` pending for the new account and writes its verification mail (or, when another account
     /// verified it, the notice to that account's holder), with the audit event `email.added`, in the transaction
-    /// whose database is `db`.
-    func begin(_ address: String, user: User, clientAddress: String, at: Date, in db: any SQLDatabase) async throws
+    /// whose database is `db`. `language` is the sign-up request's (the mail's language).
+    func begin(
+        _ address: String, user: User, clientAddress: String, at: Date, language: String, in db: any SQLDatabase
+    ) async throws
 }
 
 /// No addresses: a server built without the address feature (and the store's own tests).
@@ -36,7 +38,9 @@ package struct NoSignUpAddresses: SignUpAddresses {
     package init() {}
     package var request: SignUpAddressRequest { .off }
     package func check(_ raw: String?, account: String, clientAddress: String) async throws -> String? { nil }
-    package func begin(_ address: String, user: User, clientAddress: String, at: Date, in db: any SQLDatabase)
+    package func begin(
+        _ address: String, user: User, clientAddress: String, at: Date, language: String, in db: any SQLDatabase
+    )
         async throws
     {}
 }

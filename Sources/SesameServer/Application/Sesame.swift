@@ -59,7 +59,7 @@ package struct Sesame: Sendable {
         self.factors = FactorVerifier(
             store: store, rateLimiter: core.rateLimiter, ceremonies: core.ceremonies, audit: core.audit, clock: clock,
             logger: logger, sms: sms, serverSecret: serverSecret, configuration: configuration,
-            accountNotices: core.accountNotices
+            accountNotices: core.accountNotices, languages: core.languages
         )
         let metadata = MetadataService(store: store, clock: clock, logger: logger)
         self.metadata = metadata
