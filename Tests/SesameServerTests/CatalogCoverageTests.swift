@@ -42,12 +42,6 @@ import Testing
         !$0.path.contains("/SesameLanguage/")
     }
 
-    /// The Chrome message name of an `extension.` key (`extension.popup.title` → `popup_title`).
-    static func extensionName(_ key: String) -> String {
-        String(key.dropFirst("extension.".count)).replacingOccurrences(of: ".", with: "_")
-            .replacingOccurrences(of: "-", with: "_")
-    }
-
     /// `area.page.name`: lower case, digits, `-`, and `_` (the API's error codes are `error.<code>`, `too_many_attempts`).
     /// A key's shape: an area and at least one more part (`error.<code>` has just one).
     static let keyShape = #"(?:web|console|mail|error|extension)(?:\.[a-z0-9_-]+)+"#
@@ -61,26 +55,37 @@ import Testing
             for key in matches(#"\{\{t:([^}]+)\}\}"#, in: text(file)) { used[key] = file.lastPathComponent }
         }
         for file in scripts {
-            for key in matches(#"\btn?\(\s*["']([^"']+)["']"#, in: text(file)) { used[key] = file.lastPathComponent }
+            // `t("key")`, and a key written whole anywhere else (`t(cond ? "a.b.c" : "a.b.d")`).
+            for key in matches(#"\btn?\(\s*["']([^"']+)["']"#, in: text(file))
+                + matches("[\"']" + keyPattern + "[\"']", in: text(file))
+            {
+                used[key] = file.lastPathComponent
+            }
         }
         for file in swiftFiles {
             for key in matches("\"" + keyPattern + "\"", in: text(file)) { used[key] = file.lastPathComponent }
         }
         let names = Dictionary(
-            catalog.keys.filter { $0.hasPrefix("extension.") }.map { (extensionName($0), $0) }
+            catalog.keys.filter { $0.hasPrefix("extension.") }.map { (ExtensionLocales.messageName($0), $0) }
         ) { first, _ in first }
         for file in extensionFiles {
             let body = text(file)
-            for name in matches(#"getMessage\(\s*["'](\w+)["']"#, in: body)
-                + matches(#"\bmsg\(\s*["'](\w+)["']"#, in: body)
-                + matches(#"__MSG_(\w+)__"#, in: body)
-            {
+            for name in matches(#"getMessage\(\s*["'](\w+)["']"#, in: body) + matches(#"__MSG_(\w+)__"#, in: body)
+            where !name.hasPrefix("@@") {
                 used[names[name] ?? "extension.<\(name)>"] = file.lastPathComponent
+            }
+            // The extension's scripts name keys whole (`t("extension.popup.title")`), popup.html by `data-i18n`,
+            // `data-i18n-aria-label` and `data-i18n-placeholder`.
+            for key in matches(#"\btn?\(\s*["']([^"']+)["']"#, in: body)
+                + matches(#"data-i18n[a-z-]*="([^"]+)""#, in: body) + matches("[\"']" + keyPattern + "[\"']", in: body)
+            {
+                used[key] = file.lastPathComponent
             }
         }
         // Keys made by code from a list the compiler holds: page titles, and a sentence per API error code
         // (`VocabularyTests` ties those to `APIErrorCode`).
         for page in WebRoutes.Page.allCases { used[page.titleKey] = "WebRoutes.Page" }
+        for page in ConsoleRoutes.pages { used[page.titleKey] = "ConsoleRoutes.pages" }
         for key in catalog.keys where key.hasPrefix("error.") { used[key] = "APIErrorCode" }
         return used
     }
@@ -155,9 +160,11 @@ import Testing
             for pattern in [#"<!--[\s\S]*?-->"#, #"<script[\s\S]*?</script>"#] {
                 body = body.replacingOccurrences(of: pattern, with: " ", options: .regularExpression)
             }
+            // An example URL in a placeholder is not words to translate.
             let attributes = Self.matches(#"\b(?:alt|title|placeholder|aria-label)="([^"]+)""#, in: body).filter {
-                $0.replacingOccurrences(of: #"\{\{[^}]*\}\}"#, with: "", options: .regularExpression)
-                    .range(of: #"\p{L}"#, options: .regularExpression) != nil
+                $0.range(of: #"^https?://\S+$"#, options: .regularExpression) == nil
+                    && $0.replacingOccurrences(of: #"\{\{[^}]*\}\}"#, with: "", options: .regularExpression)
+                        .range(of: #"\p{L}"#, options: .regularExpression) != nil
             }
             #expect(attributes.isEmpty, "\(file.lastPathComponent): attribute text outside the catalog: \(attributes)")
             for pattern in [#"\{\{[^}]*\}\}"#, #"&[#a-zA-Z0-9]+;"#] {
