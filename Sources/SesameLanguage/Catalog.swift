@@ -263,9 +263,14 @@ public struct Catalog: Sendable {
             }
             if character == "}" { inPlaceholder = false }
         }
+        // Padding in words of at most five characters, so a line can still break as a real language's would.
         let padding = max(1, (letters * 2 + 4) / 5)
-        let filler = "·ſŧ"
-        let pad = String((0..<padding).map { filler[filler.index(filler.startIndex, offsetBy: $0 % 3)] })
+        let filler = Array("·ſŧ")
+        var pad = ""
+        for index in 0..<padding {
+            if index > 0 && index % 5 == 0 { pad.append(" ") }
+            pad.append(filler[index % 3])
+        }
         return "[\(output) \(pad)]"
     }
 }

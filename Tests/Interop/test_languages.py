@@ -8,7 +8,9 @@
    right. Screenshots go to docs/screenshots/lang-<tag>-<page>-<width>.png for docs/web.md."""
 
 import base64
+import json
 import re
+import subprocess
 
 from selenium.webdriver.common.by import By
 
@@ -33,7 +35,7 @@ for (const el of document.querySelectorAll('body *')) {
   const own = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).length > 0;
   if (!own) continue;
   const box = el.getBoundingClientRect();
-  if (box.width === 0 || box.height === 0) continue;
+  if (box.width <= 1 || box.height <= 1) continue;  // nothing, or for screen readers only (a 1px clipped box)
   const style = getComputedStyle(el);
   if (el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible' && style.overflowX !== 'auto'
       && style.overflowX !== 'scroll') {
@@ -96,7 +98,11 @@ def test_every_page_fits_in_the_pseudo_language(sesame_bin, tmp_path, browser):
         pages = ["/account", "/account/email/verify", "/recover/link", "/device"]
         pages += [f"/console/{page}" for page in CONSOLE_PAGES]
         signed_out = ["/signin", "/signup", "/recover"]
-        data = ["ada", "Ada", "Sesame", "admins", "localhost", server.origin]
+        # What is data, not words: names, the origin, the build's version line, the browser's user agent (a
+        # session's device).
+        version = subprocess.run([server.bin, "--version"], capture_output=True, text=True).stdout.strip()
+        agent = browser.execute_script("return navigator.userAgent")
+        data = [server.origin, version, agent, "ada", "Ada", "Sesame", "admins", "localhost"]
         problems = {}
         for path in pages + ["(sign out)"] + signed_out:
             if path == "(sign out)":
@@ -115,6 +121,7 @@ def test_every_page_fits_in_the_pseudo_language(sesame_bin, tmp_path, browser):
             if found:
                 problems[f"{path}: text outside the catalog"] = found
             browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        (tmp_path / "problems.json").write_text(json.dumps(problems, indent=1, ensure_ascii=False))
         assert problems == {}, problems
     finally:
         set_language(browser, "en")
@@ -170,11 +177,13 @@ def test_sign_up_sign_in_account_and_a_mail_in_korean_and_arabic(sesame_bin, tmp
             browser.get("data:text/html;charset=utf-8;base64," + base64.b64encode(html_part.encode()).decode())
             screenshot(browser, f"lang-{tag}-mail", 390)
 
+            # Signed out, without the authenticator (it would answer the page's AutoFill request at once).
+            browser.remove_virtual_authenticator()
             browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
             open_page(browser, server, "/signin")
-            assert WORDS[tag]["signin"] in browser.find_element(By.TAG_NAME, "main").text
+            wait(browser, lambda d: WORDS[tag]["signin"] in find(d, "signin-heading").text,
+                 what="the sign-in page in the language")
             screenshot(browser, f"lang-{tag}-signin", 390)
-            browser.remove_virtual_authenticator()
     finally:
         set_language(browser, "en")
         server.stop()

@@ -2,6 +2,7 @@ import Foundation
 import SesameConsole
 import SesameCore
 import SesameLanguage
+import SesameServer
 import SesameWeb
 import Spawn
 import Testing
@@ -86,6 +87,7 @@ import Testing
         // (`VocabularyTests` ties those to `APIErrorCode`).
         for page in WebRoutes.Page.allCases { used[page.titleKey] = "WebRoutes.Page" }
         for page in ConsoleRoutes.pages { used[page.titleKey] = "ConsoleRoutes.pages" }
+        for setting in Vocabulary.server.settings { used[Self.settingHelpKey(setting)] = "the settings table" }
         for key in catalog.keys where key.hasPrefix("error.") { used[key] = "APIErrorCode" }
         return used
     }
@@ -101,6 +103,17 @@ import Testing
             #expect(
                 key.range(of: "^" + Self.keyShape + "$", options: .regularExpression) != nil,
                 "\(key) is not a key of the catalog's shape")
+        }
+    }
+
+    /// The console shows each setting's help from the catalog: its English is the settings table's own sentence.
+    static func settingHelpKey(_ setting: Setting) -> String { "console.setting-help.\(setting.key)" }
+
+    @Test func theSettingsHelpInTheCatalogIsTheSettingsTables() throws {
+        let catalog = try Catalog.load(directory: Self.catalogFolder)
+        for setting in Vocabulary.server.settings {
+            let source = catalog.sources[Self.settingHelpKey(setting)]
+            #expect(source?.singular == setting.help, "\(setting.key): the catalog's help differs from the table's")
         }
     }
 
