@@ -17,19 +17,36 @@ function sourceText(source) {
   }
 }
 
+// A setting's help in the page's language: the catalog's `console.setting-help.<key>`, or the API's English
+// sentence when the catalog has no such key (`t` gives the key back then), e.g. a setting newer than the catalog.
+function helpText(row) {
+  const key = `console.setting-help.${row.key}`;
+  const text = t(key);
+  return text === key ? row.help : text;
+}
+
 let rows = [];
 
 function show(filter) {
   const needle = filter.trim().toLowerCase();
   const shown = rows.filter(
-    (row) => !needle || row.key.toLowerCase().includes(needle) || row.help.toLowerCase().includes(needle),
+    (row) =>
+      !needle ||
+      row.key.toLowerCase().includes(needle) ||
+      row.help.toLowerCase().includes(needle) ||
+      helpText(row).toLowerCase().includes(needle),
   );
   document.getElementById("settings").replaceChildren(
     ...shown.map((row) =>
       el(
         "tr",
         { dataset: { key: row.key } },
-        el("th", { scope: "row" }, el("code", { text: row.key }), el("div", { class: "muted help", text: row.help })),
+        el(
+          "th",
+          { scope: "row" },
+          el("code", { text: row.key }),
+          el("div", { class: "muted help", text: helpText(row) }),
+        ),
         el("td", {}, el("code", { class: row.secret ? "masked" : undefined, text: row.value })),
         el("td", {}, sourceText(row.source)),
       ),
