@@ -45,7 +45,7 @@ extension ServerConfiguration {
             key: "forwardAuthRules", flag: "--forward-auth-rules", environment: "SESAME_FORWARD_AUTH_RULES",
             defaultValue: "(none)",
             help:
-                "Access rules: a JSON list of {host, path?, policy, groups?}, policy signed-in, groups, passkey or nobody; first match wins, an address no rule names is refused (docs/integrations.md). None: every signed-in person passes.",
+                "Access rules: a JSON list of (host, path?, policy, groups?), policy signed-in, groups, passkey or nobody; first match wins, an address no rule names is refused (docs/integrations.md). None: every signed-in person passes.",
             takesJSON: true
         ) { c, v throws(ConfigurationError) in c.forwardAuthRules = try parseForwardAuthRules(v) },
     ]

@@ -23,7 +23,7 @@ extension ServerConfiguration {
         Setting(
             key: "smsSender", flag: "--sms-sender", environment: "SESAME_SMS_SENDER",
             defaultValue: SMSSenderKey.defaultValue,
-            help: "console, or an https:// webhook URL receiving {to, message} JSON."
+            help: "console, or an https:// webhook URL receiving (to, message) JSON."
         ) { c, v throws(ConfigurationError) in c.smsSender = v },
         Setting(
             key: "allowConsoleSMS", flag: "--allow-console-sms", environment: "SESAME_ALLOW_CONSOLE_SMS",

@@ -44,8 +44,9 @@ import Testing
     }
 
     /// `area.page.name`: lower case, digits, `-`, and `_` (the API's error codes are `error.<code>`, `too_many_attempts`).
-    /// A key's shape: an area and at least one more part (`error.<code>` has just one).
-    static let keyShape = #"(?:web|console|mail|error|extension)(?:\.[a-z0-9_-]+)+"#
+    /// A key's shape: an area and at least one more part (`error.<code>` has just one); a setting's help is named by
+    /// the setting's own camelCase key (`console.setting-help.rpID`).
+    static let keyShape = #"(?:web|console|mail|error|extension)(?:\.[a-z0-9_-]+)*\.[A-Za-z0-9_-]+"#
     /// What the scan of Swift sources takes for a key: an area and at least two more parts.
     static let keyPattern = #"((?:web|console|mail|error|extension)\.[a-z0-9_-]+(?:\.[a-z0-9_-]+)+)"#
 

@@ -159,7 +159,7 @@ extension ServerConfiguration {
         Setting(
             key: "androidApps", flag: "--android-apps", environment: "SESAME_ANDROID_APPS", defaultValue: "(none)",
             help:
-                "package=FP[|FP],... for assetlinks.json (config file: list of {package_name, sha256_cert_fingerprints})."
+                "package=FP[|FP],... for assetlinks.json (config file: list of (package_name, sha256_cert_fingerprints))."
         ) { c, v throws(ConfigurationError) in c.androidApps = try androidApps(v) },
         Setting(
             key: "challengeTimeout", flag: "--challenge-timeout", environment: "SESAME_CHALLENGE_TIMEOUT",
