@@ -181,6 +181,9 @@ def browser(chromium):
     driver.execute_cdp_cmd("Page.enable", {})
     scripts = [driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SPY})["identifier"]]
     driver.set_window_size(1280, 900)
+    # Every test starts in English: an earlier test on this browser may have asked for another language.
+    agent = driver.execute_script("return navigator.userAgent")
+    driver.execute_cdp_cmd("Network.setUserAgentOverride", {"userAgent": agent, "acceptLanguage": "en-US,en"})
     driver.sesame_scripts = scripts
     yield driver
     # No page broke its own Content-Security-Policy during the test.

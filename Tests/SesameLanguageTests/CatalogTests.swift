@@ -240,3 +240,40 @@ import Testing
         #expect(LanguageChoice.acceptLanguage(header).count == 32)
     }
 }
+
+/// Replays the fuzzers' regression corpora (FuzzTesting/Corpus/FuzzPortableObject and FuzzLanguageChoice) through the
+/// same code without sanitizers: every input is read or refused with a `LanguageError`, never a crash.
+@Suite struct LanguageFuzzCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("FuzzTesting/Corpus")
+
+    static func inputs(_ target: String) throws -> [String] {
+        let folder = corpus.appendingPathComponent(target)
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map {
+            String(decoding: try Data(contentsOf: folder.appendingPathComponent($0)), as: UTF8.self)
+        }
+    }
+
+    @Test func portableObjectCorpus() throws {
+        let inputs = try Self.inputs("FuzzPortableObject")
+        #expect(inputs.count >= 3)
+        var read = 0
+        for text in inputs {
+            if (try? PortableObject(parsing: text)) != nil { read += 1 }
+            if let rule = try? PluralRule(parsing: text) {
+                #expect((0...200).allSatisfy { (0..<rule.count).contains(rule.index(for: $0)) })
+            }
+        }
+        #expect(read >= 2)
+    }
+
+    @Test func languageChoiceCorpus() throws {
+        let choice = LanguageChoice(available: ["en", "ar", "de", "es", "ja", "ko", "en-XA"], defaultTag: "en")
+        let inputs = try Self.inputs("FuzzLanguageChoice")
+        #expect(inputs.count >= 3)
+        for text in inputs {
+            #expect(choice.available.contains(choice.choose(acceptLanguage: text)))
+        }
+        #expect(choice.choose(acceptLanguage: try #require(inputs.first { $0.hasPrefix("fr-CH") })) == "en")
+    }
+}
