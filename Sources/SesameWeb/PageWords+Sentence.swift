@@ -20,11 +20,6 @@ extension PageLanguages {
     /// when given (an authorization request's `ui_locales`, OpenID Connect Core §3.1.2.1) or else the request's own
     /// `ui_locales` parameter, then `Accept-Language`, then the default.
     package func words(for request: Request, userID: String?, uiLocales: String? = nil) async -> PageWords {
-        var saved: String?
-        if let userID { saved = try? await preferences.savedLanguage(of: userID) }
-        let tag = choice.choose(
-            saved: saved, uiLocales: uiLocales ?? request.uri.queryParameters["ui_locales"].map(String.init),
-            acceptLanguage: request.headers[.acceptLanguage])
-        return PageWords(catalog: catalog, tag: tag)
+        PageWords(catalog: catalog, tag: await tag(for: request, userID: userID, uiLocales: uiLocales))
     }
 }

@@ -33,19 +33,19 @@ package struct PageLanguages: Sendable {
         self.preferences = preferences
     }
 
-    /// The language for a request: `saved` first, then the request's `ui_locales` query parameter, then its
-    /// `Accept-Language`.
-    package func tag(for request: Request, saved: String?) -> String {
+    /// The language for a request: `saved` first, then `uiLocales` when given (an authorization request's
+    /// `ui_locales`) or else the request's own `ui_locales` query parameter, then its `Accept-Language`.
+    package func tag(for request: Request, saved: String?, uiLocales: String? = nil) -> String {
         choice.choose(
-            saved: saved, uiLocales: request.uri.queryParameters["ui_locales"].map(String.init),
+            saved: saved, uiLocales: uiLocales ?? request.uri.queryParameters["ui_locales"].map(String.init),
             acceptLanguage: request.headers[.acceptLanguage])
     }
 
     /// The language for a request from `userID` (nil: signed out), reading their saved choice.
-    package func tag(for request: Request, userID: String?) async -> String {
+    package func tag(for request: Request, userID: String?, uiLocales: String? = nil) async -> String {
         var saved: String?
         if let userID { saved = try? await preferences.savedLanguage(of: userID) }
-        return tag(for: request, saved: saved)
+        return tag(for: request, saved: saved, uiLocales: uiLocales)
     }
 
     /// The language for writing to `userID` outside a request (a mail): their saved choice, else `fallback` (the
