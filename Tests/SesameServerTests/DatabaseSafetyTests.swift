@@ -162,12 +162,13 @@ import VirtualAuthenticator
     @Test(.enabled(if: TestDatabase.postgresURL != nil, "needs SESAME_TEST_POSTGRES_URL"), .timeLimit(.minutes(10)))
     func aStatementPastTheDeadlineClosesItsConnectionAndThePoolHeals() async throws {
         let server = TestServer(.postgres) {
-            $0.databaseTimeout = 0.5
+            // 2 s: long enough for the suite's load on two cores, short against the 30 s statement below.
+            $0.databaseTimeout = 2
             $0.postgresConnections = 1
         }
         let user = try await server.seedUser("kim")
         try await server.withStore { store in
-            #expect(store.engine.deadline == DatabaseDeadline(seconds: 0.5))
+            #expect(store.engine.deadline == DatabaseDeadline(seconds: 2))
             // Without the deadline the statement would succeed after 30 s; with it, it ends as a timeout.
             await expectExactly(DatabaseError.timeout(.statement)) {
                 try await store.engine.sql.raw("SELECT pg_sleep(30)").run()
@@ -190,7 +191,9 @@ import VirtualAuthenticator
     /// answers the next one.
     @Test(.enabled(if: TestDatabase.postgresURL != nil, "needs SESAME_TEST_POSTGRES_URL"), .timeLimit(.minutes(10)))
     func aRequestWhoseStatementPassesTheDeadlineAnswersUnavailable() async throws {
-        let server = TestServer(.postgres) { $0.databaseTimeout = 0.5 }
+        // 3 s, not less: the suite runs beside a hundred others on two cores, and the sign-up before the lock must
+        // finish well inside it (a 0.5 s deadline once timed out there in CI).
+        let server = TestServer(.postgres) { $0.databaseTimeout = 3 }
         try await server.app().test(.router) { client in
             let first = try await journey.signUp(client, VirtualAuthenticator(), "lee")
             #expect(first.status == .created)
