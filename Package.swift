@@ -230,6 +230,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // the OpenID Connect provider.
@@ -247,6 +248,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // password sign-in and password changes.
@@ -261,6 +263,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // passkey sign-up, sign-in and management; provider names (Resources/providers.json).
@@ -293,6 +296,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // confirming the holder of a session again.
@@ -339,6 +343,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // sign-up by invitation: single-use links with their groups, mailed through the outbox; `sesame invites`.
@@ -359,6 +364,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // admin API tokens (`sesame admin-tokens`, the gate's `AdminTokenCheck`) and the audit log's admin API.

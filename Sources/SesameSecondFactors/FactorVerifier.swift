@@ -272,7 +272,8 @@ package struct FactorVerifier: Sendable {
     }
 
     /// A mobile number in ITU-T E.164 form: `+`, a country code that does not start with 0, 7 to 15 digits in all.
-    /// The account page checks the same pattern before sending (`account.js`; `VocabularyTests` ties the two).
+    /// The account page checks the same pattern before sending (`account-sms.js`, the SMS card's script;
+    /// `VocabularyTests` ties the two).
     package static let phonePattern = #"^\+[1-9][0-9]{6,14}$"#
 
     package static func isE164(_ phone: String) -> Bool {

@@ -14,14 +14,21 @@ import SesameBytes
 /// under `Resources/Web/static`, served by exact name only (the name set is read at start-up, so no request path
 /// ever reaches the file system). Every page carries a Content-Security-Policy that allows only this origin and
 /// no inline script or style.
+///
+/// The account page's cards are the features' (`AccountSection`, given by the composition root): `account.html`
+/// places their fragments, in order of position, where it says `{{sections}}`; their scripts are served beside
+/// this target's files and loaded after the page's shared `account.js`.
 package struct WebRoutes {
     package let sesame: ServerCore
     /// Whether `/recover` (recovery by email) is served and the sign-in page links to it (`emailRecovery`).
     package let emailRecovery: Bool
+    /// The account page's cards, each with its script (`AccountSection.server`).
+    package let accountSections: [AccountSection]
 
-    package init(sesame: ServerCore, emailRecovery: Bool = false) {
+    package init(sesame: ServerCore, emailRecovery: Bool = false, accountSections: [AccountSection] = []) {
         self.sesame = sesame
         self.emailRecovery = emailRecovery
+        self.accountSections = accountSections
     }
 
     /// Scripts, styles, images and connections from this origin only; no plugins, no framing, no `<base>`, forms
@@ -48,8 +55,12 @@ package struct WebRoutes {
         package var titleKey: String { "web.\(rawValue).title" }
 
         /// The catalog keys the page's scripts read (`i18n.js`), by prefix: the page's own, the words every page
-        /// shares, and the sentences of the API's error codes.
+        /// shares, and the sentences of the API's error codes. The account page's own are its title and the words
+        /// of its shared script; each section adds its own (`AccountSection.messagePrefixes`).
         package var scriptPrefixes: [String] {
+            if self == .account {
+                return ["web.common.", "error.", "web.account.title", "web.account.failed", "web.account.never"]
+            }
             var prefixes = ["web.common.", "error.", "web.\(rawValue)."]
             if self == .recover || self == .recoverLink { prefixes.append("web.recovery.") }
             return prefixes
@@ -91,7 +102,7 @@ package struct WebRoutes {
                 guard let value = values[key] else {
                     throw LoadError(code: .badTemplate, message: "template names unknown value \(key)")
                 }
-                output += key == "content" || key == "messages" ? value : escapeHTML(value)
+                output += key == "content" || key == "messages" || key == "scripts" ? value : escapeHTML(value)
             }
             rest = rest[close.upperBound...]
         }
@@ -129,9 +140,10 @@ package struct WebRoutes {
     }
 
     /// The layout around a body in `words`' language: `lang` and `dir`, the title, and the messages its scripts read.
+    /// `scripts` are static modules the page loads after its own (`script`), in order.
     package static func page(
         layout: String, body: String, configuration: ServerConfiguration, script: String, titleKey: String,
-        values: [String: String], words: PageWords, scriptPrefixes: [String]
+        values: [String: String], words: PageWords, scriptPrefixes: [String], scripts: [String] = []
     ) throws -> String {
         let language = words.catalog.languages[words.tag]
         var common = [
@@ -142,29 +154,85 @@ package struct WebRoutes {
         let all = values.merging(common) { own, _ in own }
         let inner = try fill(body, all, words: words)
         let messages = words.catalog.scriptMessages(words.tag, prefixes: scriptPrefixes)
+        let tags = scripts.map { "\n<script type=\"module\" src=\"/static/\(escapeHTML($0))\"></script>" }.joined()
         return try fill(
-            layout, all.merging(["content": inner, "messages": messages]) { _, new in new }, words: words)
+            layout, all.merging(["content": inner, "messages": messages, "scripts": tags]) { _, new in new },
+            words: words)
+    }
+
+    /// The account page's cards in order: each section's fragment, indented into `account.html`'s list, a blank
+    /// line between two.
+    package static func sectionsHTML(_ sections: [AccountSection]) throws -> String {
+        try sections.map { section in
+            guard let folder = section.folder else {
+                throw LoadError(code: .missing, message: "account section \(section.name) has no folder in its bundle")
+            }
+            let fragment = try String(
+                contentsOf: folder.appendingPathComponent(section.template), encoding: .utf8)
+            return fragment.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
+                $0.isEmpty ? "\n" : "  \($0)\n"
+            }.joined()
+        }.joined(separator: "\n")
+    }
+
+    /// Every section's script, as a static file by its name.
+    package static func accountScripts(_ sections: [AccountSection]) throws -> [String: StaticFile] {
+        var files: [String: StaticFile] = [:]
+        for section in sections {
+            guard let folder = section.folder else {
+                throw LoadError(code: .missing, message: "account section \(section.name) has no folder in its bundle")
+            }
+            let own = try loadStaticFiles(in: folder)
+            for script in section.scripts {
+                guard let file = own[script] else {
+                    throw LoadError(
+                        code: .missing, message: "account section \(section.name)'s script \(script) is missing")
+                }
+                files[script] = file
+            }
+        }
+        return files
+    }
+
+    /// Every name two sections, or a section and this target's static files, declare: a section's script is served
+    /// beside `Resources/Web/static`, so its name must be its own there.
+    package static func accountClashes(_ sections: [AccountSection], staticFiles: some Sequence<String>) -> [String] {
+        let ours = Set(staticFiles)
+        let clashes = sections.flatMap { section in
+            section.scripts.filter(ours.contains).map {
+                "account section script \($0): \(section.owner), SesameWeb's Resources/Web/static"
+            }
+        }
+        return AccountSection.duplicates(in: sections) + clashes
     }
 
     /// Every page in every language of the catalog, rendered with this server's configuration, by tag.
     /// `signUpEmail`: whether the sign-up page asks for an email address (`SignUpAddressRequest`); `emailRecovery`:
     /// whether the sign-in page links to `/recover`.
+    /// `accountSections`: the account page's cards, in page order (`AccountSection.server`).
     package static func renderPages(
         _ configuration: ServerConfiguration, catalog: Catalog, signUpEmail: SignUpAddressRequest = .off,
-        emailRecovery: Bool = false
+        emailRecovery: Bool = false, accountSections: [AccountSection] = []
     ) throws -> [String: [Page: ByteBuffer]] {
         let templates = try resourceDirectory("templates")
         let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
         var pages: [String: [Page: ByteBuffer]] = [:]
         for page in Page.allCases {
-            let body = try String(
+            var body = try String(
                 contentsOf: templates.appendingPathComponent("\(page.rawValue).html"), encoding: .utf8)
+            var prefixes = page.scriptPrefixes
+            var scripts: [String] = []
+            if page == .account {
+                body = body.replacingOccurrences(of: "{{sections}}", with: try sectionsHTML(accountSections))
+                prefixes += accountSections.flatMap(\.messagePrefixes)
+                scripts = accountSections.flatMap(\.scripts)
+            }
             let values = ["signUpEmail": signUpEmail.rawValue, "emailRecovery": emailRecovery ? "on" : "off"]
             for tag in catalog.tags {
                 let html = try Self.page(
                     layout: layout, body: body, configuration: configuration, script: page.rawValue,
                     titleKey: page.titleKey, values: values, words: PageWords(catalog: catalog, tag: tag),
-                    scriptPrefixes: page.scriptPrefixes)
+                    scriptPrefixes: prefixes, scripts: scripts)
                 pages[tag, default: [:]][page] = ByteBuffer(string: html)
             }
         }
@@ -202,8 +270,12 @@ package struct WebRoutes {
         do {
             pages = try Self.renderPages(
                 sesame.configuration, catalog: languages.catalog, signUpEmail: sesame.signUpAddresses.request,
-                emailRecovery: emailRecovery)
+                emailRecovery: emailRecovery, accountSections: accountSections)
             files = try Self.loadStaticFiles()
+            // Two cards or scripts of one name are a programming error: the process stops here, at start.
+            let clashes = Self.accountClashes(accountSections, staticFiles: files.keys)
+            precondition(clashes.isEmpty, "declared twice: \(clashes.joined(separator: "; "))")
+            files.merge(try Self.accountScripts(accountSections)) { own, _ in own }
         } catch {
             sesame.logger.error("web pages not loaded", metadata: ["reason": .string(String(describing: error))])
         }

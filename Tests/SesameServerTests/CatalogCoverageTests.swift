@@ -34,7 +34,10 @@ import Testing
         }
     }
 
-    static let templates = files(under: "Sources", extensions: ["html"]).filter { $0.path.contains("/templates/") }
+    /// The pages' templates, and the account page's cards, which each feature keeps in its own target.
+    static let templates = files(under: "Sources", extensions: ["html"]).filter {
+        $0.path.contains("/templates/") || $0.path.contains("/Resources/AccountPage/")
+    }
     static let scripts = files(under: "Sources", extensions: ["js"])
     static let extensionFiles = files(under: "Extensions/browser", extensions: ["js", "html", "json"]).filter {
         !$0.path.contains("/_locales/")
@@ -104,6 +107,33 @@ import Testing
             #expect(
                 key.range(of: "^" + Self.keyShape + "$", options: .regularExpression) != nil,
                 "\(key) is not a key of the catalog's shape")
+        }
+    }
+
+    /// Every card of the account page is among the templates scanned above, and its script among the scripts; each
+    /// key a card's script reads is given to the page by the card's prefixes or the page's own (else the script
+    /// would show the key itself).
+    @Test func everyAccountSectionIsScannedAndGetsTheKeysItsScriptReads() throws {
+        let sections = AccountSection.server
+        #expect(!sections.isEmpty)
+        for section in sections {
+            let folder = "Sources/\(section.owner)/Resources/AccountPage/"
+            #expect(
+                Self.templates.contains { $0.path.hasSuffix(folder + section.template) },
+                "\(section.name)'s fragment is not where the scan looks")
+            let prefixes = WebRoutes.Page.account.scriptPrefixes + section.messagePrefixes
+            for script in section.scripts {
+                let file = try #require(
+                    Self.scripts.first { $0.path.hasSuffix(folder + script) }, "\(script) is not where the scan looks")
+                let body = Self.text(file)
+                let keys =
+                    Self.matches(#"\btn?\(\s*["']([^"']+)["']"#, in: body)
+                    + Self.matches("[\"']" + Self.keyPattern + "[\"']", in: body)
+                for key in keys {
+                    #expect(
+                        prefixes.contains { key.hasPrefix($0) }, "\(script) reads \(key), which its page is not given")
+                }
+            }
         }
     }
 

@@ -212,10 +212,10 @@ import SesameConsole
         let regex = try NSRegularExpression(pattern: FactorVerifier.phonePattern)
         let matches = regex.firstMatch(in: phone, range: NSRange(phone.startIndex..., in: phone)) != nil
         #expect(matches == accepted, "the pattern and the check disagree on \(phone)")
-        let page = try Self.text("Sources/SesameWeb/Resources/Web/static/account.js")
+        let page = try Self.text("Sources/SesameSecondFactors/Resources/AccountPage/account-sms.js")
         #expect(
             page.contains("/\(FactorVerifier.phonePattern)/.test(phone)"),
-            "account.js checks phones with another pattern")
+            "account-sms.js checks phones with another pattern")
     }
 
     // MARK: Routes

@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import SesameCore
+import SesameServer
 @testable import SesameWeb
 
 /// The server's own pages: templates, headers, static files and where signed-in and signed-out visitors land.
@@ -29,7 +30,8 @@ import Testing
         var configuration = ServerConfiguration()
         configuration.rpName = #"Bob's <"Bank">"#
         let catalog = try PageLanguages.bundled.get()
-        let languages = try WebRoutes.renderPages(configuration, catalog: catalog)
+        let languages = try WebRoutes.renderPages(
+            configuration, catalog: catalog, accountSections: AccountSection.server)
         #expect(Set(languages.keys) == Set(catalog.tags))
         let pages = try #require(languages["en"])
         #expect(Set(pages.keys) == Set(WebRoutes.Page.allCases))
@@ -106,6 +108,102 @@ import Testing
                 let response = try await client.json(path)
                 #expect(response.status == .notFound, "\(path)")
             }
+        }
+    }
+
+    /// The account page is the features' cards in a fixed order, each card's script loaded after the shared one in
+    /// that order, and no word left untranslated in any language.
+    @Test func theAccountPageIsTheFeaturesCardsInOrder() throws {
+        let catalog = try PageLanguages.bundled.get()
+        let sections = AccountSection.server
+        #expect(
+            sections.map(\.name) == [
+                "header", "language", "email", "passkeys", "totp", "recovery", "sms", "password", "groups", "apps",
+                "your-data", "sessions",
+            ])
+        #expect(
+            sections.map(\.owner) == [
+                "SesameAccount", "SesameAccount", "SesameEmail", "SesamePasskeys", "SesameSecondFactors",
+                "SesameSecondFactors", "SesameSecondFactors", "SesamePasswords", "SesameGroups",
+                "SesameIdentityProvider", "SesameAccount", "SesameAccount",
+            ])
+        let pages = try WebRoutes.renderPages(ServerConfiguration(), catalog: catalog, accountSections: sections)
+        for tag in catalog.tags {
+            let html = String(buffer: try #require(pages[tag]?[.account]))
+            let cards = Self.matches(
+                #"<section class="card"(?: id="([a-z-]+)")? aria-labelledby="([a-z-]+)""#, in: html)
+            #expect(
+                cards == [
+                    "account-heading", "language", "email", "passkeys", "totp", "recovery", "sms", "password",
+                    "groups", "apps", "your-data", "sessions",
+                ], "\(tag)")
+            let scripts = Self.matches(#"<script type="module" src="/static/([a-z-]+\.js)"></script>"#, in: html)
+            #expect(scripts == ["account.js"] + sections.flatMap(\.scripts), "\(tag)")
+            // Every word of the cards is filled in: no placeholder and no key in the page's body.
+            let body = try #require(html.components(separatedBy: "<main").last)
+            #expect(!body.contains("{{") && !body.contains("web.account."), "\(tag)")
+        }
+    }
+
+    /// The first capture of each match, or the second where the first did not take part.
+    static func matches(_ pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            let first = Range(match.range(at: 1), in: text)
+            let range = first ?? (match.numberOfRanges > 2 ? Range(match.range(at: 2), in: text) : nil)
+            return range.map { String(text[$0]) }
+        }
+    }
+
+    /// Every card's script is served under /static with the page's own files.
+    @Test func theCardsScriptsAreServed() async throws {
+        let server = TestServer(.sqlite)
+        try await server.seedUser("ada", password: "correct horse battery")
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "ada", "correct horse battery")
+            let page = try await client.json("/account", headers: [.cookie: session.cookie])
+            #expect(page.headers[.contentSecurityPolicy] == WebRoutes.contentSecurityPolicy)
+            for script in ["account.js"] + AccountSection.server.flatMap(\.scripts) {
+                #expect(page.text.contains(#"<script type="module" src="/static/\#(script)"></script>"#))
+                let response = try await client.json("/static/\(script)")
+                #expect(response.status == .ok, "\(script)")
+                #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
+                #expect(response.text.contains(#"from "./account.js""#) == (script != "account.js"), "\(script)")
+            }
+        }
+    }
+
+    /// Two cards of one name, position or script, or a card's script named like one of the pages' own files, are
+    /// named with their owners; the composition stops on any of them.
+    @Test func cardsOfOneNameAreNamedWithTheirOwners() {
+        func card(_ name: String, _ owner: String, _ position: Int, _ scripts: [String]) -> AccountSection {
+            AccountSection(
+                name: name, owner: owner, position: position, folder: nil, scripts: scripts, messagePrefixes: [])
+        }
+        let one = card("totp", "SesameSecondFactors", 500, ["account-totp.js"])
+        #expect(
+            AccountSection.duplicates(in: [one, card("sms", "SesameSecondFactors", 700, ["account-sms.js"])]).isEmpty)
+        #expect(
+            AccountSection.duplicates(in: [one, card("totp", "SesameOther", 510, ["other.js"])])
+                == ["account section totp: SesameSecondFactors, SesameOther"])
+        #expect(
+            AccountSection.duplicates(in: [one, card("other", "SesameOther", 500, ["other.js"])])
+                == ["account section position 500: SesameSecondFactors, SesameOther"])
+        #expect(
+            AccountSection.duplicates(in: [one, card("other", "SesameOther", 510, ["account-totp.js"])])
+                == ["account section script account-totp.js: SesameSecondFactors, SesameOther"])
+        #expect(
+            WebRoutes.accountClashes([card("other", "SesameOther", 510, ["account.js"])], staticFiles: ["account.js"])
+                == ["account section script account.js: SesameOther, SesameWeb's Resources/Web/static"])
+        #expect(AccountSection.joined([card("b", "B", 2, []), card("a", "A", 1, [])]).map(\.name) == ["a", "b"])
+    }
+
+    @Test func twoCardsOfOneNameStopTheProcess() async {
+        await #expect(processExitsWith: .failure) {
+            let card = AccountSection(
+                name: "totp", owner: "SesameSecondFactors", position: 500, folder: nil, scripts: [],
+                messagePrefixes: [])
+            _ = AccountSection.joined([card, card])
         }
     }
 

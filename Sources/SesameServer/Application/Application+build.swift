@@ -230,7 +230,9 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
 /// Every feature's routes, in registration order.
 package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
     let core = sesame.core
-    WebRoutes(sesame: core, emailRecovery: core.configuration.emailRecovery).register(on: router)
+    WebRoutes(
+        sesame: core, emailRecovery: core.configuration.emailRecovery, accountSections: AccountSection.server
+    ).register(on: router)
     OperationalRoutes(
         sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
     ).register(on: router)
