@@ -172,12 +172,14 @@ package struct AdminRequestContext: ChildRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let admin: AdminPrincipal
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: SesameRequestContext) throws {
         guard let admin = context.admin else { throw context.adminRefusal ?? APIError.unauthenticated }
         self.coreContext = context.coreContext
         self.admin = admin
         self.clientAddress = context.clientAddress
+        self.acceptLanguage = context.acceptLanguage
     }
 
     package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
