@@ -195,6 +195,51 @@ import Testing
         #expect(throws: APIDocumentError.self) { try APIDocument.assembled(base: headless, parts: []) }
     }
 
+    /// The walls hold for references too: a part's `$ref`s point into its own part, the core's base or the part of a
+    /// target its target imports (Package.swift's dependencies, followed through), as its code may.
+    @Test func eachPartRefersOnlyToWhatItsTargetImports() throws {
+        let manifest = try VocabularyTests.text("Package.swift")
+        let target = try Regex(#"\.target\(\s*name: "(Sesame\w*)",\s*dependencies: \[([^\]]*)\]"#)
+        let dependency = try Regex(#""(Sesame\w*)""#)
+        var imports: [String: Set<String>] = [:]
+        for match in manifest.matches(of: target) {
+            guard let name = match.output[1].substring, let list = match.output[2].substring else { continue }
+            imports[String(name)] = Set(
+                list.matches(of: dependency).compactMap { $0.output[1].substring.map(String.init) })
+        }
+        func below(_ target: String) -> Set<String> {
+            var seen: Set<String> = []
+            var next = [target]
+            while let one = next.popLast() {
+                for imported in imports[one] ?? [] where seen.insert(imported).inserted { next.append(imported) }
+            }
+            return seen
+        }
+        let parts = [APIFragment.core] + APIFragment.parts
+        #expect(parts.allSatisfy { imports[$0.owner] != nil }, "a part whose owner Package.swift does not declare")
+        var owners: [String: String] = [:]
+        for part in parts {
+            for (section, entries) in try APIDocument.read(part, isBase: part.owner == APIFragment.core.owner)
+                .components
+            {
+                for entry in entries { owners["#/components/\(section)/\(entry.key)"] = part.owner }
+            }
+        }
+        var references = 0
+        for part in parts {
+            let visible = below(part.owner).union([part.owner, APIFragment.core.owner])
+            for line in try #require(part.text).components(separatedBy: "\n") {
+                guard let reference = APIDocument.reference(in: line) else { continue }
+                references += 1
+                let owner = try #require(owners[reference])
+                #expect(
+                    visible.contains(owner),
+                    "\(part.owner) refers to \(reference), which is \(owner)'s and \(part.owner) does not import")
+            }
+        }
+        #expect(references > 500)
+    }
+
     /// The served document assembles from the parts in the bundles: each part is there, and each is more than a
     /// stub (every feature part describes at least one path).
     @Test func theServersPartsAssemble() throws {
