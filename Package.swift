@@ -193,6 +193,7 @@ let package = Package(
                 // HTTP request parts, for the request deadline handler in the server's channel pipeline.
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // the server-rendered pages and static files (Resources/Web).
@@ -217,6 +218,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // TOTP, SMS and recovery codes: FactorVerifier and their routes.
@@ -230,6 +232,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // the OpenID Connect provider.
@@ -247,6 +250,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // password sign-in and password changes.
@@ -261,6 +265,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // passkey sign-up, sign-in and management; provider names (Resources/providers.json).
@@ -293,6 +298,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // confirming the holder of a session again.
@@ -307,6 +313,7 @@ let package = Package(
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // keychain devices and sync.
@@ -320,6 +327,7 @@ let package = Package(
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // mail delivery: the SMTP relay or the console as the outbox's transport, its settings, `sesame mail test`.
@@ -339,6 +347,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // sign-up by invitation: single-use links with their groups, mailed through the outbox; `sesame invites`.
@@ -349,6 +358,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // groups and memberships (`sesame groups`, the admin API), and the `groups` scope's claims.
@@ -359,6 +369,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // admin API tokens (`sesame admin-tokens`, the gate's `AdminTokenCheck`) and the audit log's admin API.
@@ -369,6 +380,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // The operators' console: its pages and scripts (`Resources/Console`), over the admin API that each
@@ -396,9 +408,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
-        // health, metrics, the API document (Resources/openapi.yaml), admin commands, backups.
+        // health, metrics, serving the API document (its parts: each target's Resources/openapi.yaml), admin commands,
+        // backups.
         .target(
             name: "SesameOperations",
             dependencies: [

@@ -227,13 +227,20 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     return router
 }
 
-/// Every feature's routes, in registration order.
-package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
+/// Every feature's routes, in registration order. `part` is told, before each feature's routes, which part of the
+/// API document describes them (`VocabularyTests` holds each part to the routes that follow it, so a path described
+/// in another feature's fragment fails).
+package func registerRoutes(
+    on router: Router<SesameRequestContext>, _ sesame: Sesame, describedBy part: (APIFragment) -> Void = { _ in }
+) {
     let core = sesame.core
     WebRoutes(sesame: core, emailRecovery: core.configuration.emailRecovery).register(on: router)
+    part(.operations)
     OperationalRoutes(
-        sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
+        sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter,
+        apiDocument: APIDocument.server
     ).register(on: router)
+    part(.passkeys)
     SignUpRoutes(
         sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys,
         invitations: Invitations(sesame: core, store: sesame.store),
@@ -246,19 +253,24 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     ProviderIconRoutes(sesame: core).register(on: router)
+    part(.passwords)
     PasswordRoutes(
         sesame: core, store: sesame.store, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
         backChannelLogout: sesame.backChannelLogout
     ).register(on: router)
+    part(.secondFactors)
     SecondFactorRoutes(sesame: core, store: sesame.store, factorVerifier: sesame.factors).register(on: router)
+    part(.reauthentication)
     ReauthenticationRoutes(
         sesame: core, store: sesame.store, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
         passkeyVerifier: sesame.passkeys
     ).register(on: router)
+    part(.account)
     AccountRoutes(
         sesame: core, store: sesame.store, factorVerifier: sesame.factors, backChannelLogout: sesame.backChannelLogout
     )
     .register(on: router)
+    part(.email)
     EmailRoutes(sesame: core, store: sesame.store).register(on: router)
     // The admin API and the console, behind the one admin gate.
     let adminTokens = AdminTokens(store: sesame.store, rateLimiter: core.rateLimiter, clock: core.clock)
@@ -267,23 +279,36 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
         groups: core.accountGroups, tokens: adminTokens, sessions: core.sessions, clock: core.clock)
     let adminAPI = router.group("/api/admin").add(middleware: AdminMiddleware(gate: gate))
         .group(context: AdminRequestContext.self)
+    part(.groups)
     GroupsRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    part(.invitations)
     InvitationsAdminRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    part(.identityProvider)
     AppsAdminRoutes(sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys).register(admin: adminAPI)
+    part(.forwardAuth)
     ForwardAuthAdminRoutes(sesame: core).register(admin: adminAPI)
+    part(.metadata)
     MetadataAdminRoutes(sesame: core, store: sesame.store, trust: sesame.metadataTrust).register(admin: adminAPI)
+    part(.operations)
     SettingsAdminRoutes(sesame: core, settings: Vocabulary.server.settings).register(admin: adminAPI)
+    part(.adminTokens)
     AdminTokensRoutes(tokens: adminTokens).register(admin: adminAPI)
     AuditRoutes(store: sesame.store, kinds: Vocabulary.server.auditKinds.map(\.rawValue)).register(admin: adminAPI)
+    part(.console)
     OverviewRoutes(sesame: core, store: sesame.store, sources: overviewSources(sesame)).register(admin: adminAPI)
+    part(.email)
     let recoveryLinks = RecoveryLinks(sesame: core, store: sesame.store)
     recoveryLinks.register(admin: adminAPI)
     recoveryLinks.register(on: router)
+    part(.operations)
     PeopleAdminRoutes(sesame: core, store: sesame.store, backChannelLogout: sesame.backChannelLogout)
         .register(admin: adminAPI)
+    part(.console)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
+    part(.email)
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)
+    part(.identityProvider)
     IdentityProviderRoutes(
         sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens
     )
@@ -294,7 +319,9 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     DeviceAuthorizationRoutes(sesame: core, store: sesame.store).register(on: router)
+    part(.forwardAuth)
     ForwardAuthRoutes(sesame: core, emails: sesame.emails).register(on: router)
+    part(.keychainSync)
     KeychainSyncRoutes(sesame: core, store: sesame.store).register(on: router)
 }
 
