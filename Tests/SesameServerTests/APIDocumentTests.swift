@@ -187,6 +187,49 @@ import Testing
         }
     }
 
+    /// A list the vocabulary holds is named, not written: the assembly fills it, and refuses a name it was not given.
+    @Test func vocabularyListsAreFilledAndAnUnknownOneIsRefused() throws {
+        let listed = Self.part(
+            "Listed",
+            """
+            components:
+              schemas:
+                Factor:
+                  type: string
+                  enum: []  # from the vocabulary: factors
+            """)
+        let document = try APIDocument.assembled(
+            base: Self.base, parts: [listed], lists: ["factors": ["totp", "sms"]])
+        #expect(document.contains("\n      type: string\n      enum: [totp, sms]\n"), "\(document)")
+        #expect(!document.contains("from the vocabulary"))
+        do {
+            _ = try APIDocument.assembled(base: Self.base, parts: [listed], lists: ["errorCodes": []])
+            Issue.record("an enum filled from a list that was not given")
+        } catch {
+            #expect(error.code == .unknownList, "\(error)")
+        }
+    }
+
+    /// No part writes out by hand a list the vocabulary holds (a feature's new word would then need that part changed
+    /// too, or the document would fall behind): every such enum is the marker, and the served document has each list
+    /// in full.
+    @Test func noPartWritesOutAVocabularyList() throws {
+        let lists = APIDocument.vocabularyLists(.server)
+        for part in [APIFragment.core] + APIFragment.parts {
+            let text = try #require(part.text)
+            for (name, values) in lists where values.count > 1 {
+                // Any two of the list's words side by side in an enum is a hand-written copy.
+                let pair = "enum: [\(values[0]), \(values[1])"
+                #expect(!text.contains(pair), "\(part.owner) writes out the vocabulary's \(name)")
+            }
+        }
+        let served = APIDocument.server
+        for (name, values) in lists {
+            #expect(served.contains("enum: [" + values.joined(separator: ", ") + "]"), "\(name) is not in the document")
+        }
+        #expect(!served.contains("from the vocabulary"))
+    }
+
     @Test func aMissingFragmentOrABaseWithoutItsHeaderIsRefused() throws {
         #expect(throws: APIDocumentError.self) {
             try APIDocument.assembled(base: Self.base, parts: [APIFragment(owner: "Gone", text: nil)])
@@ -243,7 +286,8 @@ import Testing
     /// The served document assembles from the parts in the bundles: each part is there, and each is more than a
     /// stub (every feature part describes at least one path).
     @Test func theServersPartsAssemble() throws {
-        let document = try APIDocument.assembled(base: .core, parts: APIFragment.parts)
+        let document = try APIDocument.assembled(
+            base: .core, parts: APIFragment.parts, lists: APIDocument.vocabularyLists(.server))
         #expect(document == APIDocument.server)
         #expect(document.hasPrefix("openapi: 3.1.0\n"))
         for part in APIFragment.parts {

@@ -14,6 +14,10 @@ import Foundation
 ///   `responses:`) and its entries at 4 (`Name:`, nothing after the colon);
 /// - under `paths:`, a path at 2 spaces (`/api/…:`, nothing after the colon);
 /// - every other line is the body of the entry above it, indented deeper than that entry, or blank; no tabs.
+///
+/// A list the vocabulary holds (error codes, audit kinds, factors, session methods) is not written out in any part:
+/// the part writes `enum: []  # from the vocabulary: <name>` and the assembly fills it from the lists it is given
+/// (`APIDocument.VocabularyLists`), so a feature that declares a new word changes no other part.
 package struct APIFragment: Sendable {
     /// The target that owns the fragment, named in the assembly's errors.
     package let owner: String
@@ -56,6 +60,8 @@ package struct APIDocumentErrorCode: ServerErrorCode {
     package static let declaredTwice = APIDocumentErrorCode("declaredTwice")
     /// A `$ref` names a component that no part declares.
     package static let unknownReference = APIDocumentErrorCode("unknownReference")
+    /// An `enum: []  # from the vocabulary: <name>` line names a list the assembly was not given.
+    package static let unknownList = APIDocumentErrorCode("unknownList")
 }
 
 /// The assembly of the API document from its parts.
@@ -81,7 +87,9 @@ package enum APIDocument {
     /// The document: the base's preamble, then `components` (each section's entries, the base's first, then each
     /// part's in order), then `paths` (the same order). Refuses a part that breaks the layout, a path or component
     /// declared twice (naming both parts) and a reference to a component that none declares.
-    package static func assembled(base: APIFragment, parts: [APIFragment]) throws(APIDocumentError) -> String {
+    package static func assembled(base: APIFragment, parts: [APIFragment], lists: VocabularyLists = [:])
+        throws(APIDocumentError) -> String
+    {
         var readings: [(owner: String, reading: Reading)] = []
         for fragment in [base] + parts {
             readings.append((fragment.owner, try read(fragment, isBase: fragment.owner == base.owner)))
@@ -125,7 +133,30 @@ package enum APIDocument {
                     code: .unknownReference, message: "\(owner) refers to \(reference), which no part declares")
             }
         }
+        for index in lines.indices {
+            guard let name = listName(in: lines[index]) else { continue }
+            guard let values = lists[name] else {
+                throw APIDocumentError(
+                    code: .unknownList, message: "an enum is to be filled from the vocabulary's \(name), which it lacks"
+                )
+            }
+            let indent = String(lines[index].prefix { $0 == " " })
+            lines[index] = indent + "enum: [" + values.joined(separator: ", ") + "]"
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The vocabulary's lists a part may name in `enum: []  # from the vocabulary: <name>`, by name; the composition
+    /// root gives them from `Vocabulary.server`.
+    package typealias VocabularyLists = [String: [String]]
+
+    static let listMarker = "enum: []  # from the vocabulary: "
+
+    /// The list an `enum: []  # from the vocabulary: <name>` line names.
+    static func listName(in line: String) -> String? {
+        let trimmed = line.drop { $0 == " " }
+        guard trimmed.hasPrefix(listMarker) else { return nil }
+        return String(trimmed.dropFirst(listMarker.count))
     }
 
     /// The component a `$ref: '#/components/…'` line names.

@@ -30,9 +30,24 @@ extension APIDocument {
     /// (the same rule as the vocabulary's words declared twice).
     package static let server: String = {
         do {
-            return try assembled(base: .core, parts: APIFragment.parts)
+            return try assembled(base: .core, parts: APIFragment.parts, lists: vocabularyLists(.server))
         } catch {
             preconditionFailure("the API document: \(error)")
         }
     }()
+}
+
+extension APIDocument {
+    /// The vocabulary's lists the parts' enums are filled from (`APIFragment`): what a feature declares is in the
+    /// document without a second copy.
+    package static func vocabularyLists(_ vocabulary: Vocabulary) -> VocabularyLists {
+        [
+            "errorCodes": vocabulary.errorCodes.map(\.rawValue),
+            "oauthErrorCodes": vocabulary.oauthErrorCodes.map(\.rawValue),
+            "auditKinds": vocabulary.auditKinds.map(\.rawValue),
+            "auditOutcomes": AuditOutcome.allCases.map(\.rawValue),
+            "factors": vocabulary.factors.map(\.rawValue),
+            "sessionMethods": SessionMethod.all(factors: vocabulary.factors).map(\.rawValue),
+        ]
+    }
 }
