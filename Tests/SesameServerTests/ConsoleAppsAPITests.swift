@@ -245,6 +245,21 @@ import WebAuthn
                 ])
             #expect(events.allSatisfy { $0.detail.hasSuffix("by admin ada") && !$0.detail.contains(newSecret) })
             #expect(events.first { $0.kind == "client.removed" }?.detail == "\(id) by admin ada")
+
+            // The audit log names the app each of these events concerns (`clientId`), so the console links the row to
+            // it; an event about no app has none.
+            let audit = try await client.json("/api/admin/audit?limit=200", headers: session.bearerHeaders)
+            #expect(audit.status == .ok, "\(audit.text)")
+            let logged = try #require(audit.object["events"] as? [[String: Any]])
+            let about = logged.filter { ($0["kind"] as? String)?.hasPrefix("client.") == true }
+            #expect(about.count == 5)
+            #expect(about.filter { $0["clientId"] as? String == id }.count == 4, "\(about)")
+            #expect(about.contains { $0["kind"] as? String == "client.added" && $0["clientId"] as? String == publicID })
+            let others = logged.filter { ($0["kind"] as? String)?.hasPrefix("client.") == false }
+            #expect(!others.isEmpty && others.allSatisfy { $0["clientId"] == nil }, "\(others)")
+            let csv = try await client.execute(
+                uri: "/api/admin/audit.csv?kind=client.removed", method: .get, headers: session.bearerHeaders)
+            #expect(String(buffer: csv.body).contains(",\(id)\r\n"), "\(String(buffer: csv.body))")
         }
     }
 
@@ -413,7 +428,7 @@ import WebAuthn
         #expect(SettingsAdminRoutes.maskingPassword("postgres://a:b c@[bad") == SettingsAdminRoutes.masked)
     }
 
-    static let pages = ["groups", "invitations", "apps", "forward-auth", "keys", "metadata", "settings"]
+    static let pages = ["groups", "invitations", "apps", "forward-auth", "keys", "metadata", "settings", "tokens"]
 
     @Test(arguments: TestDatabase.all)
     func thePagesRenderForAnAdminWithTheirScriptsAndNothingInline(_ db: TestDatabase) async throws {

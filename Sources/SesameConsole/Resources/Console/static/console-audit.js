@@ -63,6 +63,13 @@ function personCell(event) {
   return cell(t("console.audit.person"), {}, link);
 }
 
+// An event about an app (an OpenID Connect client) links to that app on the apps page, which opens it.
+function appCell(event) {
+  if (!event.clientId) return cell(t("console.audit.app"), { class: "muted", text: t("console.common.none-dash") });
+  const link = el("a", { href: `/console/apps?app=${encodeURIComponent(event.clientId)}` }, el("code", { text: event.clientId }));
+  return cell(t("console.audit.app"), {}, link);
+}
+
 function row(event) {
   return el(
     "tr",
@@ -71,6 +78,7 @@ function row(event) {
     cell(t("console.audit.kind"), {}, el("code", { text: event.kind })),
     cell(t("console.common.outcome"), { class: `outcome-${event.outcome}`, text: outcomeName(event.outcome) }),
     personCell(event),
+    appCell(event),
     cell(t("console.audit.address"), {}, el("code", { text: event.clientAddress })),
     cell(t("console.common.detail"), { text: event.detail }),
   );
