@@ -49,7 +49,7 @@ def rows(driver):
     """The audit table's rows as [kind, outcome, person] lists."""
     return driver.execute_script(
         "return [...document.querySelectorAll('#events tbody tr')].map(r =>"
-        " [r.cells[1].textContent, r.cells[2].textContent, r.cells[3].textContent])")
+        " [r.cells[1].dataset.kind, r.cells[2].textContent, r.cells[3].textContent])")
 
 
 def test_the_audit_log_page(browser, sesame_bin, tmp_path):
@@ -79,6 +79,10 @@ def test_the_audit_log_page(browser, sesame_bin, tmp_path):
         wait(browser, lambda d: len(rows(d)) > 0, what="the audit log's rows")
         kinds = {row[0] for row in rows(browser)}
         assert {"sign_in.password", "group.member_added"} <= kinds, kinds
+        # Each kind by its name in the page's language, the kind itself beside it.
+        named = browser.execute_script(
+            "return [...document.querySelectorAll('#events tbody tr')].map(r => r.cells[1].textContent)")
+        assert "Sign-in with a passwordsign_in.password" in named, named
 
         # Filter by person and kind: only bob's password sign-ins, the wrong one among them.
         type_into(browser, "person", "bob")

@@ -17,6 +17,17 @@ import SesameWeb
 @Suite struct ConsoleLanguageTests {
     /// The forward-auth test's every reason is a sentence of the catalog (`console.forward-auth.why-<code>`, and
     /// `…-passkey` for those that tell a passkey apart) that the console's script names.
+    /// The audit log names each kind from the catalog: every kind the server declares has its
+    /// `console.audit-kind.<kind>`, and every such key is a declared kind.
+    @Test func everyAuditKindHasItsNameInTheCatalog() throws {
+        let catalog = try Catalog.load(directory: CatalogCoverageTests.catalogFolder)
+        let declared = Set(Vocabulary.server.auditKinds.map { "console.audit-kind.\($0.rawValue)" })
+        let named = Set(catalog.keys.filter { $0.hasPrefix("console.audit-kind.") })
+        #expect(declared.subtracting(named).isEmpty, "kinds without a name: \(declared.subtracting(named).sorted())")
+        #expect(named.subtracting(declared).isEmpty, "names of no kind: \(named.subtracting(declared).sorted())")
+        #expect(try catalog.text("console.audit-kind.sign_in.passkey", in: "de") == "Anmeldung mit Passkey")
+    }
+
     @Test func everyForwardAuthReasonIsInTheCatalog() throws {
         let catalog = try Catalog.load(directory: CatalogCoverageTests.catalogFolder)
         let script = try String(
