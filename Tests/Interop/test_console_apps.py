@@ -161,6 +161,8 @@ def run(driver, server, app):
     wait(driver, lambda d: find(d, "result").is_displayed(), what="the test's result")
     assert find(driver, "result-decision").text == "Let in"
     assert "Rule 1" in find(driver, "result-rule").text
+    # The reason comes as a code the page says from the catalog.
+    assert find(driver, "result-reason").text == "ada is in one of the rule's groups."
     checked(driver, "forward-auth", axe)
 
     # Signing keys: rotated after typing the word.
@@ -189,4 +191,6 @@ def run(driver, server, app):
     token_row = driver.find_element(By.CSS_SELECTOR, "#settings tr[data-key=metricsToken]")
     assert "••••" in token_row.text and "flag --metrics-token" in token_row.text
     assert METRICS_TOKEN not in driver.page_source
+    # A setting with no value says so in the page's words.
+    assert "(none)" in driver.find_element(By.CSS_SELECTOR, "#settings tr[data-key=metricsAddress]").text
     checked(driver, "settings", axe)

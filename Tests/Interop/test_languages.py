@@ -22,7 +22,7 @@ from test_mail import Relay
 from browser_keychain_fixtures import second_site  # noqa: F401  (fixture)
 
 CONSOLE_PAGES = ["overview", "people", "people/ada", "groups", "invitations", "apps", "forward-auth", "keys",
-                 "metadata", "settings", "audit"]
+                 "metadata", "settings", "tokens", "audit"]
 
 # Every visible element whose text overflows its own box (cut off or spilling out), and the page's horizontal
 # overflow. Text that scrolls inside a scroll container on purpose (wide tables) is measured against its cell.

@@ -143,10 +143,12 @@ public func buildApplication(
         // Clients declared in the config file, brought in line before the first request.
         let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.core.now)
         for id in declared.created {
-            await sesame.core.audit.record(.clientAdded, .success, user: nil, clientAddress: "config", detail: id)
+            await sesame.core.audit.record(
+                .clientAdded, .success, user: nil, clientAddress: "config", detail: id, client: id)
         }
         for id in declared.updated {
-            await sesame.core.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
+            await sesame.core.audit.record(
+                .clientUpdated, .success, user: nil, clientAddress: "config", detail: id, client: id)
         }
         // A declared client may name groups an operator has yet to add; until then nobody is in them, so nobody may
         // use it. Said at start, so the reason is in the log and not only in refusals.
