@@ -98,14 +98,39 @@ PROVIDERS = pathlib.Path(__file__).resolve().parent / "browser" / "providers.jso
 EXAMPLE_PROVIDER = "5e5a3e00-5e5a-4e00-8000-0000000000f1"
 
 
-class Server:
-    """`sesame serve` on a free port with its own SQLite file; stopped by `stop()`."""
+# The engines a browser test that says so runs on (`engine` fixture): PostgreSQL whenever scripts/test gives one.
+POSTGRES = os.environ.get("SESAME_TEST_POSTGRES_URL")
+ENGINES = ["sqlite"] + (["postgres"] if POSTGRES else [])
 
-    def __init__(self, sesame_bin: str, directory: pathlib.Path, challenge_timeout=None, extra_args=()):
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    return request.param
+
+
+def psql(url, statement):
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statement], check=True,
+                   capture_output=True, text=True, timeout=60)
+
+
+class Server:
+    """`sesame serve` on a free port with its own SQLite file, or with `engine="postgres"` a PostgreSQL database of
+    its own (made beside SESAME_TEST_POSTGRES_URL's and dropped by `stop()`); stopped by `stop()`."""
+
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, challenge_timeout=None, extra_args=(),
+                 engine="sqlite"):
         self.bin = os.path.abspath(sesame_bin)
         self.port = free_port()
         self.origin = f"http://localhost:{self.port}"
-        self.database = str(directory / "sesame.sqlite")
+        self.postgres_name = None
+        if engine == "postgres":
+            from urllib.parse import urlsplit, urlunsplit
+            assert POSTGRES, "a PostgreSQL test needs SESAME_TEST_POSTGRES_URL (scripts/test sets it)"
+            self.postgres_name = f"sesame_browser_{os.getpid()}_{self.port}"
+            psql(POSTGRES, f'CREATE DATABASE "{self.postgres_name}"')
+            self.database = urlunsplit(urlsplit(POSTGRES)._replace(path="/" + self.postgres_name))
+        else:
+            self.database = str(directory / "sesame.sqlite")
         self.log_path = directory / "server.log"
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
@@ -135,6 +160,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         self.log.close()
+        if self.postgres_name:
+            psql(POSTGRES, f'DROP DATABASE IF EXISTS "{self.postgres_name}" WITH (FORCE)')
+            self.postgres_name = None
 
     def admin(self, *args) -> str:
         done = subprocess.run([self.bin, *args, f"--database={self.database}"], capture_output=True, text=True,
@@ -158,6 +186,14 @@ class Server:
 @pytest.fixture
 def server(sesame_bin, tmp_path):
     running = Server(sesame_bin, tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def engine_server(sesame_bin, tmp_path, engine):
+    """`server` on each engine in turn (`engine`)."""
+    running = Server(sesame_bin, tmp_path, engine=engine)
     yield running
     running.stop()
 

@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By
 
 from browser_keychain_fixtures import axe_core_source
 from test_browser_flows import (  # noqa: F401 (browser is a fixture)
-    Server, authenticator, browser, find, open_page, screenshot, sign_up, type_into, wait,
+    Server, engine, authenticator, browser, find, open_page, screenshot, sign_up, type_into, wait,
 )
 from test_identity_provider import Listener, authorization, discovery, relying_party, validated
 
@@ -71,9 +71,9 @@ def rows(driver, body_id):
     return [row.text for row in driver.find_elements(By.CSS_SELECTOR, f"#{body_id} tr")]
 
 
-def test_console_apps_pages(browser, sesame_bin, tmp_path):
+def test_console_apps_pages(browser, sesame_bin, tmp_path, engine):
     app = Listener()
-    server = Server(sesame_bin, tmp_path, extra_args=[
+    server = Server(sesame_bin, tmp_path, engine=engine, extra_args=[
         "--forward-auth-domains=example.org", f"--forward-auth-rules={json.dumps(RULES)}",
         f"--metrics-token={METRICS_TOKEN}"])
     try:
@@ -177,7 +177,7 @@ def run(driver, server, app):
 
     # Metadata: none imported; a file that is no BLOB is refused and nothing is stored.
     page(driver, server, "metadata", lambda d: "No metadata" in find(d, "current").text)
-    junk = server.database + ".junk.jwt"
+    junk = str(server.log_path.parent / "junk.jwt")
     with open(junk, "w") as file:
         file.write("not.a.blob")
     find(driver, "blob").send_keys(junk)

@@ -18,7 +18,7 @@ from selenium.webdriver.support.ui import Select
 
 from browser_keychain_fixtures import AXE_VIOLATIONS, axe_core_source
 from conftest import free_port
-from test_browser_flows import (Server, authenticator, browser, find, open_page, screenshot, sign_up,  # noqa: F401
+from test_browser_flows import (Server, engine, authenticator, browser, find, open_page, screenshot, sign_up,  # noqa: F401
                                 type_into, wait)
 
 
@@ -52,8 +52,8 @@ def rows(driver):
         " [r.cells[1].dataset.kind, r.cells[2].textContent, r.cells[3].textContent])")
 
 
-def test_the_audit_log_page(browser, sesame_bin, tmp_path):
-    server = Server(sesame_bin, tmp_path)
+def test_the_audit_log_page(browser, sesame_bin, tmp_path, engine):
+    server = Server(sesame_bin, tmp_path, engine=engine)
     try:
         # An admin: a passkey sign-up, put in the administrators' group by the command line.
         authenticator(browser)

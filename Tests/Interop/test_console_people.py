@@ -22,7 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from browser_keychain_fixtures import AXE_VIOLATIONS, axe_core_source
 from test_console_audit import firefox, firefox_wait
 from test_browser_flows import (  # noqa: F401 (fixtures)
-    authenticator, browser, find, open_page, screenshot, server, sideways_overflow, sign_up, type_into, wait,
+    authenticator, browser, engine, engine_server, find, open_page, screenshot, server, sideways_overflow, sign_up, type_into, wait,
 )
 
 
@@ -64,7 +64,8 @@ def sign_out_of_browser(driver):
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
 
 
-def test_people_console(browser, server, tmp_path):
+def test_people_console(browser, engine_server, tmp_path):
+    server = engine_server
     authenticator(browser)
     # bob signs up with a passkey first (a person the console will change), then ada, the administrator.
     sign_up(browser, server, "bob", "Bob Builder")

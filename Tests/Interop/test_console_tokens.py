@@ -13,7 +13,7 @@ from selenium.webdriver.support.ui import Select
 
 from browser_keychain_fixtures import axe_core_source
 from test_browser_flows import (  # noqa: F401 (browser and server are fixtures)
-    authenticator, browser, find, server, sign_up, type_into, wait,
+    authenticator, browser, engine, engine_server, find, server, sign_up, type_into, wait,
 )
 from test_console_apps import checked, page, rows, wait_status
 from test_console_audit import call
@@ -25,7 +25,8 @@ def token_rows(driver):
             for row in driver.find_elements(By.CSS_SELECTOR, "#tokens tr[data-id]")]
 
 
-def test_console_tokens_page(browser, server):
+def test_console_tokens_page(browser, engine_server):
+    server = engine_server
     axe = axe_core_source()
     authenticator(browser)
     sign_up(browser, server, "ada", "Ada Lovelace")
