@@ -193,6 +193,7 @@ let package = Package(
                 // HTTP request parts, for the request deadline handler in the server's channel pipeline.
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // the server-rendered pages and static files (Resources/Web).
@@ -217,6 +218,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // TOTP, SMS and recovery codes: FactorVerifier and their routes.
@@ -311,6 +313,7 @@ let package = Package(
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // keychain devices and sync.
@@ -324,6 +327,7 @@ let package = Package(
                 "WebAuthn",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // mail delivery: the SMTP relay or the console as the outbox's transport, its settings, `sesame mail test`.
@@ -354,6 +358,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // groups and memberships (`sesame groups`, the admin API), and the `groups` scope's claims.
@@ -375,6 +380,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
         // The operators' console: its pages and scripts (`Resources/Console`), over the admin API that each
@@ -402,9 +408,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: strict
         ),
-        // health, metrics, the API document (Resources/openapi.yaml), admin commands, backups.
+        // health, metrics, serving the API document (its parts: each target's Resources/openapi.yaml), admin commands,
+        // backups.
         .target(
             name: "SesameOperations",
             dependencies: [

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -21,4 +22,9 @@ extension Vocabulary {
             .accountRenamed, .accountExported, .sessionRevoked, .sessionRevokedAll,
         ]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let account = APIFragment(owner: "SesameAccount", bundle: .module)
 }

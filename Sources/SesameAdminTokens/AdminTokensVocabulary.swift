@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -39,4 +40,9 @@ extension Vocabulary {
         auditKinds: [.adminTokenCreated, .adminTokenRevoked],
         guessableSecrets: [.adminToken]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let adminTokens = APIFragment(owner: "SesameAdminTokens", bundle: .module)
 }

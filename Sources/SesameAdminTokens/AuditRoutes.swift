@@ -32,6 +32,8 @@ package struct AuditRoutes: Sendable {
         package let username: String?
         package let clientAddress: String
         package let detail: String
+        /// The app (OpenID Connect client id) the event concerns, if any: the console links the row to it.
+        package let clientId: String?
 
         init(_ event: AuditEvent) {
             id = event.id
@@ -42,6 +44,7 @@ package struct AuditRoutes: Sendable {
             username = event.username
             clientAddress = event.clientAddress
             detail = event.detail
+            clientId = event.clientID
         }
     }
 
@@ -130,12 +133,12 @@ package struct AuditRoutes: Sendable {
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    package static let csvHeader = "at,kind,outcome,user_id,username,client_address,detail,id\r\n"
+    package static let csvHeader = "at,kind,outcome,user_id,username,client_address,detail,id,client_id\r\n"
 
     package static func csvLine(_ event: AuditEvent) -> String {
         [
             event.at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)), event.kind, event.outcome,
-            event.userID ?? "", event.username ?? "", event.clientAddress, event.detail, event.id,
+            event.userID ?? "", event.username ?? "", event.clientAddress, event.detail, event.id, event.clientID ?? "",
         ].map(csvCell).joined(separator: ",") + "\r\n"
     }
 

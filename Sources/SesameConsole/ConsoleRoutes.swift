@@ -51,7 +51,7 @@ package struct ConsoleRoutes: Sendable {
     package static let pages: [ConsolePage] = [
         ConsolePage("overview"), ConsolePage("people", items: true), ConsolePage("groups"),
         ConsolePage("invitations"), ConsolePage("apps"), ConsolePage("forward-auth"), ConsolePage("keys"),
-        ConsolePage("metadata"), ConsolePage("settings"), ConsolePage("audit"),
+        ConsolePage("metadata"), ConsolePage("settings"), ConsolePage("tokens"), ConsolePage("audit"),
     ]
 
     /// The catalog keys the console's scripts read (`/static/i18n.js`), by prefix.

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension Vocabulary {
@@ -8,4 +9,9 @@ extension Vocabulary {
         auditKinds: [],
         settings: ServerConfiguration.consoleSettings
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let console = APIFragment(owner: "SesameConsole", bundle: .module)
 }

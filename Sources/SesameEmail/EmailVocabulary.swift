@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -113,4 +114,9 @@ extension Vocabulary {
         guessableSecrets: [.emailCode, .emailSend, .emailRecoveryCode, .emailRecoverySend, .recoveryLink],
         accountNotices: [.emailRecovered, .recoveryLinkUsed]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let email = APIFragment(owner: "SesameEmail", bundle: .module)
 }

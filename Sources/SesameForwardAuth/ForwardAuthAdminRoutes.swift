@@ -49,7 +49,45 @@ package struct ForwardAuthAdminRoutes: Sendable {
         package let user: String?
         /// `pass`, `sign-in` (sent to sign in first) or `denied`.
         package let decision: String
+        /// Why, in English (for a script's log); the console says it in the page's language from `reasonCode`.
         package let reason: String
+        /// Why, as a word the console renders from its catalog (`console.forward-auth.why-<code>`, with `-passkey`
+        /// added when a passkey sign-in is needed there), with `reasonParameters`.
+        package let reasonCode: TestReason
+        package let reasonParameters: ReasonParameters
+    }
+
+    /// Why a tested URL comes to its decision.
+    package enum TestReason: String, Codable, Sendable, CaseIterable {
+        /// An http address on a server that answers for https only.
+        case httpsOnly = "https-only"
+        /// The host is outside `forwardAuthDomains` (parameter `host`).
+        case hostNotAllowed = "host-not-allowed"
+        /// Rules exist and none matches, or the path cannot be read unambiguously.
+        case noRuleMatches = "no-rule-matches"
+        /// The rule that matches lets nobody in (parameter `rule`, from 1).
+        case nobody
+        /// The person is in none of the rule's groups (parameters `user`, `groups`).
+        case notInGroups = "not-in-groups"
+        /// Someone not signed in is sent to sign in first.
+        case signIn = "sign-in"
+        /// The person is in one of the rule's groups (parameter `user`).
+        case inGroups = "in-groups"
+        /// No rules are set: every signed-in person passes.
+        case unruled
+        /// The person passes once signed in (parameter `user`).
+        case passes
+        /// Refused for no other reason.
+        case refused
+    }
+
+    /// What a reason names; each present only where its reason uses it.
+    package struct ReasonParameters: Codable, Sendable, Equatable {
+        package var host: String?
+        /// The rule's number, from 1.
+        package var rule: Int?
+        package var user: String?
+        package var groups: [String]?
     }
 
     private func body(_ rule: ForwardAuthRules.Rule, index: Int) -> RuleBody {
@@ -76,12 +114,15 @@ package struct ForwardAuthAdminRoutes: Sendable {
             user = found
         }
         guard service.accepts(target) else {
+            let httpsOnly = sesame.configuration.isSecureOrigin && target.scheme != "https"
             return TestBody(
                 url: target.url, match: "not-served", rule: nil, passkeyRequired: false, user: user?.username,
                 decision: "denied",
-                reason: sesame.configuration.isSecureOrigin && target.scheme != "https"
+                reason: httpsOnly
                     ? "Sesame answers for https addresses only."
-                    : "\(target.host) is not within forward-auth-domains; Sesame refuses it (host_not_allowed).")
+                    : "\(target.host) is not within forward-auth-domains; Sesame refuses it (host_not_allowed).",
+                reasonCode: httpsOnly ? .httpsOnly : .hostNotAllowed,
+                reasonParameters: ReasonParameters(host: httpsOnly ? nil : target.host))
         }
         let match = service.rule(target)
         let passkey = service.demandsPasskey(target)
@@ -95,29 +136,37 @@ package struct ForwardAuthAdminRoutes: Sendable {
             rule = service.rules.rules.firstIndex(of: found).map { body(found, index: $0) }
         }
         let decision = try await service.decide(match, userID: user?.id)
+        let who = user?.username ?? "This person"
+        let code: TestReason
+        var parameters = ReasonParameters(user: user?.username)
         let reason: String
         switch (decision, match) {
         case (.denied, .refused):
+            code = .noRuleMatches
             reason = "Rules exist and none matches this address (or its path cannot be read unambiguously): refused."
         case (.denied, .rule(let found)) where found.policy == .nobody:
+            code = .nobody
+            parameters.rule = rule.map { $0.index + 1 }
             reason = "Rule \(rule.map { "\($0.index + 1)" } ?? "") lets nobody in here."
         case (.denied, .rule(let found)):
-            reason =
-                "\(user?.username ?? "This person") is in none of the groups the rule names (\(found.groups.joined(separator: ", ")))."
+            code = .notInGroups
+            parameters.groups = found.groups
+            reason = "\(who) is in none of the groups the rule names (\(found.groups.joined(separator: ", ")))."
         case (.signIn, _):
+            code = .signIn
             reason = "Someone not signed in is sent to sign in first\(passkey ? " with a passkey" : "")."
         case (.pass, .rule(let found)) where found.policy == .groups:
-            reason =
-                "\(user?.username ?? "This person") is in one of the rule's groups\(passkey ? "; a sign-in with a passkey is needed" : "")."
+            code = .inGroups
+            reason = "\(who) is in one of the rule's groups\(passkey ? "; a sign-in with a passkey is needed" : "")."
         case (.pass, .unruled):
+            code = .unruled
             reason =
                 "No rules are set: every signed-in person passes\(passkey ? " (with a passkey at this host)" : "")."
         case (.pass, _):
-            reason =
-                passkey
-                ? "\(user?.username ?? "This person") passes when signed in with a passkey."
-                : "\(user?.username ?? "This person") passes once signed in."
+            code = .passes
+            reason = passkey ? "\(who) passes when signed in with a passkey." : "\(who) passes once signed in."
         case (.denied, .unruled):
+            code = .refused
             reason = "Refused."
         }
         return TestBody(
@@ -128,7 +177,7 @@ package struct ForwardAuthAdminRoutes: Sendable {
                 case .signIn: "sign-in"
                 case .denied: "denied"
                 }
-            }(), reason: reason)
+            }(), reason: reason, reasonCode: code, reasonParameters: parameters)
     }
 
     /// Registers the routes on the admin API's group (`/api/admin`, behind `AdminMiddleware`).

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -36,4 +37,9 @@ extension Vocabulary {
         checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateForwardAuth(c) }],
         challengePurposes: [.forwardAuthCode]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let forwardAuth = APIFragment(owner: "SesameForwardAuth", bundle: .module)
 }

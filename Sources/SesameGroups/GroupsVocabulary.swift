@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -47,4 +48,9 @@ extension Vocabulary {
         ],
         settings: ServerConfiguration.groupsSettings
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let groups = APIFragment(owner: "SesameGroups", bundle: .module)
 }

@@ -63,7 +63,7 @@ package struct AppAccessRoutes {
             else { throw APIError.notFound }
             try await store.revokeAccess(userID: context.user.id, clientID: clientID, at: sesame.now)
             await sesame.audit.record(
-                .appAccessRevoked, .success, user: context.user, context: context, detail: clientID)
+                .appAccessRevoked, .success, user: context.user, context: context, detail: clientID, client: clientID)
             if let client = try await store.client(id: clientID) {
                 backChannelLogout.send(to: [client], userID: context.user.id)
             }

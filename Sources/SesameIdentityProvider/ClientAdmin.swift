@@ -84,7 +84,7 @@ public struct ClientAdmin: Sendable {
                 allowedGroups: try await checkedGroups(options.allowedGroups), idTokenClaims: options.idTokenClaims
             )
             return try await ClientRegistry(store: store).add(registration, now: now) { id in
-                actor.event(.clientAdded, subject: nil, detail: id, at: now)
+                actor.event(.clientAdded, subject: nil, detail: id, at: now, client: id)
             }
         }
     }
@@ -168,7 +168,7 @@ public struct ClientAdmin: Sendable {
             client.allowedGroups = registration.allowedGroups
             client.idTokenClaims = registration.idTokenClaims
             try await store.updateClient(
-                client, audit: actor.event(.clientUpdated, subject: nil, detail: client.id, at: now))
+                client, audit: actor.event(.clientUpdated, subject: nil, detail: client.id, at: now, client: client.id))
             return client
         }
     }
@@ -184,7 +184,7 @@ public struct ClientAdmin: Sendable {
     package func remove(_ id: String, by actor: AdminActor, at now: Date = Date()) async throws {
         guard
             try await store.deleteClient(
-                id: id, audit: actor.event(.clientRemoved, subject: nil, detail: id, at: now))
+                id: id, audit: actor.event(.clientRemoved, subject: nil, detail: id, at: now, client: id))
         else { throw Self.notFound(id) }
     }
 
@@ -199,7 +199,7 @@ public struct ClientAdmin: Sendable {
     package func rotateSecret(_ id: String, by actor: AdminActor, at now: Date = Date()) async throws -> String {
         do {
             return try await ClientRegistry(store: store).rotateSecret(
-                id: id, audit: actor.event(.clientSecretRotated, subject: nil, detail: id, at: now))
+                id: id, audit: actor.event(.clientSecretRotated, subject: nil, detail: id, at: now, client: id))
         } catch is AdminError {
             throw APIError(.notFound, .appNotFound, "There is no app \(id.prefix(64)) with a secret.")
         }

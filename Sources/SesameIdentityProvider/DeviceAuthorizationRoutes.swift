@@ -281,7 +281,8 @@ package struct DeviceAuthorizationRoutes {
         _ = try await store.decideDeviceAuthorization(
             userCodeHash: Self.userCodeHash(normalized), grant: nil, now: sesame.now)
         await sesame.audit.record(
-            .appAccessDenied, .refused, user: authentication.user, context: context, detail: client.id)
+            .appAccessDenied, .refused, user: authentication.user, context: context, detail: client.id,
+            client: client.id)
         return pages.base.html(
             pages.done, status: .forbidden,
             values: [
@@ -334,7 +335,8 @@ package struct DeviceAuthorizationRoutes {
         else { return enterPage(pages, authentication, userCode: "", message: Self.unknownCode, words: words) }
         if allow {
             await sesame.audit.record(
-                .appAuthorized, .success, user: authentication.user, context: context, detail: device.clientID)
+                .appAuthorized, .success, user: authentication.user, context: context, detail: device.clientID,
+                client: device.clientID)
         }
         return pages.base.html(
             pages.done, status: .ok,

@@ -268,7 +268,8 @@ package struct IdentityProviderRoutes {
     /// one of them (read from the store now, so a removal takes effect at once). A refusal is an audit event.
     package func mayUse(_ client: OAuthClient, _ user: User, context: some ClientContext) async throws -> Bool {
         guard try await Self.mayUse(client, userID: user.id, groups: sesame.accountGroups) else {
-            await sesame.audit.record(.appAccessDenied, .refused, user: user, context: context, detail: client.id)
+            await sesame.audit.record(
+                .appAccessDenied, .refused, user: user, context: context, detail: client.id, client: client.id)
             return false
         }
         return true
@@ -324,7 +325,8 @@ package struct IdentityProviderRoutes {
                 expiresAt: now.addingTimeInterval(TokenIssuer.codeLifetime))
         )
         await sesame.audit.record(
-            .appAuthorized, .success, user: authentication.user, context: context, detail: request.client.id)
+            .appAuthorized, .success, user: authentication.user, context: context, detail: request.client.id,
+            client: request.client.id)
         var parameters = [("code", code)]
         if let state = request.state { parameters.append(("state", state)) }
         parameters.append(("iss", issuer))
@@ -377,7 +379,8 @@ package struct IdentityProviderRoutes {
             userID: authentication.user.id, clientID: authorization.client.id, scope: authorization.scope,
             at: sesame.now)
         await sesame.audit.record(
-            .appConsented, .success, user: authentication.user, context: context, detail: authorization.client.id)
+            .appConsented, .success, user: authentication.user, context: context, detail: authorization.client.id,
+            client: authorization.client.id)
         return try await issueCode(authorization, authentication: authentication, context: context)
     }
 
@@ -397,7 +400,8 @@ package struct IdentityProviderRoutes {
             case .invalid:
                 throw OAuthError.invalidGrant
             case .replayed:
-                await sesame.audit.record(.codeReplayed, .refused, user: nil, context: context, detail: client.id)
+                await sesame.audit.record(
+                    .codeReplayed, .refused, user: nil, context: context, detail: client.id, client: client.id)
                 throw OAuthError.invalidGrant
             case .redeemed(let stored, let grant):
                 // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) == code_challenge; the verifier is 43 to 128
@@ -428,7 +432,8 @@ package struct IdentityProviderRoutes {
             case .invalid:
                 throw OAuthError.invalidGrant
             case .reused:
-                await sesame.audit.record(.refreshTokenReused, .refused, user: nil, context: context, detail: client.id)
+                await sesame.audit.record(
+                    .refreshTokenReused, .refused, user: nil, context: context, detail: client.id, client: client.id)
                 throw OAuthError.invalidGrant
             case .rotated(let grant):
                 return try await tokenResponse(

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension OAuthErrorCode {
@@ -85,4 +86,9 @@ extension Vocabulary {
         ],
         guessableSecrets: [.deviceCode]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let identityProvider = APIFragment(owner: "SesameIdentityProvider", bundle: .module)
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -38,4 +39,9 @@ extension Vocabulary {
         auditKinds: [.invitationCreated, .invitationMailed, .invitationUsed, .invitationRevoked],
         guessableSecrets: [.invitation]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let invitations = APIFragment(owner: "SesameInvitations", bundle: .module)
 }

@@ -18,11 +18,13 @@ package struct KeychainDevice: Sendable {
 package struct KeychainTokenRequestContext: ChildRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let clientAddress: String
+    package let acceptLanguage: String?
     package var device: KeychainDevice?
 
     package init(context: SesameRequestContext) throws {
         self.coreContext = context.coreContext
         self.clientAddress = context.clientAddress
+        self.acceptLanguage = context.acceptLanguage
         self.device = nil
     }
 
@@ -54,12 +56,14 @@ package struct KeychainDeviceRequestContext: ChildRequestContext, ClientContext 
     package var coreContext: CoreRequestContextStorage
     package let device: KeychainDevice
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: KeychainTokenRequestContext) throws {
         guard let device = context.device else { throw APIError.keychainDeviceUnknown }
         self.coreContext = context.coreContext
         self.device = device
         self.clientAddress = context.clientAddress
+        self.acceptLanguage = context.acceptLanguage
     }
 
     package var user: User { device.user }

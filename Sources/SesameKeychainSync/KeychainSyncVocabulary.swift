@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -28,4 +29,9 @@ extension Vocabulary {
         ],
         settings: ServerConfiguration.keychainSyncSettings
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let keychainSync = APIFragment(owner: "SesameKeychainSync", bundle: .module)
 }

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -18,4 +19,9 @@ extension Vocabulary {
             .metadataImported
         ]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let metadata = APIFragment(owner: "SesameMetadata", bundle: .module)
 }

@@ -10,11 +10,15 @@ package struct OperationalRoutes {
     package let outbox: any OutboxStore
     /// Mail older than this, still not sent, makes `/health` say `mail: delayed`.
     package let mailDelayedAfter: TimeInterval
+    /// The API document served at `/openapi.yaml`, assembled by the composition root from every part
+    /// (`APIDocument.server`).
+    package let apiDocument: String
 
-    package init(sesame: ServerCore, outbox: any OutboxStore, mailDelayedAfter: TimeInterval) {
+    package init(sesame: ServerCore, outbox: any OutboxStore, mailDelayedAfter: TimeInterval, apiDocument: String) {
         self.sesame = sesame
         self.outbox = outbox
         self.mailDelayedAfter = mailDelayedAfter
+        self.apiDocument = apiDocument
     }
 
     package func register(on router: Router<SesameRequestContext>) {
@@ -73,14 +77,11 @@ package struct OperationalRoutes {
             }
         }
 
+        let document = ByteBuffer(string: apiDocument)
         router.get("/openapi.yaml") { _, _ -> Response in
-            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources"),
-                let data = try? Data(contentsOf: url)
-            else { throw APIError.notFound }
-            return Response(
+            Response(
                 status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data))
-            )
+                body: .init(byteBuffer: document))
         }
 
         let configuration = sesame.configuration

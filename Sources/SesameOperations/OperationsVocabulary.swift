@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension AuditKind {
@@ -32,4 +33,9 @@ extension Vocabulary {
         settings: ServerConfiguration.operationsSettings,
         checks: [ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateOperations(c) }]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let operations = APIFragment(owner: "SesameOperations", bundle: .module)
 }

@@ -32,7 +32,13 @@ package struct SettingsAdminRoutes: Sendable {
         package let source: String
         package let secret: Bool
         package let help: String
+        /// No value is in force: the setting is given empty, or not given and without a default (`(none)` in
+        /// `value`, the settings table's English); the console says so in the page's language.
+        package let none: Bool
     }
+
+    /// The settings table's default of a setting that has none.
+    package static let noDefault = "(none)"
 
     package struct SettingsBody: ResponseEncodable, Sendable { package let settings: [SettingBody] }
 
@@ -43,7 +49,7 @@ package struct SettingsAdminRoutes: Sendable {
             let value: String
             if let given {
                 if setting.secret {
-                    value = given.value.isEmpty ? "(none)" : Self.masked
+                    value = given.value.isEmpty ? Self.noDefault : Self.masked
                 } else if setting.secretURLPassword {
                     value = Self.maskingPassword(given.value)
                 } else {
@@ -55,7 +61,8 @@ package struct SettingsAdminRoutes: Sendable {
             return SettingBody(
                 key: setting.key, flag: setting.flag, environment: setting.environment, value: value,
                 source: given?.source ?? (configuration.settingsResolved ? "default" : "unknown"),
-                secret: setting.secret, help: setting.help)
+                secret: setting.secret, help: setting.help,
+                none: given.map { $0.value.isEmpty } ?? (setting.defaultValue == Self.noDefault))
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -73,4 +74,9 @@ extension Vocabulary {
         challengePurposes: [.registration, .authentication, .addPasskey],
         accountNotices: [.passkeyAdded, .passkeyRemoved]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let passkeys = APIFragment(owner: "SesamePasskeys", bundle: .module)
 }

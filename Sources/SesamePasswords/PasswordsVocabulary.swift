@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -52,4 +53,9 @@ extension Vocabulary {
         guessableSecrets: [.password],
         accountNotices: [.passwordSet, .passwordChanged, .passwordRemoved]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let passwords = APIFragment(owner: "SesamePasswords", bundle: .module)
 }

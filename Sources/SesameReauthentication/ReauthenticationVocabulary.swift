@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -29,4 +30,9 @@ extension Vocabulary {
         ],
         challengePurposes: [.reauthentication, .smsReauthentication]
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let reauthentication = APIFragment(owner: "SesameReauthentication", bundle: .module)
 }

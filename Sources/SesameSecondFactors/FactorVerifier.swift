@@ -27,7 +27,8 @@ package struct FactorVerifier: Sendable {
     package let configuration: ServerConfiguration
     /// Mails the owner when a factor is set up or a recovery code used (`AccountNotices`).
     package let accountNotices: any AccountNotices
-    /// The language of those mails: the account's saved choice, else the default (`ServerCore.languages`).
+    /// The language of those mails and of the codes it texts: the account's saved choice, else the request's
+    /// `Accept-Language`, else the default (`ServerCore.languages`).
     package let languages: PageLanguages?
 
     package init(
@@ -53,7 +54,16 @@ package struct FactorVerifier: Sendable {
     private func notice(_ kind: AccountNoticeKind, user: User, context: some ClientContext) async -> AccountNotice {
         AccountNotice(
             kind, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: clock.now(),
-            language: await languages?.tag(forUser: user.id) ?? configuration.defaultLanguage, notices: accountNotices)
+            language: await language(of: user, context: context), notices: accountNotices)
+    }
+
+    /// What `user` reads what this request writes them in: their saved choice, else the request's, else the default.
+    private func language(of user: User, context: some ClientContext) async -> String {
+        guard let languages else { return configuration.defaultLanguage }
+        let asked = context.acceptLanguage.map {
+            languages.choice.choose(saved: nil, uiLocales: nil, acceptLanguage: $0)
+        }
+        return await languages.tag(forUser: user.id, fallback: asked)
     }
 
     /// Codes are accepted for the current 30-second step and one step either side (clock drift, typing time).
@@ -258,7 +268,7 @@ package struct FactorVerifier: Sendable {
         try await keep(code)
         let host = URL(string: configuration.origin)?.host ?? configuration.rpID
         // The sentence in the account's language; the last line, `@host #code`, stays as browsers parse it.
-        let tag = await languages?.tag(forUser: user.id) ?? configuration.defaultLanguage
+        let tag = await language(of: user, context: context)
         let words = MailWords(siteName: configuration.rpName, defaultTag: configuration.defaultLanguage).in(tag)
         let message = try OriginBoundMessage(topLevelHost: host, code: code).message(
             text: words.text("mail.sms.code", ["code": code]))

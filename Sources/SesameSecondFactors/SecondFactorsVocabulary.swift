@@ -1,3 +1,4 @@
+import Foundation
 import SesameCore
 
 extension APIErrorCode {
@@ -107,4 +108,9 @@ extension Vocabulary {
         ],
         factors: Factor.secondFactors
     )
+}
+
+extension APIFragment {
+    /// This part's paths and components of the API document (`Resources/openapi.yaml`; the layout is `APIFragment`'s).
+    package static let secondFactors = APIFragment(owner: "SesameSecondFactors", bundle: .module)
 }

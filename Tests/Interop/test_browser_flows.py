@@ -98,14 +98,39 @@ PROVIDERS = pathlib.Path(__file__).resolve().parent / "browser" / "providers.jso
 EXAMPLE_PROVIDER = "5e5a3e00-5e5a-4e00-8000-0000000000f1"
 
 
-class Server:
-    """`sesame serve` on a free port with its own SQLite file; stopped by `stop()`."""
+# The engines a browser test that says so runs on (`engine` fixture): PostgreSQL whenever scripts/test gives one.
+POSTGRES = os.environ.get("SESAME_TEST_POSTGRES_URL")
+ENGINES = ["sqlite"] + (["postgres"] if POSTGRES else [])
 
-    def __init__(self, sesame_bin: str, directory: pathlib.Path, challenge_timeout=None, extra_args=()):
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    return request.param
+
+
+def psql(url, statement):
+    subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", statement], check=True,
+                   capture_output=True, text=True, timeout=60)
+
+
+class Server:
+    """`sesame serve` on a free port with its own SQLite file, or with `engine="postgres"` a PostgreSQL database of
+    its own (made beside SESAME_TEST_POSTGRES_URL's and dropped by `stop()`); stopped by `stop()`."""
+
+    def __init__(self, sesame_bin: str, directory: pathlib.Path, challenge_timeout=None, extra_args=(),
+                 engine="sqlite"):
         self.bin = os.path.abspath(sesame_bin)
         self.port = free_port()
         self.origin = f"http://localhost:{self.port}"
-        self.database = str(directory / "sesame.sqlite")
+        self.postgres_name = None
+        if engine == "postgres":
+            from urllib.parse import urlsplit, urlunsplit
+            assert POSTGRES, "a PostgreSQL test needs SESAME_TEST_POSTGRES_URL (scripts/test sets it)"
+            self.postgres_name = f"sesame_browser_{os.getpid()}_{self.port}"
+            psql(POSTGRES, f'CREATE DATABASE "{self.postgres_name}"')
+            self.database = urlunsplit(urlsplit(POSTGRES)._replace(path="/" + self.postgres_name))
+        else:
+            self.database = str(directory / "sesame.sqlite")
         self.log_path = directory / "server.log"
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
@@ -135,6 +160,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         self.log.close()
+        if self.postgres_name:
+            psql(POSTGRES, f'DROP DATABASE IF EXISTS "{self.postgres_name}" WITH (FORCE)')
+            self.postgres_name = None
 
     def admin(self, *args) -> str:
         done = subprocess.run([self.bin, *args, f"--database={self.database}"], capture_output=True, text=True,
@@ -158,6 +186,14 @@ class Server:
 @pytest.fixture
 def server(sesame_bin, tmp_path):
     running = Server(sesame_bin, tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def engine_server(sesame_bin, tmp_path, engine):
+    """`server` on each engine in turn (`engine`)."""
+    running = Server(sesame_bin, tmp_path, engine=engine)
     yield running
     running.stop()
 
@@ -1080,15 +1116,16 @@ def test_sign_in_by_keyboard_alone(browser, server):
     signed_in(browser, server)
 
 
-def api_error_codes() -> set:
-    """Every error code the server answers with: the OpenAPI `ErrorCode` enum, which VocabularyTests ties to the
-    server's `APIErrorCode`."""
-    document = yaml.safe_load((ROOT / "Sources" / "SesameOperations" / "Resources" / "openapi.yaml").read_text())
+def api_error_codes(server) -> set:
+    """Every error code the server answers with: the `ErrorCode` enum of the OpenAPI document it serves, which
+    VocabularyTests ties to the server's `APIErrorCode`."""
+    with urllib.request.urlopen(server.origin + "/openapi.yaml", timeout=10) as response:
+        document = yaml.safe_load(response.read())
     return set(document["components"]["schemas"]["ErrorCode"]["enum"])
 
 
 def test_every_api_error_code_has_a_sentence(browser, server):
-    codes = sorted(api_error_codes())
+    codes = sorted(api_error_codes(server))
     assert "unknown_credential" in codes and "invalid_credentials" in codes and len(codes) > 20
     open_page(browser, server, "/signin")
     answers = browser.execute_async_script("""

@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By
 
 from browser_keychain_fixtures import axe_core_source
 from test_browser_flows import (  # noqa: F401 (browser is a fixture)
-    Server, authenticator, browser, find, open_page, screenshot, sign_up, type_into, wait,
+    Server, engine, authenticator, browser, find, open_page, screenshot, sign_up, type_into, wait,
 )
 from test_identity_provider import Listener, authorization, discovery, relying_party, validated
 
@@ -71,9 +71,9 @@ def rows(driver, body_id):
     return [row.text for row in driver.find_elements(By.CSS_SELECTOR, f"#{body_id} tr")]
 
 
-def test_console_apps_pages(browser, sesame_bin, tmp_path):
+def test_console_apps_pages(browser, sesame_bin, tmp_path, engine):
     app = Listener()
-    server = Server(sesame_bin, tmp_path, extra_args=[
+    server = Server(sesame_bin, tmp_path, engine=engine, extra_args=[
         "--forward-auth-domains=example.org", f"--forward-auth-rules={json.dumps(RULES)}",
         f"--metrics-token={METRICS_TOKEN}"])
     try:
@@ -161,6 +161,8 @@ def run(driver, server, app):
     wait(driver, lambda d: find(d, "result").is_displayed(), what="the test's result")
     assert find(driver, "result-decision").text == "Let in"
     assert "Rule 1" in find(driver, "result-rule").text
+    # The reason comes as a code the page says from the catalog.
+    assert find(driver, "result-reason").text == "ada is in one of the rule's groups."
     checked(driver, "forward-auth", axe)
 
     # Signing keys: rotated after typing the word.
@@ -175,7 +177,7 @@ def run(driver, server, app):
 
     # Metadata: none imported; a file that is no BLOB is refused and nothing is stored.
     page(driver, server, "metadata", lambda d: "No metadata" in find(d, "current").text)
-    junk = server.database + ".junk.jwt"
+    junk = str(server.log_path.parent / "junk.jwt")
     with open(junk, "w") as file:
         file.write("not.a.blob")
     find(driver, "blob").send_keys(junk)
@@ -189,4 +191,6 @@ def run(driver, server, app):
     token_row = driver.find_element(By.CSS_SELECTOR, "#settings tr[data-key=metricsToken]")
     assert "••••" in token_row.text and "flag --metrics-token" in token_row.text
     assert METRICS_TOKEN not in driver.page_source
+    # A setting with no value says so in the page's words.
+    assert "(none)" in driver.find_element(By.CSS_SELECTOR, "#settings tr[data-key=metricsAddress]").text
     checked(driver, "settings", axe)

@@ -10,7 +10,7 @@ from selenium.webdriver.common.by import By
 
 from browser_keychain_fixtures import AXE_VIOLATIONS, axe_core_source
 from test_browser_flows import (  # noqa: F401  (fixtures)
-    Server, authenticator, browser, find, open_page, screenshot, sign_up, signed_in, wait, without_autofill)
+    Server, engine, authenticator, browser, find, open_page, screenshot, sign_up, signed_in, wait, without_autofill)
 
 # Calls the admin API from a console page with both CSRF tokens, as console.js does.
 ADMIN_CALL = """
@@ -27,8 +27,8 @@ def text(driver, element_id) -> str:
     return find(driver, element_id).text.strip()
 
 
-def test_an_admin_sees_the_overview_and_a_recovery_link_gives_a_person_a_new_passkey(sesame_bin, tmp_path, browser):
-    server = Server(sesame_bin, tmp_path)
+def test_an_admin_sees_the_overview_and_a_recovery_link_gives_a_person_a_new_passkey(sesame_bin, tmp_path, browser, engine):
+    server = Server(sesame_bin, tmp_path, engine=engine)
     try:
         authenticator(browser)
         sign_up(browser, server, "ada", "Ada")

@@ -3,7 +3,8 @@
 One browser session: an administrator signs up with a passkey (Chromium's virtual authenticator), is made an
 administrator by the command line (`sesame groups add`, `sesame users groups add`), opens /console/people, searches,
 opens a person, disables and enables them, removes their passkey, and deletes another account with its username
-typed again. axe-core (the copy axe-selenium-python ships) finds no serious or critical violation on the list or on a
+typed again; in Firefox (Debian's firefox-esr, over Marionette, with the same session) it searches, opens a person,
+and disables and enables them. axe-core (the copy axe-selenium-python ships) finds no serious or critical violation on the list or on a
 person's page; the pages are screenshotted at 1280 and 390 CSS pixels into docs/screenshots/. Then a signed-in
 person outside the administrators' group gets the 403 page, and a signed-out visitor lands on the sign-in page with
 the console as the place to return to.
@@ -19,8 +20,9 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from browser_keychain_fixtures import AXE_VIOLATIONS, axe_core_source
+from test_console_audit import firefox, firefox_wait
 from test_browser_flows import (  # noqa: F401 (fixtures)
-    authenticator, browser, find, open_page, screenshot, server, sideways_overflow, sign_up, type_into, wait,
+    authenticator, browser, engine, engine_server, find, open_page, screenshot, server, sideways_overflow, sign_up, type_into, wait,
 )
 
 
@@ -62,7 +64,8 @@ def sign_out_of_browser(driver):
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
 
 
-def test_people_console(browser, server):
+def test_people_console(browser, engine_server, tmp_path):
+    server = engine_server
     authenticator(browser)
     # bob signs up with a passkey first (a person the console will change), then ada, the administrator.
     sign_up(browser, server, "bob", "Bob Builder")
@@ -140,6 +143,11 @@ def test_people_console(browser, server):
     users = server.admin("users", "list")
     assert "carol" not in users and "bob" in users
 
+    # The same pages in Firefox with ada's session: search, open bob, disable and enable him.
+    session = browser.get_cookie("sesame_session")
+    assert session, "no session cookie"
+    firefox_people(server, session, tmp_path)
+
     # Someone signed in outside the administrators' group gets the 403 page.
     sign_out_of_browser(browser)
     sign_up(browser, server, "dan", "Dan")
@@ -158,3 +166,30 @@ def test_people_console(browser, server):
          what="the sign-in page")
     query = urllib.parse.parse_qs(urllib.parse.urlparse(seen[-1]).query)
     assert query["return"] == [f"/console/people/{ada}"] and query["passkey"] == ["required"]
+
+
+def firefox_people(server, session, directory):
+    """/console/people in headless Firefox: search, open bob, disable and enable him, each said on the page and
+    done on the server."""
+    from marionette_driver import By as FirefoxBy
+    from marionette_driver.keys import Keys as FirefoxKeys
+    status_text = "return document.getElementById('status').textContent"
+    names = "return [...document.querySelectorAll('#people tbody tr')].map(r => r.cells[0].textContent.trim())"
+    with firefox(server, session, directory) as client:
+        client.navigate(server.origin + "/console/people")
+        firefox_wait(client, lambda c: "Page 1: 2 people" in c.execute_script(status_text), "the list")
+        assert client.execute_script(names) == ["ada", "bob"]
+        field = client.find_element(FirefoxBy.ID, "q")
+        field.send_keys("bob")
+        field.send_keys(FirefoxKeys.ENTER)
+        firefox_wait(client, lambda c: c.execute_script(names) == ["bob"], "the search")
+        client.find_element(FirefoxBy.LINK_TEXT, "bob").click()
+        title = "return (document.getElementById('person-title') || {}).textContent"
+        firefox_wait(client, lambda c: c.execute_script(title) == "Bob Builder (bob)", "bob's page")
+        assert client.get_url().startswith(server.origin + "/console/people/")
+        client.find_element(FirefoxBy.ID, "toggle-disabled").click()
+        firefox_wait(client, lambda c: "bob is disabled" in c.execute_script(status_text), "disabling")
+        assert "disabled:     yes" in server.user("bob")
+        client.find_element(FirefoxBy.ID, "toggle-disabled").click()
+        firefox_wait(client, lambda c: "bob is enabled again" in c.execute_script(status_text), "enabling")
+        assert "disabled:     no" in server.user("bob")

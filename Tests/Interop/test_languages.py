@@ -1,7 +1,8 @@
 """Sesame in other languages, in Chromium against a real `sesame serve` (issue 32's browser checks).
 
 1. The pseudo-language `en-XA` (English accented, 40 % longer, in brackets): every page — the public ones, the
-   account page and every console page — at 390 and 1280 px, with no text cut off or overflowing its box, no
+   account page, every console page, and the pages an application or a proxy sends people to (consent, an
+   application's error, device approval, sign-out, forward auth's no-access page) — at 390 and 1280 px, with no text cut off or overflowing its box, no
    horizontal scrolling of the page, and no English sentence left unbracketed (text outside the catalog).
 2. Korean and Arabic: sign-up, sign-in, the account page and a mail, chosen by the browser's Accept-Language, with
    `lang`, `dir` and the words of the language; in Arabic the page mirrors while usernames and codes stay left to
@@ -21,7 +22,7 @@ from test_mail import Relay
 from browser_keychain_fixtures import second_site  # noqa: F401  (fixture)
 
 CONSOLE_PAGES = ["overview", "people", "people/ada", "groups", "invitations", "apps", "forward-auth", "keys",
-                 "metadata", "settings", "audit"]
+                 "metadata", "settings", "tokens", "audit"]
 
 # Every visible element whose text overflows its own box (cut off or spilling out), and the page's horizontal
 # overflow. Text that scrolls inside a scroll container on purpose (wide tables) is measured against its cell.
@@ -85,6 +86,22 @@ def at_width(driver, width):
         "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600})
 
 
+def check_page(driver, name, data, problems):
+    """The open page is in the pseudo-language, fits at 390 and 1280 px, and shows no English outside `data`."""
+    settle(driver)
+    assert driver.execute_script("return document.documentElement.lang") == "en-XA", name
+    for width in (390, 1280):
+        at_width(driver, width)
+        settle(driver)
+        found = driver.execute_script(OVERFLOW)
+        if found:
+            problems[f"{name} at {width}px"] = found
+    found = driver.execute_script(UNBRACKETED, data)
+    if found:
+        problems[f"{name}: text outside the catalog"] = found
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
 def test_every_page_fits_in_the_pseudo_language(sesame_bin, tmp_path, browser):
     relay = Relay(tmp_path, "starttls")
     server = Server(sesame_bin, tmp_path,
@@ -109,24 +126,77 @@ def test_every_page_fits_in_the_pseudo_language(sesame_bin, tmp_path, browser):
                 browser.execute_cdp_cmd("Network.clearBrowserCookies", {})
                 continue
             open_page(browser, server, path)
-            settle(browser)
-            assert browser.execute_script("return document.documentElement.lang") == "en-XA", path
-            for width in (390, 1280):
-                at_width(browser, width)
-                settle(browser)
-                found = browser.execute_script(OVERFLOW)
-                if found:
-                    problems[f"{path} at {width}px"] = found
-            found = browser.execute_script(UNBRACKETED, data)
-            if found:
-                problems[f"{path}: text outside the catalog"] = found
-            browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+            check_page(browser, path, data, problems)
         (tmp_path / "problems.json").write_text(json.dumps(problems, indent=1, ensure_ascii=False))
         assert problems == {}, problems
     finally:
         set_language(browser, "en")
         server.stop()
         relay.stop()
+
+
+def test_the_pages_apps_and_proxies_show_fit_in_the_pseudo_language(sesame_bin, tmp_path, browser):
+    """The pages filled per request for an application or a proxy: consent, an application's error, device approval,
+    sign-out's confirmation and its done page, and forward auth's no-access page."""
+    rules = json.dumps([{"host": "team.localhost", "policy": "nobody"}])
+    server = Server(sesame_bin, tmp_path, extra_args=[
+        "--forward-auth-domains=team.localhost", f"--forward-auth-rules={rules}"])
+    try:
+        set_language(browser, "en-XA")
+        authenticator(browser)
+        sign_up(browser, server, "ada", "Ada")
+        out = server.admin("clients", "add", "--name", "Wiki", "--public", "--redirect-uri",
+                           "http://127.0.0.1:9/callback")
+        client_id = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)["client_id"]
+        agent = browser.execute_script("return navigator.userAgent")
+        data = [server.origin, agent, "ada", "Ada", "Sesame", "Wiki", "localhost", "team.localhost", "openid"]
+        problems = {}
+        authorize = ("/oauth/authorize?response_type=code&scope=openid%20profile&state=s"
+                     "&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&code_challenge_method=S256"
+                     "&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+
+        open_page(browser, server, f"{authorize}&client_id={client_id}")
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "form"), what="the consent page")
+        check_page(browser, "consent", data, problems)
+
+        open_page(browser, server, f"{authorize}&client_id=nobody-registered-this")
+        check_page(browser, "an application's error", data, problems)
+
+        started = json.loads(subprocess.run(
+            ["curl", "-sS", "-d", f"client_id={client_id}&scope=openid", f"{server.origin}/oauth/device_authorization"],
+            capture_output=True, text=True, check=True, timeout=30).stdout)
+        open_page(browser, server, "/device")
+        type_into(browser, "user-code", started["user_code"])
+        find(browser, "device-continue").click()
+        wait(browser, lambda d: started["user_code"] in d.find_element(By.TAG_NAME, "body").text,
+             what="the device approval page")
+        check_page(browser, "device approval", data + [started["user_code"]], problems)
+
+        # Forward auth's 403 page, as a proxy asks for it (Accept-Language passed on).
+        browser.execute_cdp_cmd("Network.enable", {})
+        browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {
+            "X-Forwarded-Proto": "http", "X-Forwarded-Host": "team.localhost", "X-Forwarded-Uri": "/"}})
+        try:
+            open_page(browser, server, "/forward-auth")
+            wait(browser, lambda d: "team.localhost" in d.find_element(By.TAG_NAME, "body").text,
+                 what="the no-access page")
+            check_page(browser, "forward auth's no-access page", data, problems)
+        finally:
+            browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {}})
+
+        open_page(browser, server, "/oauth/logout")
+        wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "form"), what="sign-out's confirmation")
+        check_page(browser, "sign-out's confirmation", data, problems)
+        find(browser, "logout-confirm").click()
+        wait(browser, lambda d: not d.find_elements(By.ID, "logout-confirm"),
+             what="the signed-out page")
+        check_page(browser, "signed out", data, problems)
+
+        (tmp_path / "problems.json").write_text(json.dumps(problems, indent=1, ensure_ascii=False))
+        assert problems == {}, problems
+    finally:
+        set_language(browser, "en")
+        server.stop()
 
 
 WORDS = {

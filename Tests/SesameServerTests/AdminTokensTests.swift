@@ -376,7 +376,7 @@ final class CapturedLog: Sendable {
             #expect(csv.status == .ok && csv.headers[.contentType] == "text/csv; charset=utf-8")
             let text = String(buffer: csv.body)
             let rows = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            #expect(rows.first == "at,kind,outcome,user_id,username,client_address,detail,id")
+            #expect(rows.first == "at,kind,outcome,user_id,username,client_address,detail,id,client_id")
             #expect(text.contains(#","'=HYPERLINK(""http://evil""),""x"""# + "\nnext\","))
             let bobCount = try await server.withStore { try await $0.auditEvents(userID: bob.id, limit: 500).count }
             #expect(text.components(separatedBy: ",bob,").count - 1 == bobCount)

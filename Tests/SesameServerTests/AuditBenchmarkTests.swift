@@ -42,7 +42,7 @@ import Testing
                             \(bind: kinds[Int.random(in: 0..<kinds.count, using: &generator)]),
                             \(bind: Int.random(in: 0..<10, using: &generator) == 0 ? "failure" : "success"),
                             \(bind: "user-\(user)"), \(bind: "user\(user)"), \(bind: "192.0.2.\(user % 250)"),
-                            \(bind: "bench"))
+                            \(bind: "bench"), NULL)
                             """)
                     }
                     try await db.raw(

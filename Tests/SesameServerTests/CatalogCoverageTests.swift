@@ -91,6 +91,7 @@ import Testing
         // (`VocabularyTests` ties those to `APIErrorCode`).
         for page in WebRoutes.Page.allCases { used[page.titleKey] = "WebRoutes.Page" }
         for page in ConsoleRoutes.pages { used[page.titleKey] = "ConsoleRoutes.pages" }
+        for kind in Vocabulary.server.auditKinds { used["console.audit-kind.\(kind.rawValue)"] = "AuditKind" }
         for setting in Vocabulary.server.settings { used[Self.settingHelpKey(setting)] = "the settings table" }
         for key in catalog.keys where key.hasPrefix("error.") { used[key] = "APIErrorCode" }
         return used

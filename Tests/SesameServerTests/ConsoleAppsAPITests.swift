@@ -245,6 +245,21 @@ import WebAuthn
                 ])
             #expect(events.allSatisfy { $0.detail.hasSuffix("by admin ada") && !$0.detail.contains(newSecret) })
             #expect(events.first { $0.kind == "client.removed" }?.detail == "\(id) by admin ada")
+
+            // The audit log names the app each of these events concerns (`clientId`), so the console links the row to
+            // it; an event about no app has none.
+            let audit = try await client.json("/api/admin/audit?limit=200", headers: session.bearerHeaders)
+            #expect(audit.status == .ok, "\(audit.text)")
+            let logged = try #require(audit.object["events"] as? [[String: Any]])
+            let about = logged.filter { ($0["kind"] as? String)?.hasPrefix("client.") == true }
+            #expect(about.count == 5)
+            #expect(about.filter { $0["clientId"] as? String == id }.count == 4, "\(about)")
+            #expect(about.contains { $0["kind"] as? String == "client.added" && $0["clientId"] as? String == publicID })
+            let others = logged.filter { ($0["kind"] as? String)?.hasPrefix("client.") == false }
+            #expect(!others.isEmpty && others.allSatisfy { $0["clientId"] == nil }, "\(others)")
+            let csv = try await client.execute(
+                uri: "/api/admin/audit.csv?kind=client.removed", method: .get, headers: session.bearerHeaders)
+            #expect(String(buffer: csv.body).contains(",\(id)\r\n"), "\(String(buffer: csv.body))")
         }
     }
 
@@ -309,6 +324,11 @@ import WebAuthn
             let bobAtRouter = try await test("https://router.example.org/settings", "bob")
             #expect(bobAtRouter["decision"] as? String == "denied")
             #expect((bobAtRouter["reason"] as? String)?.contains("admins") == true)
+            // The reason as a code with its parameters, which the console says in the page's language.
+            #expect(bobAtRouter["reasonCode"] as? String == "not-in-groups")
+            let named = try #require(bobAtRouter["reasonParameters"] as? [String: Any])
+            #expect(named["user"] as? String == "bob" && named["groups"] as? [String] == ["admins"])
+            #expect(adaAtRouter["reasonCode"] as? String == "in-groups")
             #expect(try await test("https://router.example.org/", nil)["decision"] as? String == "sign-in")
             let admin = try await test("https://photos.example.org/admin/users", "bob")
             #expect(admin["passkeyRequired"] as? Bool == true && admin["decision"] as? String == "pass")
@@ -316,11 +336,17 @@ import WebAuthn
                 try await test("https://photos.example.org/administrator", "bob")["passkeyRequired"] as? Bool == false)
             let hidden = try await test("https://wiki.example.org/internal/x", "ada")
             #expect(hidden["decision"] as? String == "denied")
+            #expect(hidden["reasonCode"] as? String == "nobody")
+            #expect((hidden["reasonParameters"] as? [String: Any])?["rule"] as? Int == 3)
             #expect((hidden["rule"] as? [String: Any])?["policy"] as? String == "nobody")
             let unruled = try await test("https://wiki.example.org/", "ada")
             #expect(unruled["match"] as? String == "refused" && unruled["decision"] as? String == "denied")
             let elsewhere = try await test("https://other.net/", "ada")
             #expect(elsewhere["match"] as? String == "not-served" && elsewhere["decision"] as? String == "denied")
+            #expect(elsewhere["reasonCode"] as? String == "host-not-allowed")
+            #expect((elsewhere["reasonParameters"] as? [String: Any])?["host"] as? String == "other.net")
+            #expect(unruled["reasonCode"] as? String == "no-rule-matches")
+            #expect(admin["reasonCode"] as? String == "passes")
             #expect(try await test("https://photos.example.org/%2e%2e/admin", "bob")["decision"] as? String == "denied")
             for body in [
                 #"{"url": "photos.example.org"}"#, #"{"url": "ftp://photos.example.org/"}"#,
@@ -395,6 +421,9 @@ import WebAuthn
             #expect(row("rpName")?["value"] as? String == "Example Console")
             #expect(row("sessionLifetime")?["source"] as? String == "environment SESAME_SESSION_LIFETIME")
             #expect(row("port")?["source"] as? String == "default")
+            // A setting with no value says so as a flag (the console's own word), not only as English.
+            #expect(row("metricsToken")?["none"] as? Bool == false && row("port")?["none"] as? Bool == false)
+            #expect(row("metricsAddress")?["none"] as? Bool == true)
             #expect(rows.count == Vocabulary.server.settings.count)
             // A SQLite path shows; a PostgreSQL URL shows without its password.
             let database = server.configuration.database
@@ -413,7 +442,7 @@ import WebAuthn
         #expect(SettingsAdminRoutes.maskingPassword("postgres://a:b c@[bad") == SettingsAdminRoutes.masked)
     }
 
-    static let pages = ["groups", "invitations", "apps", "forward-auth", "keys", "metadata", "settings"]
+    static let pages = ["groups", "invitations", "apps", "forward-auth", "keys", "metadata", "settings", "tokens"]
 
     @Test(arguments: TestDatabase.all)
     func thePagesRenderForAnAdminWithTheirScriptsAndNothingInline(_ db: TestDatabase) async throws {

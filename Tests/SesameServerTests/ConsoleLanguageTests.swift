@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 import SesameConsole
+import SesameForwardAuth
 import SesameLanguage
 import SesameWeb
 @testable import SesameCore
@@ -14,6 +15,36 @@ import SesameWeb
 /// The console in the request's language: `lang` and `dir` on the page, the navigation, headings and the messages
 /// its scripts read from the catalog, in Korean and (right to left) Arabic; the gate's refusal too.
 @Suite struct ConsoleLanguageTests {
+    /// The forward-auth test's every reason is a sentence of the catalog (`console.forward-auth.why-<code>`, and
+    /// `…-passkey` for those that tell a passkey apart) that the console's script names.
+    /// The audit log names each kind from the catalog: every kind the server declares has its
+    /// `console.audit-kind.<kind>`, and every such key is a declared kind.
+    @Test func everyAuditKindHasItsNameInTheCatalog() throws {
+        let catalog = try Catalog.load(directory: CatalogCoverageTests.catalogFolder)
+        let declared = Set(Vocabulary.server.auditKinds.map { "console.audit-kind.\($0.rawValue)" })
+        let named = Set(catalog.keys.filter { $0.hasPrefix("console.audit-kind.") })
+        #expect(declared.subtracting(named).isEmpty, "kinds without a name: \(declared.subtracting(named).sorted())")
+        #expect(named.subtracting(declared).isEmpty, "names of no kind: \(named.subtracting(declared).sorted())")
+        #expect(try catalog.text("console.audit-kind.sign_in.passkey", in: "de") == "Anmeldung mit Passkey")
+    }
+
+    @Test func everyForwardAuthReasonIsInTheCatalog() throws {
+        let catalog = try Catalog.load(directory: CatalogCoverageTests.catalogFolder)
+        let script = try String(
+            contentsOf: CatalogCoverageTests.root.appendingPathComponent(
+                "Sources/SesameConsole/Resources/Console/static/console-forward-auth.js"), encoding: .utf8)
+        let withPasskey: Set<ForwardAuthAdminRoutes.TestReason> = [.signIn, .inGroups, .unruled, .passes]
+        for reason in ForwardAuthAdminRoutes.TestReason.allCases {
+            var keys = ["console.forward-auth.why-\(reason.rawValue)"]
+            if withPasskey.contains(reason) { keys.append(keys[0] + "-passkey") }
+            for key in keys {
+                #expect(catalog.contains(key), "\(key) is not in the catalog")
+                #expect(script.contains("\"\(key)\""), "console-forward-auth.js does not say \(key)")
+            }
+            #expect(script.contains("case \"\(reason.rawValue)\":"), "the script has no case for \(reason.rawValue)")
+        }
+    }
+
     /// The text of the first `<h1>` in a page.
     static func heading(_ html: String) -> String? {
         guard let open = html.range(of: "<h1>"),

@@ -7,6 +7,7 @@ import Testing
 @testable import SesameCore
 @testable import SesamePasswords
 @testable import SesameOperations
+import SesameServer
 
 @Suite struct OperationalEndpointTests {
     @Test(arguments: TestDatabase.all)
@@ -91,6 +92,9 @@ import Testing
             let response = try await client.json("/openapi.yaml")
             #expect(response.status == .ok)
             #expect(response.text.hasPrefix("openapi: 3."))
+            // The parts assembled (each feature's Resources/openapi.yaml), as the composition root joined them.
+            #expect(response.text == APIDocument.server)
+            #expect(response.headers[.contentType] == "application/yaml; charset=utf-8")
             let routes = [
                 "/health", "/metrics", "/openapi.yaml", "/.well-known/apple-app-site-association",
                 "/.well-known/assetlinks.json",

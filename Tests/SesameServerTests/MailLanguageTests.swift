@@ -135,4 +135,39 @@ import Testing
             #expect(message == "Sesame の確認コードは \(bound.code) です。\n\n@localhost #\(bound.code)")
         }
     }
+
+    /// A second factor's notice and its text message, for a person who saved no language, follow the request's
+    /// `Accept-Language`; a saved choice comes first.
+    @Test(arguments: TestDatabase.all)
+    func factorNoticesAndTextMessagesFollowTheRequestsLanguage(_ db: TestDatabase) async throws {
+        let server = EmailAddressTests.server(db)
+        let user = try await server.seedUser("ola", password: "correct horse")
+        try await AccountNoticeTests.verify(server, user)
+        try await server.app().test(.router) { client in
+            let session = try await signInWithPassword(client, "ola", "correct horse")
+            _ = try await EmailAddressTests.mails(server)
+            var german = session.bearerHeaders
+            german[.acceptLanguage] = "de-CH, de;q=0.9, en;q=0.5"
+            let generated = try await client.json("/api/account/recovery-codes", .post, headers: german)
+            #expect(generated.status == .created)
+            #expect(
+                try await EmailAddressTests.mails(server).map(\.subject) == [
+                    "Für Ihr Konto wurden neue Wiederherstellungscodes erstellt (Sesame)"
+                ])
+            let add = try await client.json(
+                "/api/account/sms", .put, body: #"{"phone":"+15551234567"}"#, headers: german)
+            #expect(add.status == .accepted, "\(add.text)")
+            let code = try OriginBoundMessage(parsing: try #require(server.sms.all.last).message).code
+            #expect(try #require(server.sms.all.last).message.hasPrefix("\(code) ist Ihr Bestätigungscode für Sesame."))
+
+            // Her saved choice outranks the request's.
+            let saved = try await client.json(
+                "/api/account/language", .put, body: #"{"language":"ko"}"#, headers: session.bearerHeaders)
+            #expect(saved.status == .ok || saved.status == .noContent, "\(saved.text)")
+            let again = try await client.json("/api/account/recovery-codes", .post, headers: german)
+            #expect(again.status == .created)
+            #expect(
+                try await EmailAddressTests.mails(server).map(\.subject) == ["[Sesame] 계정의 복구 코드가 새로 만들어졌습니다"])
+        }
+    }
 }

@@ -24,7 +24,8 @@ import SesameConsole
         try String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)
     }
 
-    static var openAPI: String { get throws { try text("Sources/SesameOperations/Resources/openapi.yaml") } }
+    /// The API document as `/openapi.yaml` serves it: every target's part assembled (`APIDocument.server`).
+    static var openAPI: String { get throws { APIDocument.server } }
 
     /// The `enum: [a, b]` list of a schema under `components/schemas`.
     static func openAPIEnum(schema: String) throws -> [String] {
@@ -221,7 +222,11 @@ import SesameConsole
     // MARK: Routes
 
     /// Every route the router has, as `METHOD /path` with `{captures}`.
-    static func routerRoutes() async throws -> [String] {
+    static func routerRoutes() async throws -> [String] { try await routesByPart().map(\.route) }
+
+    /// Every route the router has, with the owner of the part of the API document `registerRoutes` names before it
+    /// (nil before the first part: the pages').
+    static func routesByPart() async throws -> [(part: String?, route: String)] {
         // With a metrics token, /metrics is served on the main listener too.
         let server = TestServer(.sqlite) { $0.metricsToken = String(repeating: "m", count: 24) }
         return try await server.withStore { store in
@@ -236,16 +241,31 @@ import SesameConsole
                 ciphers: store.ciphers
             )
             let router = Router(context: SesameRequestContext.self)
-            registerRoutes(on: router, sesame)
-            return router.routes.map { "\($0.method.rawValue) \($0.path.description)" }
+            // The router lists its routes by path, not in the order they came: the routes new since the last part
+            // was named are that part's.
+            var part: String? = nil
+            var parts: [String: String?] = [:]
+            func take() {
+                for route in router.routes.map({ "\($0.method.rawValue) \($0.path.description)" })
+                where parts[route] == nil {
+                    parts[route] = part
+                }
+            }
+            registerRoutes(on: router, sesame) {
+                take()
+                part = $0.owner
+            }
+            take()
+            return router.routes.map { "\($0.method.rawValue) \($0.path.description)" }.map { ($0, parts[$0] ?? nil) }
+                .map { (part: $0.1, route: $0.0) }
         }
     }
 
-    /// Every operation the OpenAPI document describes, as `METHOD /path`.
-    static func openAPIOperations() throws -> [String] {
+    /// Every operation the OpenAPI document (or one part of it) describes, as `METHOD /path`.
+    static func openAPIOperations(in document: String? = nil) throws -> [String] {
         var path: String?
         var operations: [String] = []
-        for line in try openAPI.components(separatedBy: "\n") {
+        for line in try (document ?? openAPI).components(separatedBy: "\n") {
             if line.hasPrefix("  /"), line.hasSuffix(":") {
                 path = String(line.dropFirst(2).dropLast())
             } else if !line.hasPrefix(" "), !line.isEmpty {
@@ -279,6 +299,27 @@ import SesameConsole
             Set(routes).subtracting(Self.pageRoutes).subtracting(operations).sorted() == [],
             "routes the OpenAPI document does not describe")
         #expect(Set(operations).subtracting(routes).sorted() == [], "operations the router does not have")
+    }
+
+    /// The walls of the API document: each feature's part describes exactly the routes that feature registers
+    /// (`registerRoutes` names the part before each feature's routes), so a path described in another feature's
+    /// fragment fails here, and so does a route its own feature's fragment leaves out. The core's base describes no
+    /// route, and every part named in `registerRoutes` is served.
+    @Test func eachPartDescribesTheRoutesItsFeatureRegisters() async throws {
+        let routes = try await Self.routesByPart()
+        let served = [APIFragment.core] + APIFragment.parts
+        #expect(Set(routes.compactMap(\.part)).subtracting(served.map(\.owner)).sorted() == [])
+        #expect(routes.filter { $0.part == nil && !Self.pageRoutes.contains($0.route) }.map(\.route) == [])
+        for fragment in served {
+            let registered = Set(routes.filter { $0.part == fragment.owner }.map(\.route)).subtracting(Self.pageRoutes)
+            let described = Set(try Self.openAPIOperations(in: try #require(fragment.text)))
+            #expect(
+                described.subtracting(registered).sorted() == [],
+                "\(fragment.owner)'s openapi.yaml describes routes another feature registers")
+            #expect(
+                registered.subtracting(described).sorted() == [],
+                "\(fragment.owner) registers routes its openapi.yaml does not describe")
+        }
     }
 
     /// Every operation has an operationId, unique, and every link (schemathesis's stateful phase follows them) names

@@ -172,12 +172,14 @@ package struct AdminRequestContext: ChildRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let admin: AdminPrincipal
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: SesameRequestContext) throws {
         guard let admin = context.admin else { throw context.adminRefusal ?? APIError.unauthenticated }
         self.coreContext = context.coreContext
         self.admin = admin
         self.clientAddress = context.clientAddress
+        self.acceptLanguage = context.acceptLanguage
     }
 
     package var maxUploadSize: Int { SesameRequestDecoder.maxBytes }
@@ -195,21 +197,23 @@ package enum AdminActor: Sendable {
     case admin(AdminPrincipal, clientAddress: String)
 
     /// The audit event of a change: about `subject` (the account changed; for a change to no account, the admin
-    /// who made it), with `detail`, plus ` by <actor>` for an admin.
-    package func event(_ kind: AuditKind, _ outcome: AuditOutcome = .success, subject: User?, detail: String, at: Date)
-        -> AuditEvent
-    {
+    /// who made it), with `detail`, plus ` by <actor>` for an admin; `client`, the app the change concerns, if any.
+    package func event(
+        _ kind: AuditKind, _ outcome: AuditOutcome = .success, subject: User?, detail: String, at: Date,
+        client: String? = nil
+    ) -> AuditEvent {
         switch self {
         case .commandLine:
             var event = AuditEvent.byOperator(kind, outcome, user: subject, detail: detail)
             event.at = at
+            event.clientID = client
             return event
         case .admin(let principal, let address):
             let about = subject ?? principal.user
             return AuditEvent(
                 at: at, kind: kind.rawValue, outcome: outcome.rawValue, userID: about?.id, username: about?.username,
                 clientAddress: address,
-                detail: detail.isEmpty ? "by \(principal.actor)" : "\(detail) by \(principal.actor)")
+                detail: detail.isEmpty ? "by \(principal.actor)" : "\(detail) by \(principal.actor)", clientID: client)
         }
     }
 }

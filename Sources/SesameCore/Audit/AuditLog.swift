@@ -16,13 +16,15 @@ package struct AuditLog: Sendable {
         self.logger = logger
     }
 
-    /// Records an event; a failure to store it is logged (by error type) and does not fail the request.
+    /// Records an event; a failure to store it is logged (by error type) and does not fail the request. `client` is
+    /// the OpenID Connect client (app) the event concerns, by its id, when it concerns one.
     package func record(
         _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, clientAddress: String,
-        detail: String = ""
+        detail: String = "", client: String? = nil
     ) async {
         let event = self.event(
-            kind, outcome, user: user, username: username, clientAddress: clientAddress, detail: detail)
+            kind, outcome, user: user, username: username, clientAddress: clientAddress, detail: detail,
+            client: client)
         do { try await store.appendAudit(event) } catch {
             logger.error(
                 "audit event not stored",
@@ -34,12 +36,12 @@ package struct AuditLog: Sendable {
     /// The event `record` would store, for a caller that stores it with other writes (then calls `counted`).
     package func event(
         _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, clientAddress: String,
-        detail: String = ""
+        detail: String = "", client: String? = nil
     ) -> AuditEvent {
         AuditEvent(
             at: clock.now(), kind: kind.rawValue, outcome: outcome.rawValue, userID: user?.id,
             username: user?.username ?? username,
-            clientAddress: clientAddress, detail: detail
+            clientAddress: clientAddress, detail: detail, clientID: client
         )
     }
 
@@ -53,9 +55,10 @@ extension AuditLog {
     /// `record` with the request's client address.
     package func record(
         _ kind: AuditKind, _ outcome: AuditOutcome, user: User?, username: String? = nil, context: some ClientContext,
-        detail: String = ""
+        detail: String = "", client: String? = nil
     ) async {
         await record(
-            kind, outcome, user: user, username: username, clientAddress: context.clientAddress, detail: detail)
+            kind, outcome, user: user, username: username, clientAddress: context.clientAddress, detail: detail,
+            client: client)
     }
 }

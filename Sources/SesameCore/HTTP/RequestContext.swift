@@ -24,6 +24,9 @@ public struct SesameRequestContext: RequestContext {
     package var reauthenticationWindow = 0
     /// Client address after the `X-Forwarded-For` policy; set by `SessionMiddleware`.
     package var clientAddress: String
+    /// The request's `Accept-Language`, for what a change writes to the person outside its answer (a notice, a text
+    /// message) when they saved no language of their own; set by `SessionMiddleware`.
+    package var acceptLanguage: String?
     /// Set by `AdminMiddleware` on the admin routes: who the gate let in, or why it did not.
     package var admin: AdminPrincipal?
     package var adminRefusal: APIError?
@@ -72,6 +75,7 @@ package struct SignedInRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: SesameRequestContext) throws {
         guard let authentication = context.authentication else {
@@ -82,6 +86,7 @@ package struct SignedInRequestContext: SessionRequestContext {
         self.coreContext = context.coreContext
         self.authentication = authentication
         self.clientAddress = context.clientAddress
+        self.acceptLanguage = context.acceptLanguage
     }
 
 }
@@ -92,6 +97,7 @@ package struct RecentlySignedInRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: SesameRequestContext) throws {
         let signedIn = try SignedInRequestContext(context: context)
@@ -101,6 +107,7 @@ package struct RecentlySignedInRequestContext: SessionRequestContext {
         self.coreContext = signedIn.coreContext
         self.authentication = signedIn.authentication
         self.clientAddress = signedIn.clientAddress
+        self.acceptLanguage = signedIn.acceptLanguage
     }
 
 }
@@ -111,6 +118,7 @@ package struct LimitedSessionRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: SesameRequestContext) throws {
         guard let authentication = context.authentication ?? context.limitedAuthentication else {
@@ -119,6 +127,7 @@ package struct LimitedSessionRequestContext: SessionRequestContext {
         self.coreContext = context.coreContext
         self.authentication = authentication
         self.clientAddress = context.clientAddress
+        self.acceptLanguage = context.acceptLanguage
     }
 
 }
@@ -129,18 +138,21 @@ package struct PasskeyEnrolmentRequestContext: SessionRequestContext {
     package var coreContext: CoreRequestContextStorage
     package let authentication: Authentication
     package let clientAddress: String
+    package let acceptLanguage: String?
 
     package init(context: SesameRequestContext) throws {
         if let limited = context.limitedAuthentication, limited.limitation == .emailRecovery {
             self.coreContext = context.coreContext
             self.authentication = limited
             self.clientAddress = context.clientAddress
+            self.acceptLanguage = context.acceptLanguage
             return
         }
         let recent = try RecentlySignedInRequestContext(context: context)
         self.coreContext = recent.coreContext
         self.authentication = recent.authentication
         self.clientAddress = recent.clientAddress
+        self.acceptLanguage = recent.acceptLanguage
     }
 
 }
@@ -148,6 +160,8 @@ package struct PasskeyEnrolmentRequestContext: SessionRequestContext {
 /// What handlers read from any of the contexts.
 package protocol ClientContext: RequestContext {
     var clientAddress: String { get }
+    /// The request's `Accept-Language` (`SesameRequestContext.acceptLanguage`).
+    var acceptLanguage: String? { get }
 }
 
 extension SesameRequestContext: ClientContext {}

@@ -33,6 +33,7 @@ package struct SessionMiddleware: RouterMiddleware {
             peer: context.peerAddress, forwarded: request.headers[values: Self.forwardedFor],
             trustForwardedFor: configuration.trustForwardedFor, hops: configuration.trustedProxyHops
         )
+        context.acceptLanguage = request.headers[.acceptLanguage]
         context.reauthenticationWindow = configuration.reauthenticationWindow
         let unsafe = ![.get, .head, .options].contains(request.method)
         var carrier: Authentication.Carrier?

@@ -366,6 +366,13 @@ package enum Migrations {
             // limited session as a full one, so `emailRecovery` waits until every node runs this one (docs/email.md).
             statements: ["ALTER TABLE sessions ADD COLUMN limitation TEXT"]
         ),
+        Migration(
+            version: 26,
+            name: "the app an audit event concerns, so the console's audit log links to it",
+            // NULL: an event about no app, or one written before this migration (its detail names the app). Nodes of
+            // the version before list their columns and leave it NULL.
+            statements: ["ALTER TABLE audit_events ADD COLUMN client_id TEXT"]
+        ),
     ]
 
     /// The first migration whose row records its `SchemaChange` (the column comes with it).

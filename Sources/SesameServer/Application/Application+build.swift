@@ -143,10 +143,12 @@ public func buildApplication(
         // Clients declared in the config file, brought in line before the first request.
         let declared = try await ClientRegistry(store: store).declare(configuration.clients, now: sesame.core.now)
         for id in declared.created {
-            await sesame.core.audit.record(.clientAdded, .success, user: nil, clientAddress: "config", detail: id)
+            await sesame.core.audit.record(
+                .clientAdded, .success, user: nil, clientAddress: "config", detail: id, client: id)
         }
         for id in declared.updated {
-            await sesame.core.audit.record(.clientUpdated, .success, user: nil, clientAddress: "config", detail: id)
+            await sesame.core.audit.record(
+                .clientUpdated, .success, user: nil, clientAddress: "config", detail: id, client: id)
         }
         // A declared client may name groups an operator has yet to add; until then nobody is in them, so nobody may
         // use it. Said at start, so the reason is in the log and not only in refusals.
@@ -227,15 +229,22 @@ package func buildRouter(_ sesame: Sesame) -> Router<SesameRequestContext> {
     return router
 }
 
-/// Every feature's routes, in registration order.
-package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: Sesame) {
+/// Every feature's routes, in registration order. `part` is told, before each feature's routes, which part of the
+/// API document describes them (`VocabularyTests` holds each part to the routes that follow it, so a path described
+/// in another feature's fragment fails).
+package func registerRoutes(
+    on router: Router<SesameRequestContext>, _ sesame: Sesame, describedBy part: (APIFragment) -> Void = { _ in }
+) {
     let core = sesame.core
     WebRoutes(
         sesame: core, emailRecovery: core.configuration.emailRecovery, accountSections: AccountSection.server
     ).register(on: router)
+    part(.operations)
     OperationalRoutes(
-        sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter
+        sesame: core, outbox: sesame.store, mailDelayedAfter: core.configuration.outboxSchedule.delayedAfter,
+        apiDocument: APIDocument.server
     ).register(on: router)
+    part(.passkeys)
     SignUpRoutes(
         sesame: core, store: sesame.store, passkeyVerifier: sesame.passkeys,
         invitations: Invitations(sesame: core, store: sesame.store),
@@ -248,19 +257,24 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     ProviderIconRoutes(sesame: core).register(on: router)
+    part(.passwords)
     PasswordRoutes(
         sesame: core, store: sesame.store, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
         backChannelLogout: sesame.backChannelLogout
     ).register(on: router)
+    part(.secondFactors)
     SecondFactorRoutes(sesame: core, store: sesame.store, factorVerifier: sesame.factors).register(on: router)
+    part(.reauthentication)
     ReauthenticationRoutes(
         sesame: core, store: sesame.store, passwordHasher: sesame.passwords, factorVerifier: sesame.factors,
         passkeyVerifier: sesame.passkeys
     ).register(on: router)
+    part(.account)
     AccountRoutes(
         sesame: core, store: sesame.store, factorVerifier: sesame.factors, backChannelLogout: sesame.backChannelLogout
     )
     .register(on: router)
+    part(.email)
     EmailRoutes(sesame: core, store: sesame.store).register(on: router)
     // The admin API and the console, behind the one admin gate.
     let adminTokens = AdminTokens(store: sesame.store, rateLimiter: core.rateLimiter, clock: core.clock)
@@ -269,23 +283,36 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
         groups: core.accountGroups, tokens: adminTokens, sessions: core.sessions, clock: core.clock)
     let adminAPI = router.group("/api/admin").add(middleware: AdminMiddleware(gate: gate))
         .group(context: AdminRequestContext.self)
+    part(.groups)
     GroupsRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    part(.invitations)
     InvitationsAdminRoutes(sesame: core, store: sesame.store).register(admin: adminAPI)
+    part(.identityProvider)
     AppsAdminRoutes(sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys).register(admin: adminAPI)
+    part(.forwardAuth)
     ForwardAuthAdminRoutes(sesame: core).register(admin: adminAPI)
+    part(.metadata)
     MetadataAdminRoutes(sesame: core, store: sesame.store, trust: sesame.metadataTrust).register(admin: adminAPI)
+    part(.operations)
     SettingsAdminRoutes(sesame: core, settings: Vocabulary.server.settings).register(admin: adminAPI)
+    part(.adminTokens)
     AdminTokensRoutes(tokens: adminTokens).register(admin: adminAPI)
     AuditRoutes(store: sesame.store, kinds: Vocabulary.server.auditKinds.map(\.rawValue)).register(admin: adminAPI)
+    part(.console)
     OverviewRoutes(sesame: core, store: sesame.store, sources: overviewSources(sesame)).register(admin: adminAPI)
+    part(.email)
     let recoveryLinks = RecoveryLinks(sesame: core, store: sesame.store)
     recoveryLinks.register(admin: adminAPI)
     recoveryLinks.register(on: router)
+    part(.operations)
     PeopleAdminRoutes(sesame: core, store: sesame.store, backChannelLogout: sesame.backChannelLogout)
         .register(admin: adminAPI)
+    part(.console)
     ConsoleRoutes(sesame: core, gate: gate).register(
         console: router.group("/console").add(middleware: AdminMiddleware(gate: gate)))
+    part(.email)
     EmailRecovery(sesame: core, store: sesame.store).register(on: router)
+    part(.identityProvider)
     IdentityProviderRoutes(
         sesame: core, store: sesame.store, signingKeyring: sesame.signingKeys, tokenIssuer: sesame.tokens
     )
@@ -296,7 +323,9 @@ package func registerRoutes(on router: Router<SesameRequestContext>, _ sesame: S
     )
     .register(on: router)
     DeviceAuthorizationRoutes(sesame: core, store: sesame.store).register(on: router)
+    part(.forwardAuth)
     ForwardAuthRoutes(sesame: core, emails: sesame.emails).register(on: router)
+    part(.keychainSync)
     KeychainSyncRoutes(sesame: core, store: sesame.store).register(on: router)
 }
 

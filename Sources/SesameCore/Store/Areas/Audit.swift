@@ -15,11 +15,14 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public var clientAddress: String
     /// Non-secret reason, e.g. an error code.
     public var detail: String
+    /// The OpenID Connect client (app) the event concerns, by its client id; nil for an event about no app, and for
+    /// every event written before migration 26 (those name the app in `detail` only).
+    public var clientID: String?
 
     public init(
         id: String = UUID().uuidString.lowercased(), at: Date, kind: String, outcome: String, userID: String?,
         username: String?,
-        clientAddress: String, detail: String
+        clientAddress: String, detail: String, clientID: String? = nil
     ) {
         self.id = id
         self.at = at
@@ -29,6 +32,7 @@ public struct AuditEvent: Sendable, Equatable, Codable {
         self.username = username
         self.clientAddress = clientAddress
         self.detail = detail
+        self.clientID = clientID
     }
 }
 
@@ -40,12 +44,14 @@ public protocol AuditStore {
 }
 
 extension SQLStore: AuditStore {
-    package static let auditColumns: SQLQueryString = "id, at, kind, outcome, user_id, username, client_address, detail"
+    package static let auditColumns: SQLQueryString =
+        "id, at, kind, outcome, user_id, username, client_address, detail, client_id"
 
     package struct AuditRow: Decodable {
         /// Column names spelled out: a key strategy converts every name again for every row (a few per cent of a sign-in).
         package enum CodingKeys: String, CodingKey {
             case id, at, kind, outcome, userId = "user_id", username, clientAddress = "client_address", detail
+            case clientId = "client_id"
         }
 
         package let id: String
@@ -56,11 +62,12 @@ extension SQLStore: AuditStore {
         package let username: String?
         package let clientAddress: String
         package let detail: String
+        package let clientId: String?
 
         package var event: AuditEvent {
             AuditEvent(
                 id: id, at: Date(milliseconds: at), kind: kind, outcome: outcome, userID: userId, username: username,
-                clientAddress: clientAddress, detail: detail
+                clientAddress: clientAddress, detail: detail, clientID: clientId
             )
         }
     }
@@ -69,7 +76,7 @@ extension SQLStore: AuditStore {
         """
         INSERT INTO audit_events (\(Self.auditColumns)) VALUES (\(bind: e.id),
             \(bind: e.at.milliseconds), \(bind: e.kind), \(bind: e.outcome), \(bind: e.userID), \(bind: e.username),
-            \(bind: e.clientAddress), \(bind: e.detail))
+            \(bind: e.clientAddress), \(bind: e.detail), \(bind: e.clientID))
         """
     }
 

@@ -195,4 +195,12 @@ document.getElementById("delete").addEventListener("submit", (event) => {
   }, t("console.apps.deleted", { name }));
 });
 
-run(load);
+// `/console/apps?app=<client id>` (the audit log's link to an app) opens that app.
+const asked = new URLSearchParams(location.search).get("app");
+run(async () => {
+  await load();
+  if (!asked) return;
+  await open(asked);
+  detail.scrollIntoView({ block: "start" });
+  document.getElementById("detail-heading").focus();
+});

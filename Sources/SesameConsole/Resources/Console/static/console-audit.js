@@ -63,14 +63,36 @@ function personCell(event) {
   return cell(t("console.audit.person"), {}, link);
 }
 
+// An event about an app (an OpenID Connect client) links to that app on the apps page, which opens it.
+function appCell(event) {
+  if (!event.clientId) return cell(t("console.audit.app"), { class: "muted", text: t("console.common.none-dash") });
+  const link = el("a", { href: `/console/apps?app=${encodeURIComponent(event.clientId)}` }, el("code", { text: event.clientId }));
+  return cell(t("console.audit.app"), {}, link);
+}
+
+// An event's kind by its name in the page's language (`console.audit-kind.<kind>`), with the kind itself beside it
+// as the filter takes it; a kind newer than the catalog shows as the kind alone.
+function kindName(kind) {
+  const key = `console.audit-kind.${kind}`;
+  const name = t(key);
+  return name === key ? null : name;
+}
+
+function kindCell(kind) {
+  const name = kindName(kind);
+  const code = el("code", { class: name ? "muted kind" : "kind", text: kind });
+  return cell(t("console.audit.kind"), { "data-kind": kind }, name ? el("span", {}, name, el("br"), code) : code);
+}
+
 function row(event) {
   return el(
     "tr",
     {},
     cell(t("console.common.when"), {}, el("time", { datetime: event.at, text: formatDate(event.at) })),
-    cell(t("console.audit.kind"), {}, el("code", { text: event.kind })),
+    kindCell(event.kind),
     cell(t("console.common.outcome"), { class: `outcome-${event.outcome}`, text: outcomeName(event.outcome) }),
     personCell(event),
+    appCell(event),
     cell(t("console.audit.address"), {}, el("code", { text: event.clientAddress })),
     cell(t("console.common.detail"), { text: event.detail }),
   );
@@ -78,7 +100,7 @@ function row(event) {
 
 function fillKinds(list) {
   if (kinds.childElementCount || !Array.isArray(list)) return;
-  for (const kind of list) kinds.append(el("option", { value: kind }));
+  for (const kind of list) kinds.append(el("option", { value: kind, label: kindName(kind) || kind }));
 }
 
 async function load(append) {

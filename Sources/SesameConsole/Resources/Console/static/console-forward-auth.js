@@ -36,6 +36,34 @@ function decision(name) {
   }
 }
 
+// Why the test came to its decision, in the page's language: the answer's `reasonCode` with its parameters (the
+// English `reason` only for a code newer than this page).
+function reasonText(answer) {
+  const parameters = answer.reasonParameters || {};
+  const user = parameters.user || t("console.forward-auth.this-person");
+  const passkey = answer.passkeyRequired;
+  switch (answer.reasonCode) {
+    case "https-only": return t("console.forward-auth.why-https-only");
+    case "host-not-allowed": return t("console.forward-auth.why-host-not-allowed", { host: parameters.host || "" });
+    case "no-rule-matches": return t("console.forward-auth.why-no-rule-matches");
+    case "nobody": return t("console.forward-auth.why-nobody", { number: formatNumber(parameters.rule || 0) });
+    case "not-in-groups":
+      return t("console.forward-auth.why-not-in-groups", { user, groups: list(parameters.groups || []) });
+    case "sign-in":
+      return passkey ? t("console.forward-auth.why-sign-in-passkey") : t("console.forward-auth.why-sign-in");
+    case "in-groups":
+      return passkey
+        ? t("console.forward-auth.why-in-groups-passkey", { user })
+        : t("console.forward-auth.why-in-groups", { user });
+    case "unruled":
+      return passkey ? t("console.forward-auth.why-unruled-passkey") : t("console.forward-auth.why-unruled");
+    case "passes":
+      return passkey ? t("console.forward-auth.why-passes-passkey", { user }) : t("console.forward-auth.why-passes", { user });
+    case "refused": return t("console.forward-auth.why-refused");
+    default: return answer.reason;
+  }
+}
+
 document.getElementById("test").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = event.currentTarget;
@@ -44,7 +72,7 @@ document.getElementById("test").addEventListener("submit", async (event) => {
     if (form.user.value.trim()) request.user = form.user.value.trim();
     const answer = await admin("POST", "/api/admin/forward-auth/test", request);
     document.getElementById("result-decision").textContent = decision(answer.decision);
-    document.getElementById("result-reason").textContent = answer.reason;
+    document.getElementById("result-reason").textContent = reasonText(answer);
     document.getElementById("result-rule").textContent = answer.rule
       ? t("console.forward-auth.rule", {
         number: formatNumber(answer.rule.index + 1),

@@ -47,7 +47,9 @@ function show(filter) {
           el("code", { text: row.key }),
           el("div", { class: "muted help", text: helpText(row) }),
         ),
-        el("td", {}, el("code", { class: row.secret ? "masked" : undefined, text: row.value })),
+        row.none
+          ? el("td", { class: "muted", text: t("console.settings.none") })
+          : el("td", {}, el("code", { class: row.secret ? "masked" : undefined, text: row.value })),
         el("td", {}, sourceText(row.source)),
       ),
     ),
