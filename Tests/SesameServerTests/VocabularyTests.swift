@@ -312,7 +312,8 @@ import SesameConsole
         #expect(routes.filter { $0.part == nil && !Self.pageRoutes.contains($0.route) }.map(\.route) == [])
         for fragment in served {
             let registered = Set(routes.filter { $0.part == fragment.owner }.map(\.route)).subtracting(Self.pageRoutes)
-            let described = Set(try Self.openAPIOperations(in: try #require(fragment.text)))
+            let text: String = try #require(fragment.text)
+            let described = Set(try Self.openAPIOperations(in: text))
             #expect(
                 described.subtracting(registered).sorted() == [],
                 "\(fragment.owner)'s openapi.yaml describes routes another feature registers")
