@@ -198,15 +198,6 @@ import SesameServer
         #expect(AccountSection.joined([card("b", "B", 2, []), card("a", "A", 1, [])]).map(\.name) == ["a", "b"])
     }
 
-    @Test func twoCardsOfOneNameStopTheProcess() async {
-        await #expect(processExitsWith: .failure) {
-            let card = AccountSection(
-                name: "totp", owner: "SesameSecondFactors", position: 500, folder: nil, scripts: [],
-                messagePrefixes: [])
-            _ = AccountSection.joined([card, card])
-        }
-    }
-
     @Test func staticFilesHaveKnownTypes() throws {
         let files = try WebRoutes.loadStaticFiles()
         #expect(
