@@ -62,7 +62,7 @@ import Testing
             // (The sender's tick is moved on at each look: it may not be asleep yet when the test looks first.)
             transport.fail(MailDeliveryError(transient: true, reason: "451 try later"))
             #expect(
-                try await ManualClock.waitUntil(seconds: 30) {
+                try await ManualClock.waitUntil {
                     ticks.advance(by: .seconds(1))
                     let text = try await metrics()
                     return text.contains(#"sesame_mail_deliveries_total{result="retried"} 1"#)
@@ -70,7 +70,7 @@ import Testing
                 })
             server.clock.advance(2)
             #expect(
-                try await ManualClock.waitUntil(seconds: 30) {
+                try await ManualClock.waitUntil {
                     ticks.advance(by: .seconds(1))
                     return try await metrics().contains(#"sesame_mail_deliveries_total{result="sent"} 2"#)
                 })
