@@ -131,6 +131,10 @@ struct TestServer: Sendable {
             configuration.database = UpgradeFixture.load(release, intoNewPostgresDatabase: String(name))
             schema = nil
         }
+        // The production deadline (2 s) is a limit for a loaded server's database, not a test of one: in the whole
+        // suite, a thousand tests share two cores and PostgreSQL, and a statement once waited longer (QueryPlanTests
+        // in CI). Tests of the deadline set their own.
+        configuration.databaseTimeout = 30
         configure(&configuration)
         self.configuration = configuration
     }
