@@ -47,6 +47,9 @@ package struct SecondFactorRoutes {
         package let pendingToken: String?
     }
 
+    /// Where the sign-in page's SMS button asks for a code (`SecondStepChoice.sms`).
+    package static let smsSendPath = "/api/sessions/second-factor/sms"
+
     package struct PendingOnly: Decodable, Sendable { package let pendingToken: String? }
 
     package struct RecoveryCodesBody: ResponseEncodable, Sendable {
@@ -137,7 +140,7 @@ package struct SecondFactorRoutes {
             return EditedResponse(status: .created, response: RecoveryCodesBody(codes: codes))
         }
 
-        router.post("/api/sessions/second-factor/sms") { request, context in
+        router.post(RouterPath(Self.smsSendPath)) { request, context in
             let body = try await request.decode(as: PendingOnly.self, context: context)
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
             try await factorVerifier.sendCode(

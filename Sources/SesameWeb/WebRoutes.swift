@@ -24,11 +24,17 @@ package struct WebRoutes {
     package let emailRecovery: Bool
     /// The account page's cards, each with its script (`AccountSection.server`).
     package let accountSections: [AccountSection]
+    /// The sign-in page's second step, a choice per factor (`SecondStepChoice.server`).
+    package let secondStepChoices: [SecondStepChoice]
 
-    package init(sesame: ServerCore, emailRecovery: Bool = false, accountSections: [AccountSection] = []) {
+    package init(
+        sesame: ServerCore, emailRecovery: Bool = false, accountSections: [AccountSection] = [],
+        secondStepChoices: [SecondStepChoice] = []
+    ) {
         self.sesame = sesame
         self.emailRecovery = emailRecovery
         self.accountSections = accountSections
+        self.secondStepChoices = secondStepChoices
     }
 
     /// Scripts, styles, images and connections from this origin only; no plugins, no framing, no `<base>`, forms
@@ -175,6 +181,38 @@ package struct WebRoutes {
         }.joined(separator: "\n")
     }
 
+    /// The sign-in page's second step, as two template fragments for `signin.html`: `choices`, a radio button per
+    /// factor in the given order, each carrying the code field's words and keyboard for while it is chosen
+    /// (`data-code-label`, `data-code-hint`, `data-inputmode`, `data-autocomplete`); and `senders`, a hidden button
+    /// per factor whose code is sent on request, carrying its route and what to say once it is sent. Words are
+    /// `{{t:key}}`, filled per language; the factor's name and the route are escaped.
+    package static func secondStepHTML(_ choices: [SecondStepChoice]) -> (choices: String, senders: String) {
+        let rows = choices.map { choice in
+            let name = escapeHTML(choice.factor.rawValue)
+            return """
+                <div class="choice" id="factor-\(name)-choice" data-code-label="{{t:\(choice.codeLabelKey)}}"
+                     data-code-hint="{{t:\(choice.codeHintKey)}}" data-inputmode="\(choice.input.inputMode)"
+                     data-autocomplete="\(choice.input.autocomplete)" hidden>
+                  <input type="radio" name="factor" id="factor-\(name)" value="\(name)">
+                  <label for="factor-\(name)">{{t:\(choice.labelKey)}}</label>
+                </div>
+                """
+        }
+        let senders = choices.compactMap { choice -> String? in
+            guard let sender = choice.sender else { return nil }
+            let name = escapeHTML(choice.factor.rawValue)
+            return """
+                <button type="button" id="send-\(name)-button" class="secondary" data-factor="\(name)"
+                        data-path="\(escapeHTML(sender.path))" data-sent="{{t:\(sender.sentKey)}}" hidden>\
+                {{t:\(sender.buttonKey)}}</button>
+                """
+        }
+        return (
+            rows.joined(separator: "\n").split(separator: "\n").map { "        \($0)" }.joined(separator: "\n"),
+            senders.joined(separator: "\n").split(separator: "\n").map { "      \($0)" }.joined(separator: "\n")
+        )
+    }
+
     /// Every section's script, as a static file by its name.
     package static func accountScripts(_ sections: [AccountSection]) throws -> [String: StaticFile] {
         var files: [String: StaticFile] = [:]
@@ -209,10 +247,11 @@ package struct WebRoutes {
     /// Every page in every language of the catalog, rendered with this server's configuration, by tag.
     /// `signUpEmail`: whether the sign-up page asks for an email address (`SignUpAddressRequest`); `emailRecovery`:
     /// whether the sign-in page links to `/recover`.
-    /// `accountSections`: the account page's cards, in page order (`AccountSection.server`).
+    /// `accountSections`: the account page's cards, in page order (`AccountSection.server`); `secondStepChoices`: the
+    /// sign-in page's second step, a choice per factor (`SecondStepChoice.server`).
     package static func renderPages(
         _ configuration: ServerConfiguration, catalog: Catalog, signUpEmail: SignUpAddressRequest = .off,
-        emailRecovery: Bool = false, accountSections: [AccountSection] = []
+        emailRecovery: Bool = false, accountSections: [AccountSection] = [], secondStepChoices: [SecondStepChoice] = []
     ) throws -> [String: [Page: ByteBuffer]] {
         let templates = try resourceDirectory("templates")
         let layout = try String(contentsOf: templates.appendingPathComponent("layout.html"), encoding: .utf8)
@@ -226,6 +265,11 @@ package struct WebRoutes {
                 body = body.replacingOccurrences(of: "{{sections}}", with: try sectionsHTML(accountSections))
                 prefixes += accountSections.flatMap(\.messagePrefixes)
                 scripts = accountSections.flatMap(\.scripts)
+            }
+            if page == .signin {
+                let secondStep = secondStepHTML(secondStepChoices)
+                body = body.replacingOccurrences(of: "{{secondStepChoices}}", with: secondStep.choices)
+                    .replacingOccurrences(of: "{{secondStepSenders}}", with: secondStep.senders)
             }
             let values = ["signUpEmail": signUpEmail.rawValue, "emailRecovery": emailRecovery ? "on" : "off"]
             for tag in catalog.tags {
@@ -270,7 +314,8 @@ package struct WebRoutes {
         do {
             pages = try Self.renderPages(
                 sesame.configuration, catalog: languages.catalog, signUpEmail: sesame.signUpAddresses.request,
-                emailRecovery: emailRecovery, accountSections: accountSections)
+                emailRecovery: emailRecovery, accountSections: accountSections,
+                secondStepChoices: secondStepChoices)
             files = try Self.loadStaticFiles()
             // Two cards or scripts of one name are a programming error: the process stops here, at start.
             let clashes = Self.accountClashes(accountSections, staticFiles: files.keys)

@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import SesameCore
+import SesameSecondFactors
 import SesameServer
 @testable import SesameWeb
 
@@ -196,6 +197,82 @@ import SesameServer
             WebRoutes.accountClashes([card("other", "SesameOther", 510, ["account.js"])], staticFiles: ["account.js"])
                 == ["account section script account.js: SesameOther, SesameWeb's Resources/Web/static"])
         #expect(AccountSection.joined([card("b", "B", 2, []), card("a", "A", 1, [])]).map(\.name) == ["a", "b"])
+    }
+
+    /// The sign-in page's second step is the features' choices: one per declared factor, in the vocabulary's order,
+    /// each with its words filled in every language, and a send button only for the factor whose code is sent on
+    /// request, naming its route. `signin.js` names no factor, so a new factor needs no change to this target.
+    @Test func theSecondStepIsTheFeaturesChoicesInOrder() throws {
+        let catalog = try PageLanguages.bundled.get()
+        let choices = SecondStepChoice.server
+        #expect(choices.map(\.factor) == Vocabulary.server.factors)
+        #expect(choices.map(\.factor.rawValue) == ["totp", "sms", "recovery"])
+        let pages = try WebRoutes.renderPages(ServerConfiguration(), catalog: catalog, secondStepChoices: choices)
+        for tag in catalog.tags {
+            let html = String(buffer: try #require(pages[tag]?[.signin]))
+            #expect(
+                Self.matches(#"<input type="radio" name="factor" id="factor-([a-z0-9]+)""#, in: html)
+                    == ["totp", "sms", "recovery"], "\(tag)")
+            for choice in choices {
+                let name = choice.factor.rawValue
+                func shown(_ key: String) throws -> String { WebRoutes.escapeHTML(try catalog.text(key, in: tag)) }
+                #expect(
+                    html.contains(#"<label for="factor-\#(name)">\#(try shown(choice.labelKey))</label>"#), "\(tag)")
+                #expect(html.contains(#"data-code-label="\#(try shown(choice.codeLabelKey))""#), "\(name) in \(tag)")
+                #expect(html.contains(#"data-code-hint="\#(try shown(choice.codeHintKey))""#), "\(name) in \(tag)")
+            }
+            #expect(
+                Self.matches(#"<button type="button" id="send-([a-z0-9]+)-button""#, in: html) == ["sms"], "\(tag)")
+            #expect(html.contains(#"data-path="/api/sessions/second-factor/sms""#))
+            // Each choice's keyboard for the code field: digits with one-time-code AutoFill, or text (recovery codes).
+            let keyboards = Self.matches(
+                #"<div class="choice" id="factor-[a-z0-9]+-choice"[^>]*data-inputmode="([a-z]+)"\s+data-autocomplete="[a-z-]+""#,
+                in: html)
+            #expect(keyboards == ["numeric", "numeric", "text"], "\(tag)")
+            #expect(
+                html.contains("data-autocomplete=\"off\" hidden>")
+                    && html.contains("data-autocomplete=\"one-time-code\""))
+            let main = try #require(
+                html.components(separatedBy: "<main").last?.components(separatedBy: "</main>").first)
+            #expect(!main.contains("{{") && !main.contains("web.signin."), "\(tag)")
+        }
+        // The page's script names no factor: the choices and their words come from the page.
+        let script = try #require(try WebRoutes.loadStaticFiles()["signin.js"])
+        let text = String(buffer: script.bytes)
+        for factor in Vocabulary.server.factors {
+            #expect(!text.contains("\"\(factor.rawValue)\""), "signin.js names \(factor.rawValue)")
+        }
+    }
+
+    /// A declared factor with no choice or two, and a choice for a factor no feature declares, are named with
+    /// their owners; the composition stops on any of them.
+    @Test func secondStepChoicesMustMatchTheDeclaredFactors() {
+        let factors = Vocabulary.server.factors
+        #expect(SecondStepChoice.problems(in: SecondStepChoice.secondFactors, factors: factors).isEmpty)
+        let email = Factor("email", makesASecondStep: true, amr: "otp")
+        let emailChoice = SecondStepChoice(
+            factor: email, owner: "SesameEmail", labelKey: "k", codeLabelKey: "k", codeHintKey: "k", input: .oneTimeCode
+        )
+        #expect(
+            SecondStepChoice.problems(in: SecondStepChoice.secondFactors, factors: factors + [email])
+                == ["factor email: no second-step choice"])
+        #expect(
+            SecondStepChoice.problems(in: SecondStepChoice.secondFactors + [emailChoice], factors: factors)
+                == ["second-step choice email: no feature declares the factor"])
+        let again = SecondStepChoice(
+            factor: .totp, owner: "SesameOther", labelKey: "k", codeLabelKey: "k", codeHintKey: "k", input: .text)
+        #expect(
+            SecondStepChoice.problems(in: SecondStepChoice.secondFactors + [again], factors: factors)
+                == ["second-step choice totp: SesameSecondFactors, SesameOther"])
+        let odd = Factor("a\"b", makesASecondStep: true, amr: "otp")
+        let oddChoice = SecondStepChoice(
+            factor: odd, owner: "SesameOther", labelKey: "k", codeLabelKey: "k", codeHintKey: "k", input: .text)
+        #expect(
+            SecondStepChoice.problems(in: SecondStepChoice.secondFactors + [oddChoice], factors: factors + [odd])
+                == ["second-step choice a\"b: a factor name of a-z and 0-9 only"])
+        #expect(
+            SecondStepChoice.joined(Array(SecondStepChoice.secondFactors.reversed()), factors: factors).map(\.factor)
+                == factors)
     }
 
     @Test func staticFilesHaveKnownTypes() throws {

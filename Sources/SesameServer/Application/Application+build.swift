@@ -237,7 +237,8 @@ package func registerRoutes(
 ) {
     let core = sesame.core
     WebRoutes(
-        sesame: core, emailRecovery: core.configuration.emailRecovery, accountSections: AccountSection.server
+        sesame: core, emailRecovery: core.configuration.emailRecovery, accountSections: AccountSection.server,
+        secondStepChoices: SecondStepChoice.server
     ).register(on: router)
     part(.operations)
     OperationalRoutes(

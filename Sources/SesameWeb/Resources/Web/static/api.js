@@ -133,7 +133,8 @@ export const api = {
     call("POST", "/api/authentication/options", username ? { username } : {}),
   authenticate: (payload) => call("POST", "/api/authentication", payload),
   passwordSignIn: (username, password) => call("POST", "/api/sessions/password", { username, password }),
-  sendSMSCode: (pendingToken) => call("POST", "/api/sessions/second-factor/sms", pendingToken ? { pendingToken } : {}),
+  /** Asks for a second-step code to be sent; `path` is the factor's own route, from the sign-in page. */
+  sendSecondFactorCode: (path, pendingToken) => call("POST", path, pendingToken ? { pendingToken } : {}),
   secondFactor: (factor, code, pendingToken) =>
     call("POST", "/api/sessions/second-factor", pendingToken ? { factor, code, pendingToken } : { factor, code }),
 

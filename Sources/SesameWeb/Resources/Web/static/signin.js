@@ -160,16 +160,34 @@ async function silentRequest() {
   return false;
 }
 
+/**
+ * The second step's choices, one per factor, in the order the server offers them. The page is rendered with them
+ * (`SecondStepChoice`): each carries its factor's name and the code field's words, and a factor whose code is sent
+ * on request has a button naming its route. This script knows no factor by name.
+ */
+function factorChoices() {
+  return Array.from(document.querySelectorAll("#factor-choice .choice"), (element) => ({
+    element,
+    factor: element.querySelector('input[name="factor"]').value,
+  }));
+}
+
+function codeSenders() {
+  return Array.from(document.querySelectorAll("#second-step-form button[data-path]"));
+}
+
 function openSecondStep(result) {
   pending = { token: result.pendingToken, factors: Array.isArray(result.factors) ? result.factors : [] };
-  for (const factor of ["totp", "sms", "recovery"]) {
-    show($(`factor-${factor}-choice`), pending.factors.includes(factor));
-  }
-  const first = ["totp", "sms", "recovery"].find((f) => pending.factors.includes(f));
-  if (!first) {
+  const offered = factorChoices().filter(({ element, factor }) => {
+    const on = pending.factors.includes(factor);
+    show(element, on);
+    return on;
+  });
+  if (offered.length === 0) {
     say(t("web.signin.second-step-unavailable"), "error");
     return;
   }
+  const first = offered[0].factor;
   $(`factor-${first}`).checked = true;
   chooseFactor(first);
   for (const id of ["username-form", "passkey-button", "other-ways"]) show($(id), false);
@@ -191,20 +209,15 @@ function closeSecondStep() {
   startConditional();
 }
 
+/** Sets the code field's words and keyboard to the chosen factor's, and shows its send button if it has one. */
 function chooseFactor(factor) {
+  const choice = $(`factor-${factor}-choice`).dataset;
   const code = $("code");
-  show($("send-sms-button"), factor === "sms");
-  if (factor === "recovery") {
-    $("code-label").textContent = t("web.signin.code-label-recovery");
-    $("code-hint").textContent = t("web.signin.code-hint-recovery");
-    code.setAttribute("inputmode", "text");
-    code.setAttribute("autocomplete", "off");
-  } else {
-    $("code-label").textContent = factor === "sms" ? t("web.signin.code-label-sms") : t("web.signin.code-label-totp");
-    $("code-hint").textContent = factor === "sms" ? t("web.signin.code-hint-sms") : t("web.signin.code-hint-totp");
-    code.setAttribute("inputmode", "numeric");
-    code.setAttribute("autocomplete", "one-time-code");
-  }
+  for (const sender of codeSenders()) show(sender, sender.dataset.factor === factor);
+  $("code-label").textContent = choice.codeLabel;
+  $("code-hint").textContent = choice.codeHint;
+  code.setAttribute("inputmode", choice.inputmode);
+  code.setAttribute("autocomplete", choice.autocomplete);
 }
 
 function selectedFactor() {
@@ -265,17 +278,19 @@ function wire() {
     });
   }
 
-  $("send-sms-button").addEventListener("click", async () => {
-    await busy($("send-sms-button"), async () => {
-      try {
-        await api.sendSMSCode(pending && pending.token);
-        say(t("web.signin.sms-sent"), "success");
-        focus($("code"));
-      } catch (error) {
-        say(error.message, "error");
-      }
+  for (const sender of codeSenders()) {
+    sender.addEventListener("click", async () => {
+      await busy(sender, async () => {
+        try {
+          await api.sendSecondFactorCode(sender.dataset.path, pending && pending.token);
+          say(sender.dataset.sent, "success");
+          focus($("code"));
+        } catch (error) {
+          say(error.message, "error");
+        }
+      });
     });
-  });
+  }
 
   $("second-step-form").addEventListener("submit", async (event) => {
     event.preventDefault();
