@@ -33,7 +33,7 @@ package struct AccountRoutes {
         package let session: SessionBody
         package let hasPassword: Bool
         package let passkeyCount: Int
-        /// Second factors set up: `totp`, `sms`, `recovery`.
+        /// Second factors set up (declared `Factor`s, e.g. `totp`).
         package let secondFactors: [Factor]
         package let recoveryCodesRemaining: Int
         /// The slugs of the groups the account is in (read-only here: an operator or admin changes them; the

@@ -12,7 +12,7 @@ extension AuditKind {
     package static let adminSignedOut = AuditKind("admin.signed_out")
     /// An operator or admin removed one of the account's passkeys (detail: its id).
     package static let adminPasskeyRemoved = AuditKind("admin.passkey_removed")
-    /// An operator or admin removed one of the account's second factors (detail: `totp`, `sms` or `recovery`).
+    /// An operator or admin removed one of the account's second factors (detail: the factor, e.g. `totp`).
     package static let adminFactorRemoved = AuditKind("admin.factor_removed")
 }
 

@@ -6,7 +6,7 @@ import SesameIdentityProvider
 import SesameSecondFactors
 
 /// Passwords: `POST /api/sessions/password` signs in (answered with a session, or with a pending second step when
-/// the account has TOTP or SMS); `PUT /api/account/password` sets or changes it and `DELETE` removes it (both
+/// the account has a factor that makes a second step, `Factor.secondStepNeeded`); `PUT /api/account/password` sets or changes it and `DELETE` removes it (both
 /// sensitive: a recent sign-in). A wrong password, an unknown user and an account without a password get the same
 /// answer after the same scrypt work.
 package struct PasswordRoutes {
@@ -38,7 +38,7 @@ package struct PasswordRoutes {
         package let status: String
         /// Send back in `POST /api/sessions/second-factor` (also set as an HttpOnly cookie for pages).
         package let pendingToken: String
-        /// Factors the account can use: `totp`, `sms`, `recovery`.
+        /// Factors the account can use (declared `Factor`s, e.g. `totp`).
         package let factors: [Factor]
         package let expiresAt: Date
     }

@@ -18,11 +18,12 @@ import SesameSecondFactors
 /// - passkey: `POST /api/session/reauthenticate/options` → request options listing the account's passkeys, with
 ///   a challenge bound to this session; `POST /api/session/reauthenticate {credential}`. The passkey must belong to
 ///   the signed-in account.
-/// - password: `POST /api/session/reauthenticate {password, factor?, code?}`; an account with TOTP or SMS set up
-///   also gives a second factor (`totp`, `sms` or `recovery`) in the same request. For `sms`,
-///   `POST /api/session/reauthenticate/sms` first sends a code bound to this session.
+/// - password: `POST /api/session/reauthenticate {password, factor?, code?}`; an account with a factor that makes a
+///   second step (`Factor.secondStepNeeded`) also gives a second factor in the same request, checked by
+///   `FactorVerifier` for this session's re-authentication (a factor whose code is sent on request, such as SMS,
+///   sends it from its own feature's route: `POST /api/session/reauthenticate/sms`).
 ///
-/// Every guess is rate limited in the same buckets as sign-in (password, TOTP, SMS and recovery codes).
+/// Every guess is rate limited in the same buckets as sign-in (the password's, and each factor's own).
 package struct ReauthenticationRoutes {
     package let sesame: ServerCore
     package let store: any PasskeyStorage & PasswordStore & SecondFactorStore
@@ -81,11 +82,6 @@ package struct ReauthenticationRoutes {
             return sesame.ceremonies.options(options, ceremonyToken: nil)
         }
 
-        signedIn.post("/sms") { _, context in
-            try await factorVerifier.sendCode(smsKey(context), user: context.user, context: context)
-            return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
-        }
-
         signedIn.post("") { request, context in
             let body = try await request.decode(as: ReauthenticationRequest.self, context: context)
             let method: SessionMethod
@@ -112,10 +108,6 @@ package struct ReauthenticationRoutes {
                 maxAgeSeconds: sesame.configuration.reauthenticationWindow
             )
         }
-    }
-
-    private func smsKey(_ context: SignedInRequestContext) -> FactorVerifier.SMSCodeKey {
-        .init(purpose: .smsReauthentication, key: context.authentication.tokenHash)
     }
 
     private func failed(_ context: SignedInRequestContext, _ detail: String) async {
@@ -162,7 +154,7 @@ package struct ReauthenticationRoutes {
         return (.passkey(userVerified: result.flags.contains(.userVerified)), result.flags.contains(.backupEligible))
     }
 
-    /// The password, then (if the account has TOTP or SMS) a second factor.
+    /// The password, then (if the account has a factor that makes a second step) a second factor.
     private func verifyPassword(_ password: String, factor: String?, code: String?, context: SignedInRequestContext)
         async throws -> SessionMethod
     {
@@ -191,7 +183,8 @@ package struct ReauthenticationRoutes {
         }
         let chosen = try FactorVerifier.factor(named: factor)
         try await factorVerifier.verify(
-            chosen, code: code, user: user, smsKey: smsKey(context), kind: .signInSecondFactor, context: context)
+            chosen, code: code, user: user, in: .reauthentication(sessionTokenHash: context.authentication.tokenHash),
+            kind: .signInSecondFactor, context: context)
         return .passwordAnd(chosen)
     }
 }

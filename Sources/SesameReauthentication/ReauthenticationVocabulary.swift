@@ -14,8 +14,6 @@ extension AuditKind {
 extension ChallengePurpose {
     /// Re-authenticating a session with a passkey, bound to the session.
     package static let reauthentication = ChallengePurpose("reauthentication")
-    /// An SMS code for re-authenticating a session.
-    package static let smsReauthentication = ChallengePurpose("sms_reauthentication")
 }
 
 extension Vocabulary {
@@ -28,7 +26,7 @@ extension Vocabulary {
         auditKinds: [
             .sessionReauthenticated
         ],
-        challengePurposes: [.reauthentication, .smsReauthentication]
+        challengePurposes: [.reauthentication]
     )
 }
 

@@ -84,10 +84,27 @@ package struct FactorVerifier: Sendable {
         return factor
     }
 
+    /// The ceremony a second-factor code is given in, and what it is bound to: a code sent on request (SMS) for one
+    /// ceremony is good for that one only. Features that ask for a factor name the ceremony, never the factor's key.
+    package enum Ceremony: Sendable {
+        /// A password sign-in's pending second step (the SHA-256 of its pending token).
+        case signIn(pendingHash: [UInt8])
+        /// A re-authentication inside a session (the SHA-256 of its session token).
+        case reauthentication(sessionTokenHash: [UInt8])
+
+        /// Where this ceremony's SMS code is kept.
+        var smsKey: SMSCodeKey {
+            switch self {
+            case .signIn(let hash): SMSCodeKey(purpose: .smsSignIn, key: hash)
+            case .reauthentication(let hash): SMSCodeKey(purpose: .smsReauthentication, key: hash)
+            }
+        }
+    }
+
     /// Sends a code to the account's confirmed phone for a ceremony (a pending sign-in, a re-authentication).
-    package func sendCode(_ key: SMSCodeKey, user: User, context: some ClientContext) async throws {
+    package func sendCode(for ceremony: Ceremony, user: User, context: some ClientContext) async throws {
         guard let phone = try await store.sms(userID: user.id), phone.confirmed else { throw APIError.smsNotEnabled }
-        try await sendCode(key, user: user, phone: phone.phone, context: context)
+        try await sendCode(ceremony.smsKey, user: user, phone: phone.phone, context: context)
     }
 
     /// Where an SMS code for a ceremony is kept: the purpose and what it is bound to (the pending step, the session).
@@ -105,7 +122,7 @@ package struct FactorVerifier: Sendable {
 
     /// Checks a code of a set-up factor; a wrong, replayed or unavailable one is audited as `kind` and refused.
     package func verify(
-        _ factor: Factor, code: String, user: User, smsKey: SMSCodeKey, kind: AuditKind, context: some ClientContext
+        _ factor: Factor, code: String, user: User, in ceremony: Ceremony, kind: AuditKind, context: some ClientContext
     ) async throws {
         guard code.utf8.count <= 64 else { throw APIError.invalidCode }
         if factor == .totp {
@@ -117,7 +134,7 @@ package struct FactorVerifier: Sendable {
             guard let phone = try await store.sms(userID: user.id), phone.confirmed else {
                 throw APIError.factorNotEnabled
             }
-            try await checkSMSCode(code, key: smsKey, user: user, kind: kind, context: context)
+            try await checkSMSCode(code, key: ceremony.smsKey, user: user, kind: kind, context: context)
         } else if factor == .recovery {
             try await checkRecoveryCode(code, user: user, kind: kind, context: context)
         } else {

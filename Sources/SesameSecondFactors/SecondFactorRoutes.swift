@@ -16,7 +16,8 @@ import SesameCore
 ///
 /// Sign-in: after `POST /api/sessions/password` answered `second_factor_required`,
 /// `POST /api/sessions/second-factor/sms` sends a code and `POST /api/sessions/second-factor {factor, code}`
-/// finishes with a session.
+/// finishes with a session. Re-authentication with password + SMS: `POST /api/session/reauthenticate/sms` sends a
+/// code bound to the session, which `POST /api/session/reauthenticate` (`SesameReauthentication`) checks.
 package struct SecondFactorRoutes {
     package let sesame: ServerCore
     package let store: any SecondFactorStore
@@ -140,11 +141,19 @@ package struct SecondFactorRoutes {
             return EditedResponse(status: .created, response: RecoveryCodesBody(codes: codes))
         }
 
+        // A re-authentication with password + SMS: a code bound to this session (`SesameReauthentication` checks it
+        // with the password, through `FactorVerifier`).
+        router.group("/api/session/reauthenticate", context: SignedInRequestContext.self).post("/sms") { _, context in
+            try await factorVerifier.sendCode(
+                for: .reauthentication(sessionTokenHash: context.authentication.tokenHash), user: context.user,
+                context: context)
+            return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
+        }
+
         router.post(RouterPath(Self.smsSendPath)) { request, context in
             let body = try await request.decode(as: PendingOnly.self, context: context)
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
-            try await factorVerifier.sendCode(
-                .init(purpose: .smsSignIn, key: pendingHash), user: user, context: context)
+            try await factorVerifier.sendCode(for: .signIn(pendingHash: pendingHash), user: user, context: context)
             return EditedResponse(status: .accepted, response: Status(status: "code_sent"))
         }
 
@@ -153,7 +162,7 @@ package struct SecondFactorRoutes {
             let (user, pendingHash) = try await pending(body.pendingToken, request: request)
             let factor = try FactorVerifier.factor(named: body.factor)
             try await factorVerifier.verify(
-                factor, code: body.code, user: user, smsKey: .init(purpose: .smsSignIn, key: pendingHash),
+                factor, code: body.code, user: user, in: .signIn(pendingHash: pendingHash),
                 kind: .signInSecondFactor, context: context
             )
             // The pending step is single-use: of two concurrent finishes, one gets a session.

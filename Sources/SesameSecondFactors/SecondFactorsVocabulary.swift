@@ -43,6 +43,8 @@ extension ChallengePurpose {
     package static let pendingSecondFactor = ChallengePurpose("second_factor")
     /// An SMS code for a pending password sign-in.
     package static let smsSignIn = ChallengePurpose("sms_sign_in")
+    /// An SMS code for re-authenticating a session.
+    package static let smsReauthentication = ChallengePurpose("sms_reauthentication")
     /// A phone-number change waiting for the code sent to the new number.
     package static let phoneChange = ChallengePurpose("sms_setup")
 }
@@ -101,7 +103,7 @@ extension Vocabulary {
         checks: [
             ConfigurationCheck { c throws(ConfigurationError) in try ServerConfiguration.validateSecondFactors(c) }
         ],
-        challengePurposes: [.pendingSecondFactor, .smsSignIn, .phoneChange],
+        challengePurposes: [.pendingSecondFactor, .smsSignIn, .smsReauthentication, .phoneChange],
         guessableSecrets: [.totp, .sms, .recovery, .smsSend],
         accountNotices: [
             .totpEnabled, .totpDisabled, .smsEnabled, .smsDisabled, .recoveryCodesGenerated, .recoveryCodeUsed,

@@ -172,6 +172,74 @@ import WebAuthn
         }
     }
 
+    /// Password + SMS re-authentication: the code is sent by the second factors' own route and bound to the session
+    /// that asked for it. A code sent for a pending sign-in does not re-authenticate a session, a code sent for one
+    /// session does not re-authenticate another, and a code works once.
+    @Test(arguments: TestDatabase.all)
+    func smsReauthenticationTakesOnlyACodeSentForThisSession(_ db: TestDatabase) async throws {
+        let server = TestServer(db)
+        try await server.seedUser("ula", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let first = try await signInWithPassword(client, "ula", "correct horse")
+            _ = try await client.json(
+                "/api/account/sms", .put, body: #"{"phone":"+15551230000"}"#, headers: first.bearerHeaders)
+            let setup = try OriginBoundMessage(parsing: try #require(server.sms.all.last).message).code
+            let confirm = try await client.json(
+                "/api/account/sms/confirm", .post, body: jsonString(["code": setup]), headers: first.bearerHeaders)
+            #expect(confirm.status == .ok, "\(confirm.text)")
+            func lastCode() throws -> String {
+                try OriginBoundMessage(parsing: try #require(server.sms.all.last).message).code
+            }
+            func signIn() async throws -> SignedIn {
+                let pending = try await SecondFactorTests().pendingStep(client, "ula", "correct horse")
+                _ = try await client.json(
+                    "/api/sessions/second-factor/sms", .post, body: jsonString(["pendingToken": pending.token]))
+                let done = try await client.json(
+                    "/api/sessions/second-factor", .post,
+                    body: jsonString(["factor": "sms", "code": try lastCode(), "pendingToken": pending.token]))
+                #expect(done.status == .ok, "\(done.text)")
+                return SignedIn(cookie: "", csrf: "", token: done.object["sessionToken"] as? String ?? "")
+            }
+            let session = try await signIn()
+            let other = first  // signed in before the phone was set
+            server.clock.advance(Self.window + 1)
+            func reauthenticate(_ who: SignedIn, _ code: String) async throws -> TestResponse {
+                try await client.json(
+                    "/api/session/reauthenticate", .post,
+                    body: jsonString(["password": "correct horse", "factor": "sms", "code": code]),
+                    headers: who.bearerHeaders)
+            }
+
+            // A code sent for a pending sign-in is not this session's.
+            let pending = try await SecondFactorTests().pendingStep(client, "ula", "correct horse")
+            _ = try await client.json(
+                "/api/sessions/second-factor/sms", .post, body: jsonString(["pendingToken": pending.token]))
+            let signInCode = try lastCode()
+            #expect(try await reauthenticate(session, signInCode).status == .unauthorized)
+
+            // A code sent for the other session is not this one's.
+            let sentForOther = try await client.json(
+                "/api/session/reauthenticate/sms", .post, headers: other.bearerHeaders)
+            #expect(sentForOther.status == .accepted, "\(sentForOther.text)")
+            #expect(sentForOther.object["status"] as? String == "code_sent")
+            #expect(try await reauthenticate(session, try lastCode()).errorCode == "invalid_code")
+
+            // This session's own code works, once.
+            let sent = try await client.json("/api/session/reauthenticate/sms", .post, headers: session.bearerHeaders)
+            #expect(sent.status == .accepted)
+            let code = try lastCode()
+            let ok = try await reauthenticate(session, code)
+            #expect(ok.status == .ok, "\(ok.text)")
+            #expect(ok.object["method"] as? String == "password+sms")
+            #expect(try await reauthenticate(session, code).errorCode == "invalid_code")
+            #expect(try await client.json("/api/account/sms", .delete, headers: session.bearerHeaders).status == .ok)
+            // Signed out, the route sends nothing.
+            let count = server.sms.all.count
+            #expect(try await client.json("/api/session/reauthenticate/sms", .post).status == .unauthorized)
+            #expect(server.sms.all.count == count)
+        }
+    }
+
     /// A fresh passkey assertion, bound to this session and from this account's passkey, refreshes it.
     @Test(arguments: TestDatabase.all)
     func passkeyReauthenticationAllowsTheChange(_ db: TestDatabase) async throws {

@@ -150,7 +150,7 @@ package struct PeopleService: Sendable {
         else { throw APIError(.notFound, .unknownCredential, "This account has no such passkey.") }
     }
 
-    /// Removes a second factor (`totp`, `sms` or `recovery`). 400 `invalid_factor` for another word, 404
+    /// Removes a second factor (a declared `Factor`, e.g. `totp`). 400 `invalid_factor` for another word, 404
     /// `factor_not_enabled` when the account has not set it up.
     package func removeFactor(_ reference: String, factor name: String, by actor: AdminActor) async throws {
         let user = try await account(reference)
