@@ -698,6 +698,9 @@ def test_recovery_code_sign_in(browser, server):
     account = api(browser, "GET", "/api/account")[1]
     assert account["recoveryCodesRemaining"] == before - 1
     assert account["session"]["method"] == "password+recovery"
+    # The sessions card names the method in words (its script makes the catalog key from the method).
+    wait(browser, lambda d: "a password and a recovery code" in find(d, "session-list").text,
+         what="the session's method in words")
     # The same code does not work twice.
     sign_out(browser, server)
     password_sign_in(browser, server, "barbara", "substitution principle")
@@ -747,6 +750,8 @@ def test_sms_code_sign_in(browser, server):
     find(browser, "code-button").click()
     signed_in(browser, server)
     assert api(browser, "GET", "/api/account")[1]["session"]["method"] == "password+sms"
+    wait(browser, lambda d: "a password and a text message code" in find(d, "session-list").text,
+         what="the session's method in words")
 
 
 # 8. Add, rename and delete a passkey, with the Signal API ------------------------------------------------------

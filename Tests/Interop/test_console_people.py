@@ -22,7 +22,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 from browser_keychain_fixtures import AXE_VIOLATIONS, axe_core_source
 from test_console_audit import firefox, firefox_wait
 from test_browser_flows import (  # noqa: F401 (fixtures)
-    authenticator, browser, engine, engine_server, find, open_page, screenshot, server, sideways_overflow, sign_up, type_into, wait,
+    authenticator, browser, confirm_totp, engine, engine_server, find, open_page, screenshot, server, set_up_totp,
+    sideways_overflow, sign_up, type_into, wait,
 )
 
 
@@ -71,6 +72,8 @@ def test_people_console(browser, engine_server, tmp_path):
     sign_up(browser, server, "bob", "Bob Builder")
     sign_out_of_browser(browser)
     sign_up(browser, server, "ada", "Ada Lovelace")
+    _, totp = set_up_totp(browser)  # ada's page will list it by name
+    confirm_totp(browser, totp)
     create_with_password(server, "carol")
     server.admin("groups", "add", "admins")
     server.admin("users", "groups", "add", "ada", "admins")
@@ -121,6 +124,7 @@ def test_people_console(browser, engine_server, tmp_path):
     ada = [line for line in server.user("ada").splitlines() if line.startswith("id:")][0].split()[-1]
     open_page(browser, server, f"/console/people/{ada}")
     wait(browser, lambda d: d.find_element(By.ID, "person-title").text == "Ada Lovelace (ada)", what="ada's page")
+    wait(browser, lambda d: "Authenticator app (TOTP)" in find(d, "factors").text, what="ada's factor by name")
     find(browser, "toggle-disabled").click()
     said(browser, "nobody", "the last-administrator refusal")
     assert browser.find_element(By.ID, "status").get_attribute("role") == "alert"

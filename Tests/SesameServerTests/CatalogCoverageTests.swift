@@ -94,7 +94,33 @@ import Testing
         for kind in Vocabulary.server.auditKinds { used["console.audit-kind.\(kind.rawValue)"] = "AuditKind" }
         for setting in Vocabulary.server.settings { used[Self.settingHelpKey(setting)] = "the settings table" }
         for key in catalog.keys where key.hasPrefix("error.") { used[key] = "APIErrorCode" }
+        // A session method's words (account-sessions.js) and a factor's name (console-people.js), made from the
+        // method and the factor: every one the server's features declare must have its words.
+        for key in Self.methodAndFactorKeys { used[key] = "SessionMethod and Factor" }
         return used
+    }
+
+    /// The keys the account page's sessions card and the console's person page make from a session method or a
+    /// factor (`web.account.sessions.method.<method, + as ->`, `console.people.factor-<factor>`), for every method and
+    /// factor the server's features declare.
+    static var methodAndFactorKeys: [String] {
+        let factors = Vocabulary.server.factors
+        return SessionMethod.all(factors: factors).map {
+            "web.account.sessions.method.\($0.rawValue.replacingOccurrences(of: "+", with: "-"))"
+        } + factors.map { "console.people.factor-\($0.rawValue)" }
+    }
+
+    /// The scripts make those keys by the rule `methodAndFactorKeys` writes, so a new factor needs only its words.
+    @Test func theScriptsMakeTheMethodAndFactorKeysByOneRule() throws {
+        let sessions = try #require(Self.scripts.first { $0.path.hasSuffix("AccountPage/account-sessions.js") })
+        #expect(
+            Self.text(sessions).contains(
+                #"const key = `web.account.sessions.method.${String(method).replace("+", "-")}`;"#))
+        let people = try #require(Self.scripts.first { $0.path.hasSuffix("console-people.js") })
+        #expect(Self.text(people).contains("const key = `console.people.factor-${factor}`;"))
+        let catalog = try Catalog.load(directory: Self.catalogFolder)
+        for key in Self.methodAndFactorKeys { #expect(catalog.contains(key), "\(key) is not in messages.pot") }
+        #expect(Self.methodAndFactorKeys.contains("web.account.sessions.method.password-sms"))
     }
 
     @Test func everyKeyUsedIsInTheCatalogAndEveryKeyIsUsed() throws {
