@@ -323,6 +323,43 @@ import SesameConsole
         }
     }
 
+    /// An account card's script calls its own feature's routes only (the ones its target's part of the API document
+    /// describes), and keeps them in its script: api.js keeps only what its own pages or more than one card use. So a
+    /// card changes with its feature and no other target.
+    @Test func eachAccountCardCallsItsOwnFeaturesRoutes() throws {
+        let parts = Dictionary(uniqueKeysWithValues: APIFragment.parts.map { ($0.owner, $0) })
+        func template(_ operation: String) -> String {
+            operation.replacingOccurrences(of: #"\{[^}]*\}"#, with: "{}", options: .regularExpression)
+        }
+        let calls = try NSRegularExpression(pattern: #"\bcall\(\s*"([A-Z]+)",\s*["`]([^"`]+)["`]"#)
+        var checked = 0
+        for section in AccountSection.server {
+            let folder = try #require(section.folder, "\(section.name) has no folder")
+            let fragment = try #require(parts[section.owner], "\(section.owner) has no part of the API document")
+            let described = Set(try Self.openAPIOperations(in: try #require(fragment.text)).map(template))
+            for script in section.scripts {
+                let text = try String(contentsOf: folder.appendingPathComponent(script), encoding: .utf8)
+                let range = NSRange(text.startIndex..., in: text)
+                for match in calls.matches(in: text, range: range) {
+                    let method = String(text[Range(match.range(at: 1), in: text)!])
+                    let path = String(text[Range(match.range(at: 2), in: text)!])
+                    let operation = "\(method) " + path.replacingOccurrences(
+                        of: #"\$\{[^}]*\}"#, with: "{}", options: .regularExpression)
+                    #expect(
+                        described.contains(operation),
+                        "\(script) (\(section.owner)) calls \(operation), which \(section.owner)'s part does not describe")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 20)
+        // What api.js keeps, its pages or several cards use; none of it is one card's alone.
+        let shared = try Self.text("Sources/SesameWeb/Resources/Web/static/api.js")
+        for moved in ["/api/account/totp", "/api/account/sms", "/api/account/sessions", "/api/account/apps"] {
+            #expect(!shared.contains("\"\(moved)"), "api.js calls \(moved), one card's route")
+        }
+    }
+
     /// Every operation has an operationId, unique, and every link (schemathesis's stateful phase follows them) names
     /// one of them.
     @Test func everyOperationHasAnOperationIdAndLinksNameThem() throws {

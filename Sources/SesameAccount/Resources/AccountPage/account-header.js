@@ -1,11 +1,16 @@
 // Account page, the header card (SesameAccount): who is signed in, the display name, signing out, and the account's
 // current names given to the browser's credential manager (the Signal API).
 
-import { api } from "./api.js";
+import { api, call } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, busy, focus } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, account, loadAccount, failed, signals } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  renameAccount: (displayName) => call("PATCH", "/api/account", { displayName }),
+};
 
 /**
  * Once per browser session, and again after the name changes: the credential manager shows the account's
@@ -48,7 +53,7 @@ async function saveName(event) {
   }
   await busy($("display-name-save"), async () => {
     try {
-      await api.renameAccount(name);
+      await endpoints.renameAccount(name);
       await loadAccount();
       $("display-name").value = account.user.displayName;
       say(t("web.account.name.saved", { name: account.user.displayName }), "success");

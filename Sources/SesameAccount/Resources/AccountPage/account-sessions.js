@@ -1,9 +1,16 @@
 // Account page, the sessions card (SesameAccount): where the account is signed in, signing one or all out.
 
-import { api } from "./api.js";
+import { call } from "./api.js";
 import { $, say, busy, focus, el } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, formatDate, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  sessions: () => call("GET", "/api/account/sessions"),
+  revokeSession: (id) => call("DELETE", `/api/account/sessions/${encodeURIComponent(id)}`),
+  revokeAllSessions: () => call("DELETE", "/api/account/sessions"),
+};
 
 function describeAgent(agent) {
   if (!agent) return t("web.account.sessions.unknown-device");
@@ -26,7 +33,7 @@ function methodWords(method) {
 }
 
 async function loadSessions() {
-  const sessions = await api.sessions();
+  const sessions = await endpoints.sessions();
   const list = $("session-list");
   list.replaceChildren();
   for (const session of Array.isArray(sessions) ? sessions : []) {
@@ -37,7 +44,7 @@ async function loadSessions() {
     const button = el("button", { type: "button", class: "secondary", text: session.current ? t("web.account.sign-out") : t("web.account.sessions.sign-out-one") });
     button.addEventListener("click", () => busy(button, async () => {
       try {
-        await api.revokeSession(session.id);
+        await endpoints.revokeSession(session.id);
         if (session.current) return location.assign("/signin");
         await loadSessions();
         say(t("web.account.sessions.signed-out"), "success");
@@ -54,7 +61,7 @@ async function loadSessions() {
 function wire() {
   $("sign-out-all").addEventListener("click", () => busy($("sign-out-all"), async () => {
     try {
-      await api.revokeAllSessions();
+      await endpoints.revokeAllSessions();
       location.assign("/signin");
     } catch (error) {
       failed(error);

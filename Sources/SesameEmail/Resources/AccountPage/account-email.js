@@ -1,16 +1,24 @@
 // Account page, the email address card (SesameEmail): adding, confirming, changing and removing the address. On a
 // server without addresses the card stays hidden.
 
-import { api } from "./api.js";
+import { call } from "./api.js";
 import { $, say, busy, focus, show } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  emailShow: () => call("GET", "/api/account/email"),
+  emailStart: (address) => call("PUT", "/api/account/email", { address }),
+  emailConfirm: (code) => call("POST", "/api/account/email/confirm", { code }),
+  emailRemove: () => call("DELETE", "/api/account/email"),
+};
 
 let email = null;
 
 async function loadEmail() {
   try {
-    email = await api.emailShow();
+    email = await endpoints.emailShow();
   } catch (error) {
     // Addresses are off on this server (email_not_enabled): the section stays hidden.
     email = null;
@@ -45,7 +53,7 @@ async function startEmail(event) {
   }
   await busy(event.submitter, async () => {
     try {
-      await api.emailStart(address);
+      await endpoints.emailStart(address);
       $("email-address").value = "";
       await loadEmail();
       say(t("web.account.email.sent"), "info");
@@ -62,7 +70,7 @@ async function confirmEmail(event) {
   const code = $("email-code").value.trim();
   await busy(event.submitter, async () => {
     try {
-      const verified = await api.emailConfirm(code);
+      const verified = await endpoints.emailConfirm(code);
       $("email-code").value = "";
       await loadEmail();
       say(t("web.account.email.confirmed", { address: verified.address }), "success");
@@ -76,7 +84,7 @@ async function confirmEmail(event) {
 async function removeEmail() {
   await busy($("email-remove"), async () => {
     try {
-      await api.emailRemove();
+      await endpoints.emailRemove();
       await loadEmail();
       say(t("web.account.email.removed"), "success");
     } catch (error) {

@@ -1,10 +1,16 @@
 // Account page, the apps card (SesameIdentityProvider): the apps with access to the account, what each sees, and
 // taking access back. What it reads is announced (`sesame:apps`) for the groups card's list of available apps.
 
-import { api } from "./api.js";
+import { call } from "./api.js";
 import { $, say, busy, focus, show, el } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, formatDate, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  apps: () => call("GET", "/api/account/apps"),
+  revokeApp: (clientId) => call("DELETE", `/api/account/apps/${encodeURIComponent(clientId)}`),
+};
 
 /** What an app's scopes let it do, in words (scopes of the identity provider). */
 function describeScopes(scopes) {
@@ -18,7 +24,7 @@ function describeScopes(scopes) {
 }
 
 async function loadApps() {
-  const body = await api.apps();
+  const body = await endpoints.apps();
   const apps = Array.isArray(body && body.apps) ? body.apps : [];
   document.dispatchEvent(new CustomEvent("sesame:apps", { detail: body }));
   const list = $("app-list");
@@ -33,7 +39,7 @@ async function loadApps() {
       "aria-label": t("web.account.apps.remove-label", { app: app.name }) });
     button.addEventListener("click", () => busy(button, async () => {
       try {
-        await api.revokeApp(app.clientId);
+        await endpoints.revokeApp(app.clientId);
         await loadApps();
         say(t("web.account.apps.removed", { app: app.name }), "success");
         focus($("apps-heading"));

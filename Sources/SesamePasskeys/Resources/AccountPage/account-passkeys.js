@@ -2,11 +2,18 @@
 // change), adding a passkey or a security key, and the passkey offer after a password sign-in (its box is in the
 // header card).
 
-import { api } from "./api.js";
+import { api, call } from "./api.js";
 import * as webauthn from "./webauthn.js";
 import { $, say, clear, busy, focus, show, el } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, account, loadAccount, formatDate, failed, signals } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  passkeys: () => call("GET", "/api/account/passkeys"),
+  renamePasskey: (id, name) => call("PATCH", `/api/account/passkeys/${encodeURIComponent(id)}`, { name }),
+  deletePasskey: (id) => call("DELETE", `/api/account/passkeys/${encodeURIComponent(id)}`),
+};
 
 let passkeys = [];
 
@@ -18,7 +25,7 @@ async function signalAccepted() {
 }
 
 async function loadPasskeys() {
-  const answer = await api.passkeys();
+  const answer = await endpoints.passkeys();
   passkeys = Array.isArray(answer) ? answer : [];
   renderPasskeys();
 }
@@ -91,7 +98,7 @@ function startRename(item, passkey) {
     }
     await busy(form.querySelector('button[type="submit"]'), async () => {
       try {
-        await api.renamePasskey(passkey.id, name);
+        await endpoints.renamePasskey(passkey.id, name);
         await loadPasskeys();
         await signalAccepted();
         say(t("web.account.passkeys.renamed", { name }), "success");
@@ -119,7 +126,7 @@ function confirmDelete(item, passkey) {
   box.querySelector(".confirm-delete").addEventListener("click", async (event) => {
     await busy(event.currentTarget, async () => {
       try {
-        await api.deletePasskey(passkey.id);
+        await endpoints.deletePasskey(passkey.id);
         await loadPasskeys();
         await loadAccount();
         await signalAccepted();

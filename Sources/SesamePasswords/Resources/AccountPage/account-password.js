@@ -1,10 +1,15 @@
 // Account page, the password card (SesamePasswords): setting, changing (which signs the other sessions out) and
 // removing the password.
 
-import { api } from "./api.js";
+import { api, call } from "./api.js";
 import { $, say, busy, focus, show } from "./ui.js";
 import { t, tn } from "./i18n.js";
 import { section, account, loadAccount, reload, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  removePassword: () => call("DELETE", "/api/account/password"),
+};
 
 function render(account) {
   $("password-username").value = account.user.username;
@@ -47,7 +52,7 @@ async function savePassword(event) {
 async function removePassword() {
   await busy($("password-remove"), async () => {
     try {
-      await api.removePassword();
+      await endpoints.removePassword();
       await loadAccount();
       say(t("web.account.password.removed"), "success");
     } catch (error) {

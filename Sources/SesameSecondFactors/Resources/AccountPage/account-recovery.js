@@ -1,9 +1,14 @@
 // Account page, the recovery codes card (SesameSecondFactors): how many are left, and a new set shown once.
 
-import { api } from "./api.js";
+import { call } from "./api.js";
 import { $, say, busy, focus, show, el } from "./ui.js";
 import { t, tn } from "./i18n.js";
 import { section, loadAccount, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  recoveryCodes: () => call("POST", "/api/account/recovery-codes", {}),
+};
 
 function render(account) {
   const remaining = account.recoveryCodesRemaining || 0;
@@ -22,7 +27,7 @@ function showRecoveryCodes(codes) {
 async function generateRecoveryCodes() {
   await busy($("recovery-generate"), async () => {
     try {
-      const result = await api.recoveryCodes();
+      const result = await endpoints.recoveryCodes();
       const codes = Array.isArray(result && result.codes) ? result.codes : [];
       showRecoveryCodes(codes);
       await loadAccount();

@@ -1,10 +1,17 @@
 // Account page, the SMS card (SesameSecondFactors): a phone number for codes by text message, confirmed by its
 // first code, and removing it.
 
-import { api } from "./api.js";
+import { call } from "./api.js";
 import { $, say, busy, focus, show } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, loadAccount, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  smsStart: (phone) => call("PUT", "/api/account/sms", { phone }),
+  smsConfirm: (code) => call("POST", "/api/account/sms/confirm", { code }),
+  smsRemove: () => call("DELETE", "/api/account/sms"),
+};
 
 function render(account) {
   const factors = account.secondFactors || [];
@@ -24,7 +31,7 @@ async function startSMS(event) {
   }
   await busy(event.submitter, async () => {
     try {
-      await api.smsStart(phone);
+      await endpoints.smsStart(phone);
       show($("sms-confirm-form"), true);
       say(t("web.account.sms.sent"), "info");
       focus($("sms-code"));
@@ -39,7 +46,7 @@ async function confirmSMS(event) {
   const code = $("sms-code").value.trim();
   await busy(event.submitter, async () => {
     try {
-      await api.smsConfirm(code);
+      await endpoints.smsConfirm(code);
       show($("sms-confirm-form"), false);
       $("sms-code").value = "";
       await loadAccount();
@@ -54,7 +61,7 @@ async function confirmSMS(event) {
 async function removeSMS() {
   await busy($("sms-remove"), async () => {
     try {
-      await api.smsRemove();
+      await endpoints.smsRemove();
       await loadAccount();
       say(t("web.account.sms.removed"), "success");
     } catch (error) {

@@ -1,10 +1,17 @@
 // Account page, the verification codes card (SesameSecondFactors): setting up an authenticator app (QR image,
 // Apple's link, the key typed), confirming its first code, turning codes off.
 
-import { api } from "./api.js";
+import { call } from "./api.js";
 import { $, say, clear, busy, focus, show } from "./ui.js";
 import { t } from "./i18n.js";
 import { section, loadAccount, failed } from "./account.js";
+
+/** This card's endpoints (its feature's routes), through api.js's `call`. */
+const endpoints = {
+  totpStart: () => call("POST", "/api/account/totp", {}),
+  totpConfirm: (code) => call("POST", "/api/account/totp/confirm", { code }),
+  totpDisable: () => call("DELETE", "/api/account/totp"),
+};
 
 function render(account) {
   const factors = account.secondFactors || [];
@@ -24,7 +31,7 @@ async function startTOTP() {
   clear();
   await busy($("totp-start"), async () => {
     try {
-      const setup = await api.totpStart();
+      const setup = await endpoints.totpStart();
       const uri = setup.otpauthURI;
       const apple = setup.appleOtpauthURI;
       const qr = setup.qrCodeURL;
@@ -51,7 +58,7 @@ async function confirmTOTP(event) {
   }
   await busy(event.submitter, async () => {
     try {
-      await api.totpConfirm(code);
+      await endpoints.totpConfirm(code);
       $("totp-code").value = "";
       show($("totp-setup"), false);
       await loadAccount();
@@ -67,7 +74,7 @@ async function confirmTOTP(event) {
 async function disableTOTP() {
   await busy($("totp-disable"), async () => {
     try {
-      await api.totpDisable();
+      await endpoints.totpDisable();
       await loadAccount();
       say(t("web.account.totp.disabled"), "success");
     } catch (error) {

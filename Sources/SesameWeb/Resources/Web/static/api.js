@@ -119,7 +119,10 @@ async function send(method, path, body) {
   return data;
 }
 
-/** Every endpoint the pages use, in one place. */
+/**
+ * The endpoints of this target's pages and of more than one account card. An account card keeps the endpoints only it
+ * uses in its own script (its feature's target), calling them through `call`.
+ */
 export const api = {
   registrationOptions: (username, displayName, invitation, email) => {
     const body = { username, displayName };
@@ -139,39 +142,16 @@ export const api = {
     call("POST", "/api/sessions/second-factor", pendingToken ? { factor, code, pendingToken } : { factor, code }),
 
   account: () => call("GET", "/api/account"),
-  renameAccount: (displayName) => call("PATCH", "/api/account", { displayName }),
-  passkeys: () => call("GET", "/api/account/passkeys"),
   passkeyOptions: (kind, mediation) =>
     call("POST", "/api/account/passkeys/options", { ...(kind ? { kind } : {}), ...(mediation ? { mediation } : {}) }),
   addPasskey: (payload) => call("POST", "/api/account/passkeys", payload),
-  renamePasskey: (id, name) => call("PATCH", `/api/account/passkeys/${encodeURIComponent(id)}`, { name }),
-  deletePasskey: (id) => call("DELETE", `/api/account/passkeys/${encodeURIComponent(id)}`),
   signals: () => call("GET", "/api/account/signals"),
 
   setPassword: (currentPassword, newPassword) =>
     call("PUT", "/api/account/password", currentPassword ? { currentPassword, newPassword } : { newPassword }),
-  removePassword: () => call("DELETE", "/api/account/password"),
 
-  totpStart: () => call("POST", "/api/account/totp", {}),
-  totpConfirm: (code) => call("POST", "/api/account/totp/confirm", { code }),
-  totpDisable: () => call("DELETE", "/api/account/totp"),
-
-  recoveryCodes: () => call("POST", "/api/account/recovery-codes", {}),
-
-  emailShow: () => call("GET", "/api/account/email"),
-  emailStart: (address) => call("PUT", "/api/account/email", { address }),
-  emailConfirm: (code) => call("POST", "/api/account/email/confirm", { code }),
-  emailRemove: () => call("DELETE", "/api/account/email"),
   emailVerify: (token) => call("POST", "/api/email/verify", { token }),
-  smsStart: (phone) => call("PUT", "/api/account/sms", { phone }),
-  smsConfirm: (code) => call("POST", "/api/account/sms/confirm", { code }),
-  smsRemove: () => call("DELETE", "/api/account/sms"),
 
-  apps: () => call("GET", "/api/account/apps"),
-  revokeApp: (clientId) => call("DELETE", `/api/account/apps/${encodeURIComponent(clientId)}`),
-  sessions: () => call("GET", "/api/account/sessions"),
-  revokeSession: (id) => call("DELETE", `/api/account/sessions/${encodeURIComponent(id)}`),
-  revokeAllSessions: () => call("DELETE", "/api/account/sessions"),
   signOut: () => call("DELETE", "/api/session"),
 
   recoveryAsk: (identifier) => call("POST", "/api/recovery/email", { identifier }),
