@@ -343,11 +343,14 @@ import SesameConsole
                 for match in calls.matches(in: text, range: range) {
                     let method = String(text[Range(match.range(at: 1), in: text)!])
                     let path = String(text[Range(match.range(at: 2), in: text)!])
-                    let operation = "\(method) " + path.replacingOccurrences(
-                        of: #"\$\{[^}]*\}"#, with: "{}", options: .regularExpression)
+                    let operation =
+                        "\(method) "
+                        + path.replacingOccurrences(
+                            of: #"\$\{[^}]*\}"#, with: "{}", options: .regularExpression)
                     #expect(
                         described.contains(operation),
-                        "\(script) (\(section.owner)) calls \(operation), which \(section.owner)'s part does not describe")
+                        "\(script) (\(section.owner)) calls \(operation), which \(section.owner)'s part does not describe"
+                    )
                     checked += 1
                 }
             }
