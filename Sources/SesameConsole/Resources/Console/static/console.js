@@ -1,7 +1,9 @@
-// What every console page shares: calls to the admin API with both CSRF tokens, the inline passkey check when the
-// console's window has passed, and small DOM helpers that never parse HTML.
+// What every console page shares: calls to the admin API with both CSRF tokens (sent through the pages' `exchange`,
+// `/static/api.js`), the inline passkey check when the console's window has passed, and small DOM helpers that never
+// parse HTML.
 
 import { requestOptions, credentialJSON } from "/static/webauthn.js";
+import { exchange } from "/static/api.js";
 import { t, formatDateIn } from "/static/i18n.js";
 
 // The DOM helper the account pages use: elements made without parsing HTML. The page's words (`t`, `tn`) and
@@ -47,33 +49,18 @@ export class AdminFailure extends Error {
 }
 
 async function send(method, path, body) {
-  const headers = { Accept: "application/json" };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const headers = {};
   if (method !== "GET" && method !== "HEAD") {
     headers["X-CSRF-Token"] = meta("sesame-csrf");
     headers["X-Console-CSRF"] = meta("sesame-console-csrf");
   }
-  let response;
+  let answer;
   try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "same-origin",
-      cache: "no-store",
-    });
+    answer = await exchange(method, path, body, headers);
   } catch {
     throw new AdminFailure(0, "network", t("console.common.offline"));
   }
-  const type = response.headers.get("Content-Type") || "";
-  let data = null;
-  if (type.includes("json")) {
-    try {
-      data = await response.json();
-    } catch {
-      data = null;
-    }
-  }
+  const { response, data } = answer;
   if (!response.ok) {
     throw new AdminFailure(response.status, data && data.error, data && data.message, data);
   }

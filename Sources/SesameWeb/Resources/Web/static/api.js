@@ -86,22 +86,21 @@ async function reauthenticateWithPasskey() {
   }
 }
 
-async function send(method, path, body) {
-  const headers = { Accept: "application/json" };
+/**
+ * `method path` on this origin with an optional JSON body and these extra headers, never cached: the answer and its
+ * JSON (null when it has none). Rejects only when the request cannot be made. The pages' calls (`call`) and the
+ * console's (`SesameConsole`'s `console.js`) both go through it and differ only in headers and errors.
+ */
+export async function exchange(method, path, body, extraHeaders = {}) {
+  const headers = { Accept: "application/json", ...extraHeaders };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (method !== "GET" && method !== "HEAD" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
-  let response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: "same-origin",
-      cache: "no-store",
-    });
-  } catch {
-    throw new APIFailure(0, "network", t("web.common.network"));
-  }
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+    cache: "no-store",
+  });
   let data = null;
   const type = response.headers.get("Content-Type") || "";
   if (type.includes("json")) {
@@ -111,6 +110,19 @@ async function send(method, path, body) {
       data = null;
     }
   }
+  return { response, data };
+}
+
+async function send(method, path, body) {
+  const headers = {};
+  if (method !== "GET" && method !== "HEAD" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  let answer;
+  try {
+    answer = await exchange(method, path, body, headers);
+  } catch {
+    throw new APIFailure(0, "network", t("web.common.network"));
+  }
+  const { response, data } = answer;
   if (!response.ok) {
     const retry = Number.parseInt(response.headers.get("Retry-After") || "", 10);
     const code = data && typeof data.error === "string" ? data.error : `http_${response.status}`;
