@@ -116,6 +116,17 @@ package struct ServerCore: Sendable {
     /// next sign-in instead.
     package func signedInFromDevice(user: User, request: Request, context: some ClientContext) async -> HTTPField? {
         guard !knownDevices.knows(userID: user.id, request: request) else { return nil }
+        // An account that gets no mail (no verified address, or addresses off) is only remembered: one read, no
+        // language lookup and no write transaction (on SQLite that would hold every other request's statements).
+        // The transaction below still reads the address again.
+        do {
+            if try await !accountNotices.getsNotices(userID: user.id) {
+                return HTTPField(name: .setCookie, value: knownDevices.remember(userID: user.id, request: request))
+            }
+        } catch {
+            logger.error("the new-device mail was not written", metadata: ["error": "\(String(reflecting: error))"])
+            return nil
+        }
         let notice = AccountNotice(
             .newDeviceSignIn, userID: user.id, username: user.username, clientAddress: context.clientAddress, at: now,
             details: AccountNoticeDetail.signIn(

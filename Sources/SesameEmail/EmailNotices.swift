@@ -31,16 +31,24 @@ package struct EmailAccountNotices: AccountNotices {
         }
     }
 
+    package func getsNotices(userID: String) async throws -> Bool {
+        guard policy != .off else { return false }
+        return try await Self.address(of: userID, in: store.engine.sql) != nil
+    }
+
+    /// The account's verified address, if it has one.
+    private static func address(of userID: String, in db: any SQLDatabase) async throws -> String? {
+        try await db.raw(
+            "SELECT address FROM email_addresses WHERE user_id = \(bind: userID) AND address IS NOT NULL"
+        ).first()?.decode(column: "address", as: String?.self)
+    }
+
     package func queue(
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
         details: [AccountNoticeDetail], language: String, in db: any SQLDatabase
     ) async throws {
         guard policy != .off else { return }
-        guard
-            let address = try await db.raw(
-                "SELECT address FROM email_addresses WHERE user_id = \(bind: userID) AND address IS NOT NULL"
-            ).first()?.decode(column: "address", as: String?.self)
-        else { return }
+        guard let address = try await Self.address(of: userID, in: db) else { return }
         let mail = mails.notice(kind, to: address, username: username, at: at, details: details, tag: language)
         try await db.raw(
             try store.outboxInsert(mail, kind: kind.rawValue, id: UUID().uuidString.lowercased(), at: at)

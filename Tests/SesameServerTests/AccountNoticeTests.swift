@@ -285,6 +285,8 @@ import VirtualAuthenticator
         ) async throws {
             throw Failed()
         }
+
+        func getsNotices(userID: String) async throws -> Bool { try await notices.getsNotices(userID: userID) }
     }
 
     @Test(arguments: TestDatabase.all)

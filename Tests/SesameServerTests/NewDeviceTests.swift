@@ -237,6 +237,26 @@ import VirtualAuthenticator
                 == "Firefox on Windows")
     }
 
+    /// An account without a verified address gets no mail (it is asked with one read, before any transaction), and
+    /// the browser is remembered all the same; once the address is verified, a browser not seen before mails.
+    @Test(arguments: TestDatabase.all)
+    func anAccountWithoutAnAddressIsRememberedWithoutAMail(_ db: TestDatabase) async throws {
+        let server = EmailAddressTests.server(db)
+        let nia = try await server.seedUser("nia", password: "correct horse")
+        try await server.app().test(.router) { client in
+            let first = try await passwordSignIn(client, "nia", device: nil)
+            #expect(first.status == .ok)
+            #expect(Self.tags(Self.deviceCookie(first)).count == 1)
+            try await Self.expectNewDeviceMail(server, false)
+        }
+        #expect(try await AccountNoticeTests.queued(server, nia).isEmpty)
+        try await AccountNoticeTests.verify(server, nia)
+        try await server.app().test(.router) { client in
+            #expect(try await passwordSignIn(client, "nia", device: nil).status == .ok)
+            try await Self.expectNewDeviceMail(server, true)
+        }
+    }
+
     @Test(arguments: TestDatabase.all)
     func addressesOffMailNothingButTheBrowserIsRemembered(_ db: TestDatabase) async throws {
         let server = EmailAddressTests.server(db, .off)

@@ -41,6 +41,11 @@ package protocol AccountNotices: Sendable {
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
         details: [AccountNoticeDetail], language: String
     ) async throws
+
+    /// Whether the account gets notices at all (addresses on, a verified address), read without a transaction: a
+    /// change committed on its own (a sign-in from a new device) asks first, and an account that gets none costs
+    /// one read instead of a language lookup and a write transaction.
+    func getsNotices(userID: String) async throws -> Bool
 }
 
 /// No mails: a server built without the address feature (and the store's own tests).
@@ -56,6 +61,8 @@ package struct NoAccountNotices: AccountNotices {
         _ kind: AccountNoticeKind, userID: String, username: String?, clientAddress: String, at: Date,
         details: [AccountNoticeDetail], language: String
     ) async throws {}
+
+    package func getsNotices(userID: String) async throws -> Bool { false }
 }
 
 /// One notice to give, made by a route (`ServerCore.notice`) and given by its store inside the change's transaction
